@@ -1,0 +1,1 @@
+"""JWT bearer-token validation for the gateway (interface §5)."""

@@ -1,0 +1,42 @@
+"""Issuing and verifying the gateway's HS256 bearer tokens."""
+
+import time
+
+import jwt
+
+ALGORITHM = "HS256"
+LOCAL_TOKEN_TTL_SECONDS = 24 * 3600
+
+
+class InvalidToken(Exception):
+    """The request must not pass: why is for the logs, never for the client."""
+
+
+def bearer_token(header: str | None) -> str:
+    """The token of an `Authorization: Bearer <token>` header."""
+    scheme, _, token = (header or "").strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise InvalidToken("no Bearer token in the Authorization header")
+    return token.strip()
+
+
+def verify(token: str, secret: bytes) -> dict:
+    """The token's claims if it is a valid HS256 token for `secret` with a subject.
+
+    Only HS256 is accepted, so `alg: none` and any algorithm swap fail; exp, nbf and
+    iat are checked by PyJWT whenever they are present.
+    """
+    try:
+        claims = jwt.decode(token, secret, algorithms=[ALGORITHM],
+                            options={"require": ["sub"]})
+    except jwt.PyJWTError as exc:
+        raise InvalidToken(str(exc)) from None
+    if not isinstance(claims.get("sub"), str) or not claims["sub"].strip():
+        raise InvalidToken("sub must be a non-empty string")
+    return claims
+
+
+def issue(subject: str, secret: bytes, ttl_seconds: int = LOCAL_TOKEN_TTL_SECONDS) -> str:
+    now = int(time.time())
+    return jwt.encode({"sub": subject, "iat": now, "exp": now + ttl_seconds},
+                      secret, algorithm=ALGORITHM)

@@ -1,0 +1,1 @@
+"""Inventory service: the product catalog, stock checks and low-stock alerts."""

@@ -1,0 +1,107 @@
+"""Product storage behind plain functions; the routes never see DynamoDB.
+
+Every write that touches a sku is one transaction with conditions, never
+read-then-write: the server decides which of two racing requests wins.
+"""
+
+from pynamodb.connection import Connection
+from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from common import config
+from common.errors import ApiError, not_found
+from common.ids import next_id
+from inventory.model import ProductModel, SkuClaimModel
+from inventory.rules import ProductFields
+
+COUNTER = "products"
+# A PUT or DELETE re-reads and retries when another writer changed the product between
+# its read and its transaction; past this many rounds the client is told to retry.
+MAX_ATTEMPTS = 5
+
+
+def _transaction() -> TransactWrite:
+    return TransactWrite(connection=Connection(region=config.aws_region()))
+
+
+def _duplicate_sku(sku: str) -> ApiError:
+    return ApiError(400, "DUPLICATE_SKU", f"A product with sku {sku!r} already exists")
+
+
+def _failed(err: TransactWriteError) -> list[bool]:
+    """Which operations of a cancelled transaction failed their condition, in order."""
+    reasons = err.cancellation_reasons or []
+    return [bool(r and r.code == "ConditionalCheckFailed") for r in reasons]
+
+
+def get(product_id: int | None) -> ProductModel:
+    if product_id is not None:
+        try:
+            return ProductModel.get(product_id, consistent_read=True)
+        except DoesNotExist:
+            pass
+    raise not_found("PRODUCT_NOT_FOUND", "Product", product_id)
+
+
+def list_all() -> list[ProductModel]:
+    return sorted(ProductModel.scan(consistent_read=True), key=lambda p: p.id)
+
+
+def create(fields: ProductFields) -> ProductModel:
+    product = ProductModel(next_id(COUNTER), **fields.as_attributes())
+    try:
+        with _transaction() as tx:
+            tx.save(SkuClaimModel(fields.sku, product_id=product.id),
+                    condition=SkuClaimModel.sku.does_not_exist())
+            tx.save(product, condition=ProductModel.id.does_not_exist())
+    except TransactWriteError as err:
+        if _failed(err)[:1] == [True]:
+            raise _duplicate_sku(fields.sku) from None
+        raise
+    return product
+
+
+def replace(product_id: int | None, fields: ProductFields) -> ProductModel:
+    for _ in range(MAX_ATTEMPTS):
+        current = get(product_id)
+        updated = ProductModel(current.id, **fields.as_attributes())
+        # The product must still carry the sku we read, so the claims stay in step.
+        unchanged = ProductModel.sku == current.sku
+        try:
+            with _transaction() as tx:
+                if fields.sku != current.sku:
+                    tx.save(SkuClaimModel(fields.sku, product_id=current.id),
+                            condition=SkuClaimModel.sku.does_not_exist())
+                    tx.delete(SkuClaimModel(current.sku),
+                              condition=SkuClaimModel.product_id == current.id)
+                tx.save(updated, condition=unchanged)
+        except TransactWriteError as err:
+            failed = _failed(err)
+            if fields.sku != current.sku and failed[:1] == [True]:
+                raise _duplicate_sku(fields.sku) from None
+            if not any(failed):
+                raise
+            continue
+        return updated
+    raise _conflict(product_id)
+
+
+def delete(product_id: int | None) -> None:
+    for _ in range(MAX_ATTEMPTS):
+        current = get(product_id)
+        try:
+            with _transaction() as tx:
+                tx.delete(current, condition=ProductModel.sku == current.sku)
+                tx.delete(SkuClaimModel(current.sku),
+                          condition=SkuClaimModel.product_id == current.id)
+        except TransactWriteError as err:
+            if not any(_failed(err)):
+                raise
+            continue
+        return
+    raise _conflict(product_id)
+
+
+def _conflict(product_id) -> ApiError:
+    return ApiError(409, "CONCURRENT_UPDATE",
+                    f"Product {product_id} kept changing while being written; retry")

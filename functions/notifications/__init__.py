@@ -1,0 +1,1 @@
+"""Notification service: accepts any JSON object, logs it, confirms with fixed text."""

@@ -1,0 +1,60 @@
+"""Reading infra/template.yaml, the one declaration of the platform's AWS resources."""
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+TEMPLATE = Path(__file__).with_name("template.yaml")
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """YAML with CloudFormation's short tags (!Ref, !Sub, !GetAtt ...) as plain dicts."""
+
+
+def _intrinsic(loader, suffix, node):
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
+
+
+_CfnLoader.add_multi_constructor("!", _intrinsic)
+
+
+@cache
+def load(path: Path = TEMPLATE) -> dict:
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
+
+
+def resources(kind: str, path: Path = TEMPLATE) -> dict[str, dict]:
+    """{logical id: resource} of every resource of one Type, e.g. AWS::DynamoDB::Table."""
+    return {name: res for name, res in load(path)["Resources"].items() if res["Type"] == kind}
+
+
+def tables(path: Path = TEMPLATE) -> dict[str, dict]:
+    found = resources("AWS::DynamoDB::Table", path)
+    return {name: res["Properties"] for name, res in found.items()}
+
+
+def create_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
+    """Create every table of the template under its logical id (the local table name)."""
+    for name, props in tables(path).items():
+        request = {"TableName": name, "BillingMode": props["BillingMode"],
+                   "AttributeDefinitions": props["AttributeDefinitions"],
+                   "KeySchema": props["KeySchema"]}
+        if "GlobalSecondaryIndexes" in props:
+            request["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+        dynamodb_client.create_table(**request)
+
+
+def drop_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
+    existing = set(dynamodb_client.list_tables()["TableNames"])
+    for name in tables(path):
+        if name in existing:
+            dynamodb_client.delete_table(TableName=name)

@@ -1,0 +1,1 @@
+"""Code every function shares; deployed as the `common` Lambda layer."""

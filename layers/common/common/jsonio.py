@@ -1,0 +1,44 @@
+"""JSON in and out, with money kept exact: numbers with a fraction are Decimal both ways."""
+
+from decimal import Decimal
+
+import simplejson
+from chalice import Response
+
+MAX_BODY_BYTES = 1024 * 1024
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+
+
+class InvalidJson(ValueError):
+    pass
+
+
+def _reject_constant(name: str):
+    raise InvalidJson(f"{name} is not a JSON number")
+
+
+def loads(raw: bytes | str | None):
+    """Parse a request body; NaN/Infinity and invalid UTF-8 are rejected like bad JSON."""
+    if raw is None:
+        raise InvalidJson("the body is empty")
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidJson("the body is not UTF-8") from None
+    if not raw.strip():
+        raise InvalidJson("the body is empty")
+    try:
+        return simplejson.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+    except simplejson.JSONDecodeError as exc:
+        raise InvalidJson(f"the body is not valid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+def dumps(value) -> str:
+    # default=str keeps a stray datetime or set printable in logs instead of raising.
+    return simplejson.dumps(value, use_decimal=True, default=str, separators=(",", ":"))
+
+
+def response(body, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(body=dumps(body), status_code=status,
+                    headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})})

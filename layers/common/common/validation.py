@@ -1,0 +1,122 @@
+"""Field checks for request bodies: strict JSON types, every problem reported at once.
+
+A Checker walks one body and collects {"field", "message"} details; `done()` raises the
+400 with all of them, so a client fixes its request in one round trip.
+"""
+
+import re
+from decimal import Decimal
+
+from common.errors import validation_failed
+
+# Bounds that keep every accepted value storable: DynamoDB numbers carry 38 significant
+# digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
+MAX_DIGITS = 38
+MAX_EXPONENT = 125
+MAX_TEXT = 1000
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+
+
+def _is_number(value) -> bool:
+    # bool is an int subclass in Python, but `true` is not a number in JSON.
+    return isinstance(value, int | Decimal) and not isinstance(value, bool)
+
+
+def _storable(value: int | Decimal) -> bool:
+    if isinstance(value, int):
+        return len(str(abs(value))) <= MAX_DIGITS
+    if not value.is_finite():
+        return False
+    if value.is_zero():
+        return True
+    digits = value.normalize().as_tuple().digits
+    return len(digits) <= MAX_DIGITS and abs(value.adjusted()) <= MAX_EXPONENT
+
+
+class Checker:
+    def __init__(self, body: dict):
+        self.body = body
+        self.details: list[dict] = []
+
+    def fail(self, field: str, message: str) -> None:
+        self.details.append({"field": field, "message": message})
+
+    def _present(self, field: str, required: bool):
+        value = self.body.get(field)
+        if value is None and required:
+            self.fail(field, "is required")
+        return value
+
+    def text(self, field: str, *, required: bool = True, max_length: int = MAX_TEXT):
+        """A string; when required it must not be blank. Optional ones may be null."""
+        value = self._present(field, required)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            self.fail(field, "must be a string")
+            return None
+        if required and not value.strip():
+            self.fail(field, "must not be blank")
+            return None
+        if len(value) > max_length:
+            self.fail(field, f"must be at most {max_length} characters")
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            self.fail(field, "must be valid Unicode text")
+            return None
+        return value
+
+    def choice(self, field: str, options: tuple[str, ...]):
+        value = self._present(field, True)
+        if value is None:
+            return None
+        if not isinstance(value, str) or value not in options:
+            self.fail(field, f"must be one of {', '.join(options)}")
+            return None
+        return value
+
+    def email(self, field: str):
+        value = self.text(field)
+        if value is not None and not EMAIL.match(value):
+            self.fail(field, "must be an email address like name@example.com")
+            return None
+        return value
+
+    def integer(self, field: str, *, minimum: int | None = None):
+        """A JSON integer; 5.0 is accepted as 5, 1.5 and "5" are not."""
+        value = self._present(field, True)
+        if value is None:
+            return None
+        if not _is_number(value) or not _storable(value):
+            self.fail(field, "must be an integer")
+            return None
+        if isinstance(value, Decimal):
+            if value != value.to_integral_value():
+                self.fail(field, "must be an integer")
+                return None
+            value = int(value)
+        return self._at_least(field, value, minimum)
+
+    def number(self, field: str, *, minimum: int | None = None):
+        value = self._present(field, True)
+        if value is None:
+            return None
+        if not _is_number(value):
+            self.fail(field, "must be a number")
+            return None
+        if not _storable(value):
+            self.fail(field, f"must fit in {MAX_DIGITS} significant digits")
+            return None
+        return self._at_least(field, value, minimum)
+
+    def _at_least(self, field: str, value, minimum):
+        if minimum is not None and value < minimum:
+            self.fail(field, f"must be >= {minimum}")
+            return None
+        return value
+
+    def done(self) -> None:
+        if self.details:
+            raise validation_failed(self.details)

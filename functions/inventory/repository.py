@@ -15,8 +15,8 @@ from inventory.model import ProductModel, SkuClaimModel
 from inventory.rules import ProductFields
 
 COUNTER = "products"
-# A PUT or DELETE re-reads and retries when another writer changed the product between
-# its read and its transaction; past this many rounds the client is told to retry.
+# A write whose transaction was cancelled by a concurrent one re-reads and tries again;
+# past this many rounds the client is told to retry (409).
 MAX_ATTEMPTS = 5
 
 
@@ -28,10 +28,18 @@ def _duplicate_sku(sku: str) -> ApiError:
     return ApiError(400, "DUPLICATE_SKU", f"A product with sku {sku!r} already exists")
 
 
-def _failed(err: TransactWriteError) -> list[bool]:
-    """Which operations of a cancelled transaction failed their condition, in order."""
-    reasons = err.cancellation_reasons or []
-    return [bool(r and r.code == "ConditionalCheckFailed") for r in reasons]
+def _sku_taken(sku: str, except_by: int | None = None) -> bool:
+    """After a cancelled transaction: is the sku claimed by another product?
+
+    The server already decided atomically; this read only tells the client why. Which
+    operation failed cannot be read off the cancellation reasons reliably, because
+    PynamoDB regroups a transaction's operations by kind before sending them.
+    """
+    try:
+        claim = SkuClaimModel.get(sku, consistent_read=True)
+    except DoesNotExist:
+        return False
+    return claim.product_id != except_by
 
 
 def get(product_id: int | None) -> ProductModel:
@@ -49,16 +57,18 @@ def list_all() -> list[ProductModel]:
 
 def create(fields: ProductFields) -> ProductModel:
     product = ProductModel(next_id(COUNTER), **fields.as_attributes())
-    try:
-        with _transaction() as tx:
-            tx.save(SkuClaimModel(fields.sku, product_id=product.id),
-                    condition=SkuClaimModel.sku.does_not_exist())
-            tx.save(product, condition=ProductModel.id.does_not_exist())
-    except TransactWriteError as err:
-        if _failed(err)[:1] == [True]:
-            raise _duplicate_sku(fields.sku) from None
-        raise
-    return product
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            with _transaction() as tx:
+                tx.save(SkuClaimModel(fields.sku, product_id=product.id),
+                        condition=SkuClaimModel.sku.does_not_exist())
+                tx.save(product, condition=ProductModel.id.does_not_exist())
+        except TransactWriteError:
+            if _sku_taken(fields.sku):
+                raise _duplicate_sku(fields.sku) from None
+            continue  # cancelled by a conflicting transaction that did not win: retry
+        return product
+    raise _conflict(product.id)
 
 
 def replace(product_id: int | None, fields: ProductFields) -> ProductModel:
@@ -75,12 +85,9 @@ def replace(product_id: int | None, fields: ProductFields) -> ProductModel:
                     tx.delete(SkuClaimModel(current.sku),
                               condition=SkuClaimModel.product_id == current.id)
                 tx.save(updated, condition=unchanged)
-        except TransactWriteError as err:
-            failed = _failed(err)
-            if fields.sku != current.sku and failed[:1] == [True]:
+        except TransactWriteError:
+            if fields.sku != current.sku and _sku_taken(fields.sku, except_by=current.id):
                 raise _duplicate_sku(fields.sku) from None
-            if not any(failed):
-                raise
             continue
         return updated
     raise _conflict(product_id)
@@ -94,9 +101,7 @@ def delete(product_id: int | None) -> None:
                 tx.delete(current, condition=ProductModel.sku == current.sku)
                 tx.delete(SkuClaimModel(current.sku),
                           condition=SkuClaimModel.product_id == current.id)
-        except TransactWriteError as err:
-            if not any(_failed(err)):
-                raise
+        except TransactWriteError:
             continue
         return
     raise _conflict(product_id)

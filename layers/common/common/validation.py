@@ -13,6 +13,7 @@ from common.errors import validation_failed
 # digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
 MAX_DIGITS = 38
 MAX_EXPONENT = 125
+MIN_EXPONENT = -130
 MAX_TEXT = 1000
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
 
@@ -29,8 +30,9 @@ def _storable(value: int | Decimal) -> bool:
         return False
     if value.is_zero():
         return True
-    digits = value.normalize().as_tuple().digits
-    return len(digits) <= MAX_DIGITS and abs(value.adjusted()) <= MAX_EXPONENT
+    # Not normalize(): it rounds to the context's 28 digits and would hide a 39th.
+    significant = "".join(map(str, value.as_tuple().digits)).rstrip("0")
+    return len(significant) <= MAX_DIGITS and MIN_EXPONENT <= value.adjusted() <= MAX_EXPONENT
 
 
 class Checker:

@@ -1,0 +1,105 @@
+"""Starting the real local stack (`python -m infra.local_stack`, what `make run` runs)
+as a child process on free ports, for black-box tests over HTTP."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+READY_TIMEOUT_SECONDS = 60
+
+
+class RunningStack:
+    def __init__(self, env: dict | None = None):
+        self.env = {**os.environ, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        # The stack must find its own endpoints, never the test process's emulator.
+        self.env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def start(self) -> "RunningStack":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "infra.local_stack"], cwd=ROOT, env=self.env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while not self._find(r"^Ready\."):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("local stack did not start:\n" + self.output())
+            time.sleep(0.05)
+        self.gateway = self._find(r"^Gateway:\s+(\S+)")[1]
+        self.notifications = self._find(r"^Notifications:\s+(\S+)")[1].removesuffix(
+            "/notificaciones")
+        return self
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def _find(self, pattern: str):
+        with self._lock:
+            for line in self.lines:
+                match = re.search(pattern, line)
+                if match:
+                    return match
+        return None
+
+    def output(self) -> str:
+        with self._lock:
+            return "\n".join(self.lines)
+
+    def wait_for_line(self, predicate, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for line in self.lines:
+                    if predicate(line):
+                        return line
+            time.sleep(0.05)
+        raise AssertionError("no matching log line in:\n" + self.output())
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def token() -> str:
+    """A token from `make -s token`, the command the README tells people to use."""
+    result = subprocess.run(["make", "-s", "token"], cwd=ROOT, capture_output=True,
+                            text=True, check=True, timeout=120)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result.stdout
+    return lines[0]
+
+
+class Client:
+    """requests against one running stack, with the bearer token unless told otherwise."""
+
+    def __init__(self, stack: RunningStack, bearer: str):
+        self.stack = stack
+        self.bearer = bearer
+
+    def gateway(self, method: str, path: str, *, auth: bool = True, **kw):
+        headers = kw.pop("headers", {})
+        if auth:
+            headers.setdefault("Authorization", f"Bearer {self.bearer}")
+        return requests.request(method, self.stack.gateway + path, headers=headers,
+                                timeout=30, **kw)
+
+    def notify(self, method: str, path: str, **kw):
+        return requests.request(method, self.stack.notifications + path, timeout=30, **kw)

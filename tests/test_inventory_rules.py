@@ -1,0 +1,50 @@
+"""Inventory rules as plain functions, and the shared field checks they are built on."""
+
+from decimal import Decimal
+
+import pytest
+
+from common.errors import ApiError
+from common.validation import Checker
+from inventory import rules
+
+
+@pytest.mark.parametrize("stock, threshold, alert", [
+    (2, 3, True), (3, 3, False), (4, 3, False), (0, 0, False), (0, 1, True)])
+def test_in_alert_is_strictly_below_the_threshold(stock, threshold, alert):
+    assert rules.in_alert(stock, threshold) is alert
+
+
+@pytest.mark.parametrize("stock, cantidad, enough", [(5, 5, True), (5, 6, False), (0, 0, True)])
+def test_has_stock(stock, cantidad, enough):
+    assert rules.has_stock(stock, cantidad) is enough
+
+
+@pytest.mark.parametrize("raw, value", [("0", 0), ("7", 7), ("007", 7)])
+def test_parse_cantidad_accepts_whole_numbers(raw, value):
+    assert rules.parse_cantidad(raw) == value
+
+
+@pytest.mark.parametrize("raw", [None, "", " 1", "-1", "1.0", "1e2", "x", "9" * 19])
+def test_parse_cantidad_rejects_everything_else(raw):
+    with pytest.raises(ApiError) as err:
+        rules.parse_cantidad(raw)
+    assert err.value.status == 400 and err.value.details[0]["field"] == "cantidad"
+
+
+def test_integral_decimals_are_integers_but_fractions_are_not():
+    check = Checker({"a": Decimal("5.0"), "b": Decimal("1.5")})
+    assert check.integer("a") == 5 and isinstance(check.integer("a"), int)
+    assert check.integer("b") is None
+    assert [d["field"] for d in check.details] == ["b"]
+
+
+@pytest.mark.parametrize("value", [Decimal("1E+126"), Decimal("1E-131"), Decimal("1." + "1" * 38)])
+def test_numbers_dynamodb_cannot_store_are_rejected(value):
+    check = Checker({"n": value})
+    assert check.number("n") is None
+
+
+def test_text_with_lone_surrogates_is_rejected():
+    check = Checker({"t": "bad \ud800"})
+    assert check.text("t") is None

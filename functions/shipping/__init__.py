@@ -1,0 +1,1 @@
+"""Shipping service: shipments for orders, their delivery strategy and status lifecycle."""

@@ -1,0 +1,58 @@
+"""Shipment storage behind plain functions; the routes never see DynamoDB.
+
+A status change is one conditional UpdateItem that sets only `status`, never a read
+followed by a save of the whole item, so a concurrent change to any other attribute is
+never lost and a shipment that does not exist is never created by a PATCH.
+"""
+
+from datetime import datetime
+
+from pynamodb.exceptions import DoesNotExist, UpdateError
+
+from common.errors import ApiError, not_found
+from common.ids import next_id
+from shipping import rules
+from shipping.model import ShipmentModel
+
+COUNTER = "shipments"
+_CONDITION_FAILED = "ConditionalCheckFailedException"
+
+
+def _not_found(shipment_id) -> ApiError:
+    return not_found("SHIPMENT_NOT_FOUND", "Shipment", shipment_id)
+
+
+def create(request: rules.ShipmentRequest, now: datetime) -> ShipmentModel:
+    shipment = ShipmentModel(**rules.new_shipment(request, next_id(COUNTER), now).as_attributes())
+    # Ids are never reused, so this only guards against a counter that was reset.
+    shipment.save(condition=ShipmentModel.id.does_not_exist())
+    return shipment
+
+
+def get(shipment_id: int | None) -> ShipmentModel:
+    if shipment_id is not None:
+        try:
+            return ShipmentModel.get(shipment_id, consistent_read=True)
+        except DoesNotExist:
+            pass
+    raise _not_found(shipment_id)
+
+
+def list_all() -> list[ShipmentModel]:
+    return sorted(ShipmentModel.scan(consistent_read=True), key=lambda s: s.id)
+
+
+def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
+    """Set the status of an existing shipment; returns the whole item as stored after it."""
+    if shipment_id is None:
+        raise _not_found(shipment_id)
+    shipment = ShipmentModel(shipment_id)
+    try:
+        # UpdateItem returns ALL_NEW, which PynamoDB loads into `shipment`.
+        shipment.update(actions=[ShipmentModel.status.set(status)],
+                        condition=ShipmentModel.id.exists())
+    except UpdateError as exc:
+        if exc.cause_response_code == _CONDITION_FAILED:
+            raise _not_found(shipment_id) from None
+        raise
+    return shipment

@@ -1,0 +1,85 @@
+"""Shipping rules as plain functions: what a valid request is, what a new shipment holds.
+
+The clock is a parameter (`now`), so the date arithmetic is tested with a fixed instant;
+the routes pass common.clock.utcnow().
+"""
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from common.clock import to_iso
+from common.errors import invalid_field
+from common.validation import Checker
+from shipping.strategies import TIPOS_ENVIO, for_tipo
+
+# Lifecycle order; any state may follow any other (interface §3.2).
+STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
+INITIAL_STATUS = "CREADO"
+
+
+@dataclass(frozen=True)
+class ShipmentRequest:
+    """Everything a client sets on a shipment; the rest is generated."""
+
+    pedido_id: int
+    tipo_envio: str
+    transportista: str
+    destino: str
+
+
+@dataclass(frozen=True)
+class NewShipment:
+    """A shipment as first stored: dates already in the platform's time format."""
+
+    id: int
+    pedido_id: int
+    status: str
+    tipo_envio: str
+    transportista: str
+    guia_despecho: str
+    ruta_descripcion: str
+    destino: str
+    fecha_estimada_entrega: str
+    creado_en: str
+
+    def as_attributes(self) -> dict:
+        return asdict(self)
+
+
+def parse_shipment(body: dict) -> ShipmentRequest:
+    """The POST body; client-sent generated fields and unknown fields are ignored."""
+    check = Checker(body)
+    request = ShipmentRequest(
+        pedido_id=check.integer("pedidoId", minimum=1),
+        tipo_envio=check.choice("tipoEnvio", TIPOS_ENVIO),
+        transportista=check.text("transportista"),
+        destino=check.text("destino"),
+    )
+    check.done()
+    return request
+
+
+def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> NewShipment:
+    """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
+    strategy = for_tipo(request.tipo_envio)
+    return NewShipment(
+        id=shipment_id,
+        pedido_id=request.pedido_id,
+        status=INITIAL_STATUS,
+        tipo_envio=strategy.tipo,
+        transportista=request.transportista,
+        guia_despecho=strategy.guide(now, shipment_id),
+        ruta_descripcion=strategy.route(request.destino),
+        destino=request.destino,
+        fecha_estimada_entrega=to_iso(strategy.estimated_delivery(now)),
+        creado_en=to_iso(now),
+    )
+
+
+def parse_status(raw: str | None) -> str:
+    """The PATCH's `status` query parameter: one of STATUSES, exactly."""
+    if raw is None:
+        raise invalid_field("status", "is required")
+    if raw not in STATUSES:
+        raise invalid_field("status", f"must be one of {', '.join(STATUSES)}")
+    return raw

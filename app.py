@@ -7,8 +7,10 @@ behind API Gateway and its authorizer (infra/template.yaml), built from the same
 from authorizer.handler import authorize
 from common.http import create_app
 from inventory.routes import bp as inventory_routes
+from orders.routes import bp as order_routes
+from shipping.routes import bp as shipping_routes
 
-app = create_app("logistics-gateway", inventory_routes)
+app = create_app("logistics-gateway", inventory_routes, order_routes, shipping_routes)
 
 
 @app.authorizer()

@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler
 from chalice.local import (
     ChaliceRequestHandler,
     InvalidAuthorizerError,
+    LocalChalice,
     LocalGateway,
     LocalGatewayAuthorizer,
     LocalGatewayException,
@@ -19,6 +20,18 @@ from chalice.local import (
 from chalice.test import TestHTTPClient
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
+
+
+def thread_safe(app):
+    """Give the app a per-thread `current_request`.
+
+    Chalice keeps the current request on the app object: fine on Lambda (one request per
+    container), wrong for a threaded server, where concurrent requests would read each
+    other's bodies. `chalice local` swaps in LocalChalice for this; so do we.
+    """
+    if not isinstance(app, LocalChalice):
+        app.__class__ = LocalChalice
+    return app
 
 
 class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
@@ -57,5 +70,5 @@ class ApiGatewayTestClient(TestHTTPClient):
     """chalice.test's HTTP client with the same 401 behaviour, for route tests."""
 
     def __init__(self, app, config):
-        super().__init__(app, config)
+        super().__init__(thread_safe(app), config)
         self._local_gateway = ApiGatewayLocalGateway(app, self._config)

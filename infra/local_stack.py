@@ -17,7 +17,8 @@ from chalice.local import ChaliceRequestHandler, LocalDevServer
 
 from infra import template
 from infra.emulator import Emulator
-from infra.local_gateway import ApiGatewayRequestHandler
+from infra.local_gateway import ApiGatewayRequestHandler, thread_safe
+from infra.local_lambda import LocalLambda
 
 DEFAULT_GATEWAY_PORT = 8000
 DEFAULT_NOTIFICATION_PORT = 8001
@@ -33,14 +34,16 @@ def _port(name: str, default: int) -> int:
     return int(raw)
 
 
-def _serve(app, port: int, handler_cls) -> LocalDevServer:
+def serve(app, port: int, handler_cls=ApiGatewayRequestHandler) -> LocalDevServer:
+    """Serve a Chalice app on 127.0.0.1:port (0: any free port) from a daemon thread."""
     config = Config.create(chalice_stage="local", app_name=app.app_name)
-    server = LocalDevServer(app, config, "127.0.0.1", port, handler_cls=handler_cls)
-    threading.Thread(target=server.server.serve_forever, name=app.app_name, daemon=True).start()
+    server = LocalDevServer(thread_safe(app), config, "127.0.0.1", port, handler_cls=handler_cls)
+    threading.Thread(target=server.server.serve_forever, kwargs={"poll_interval": 0.05},
+                     name=app.app_name, daemon=True).start()
     return server
 
 
-def _url(server: LocalDevServer) -> str:
+def server_url(server: LocalDevServer) -> str:
     host, port = server.server.server_address[:2]
     return f"http://{host}:{port}"
 
@@ -61,17 +64,24 @@ class LocalStack:
         import boto3  # after the environment is set, so the client points at the emulator
         template.create_tables(boto3.client("dynamodb"))
 
+        # Lambda's async invoke, for PedidoAprobadoEvent: same boto3 call as on AWS.
+        from common import config
+        from order_events.handler import handler as order_events_handler
+        invoker = LocalLambda({config.order_events_function(): order_events_handler}).start()
+        self._stoppers.append(invoker.stop)
+        os.environ["AWS_ENDPOINT_URL_LAMBDA"] = invoker.url
+
         # The notification service first: its URL is the default forwarding target.
         from notifications.lambda_app import app as notification_app
-        notifications = _serve(notification_app, self.notification_port, ChaliceRequestHandler)
+        notifications = serve(notification_app, self.notification_port, ChaliceRequestHandler)
         self._stoppers.append(notifications.shutdown)
-        self.notification_url = _url(notifications)
+        self.notification_url = server_url(notifications)
         os.environ.setdefault("NOTIFICATION_SERVICE_URL", self.notification_url)
 
         from app import app as gateway_app
-        gateway = _serve(gateway_app, self.gateway_port, ApiGatewayRequestHandler)
+        gateway = serve(gateway_app, self.gateway_port, ApiGatewayRequestHandler)
         self._stoppers.append(gateway.shutdown)
-        self.gateway_url = _url(gateway)
+        self.gateway_url = server_url(gateway)
         return self
 
     def stop(self) -> None:

@@ -65,3 +65,63 @@ def http(stack):
     from tests.stack import Client, token
 
     return Client(stack, token())
+
+
+class EventRecorder:
+    """The order-events function as the orders service reaches it: a real invoke endpoint."""
+
+    def __init__(self):
+        import threading
+
+        self.events: list[dict] = []
+        self._arrived = threading.Condition()
+
+    def handle(self, event, context):
+        with self._arrived:
+            self.events.append(event)
+            self._arrived.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list[dict]:
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.events) >= count, timeout)
+        return list(self.events)
+
+
+@pytest.fixture
+def order_events(monkeypatch):
+    from common import config
+    from infra.local_lambda import LocalLambda
+
+    recorder = EventRecorder()
+    invoker = LocalLambda({config.order_events_function(): recorder.handle}).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", invoker.url)
+    yield recorder
+    invoker.stop()
+
+
+@pytest.fixture
+def fresh_breaker():
+    """Each test gets a breaker built from its own environment, and leaves none behind."""
+    from orders import stock_client
+
+    stock_client.reset_checker()
+    yield
+    stock_client.reset_checker()
+
+
+@pytest.fixture
+def inventory_gateway(tables, monkeypatch, fresh_breaker):
+    """The gateway served over real HTTP in this process: the stock check's target."""
+    from app import app
+    from infra.local_stack import serve, server_url
+
+    server = serve(app, 0)
+    monkeypatch.setenv("INVENTORY_SERVICE_URL", server_url(server))
+    yield server_url(server)
+    server.shutdown()
+    server.server.server_close()
+
+
+@pytest.fixture
+def orders_api(api, inventory_gateway, order_events) -> Api:
+    return api

@@ -6,7 +6,7 @@ from chalice.config import Config
 from chalice.test import TestHTTPClient
 
 from common import jsonio
-from infra.local_gateway import ApiGatewayTestClient
+from infra.local_gateway import ApiGatewayTestClient, thread_safe
 from infra.token import local_token
 
 
@@ -65,4 +65,4 @@ def gateway_api() -> Api:
 def notification_api() -> Api:
     from notifications.lambda_app import app
 
-    return Api(TestHTTPClient(app, _config()))
+    return Api(TestHTTPClient(thread_safe(app), _config()))

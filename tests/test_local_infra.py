@@ -95,3 +95,16 @@ def test_unknown_functions_are_not_found(local_lambda):
     client, _, _ = local_lambda
     with pytest.raises(client.exceptions.ResourceNotFoundException):
         client.invoke(FunctionName="Nope", InvocationType="Event", Payload=b"{}")
+
+
+def test_served_apps_keep_one_current_request_per_thread():
+    from chalice import Chalice
+
+    from infra.local_gateway import thread_safe
+
+    app = thread_safe(Chalice("probe"))
+    app.current_request = "request of the main thread"
+    other = threading.Thread(target=lambda: setattr(app, "current_request", "another request"))
+    other.start()
+    other.join()
+    assert app.current_request == "request of the main thread"

@@ -34,11 +34,14 @@ def loads(raw: bytes | str | None):
         raise InvalidJson(f"the body is not valid JSON: {exc.msg} at position {exc.pos}") from None
 
 
-def dumps(value) -> str:
+def dumps(value, *, ascii_only: bool = True) -> str:
     # default=str keeps a stray datetime or set printable in logs instead of raising.
-    return simplejson.dumps(value, use_decimal=True, default=str, separators=(",", ":"))
+    return simplejson.dumps(value, use_decimal=True, default=str, separators=(",", ":"),
+                            ensure_ascii=ascii_only)
 
 
 def response(body, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(body=dumps(body), status_code=status,
+    # Responses carry UTF-8 as is ("Ruta terrestre — Lima"); every text field was checked
+    # to be encodable on the way in.
+    return Response(body=dumps(body, ascii_only=False), status_code=status,
                     headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})})

@@ -1,0 +1,1 @@
+"""The order-events function: the asynchronous listener of PedidoAprobadoEvent."""

@@ -1,0 +1,1 @@
+"""Orders service: order creation checked against stock, and the order-approved event."""

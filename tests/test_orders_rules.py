@@ -1,0 +1,57 @@
+"""Order rules as plain functions (decisions.md, Orders)."""
+
+from decimal import Decimal
+
+import pytest
+
+from common.errors import ApiError
+from orders import rules
+
+VALID = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana Pérez",
+         "total": Decimal("59.97"), "tipoPedido": "NACIONAL", "destino": "Bogotá",
+         "productoId": 3, "cantidad": 2}
+
+
+def test_a_valid_body_becomes_a_request():
+    request = rules.parse_order(VALID)
+    assert (request.user_id, request.total, request.cantidad) == (7, Decimal("59.97"), 2)
+
+
+BAD = [
+    ("userId", 0), ("userId", -1), ("userId", 1.5), ("userId", "7"), ("userId", True),
+    ("userId", None),
+    ("userEmail", "ana"), ("userEmail", "ana@example"), ("userEmail", "@example.com"),
+    ("userEmail", "ana @example.com"), ("userEmail", ""), ("userEmail", 5), ("userEmail", None),
+    ("clienteNombre", ""), ("clienteNombre", "  "), ("clienteNombre", None),
+    ("total", -0.01), ("total", "10"), ("total", None), ("total", False),
+    ("tipoPedido", "nacional"), ("tipoPedido", "LOCAL"), ("tipoPedido", None),
+    ("tipoPedido", ["NACIONAL"]),
+    ("destino", ""), ("destino", None), ("destino", 3),
+    ("productoId", 0), ("productoId", "3"), ("productoId", 2.5), ("productoId", None),
+    ("cantidad", 0), ("cantidad", -2), ("cantidad", 1.5), ("cantidad", "2"), ("cantidad", None),
+]
+
+
+@pytest.mark.parametrize("field, value", BAD)
+def test_each_rule_rejects_its_field(field, value):
+    with pytest.raises(ApiError) as err:
+        rules.parse_order({**VALID, field: value})
+    assert err.value.status == 400
+    assert [d["field"] for d in err.value.details] == [field]
+
+
+def test_total_zero_and_integral_totals_are_valid():
+    assert rules.parse_order({**VALID, "total": 0}).total == 0
+
+
+def test_observaciones_describe_customs_only_for_international_orders():
+    assert rules.observaciones_for("INTERNACIONAL") == (
+        "Pedido internacional — requiere documentación aduanera")
+    assert rules.observaciones_for("NACIONAL") is None
+
+
+def test_the_event_payload_has_exactly_the_four_fields():
+    order = {"id": 5, "userEmail": "a@b.co", "total": Decimal("1.10"), "tipoPedido": "NACIONAL",
+             "destino": "x", "status": "PENDIENTE"}
+    assert rules.approved_event(order) == {"pedidoId": 5, "userEmail": "a@b.co",
+                                           "total": Decimal("1.10"), "tipoPedido": "NACIONAL"}

@@ -9,8 +9,9 @@ from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from common import config
-from common.errors import ApiError, not_found
+from common.errors import ApiError
 from common.ids import next_id
+from common.storage import all_by_id, get_or_404
 from inventory.model import ProductModel, SkuClaimModel
 from inventory.rules import ProductFields
 
@@ -43,16 +44,11 @@ def _sku_taken(sku: str, except_by: int | None = None) -> bool:
 
 
 def get(product_id: int | None) -> ProductModel:
-    if product_id is not None:
-        try:
-            return ProductModel.get(product_id, consistent_read=True)
-        except DoesNotExist:
-            pass
-    raise not_found("PRODUCT_NOT_FOUND", "Product", product_id)
+    return get_or_404(ProductModel, product_id, "PRODUCT_NOT_FOUND", "Product")
 
 
 def list_all() -> list[ProductModel]:
-    return sorted(ProductModel.scan(consistent_read=True), key=lambda p: p.id)
+    return all_by_id(ProductModel)
 
 
 def create(fields: ProductFields) -> ProductModel:

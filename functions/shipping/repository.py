@@ -7,15 +7,15 @@ never lost and a shipment that does not exist is never created by a PATCH.
 
 from datetime import datetime
 
-from pynamodb.exceptions import DoesNotExist, UpdateError
+from pynamodb.exceptions import UpdateError
 
 from common.errors import ApiError, not_found
 from common.ids import next_id
+from common.storage import all_by_id, condition_failed, get_or_404
 from shipping import rules
 from shipping.model import ShipmentModel
 
 COUNTER = "shipments"
-_CONDITION_FAILED = "ConditionalCheckFailedException"
 
 
 def _not_found(shipment_id) -> ApiError:
@@ -30,16 +30,11 @@ def create(request: rules.ShipmentRequest, now: datetime) -> ShipmentModel:
 
 
 def get(shipment_id: int | None) -> ShipmentModel:
-    if shipment_id is not None:
-        try:
-            return ShipmentModel.get(shipment_id, consistent_read=True)
-        except DoesNotExist:
-            pass
-    raise _not_found(shipment_id)
+    return get_or_404(ShipmentModel, shipment_id, "SHIPMENT_NOT_FOUND", "Shipment")
 
 
 def list_all() -> list[ShipmentModel]:
-    return sorted(ShipmentModel.scan(consistent_read=True), key=lambda s: s.id)
+    return all_by_id(ShipmentModel)
 
 
 def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
@@ -52,7 +47,7 @@ def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
         shipment.update(actions=[ShipmentModel.status.set(status)],
                         condition=ShipmentModel.id.exists())
     except UpdateError as exc:
-        if exc.cause_response_code == _CONDITION_FAILED:
+        if condition_failed(exc):
             raise _not_found(shipment_id) from None
         raise
     return shipment

@@ -4,8 +4,11 @@ from decimal import Decimal
 
 from pynamodb.attributes import Attribute
 from pynamodb.constants import NUMBER
+from pynamodb.exceptions import DoesNotExist, PynamoDBException
+from pynamodb.models import Model
 
 from common import config
+from common.errors import not_found
 
 
 def model_meta(logical_id: str) -> type:
@@ -28,3 +31,35 @@ class DecimalAttribute(Attribute[Decimal]):
 
     def deserialize(self, value: str) -> Decimal:
         return Decimal(value)
+
+
+def get_or_404(model_cls: type[Model], key, code: str, what: str) -> Model:
+    """The item with this key, or the platform's 404 (`key` None: an id no item can have)."""
+    if key is not None:
+        try:
+            return model_cls.get(key, consistent_read=True)
+        except DoesNotExist:
+            pass
+    raise not_found(code, what, key)
+
+
+def all_by_id(model_cls: type[Model]) -> list:
+    """Every item, oldest id first. A scan: fine for catalogs of thousands, not millions."""
+    return sorted(model_cls.scan(consistent_read=True), key=lambda item: item.id)
+
+
+def add_with_next_id(model_cls: type[Model], counter: str, **attributes) -> Model:
+    """Save a new item under the next id of `counter`.
+
+    The counter never hands out an id twice; the condition makes that a checked fact
+    rather than an assumption (it would catch a counter reset by hand).
+    """
+    from common.ids import next_id  # ids' own model is built with model_meta from here
+
+    item = model_cls(next_id(counter), **attributes)
+    item.save(condition=model_cls.id.does_not_exist())
+    return item
+
+
+def condition_failed(error: PynamoDBException) -> bool:
+    return error.cause_response_code == "ConditionalCheckFailedException"

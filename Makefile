@@ -6,7 +6,12 @@ PY := $(VENV)/bin/python
 # Written last, so an interrupted install is retried on the next make.
 READY := $(VENV)/.ready
 
-.PHONY: run test token lint bench clean
+SAM_VENV := .venv-sam
+SAM_READY := $(SAM_VENV)/.ready
+# sam-cli's telemetry would try to reach AWS; nothing here needs it.
+export SAM_CLI_TELEMETRY := 0
+
+.PHONY: run test token lint validate build bench clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -17,20 +22,35 @@ $(READY): requirements.txt layers/common/requirements.txt
 		> "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/logistics.pth"
 	@touch $@
 
+$(SAM_READY): requirements-sam.txt
+	@test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV) >&2
+	@$(SAM_VENV)/bin/pip install --quiet --no-compile --disable-pip-version-check \
+		-r requirements-sam.txt >&2
+	@touch $@
+
 run: $(READY)
 	@$(PY) -m infra.local_stack
 
 token: $(READY)
-	@$(PY) -m infra.token
+	@$(PY) -m infra.local_token
 
 lint: $(READY)
 	@$(PY) -m ruff check .
 
-test: lint
-	@$(PY) -m pytest
+# The release checks in tests/test_release.py run sam build and sam validate from here.
+test: lint $(SAM_READY)
+	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+
+# What a release runs before `sam deploy --config-env dev|prod`.
+build: $(SAM_READY)
+	@$(SAM_VENV)/bin/sam build --template-file infra/template.yaml
+
+validate: $(SAM_READY)
+	@AWS_DEFAULT_REGION=us-east-1 $(SAM_VENV)/bin/sam validate --template-file infra/template.yaml
+	@$(SAM_VENV)/bin/cfn-lint infra/template.yaml
 
 bench: $(READY)
 	@$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) .aws-sam .pytest_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

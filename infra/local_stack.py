@@ -90,7 +90,7 @@ class LocalStack:
 
 
 def main() -> None:
-    from infra.token import local_token
+    from infra.local_token import local_token
 
     stack = LocalStack(_port("GATEWAY_PORT", DEFAULT_GATEWAY_PORT),
                        _port("NOTIFICATION_PORT", DEFAULT_NOTIFICATION_PORT))

@@ -7,7 +7,7 @@ from chalice.test import TestHTTPClient
 
 from common import jsonio
 from infra.local_gateway import ApiGatewayTestClient, thread_safe
-from infra.token import local_token
+from infra.local_token import local_token
 
 
 class Api:

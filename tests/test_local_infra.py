@@ -108,3 +108,28 @@ def test_served_apps_keep_one_current_request_per_thread():
     other.start()
     other.join()
     assert app.current_request == "request of the main thread"
+
+
+def test_cors_allow_origin_is_honoured_on_success_and_on_errors(monkeypatch):
+    from chalice import Blueprint
+    from chalice.config import Config
+    from chalice.test import TestHTTPClient
+
+    from common.errors import ApiError
+    from common.http import create_app
+
+    monkeypatch.setenv("CORS_ALLOW_ORIGIN", "https://ops.example.com")
+    routes = Blueprint("probe")
+
+    @routes.route("/ok")
+    def fine():
+        return {"ok": True}
+
+    @routes.route("/fail")
+    def failing():
+        raise ApiError(400, "VALIDATION_ERROR", "no")
+
+    client = TestHTTPClient(create_app("probe", routes), Config.create())
+    for path in ("/ok", "/fail"):
+        response = client.request("GET", path)
+        assert response.headers["Access-Control-Allow-Origin"] == "https://ops.example.com"

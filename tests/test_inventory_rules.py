@@ -20,12 +20,12 @@ def test_has_stock(stock, cantidad, enough):
     assert rules.has_stock(stock, cantidad) is enough
 
 
-@pytest.mark.parametrize("raw, value", [("0", 0), ("7", 7), ("007", 7)])
+@pytest.mark.parametrize("raw, value", [("0", 0), ("7", 7), ("007", 7), ("9" * 40, 10**40 - 1)])
 def test_parse_cantidad_accepts_whole_numbers(raw, value):
     assert rules.parse_cantidad(raw) == value
 
 
-@pytest.mark.parametrize("raw", [None, "", " 1", "-1", "1.0", "1e2", "x", "9" * 19])
+@pytest.mark.parametrize("raw", [None, "", " 1", "-1", "1.0", "1e2", "x", "9" * 41, "5\n"])
 def test_parse_cantidad_rejects_everything_else(raw):
     with pytest.raises(ApiError) as err:
         rules.parse_cantidad(raw)

@@ -2,7 +2,7 @@
 
 from chalice import Blueprint
 
-from common.http import ANY_CONTENT_TYPE, created, json_object, no_content, ok, path_id, query_param
+from common.http import created, json_object, no_content, ok, path_id, query_param
 from inventory import repository, rules
 
 bp = Blueprint(__name__)
@@ -13,7 +13,7 @@ def list_products():
     return ok([product.to_json() for product in repository.list_all()])
 
 
-@bp.route("/api/inventario", methods=["POST"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/api/inventario", methods=["POST"])
 def create_product():
     fields = rules.parse_product(json_object(bp.current_request))
     return created(repository.create(fields).to_json())
@@ -30,7 +30,7 @@ def get_product(id):
     return ok(repository.get(path_id(id)).to_json())
 
 
-@bp.route("/api/inventario/{id}", methods=["PUT"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/api/inventario/{id}", methods=["PUT"])
 def replace_product(id):
     product_id = path_id(id)
     fields = rules.parse_product(json_object(bp.current_request))

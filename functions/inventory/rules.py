@@ -10,7 +10,8 @@ from common.validation import Checker
 # A sku is a DynamoDB key (at most 2048 bytes); a code this long is a mistake anyway.
 MAX_SKU = 100
 MAX_DESCRIPTION = 4000
-_WHOLE_NUMBER = re.compile(r"^[0-9]{1,18}$")
+# As many digits as a stored quantity can have (DynamoDB: 38 significant digits).
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,40}")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,6 @@ def parse_cantidad(raw: str | None) -> int:
     """The stock check's `cantidad` query parameter: a whole number >= 0."""
     if raw is None:
         raise invalid_field("cantidad", "is required")
-    if not _WHOLE_NUMBER.match(raw):
+    if not _WHOLE_NUMBER.fullmatch(raw):
         raise invalid_field("cantidad", "must be an integer >= 0")
     return int(raw)

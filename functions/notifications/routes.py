@@ -2,7 +2,7 @@
 
 from chalice import Blueprint, Response
 
-from common.http import ANY_CONTENT_TYPE, json_object
+from common.http import json_object
 from common.logs import get_logger
 
 bp = Blueprint(__name__)
@@ -17,7 +17,7 @@ def _text(body: str) -> Response:
                     headers={"Content-Type": "text/plain; charset=utf-8"})
 
 
-@bp.route("/notificaciones", methods=["POST"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/notificaciones", methods=["POST"])
 def receive_notification():
     payload = json_object(bp.current_request)
     logger.info("notification received", extra={"payload": payload})

@@ -3,7 +3,7 @@
 from chalice import Blueprint
 
 from common import config
-from common.http import ANY_CONTENT_TYPE, created, json_object, ok, path_id
+from common.http import created, json_object, ok, path_id
 from orders import repository, stock_client
 from orders.placing import place_order
 
@@ -15,7 +15,7 @@ def list_orders():
     return ok([order.to_json() for order in repository.list_all()])
 
 
-@bp.route("/api/pedidos", methods=["POST"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/api/pedidos", methods=["POST"])
 def create_order():
     request = bp.current_request
     order = place_order(

@@ -3,7 +3,7 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import ANY_CONTENT_TYPE, created, json_object, ok, path_id, query_param
+from common.http import created, json_object, ok, path_id, query_param
 from shipping import repository, rules
 
 bp = Blueprint(__name__)
@@ -14,7 +14,7 @@ def list_shipments():
     return ok([shipment.to_json() for shipment in repository.list_all()])
 
 
-@bp.route("/api/envios", methods=["POST"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/api/envios", methods=["POST"])
 def create_shipment():
     request = rules.parse_shipment(json_object(bp.current_request))
     return created(repository.create(request, utcnow()).to_json())
@@ -25,8 +25,7 @@ def get_shipment(id):
     return ok(repository.get(path_id(id)).to_json())
 
 
-# The body of a PATCH is ignored, so any Content-Type is accepted.
-@bp.route("/api/envios/{id}/status", methods=["PATCH"], content_types=ANY_CONTENT_TYPE)
+@bp.route("/api/envios/{id}/status", methods=["PATCH"])
 def change_status(id):
     shipment_id = path_id(id)
     status = rules.parse_status(query_param(bp.current_request, "status"))

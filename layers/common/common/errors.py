@@ -37,8 +37,10 @@ def invalid_field(field: str, message: str) -> ApiError:
     return validation_failed([{"field": field, "message": message}])
 
 
-def not_found(code: str, what: str, ident) -> ApiError:
-    return ApiError(404, code, f"{what} {ident} not found")
+def not_found(code: str, what: str, ident: int | None) -> ApiError:
+    """`ident` None: a number no entity can have (0, negative, absurdly long)."""
+    return ApiError(404, code, f"{what} {ident} not found" if ident is not None
+                    else f"No {what.lower()} has that id")
 
 
 def internal_error() -> ApiError:

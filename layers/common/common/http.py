@@ -1,5 +1,6 @@
 """Building a service's Chalice app and reading requests the same way in every service."""
 
+import functools
 import re
 import time
 
@@ -9,10 +10,17 @@ from common import config, jsonio
 from common.errors import ApiError, internal_error
 from common.logs import get_logger
 
-_NUMERIC_ID = re.compile(r"^-?[0-9]{1,40}$")
+_NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Ids come from counters that start at 1; anything past this cannot exist, and keeping
 # it out of DynamoDB keys avoids a 500 for an absurdly long number.
 MAX_ID = 2**63 - 1
+# Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
+_CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
+                  "UnsupportedMediaType": "UNSUPPORTED_MEDIA_TYPE",
+                  "BadRequest": "BAD_REQUEST", "InternalServerError": "INTERNAL_ERROR"}
+# Bodies are parsed as JSON whatever Content-Type says (curl -d sends a form type), and
+# a GET may carry any Content-Type: no route answers 415.
+ANY_CONTENT_TYPE = ["*/*"]
 
 
 def create_app(name: str, *blueprints: Blueprint, cors: bool = True) -> Chalice:
@@ -29,7 +37,7 @@ def create_app(name: str, *blueprints: Blueprint, cors: bool = True) -> Chalice:
         started = time.perf_counter()
         try:
             _check_body_size(request)
-            response = get_response(request)
+            response = _in_platform_format(get_response(request))
         except ApiError as err:
             response = err.to_response()
         except Exception:
@@ -47,7 +55,38 @@ def create_app(name: str, *blueprints: Blueprint, cors: bool = True) -> Chalice:
 
     for blueprint in blueprints:
         app.register_blueprint(blueprint)
+    for methods in app.routes.values():
+        for route in methods.values():
+            route.content_types = ANY_CONTENT_TYPE
+            route.view_function = _errors_as_api_errors(route.view_function, logger)
     return app
+
+
+def _errors_as_api_errors(view, logger):
+    """Chalice answers a view's unexpected exception itself, before middleware sees it;
+    re-raised as an ApiError it gets the platform's error body instead."""
+
+    @functools.wraps(view)
+    def guarded(**kwargs):
+        try:
+            return view(**kwargs)
+        except ApiError:
+            raise
+        except Exception:
+            logger.exception("unhandled error in view", extra={"view": view.__name__})
+            raise internal_error() from None
+
+    return guarded
+
+
+def _in_platform_format(response: Response) -> Response:
+    body = response.body
+    if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
+        code = _CHALICE_CODES.get(body["Code"], "ERROR")
+        error = ApiError(response.status_code, code, body.get("Message") or code,
+                         headers=response.headers)
+        return error.to_response()
+    return response
 
 
 def _check_body_size(request) -> None:
@@ -73,8 +112,10 @@ def path_id(raw: str) -> int | None:
 
     Non-numeric text is the client's mistake and gets a 400.
     """
-    if not _NUMERIC_ID.match(raw):
+    if not _NUMERIC_ID.fullmatch(raw):
         raise ApiError(400, "INVALID_ID", f"Id must be a number, got {raw!r}")
+    if len(raw) > len(str(MAX_ID)):
+        return None
     value = int(raw)
     return value if 0 < value <= MAX_ID else None
 
@@ -93,8 +134,3 @@ def ok(body) -> Response:
 
 def no_content() -> Response:
     return Response(body="", status_code=204)
-
-
-# Bodies are parsed as JSON whatever Content-Type says (curl -d sends a form type), so
-# routes accept any type rather than answer 415 in Chalice's own error format.
-ANY_CONTENT_TYPE = ["*/*"]

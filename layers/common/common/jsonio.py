@@ -17,6 +17,12 @@ def _reject_constant(name: str):
     raise InvalidJson(f"{name} is not a JSON number")
 
 
+def _integer(text: str):
+    # Python refuses int() of more than 4300 digits; such a number is still valid JSON
+    # (a notification may carry one), and storage validation rejects it later.
+    return int(text) if len(text) <= 4000 else Decimal(text)
+
+
 def loads(raw: bytes | str | None):
     """Parse a request body; NaN/Infinity and invalid UTF-8 are rejected like bad JSON."""
     if raw is None:
@@ -29,9 +35,12 @@ def loads(raw: bytes | str | None):
     if not raw.strip():
         raise InvalidJson("the body is empty")
     try:
-        return simplejson.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
+        return simplejson.loads(raw, parse_float=Decimal, parse_int=_integer,
+                                parse_constant=_reject_constant)
     except simplejson.JSONDecodeError as exc:
         raise InvalidJson(f"the body is not valid JSON: {exc.msg} at position {exc.pos}") from None
+    except RecursionError:
+        raise InvalidJson("the body nests too deeply") from None
 
 
 def dumps(value, *, ascii_only: bool = True) -> str:

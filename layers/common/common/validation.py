@@ -5,7 +5,7 @@ A Checker walks one body and collects {"field", "message"} details; `done()` rai
 """
 
 import re
-from decimal import Decimal
+from decimal import Context, Decimal
 
 from common.errors import validation_failed
 
@@ -15,12 +15,23 @@ MAX_DIGITS = 38
 MAX_EXPONENT = 125
 MIN_EXPONENT = -130
 MAX_TEXT = 1000
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 
 
 def _is_number(value) -> bool:
     # bool is an int subclass in Python, but `true` is not a number in JSON.
     return isinstance(value, int | Decimal) and not isinstance(value, bool)
+
+
+def canonical(value: int | Decimal) -> int | Decimal:
+    """The number as DynamoDB stores it: no trailing fractional zeros, no -0, and a
+    whole number as a plain integer, so a POST echoes what a later GET returns."""
+    if isinstance(value, int):
+        return value
+    value = value.normalize(Context(prec=MAX_DIGITS + 2))
+    if value == value.to_integral_value() and value.adjusted() < MAX_DIGITS:
+        return int(value)
+    return value
 
 
 def _storable(value: int | Decimal) -> bool:
@@ -81,7 +92,7 @@ class Checker:
 
     def email(self, field: str):
         value = self.text(field)
-        if value is not None and not EMAIL.match(value):
+        if value is not None and not EMAIL.fullmatch(value):
             self.fail(field, "must be an email address like name@example.com")
             return None
         return value
@@ -111,7 +122,7 @@ class Checker:
         if not _storable(value):
             self.fail(field, f"must fit in {MAX_DIGITS} significant digits")
             return None
-        return self._at_least(field, value, minimum)
+        return self._at_least(field, canonical(value), minimum)
 
     def _at_least(self, field: str, value, minimum):
         if minimum is not None and value < minimum:

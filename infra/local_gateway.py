@@ -19,6 +19,8 @@ from chalice.local import (
 )
 from chalice.test import TestHTTPClient
 
+from common import config
+
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 
 
@@ -36,20 +38,28 @@ def thread_safe(app):
 
 class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
     def authorize(self, raw_path, lambda_event, lambda_context):
+        request_id = {"x-amzn-RequestId": lambda_context.aws_request_id}
         try:
             return super().authorize(raw_path, lambda_event, lambda_context)
+        except NotAuthorizedError:  # Chalice's own, for a missing header
+            raise self._unauthorized(request_id) from None
         except LocalGatewayException:
             raise
         except Exception as exc:
-            request_id = {"x-amzn-RequestId": lambda_context.aws_request_id}
             if str(exc) == "Unauthorized":
-                raise NotAuthorizedError(
-                    {**request_id, "x-amzn-ErrorType": "UnauthorizedException"},
-                    UNAUTHORIZED_BODY) from None
+                raise self._unauthorized(request_id) from None
             # Any other authorizer failure is a 500 on API Gateway, never a pass.
             raise InvalidAuthorizerError(
                 {**request_id, "x-amzn-ErrorType": "AuthorizerConfigurationException"},
                 b'{"message":null}') from exc
+
+    @staticmethod
+    def _unauthorized(request_id: dict) -> NotAuthorizedError:
+        return NotAuthorizedError(
+            {**request_id, "x-amzn-ErrorType": "UnauthorizedException",
+             # The template's GatewayResponses add it on AWS.
+             "Access-Control-Allow-Origin": config.cors_allow_origin()},
+            UNAUTHORIZED_BODY)
 
 
 class ApiGatewayLocalGateway(LocalGateway):

@@ -82,6 +82,9 @@ class LocalStack:
         gateway = serve(gateway_app, self.gateway_port, ApiGatewayRequestHandler)
         self._stoppers.append(gateway.shutdown)
         self.gateway_url = server_url(gateway)
+        # "The gateway the request came in on", fixed here rather than read from the
+        # client's Host header on every order.
+        os.environ.setdefault("INVENTORY_SERVICE_URL", self.gateway_url)
         return self
 
     def stop(self) -> None:

@@ -46,6 +46,10 @@ def test_an_order_is_created_and_its_event_reaches_the_notification_log(http, st
     unknown = http.gateway("POST", "/api/pedidos", json={**ORDER, "productoId": 999999})
     assert (unknown.status_code, unknown.json()["error"]) == (400, "PRODUCT_NOT_FOUND")
     assert http.gateway("GET", "/api/pedidos/999999").status_code == 404
+    # A forged Host header cannot send the stock check (and the token) elsewhere.
+    forged = http.gateway("POST", "/api/pedidos", headers={"Host": "127.0.0.1:1"},
+                          json={**ORDER, "productoId": 999999})
+    assert (forged.status_code, forged.json()["error"]) == (400, "PRODUCT_NOT_FOUND")
     assert http.gateway("POST", "/api/pedidos", auth=False, json=ORDER).status_code == 401
 
 

@@ -70,10 +70,10 @@ def aws_lambda(monkeypatch):
         return original(self, function_name, qualifier, body, headers, response_headers)
 
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", recording_invoke)
-    events._lambda_client.cache_clear()
+    events.forget_clients()
     with mock_aws(config={"lambda": {"use_docker": False}}):
         yield received
-    events._lambda_client.cache_clear()
+    events.forget_clients()
 
 
 def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda):

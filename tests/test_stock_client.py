@@ -139,3 +139,10 @@ def test_the_default_inventory_base_is_the_api_gateway_stage_the_request_came_in
 def test_the_default_inventory_base_locally_is_the_host_header():
     request = _Request({"requestContext": {"path": "/api/pedidos"}}, {"host": "127.0.0.1:8000"})
     assert gateway_base_url(request) == "http://127.0.0.1:8000"
+
+
+def test_on_api_gateway_client_headers_cannot_redirect_the_stock_check():
+    event = {"path": "/api/pedidos", "requestContext": {
+        "domainName": "abc123.execute-api.us-east-1.amazonaws.com", "path": "/prod/api/pedidos"}}
+    forged = _Request(event, {"host": "attacker.example", "x-forwarded-proto": "gopher"})
+    assert gateway_base_url(forged) == "https://abc123.execute-api.us-east-1.amazonaws.com/prod"

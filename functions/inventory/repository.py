@@ -4,6 +4,8 @@ Every write that touches a sku is one transaction with conditions, never
 read-then-write: the server decides which of two racing requests wins.
 """
 
+from functools import cache
+
 from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
@@ -21,8 +23,14 @@ COUNTER = "products"
 MAX_ATTEMPTS = 5
 
 
+@cache
+def _connection() -> Connection:
+    # Building a Connection builds a botocore client (~80 ms): once per process.
+    return Connection(region=config.aws_region())
+
+
 def _transaction() -> TransactWrite:
-    return TransactWrite(connection=Connection(region=config.aws_region()))
+    return TransactWrite(connection=_connection())
 
 
 def _duplicate_sku(sku: str) -> ApiError:

@@ -7,15 +7,15 @@ and, when NOTIFICATION_SERVICE_URL is set, forwards it to the notification servi
 import requests
 
 from common import config, jsonio
+from common.events import ORDER_APPROVED
 from common.logs import get_logger
 
-EVENT_NAME = "PedidoAprobadoEvent"
 FORWARD_TIMEOUT_SECONDS = 5
 logger = get_logger("order-events")
 
 
 def handler(event, context):
-    logger.info(EVENT_NAME, extra={"event": EVENT_NAME, "payload": event})
+    logger.info(ORDER_APPROVED, extra={"event": ORDER_APPROVED, "payload": event})
     base_url = config.notification_service_url()
     if base_url is None:
         return {"forwarded": False}
@@ -25,7 +25,7 @@ def handler(event, context):
                                  timeout=FORWARD_TIMEOUT_SECONDS)
         response.raise_for_status()
     except requests.RequestException:
-        logger.exception(f"forwarding {EVENT_NAME} failed", extra={"payload": event})
+        logger.exception(f"forwarding {ORDER_APPROVED} failed", extra={"payload": event})
         # Raising lets Lambda retry the event and then hand it to the on-failure
         # destination, so a notification outage loses nothing. The order is already saved.
         raise

@@ -9,7 +9,6 @@ TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
-EVENT_NAME = "PedidoAprobadoEvent"
 
 
 @dataclass(frozen=True)

@@ -118,12 +118,17 @@ def gateway_base_url(request) -> str:
     """The base URL of the gateway a request came in on, stage prefix included.
 
     Used when INVENTORY_SERVICE_URL is unset: inventory sits behind the same gateway.
+    It is read from what API Gateway itself puts in the event, never from headers the
+    client chose (a forged Host would send the stock check, and the caller's token, to
+    a server that always says `true`). Outside API Gateway the local stack sets
+    INVENTORY_SERVICE_URL; the Host header is only the last resort of a bare
+    `chalice local`.
     """
     event = request.to_original_event()
     context = event.get("requestContext") or {}
     domain = context.get("domainName")
-    host = domain or request.headers.get("host", "127.0.0.1")
-    scheme = request.headers.get("x-forwarded-proto") or ("https" if domain else "http")
+    if not domain:
+        return f"http://{request.headers.get('host', '127.0.0.1')}"
     full_path, own_path = context.get("path", ""), event.get("path")
     prefix = full_path[: -len(own_path)] if own_path and full_path.endswith(own_path) else ""
-    return f"{scheme}://{host}{prefix}"
+    return f"https://{domain}{prefix}"

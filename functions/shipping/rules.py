@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from common.clock import to_iso
-from common.errors import invalid_field
 from common.validation import Checker
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
@@ -78,8 +77,7 @@ def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> N
 
 def parse_status(raw: str | None) -> str:
     """The PATCH's `status` query parameter: one of STATUSES, exactly."""
-    if raw is None:
-        raise invalid_field("status", "is required")
-    if raw not in STATUSES:
-        raise invalid_field("status", f"must be one of {', '.join(STATUSES)}")
-    return raw
+    check = Checker({"status": raw})
+    status = check.choice("status", STATUSES)
+    check.done()
+    return status

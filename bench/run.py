@@ -29,6 +29,8 @@ def measure(label, call, count, concurrency):
         response = call(i)
         return time.perf_counter() - started, response.status_code
 
+    for i in range(5):  # warm-up: first-call imports and connections are not steady state
+        call(count + i)
     started = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         results = list(pool.map(timed, range(count)))

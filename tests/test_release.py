@@ -138,8 +138,8 @@ def _service_models(package: str) -> list:
     from common.ids import CounterModel
 
     module = importlib.import_module(f"{package}.model")
-    own = [obj for obj in vars(module).values()
-           if isinstance(obj, type) and issubclass(obj, Model) and obj is not Model]
+    own = [obj for obj in vars(module).values() if isinstance(obj, type)
+           and issubclass(obj, Model) and obj.__module__ == module.__name__]
     return [*own, CounterModel]
 
 

@@ -8,10 +8,10 @@ conditions, which makes a duplicate sku fail on the server even under concurrenc
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, model_meta
+from common.storage import DecimalAttribute, JsonModel, model_meta
 
 
-class ProductModel(Model):
+class ProductModel(JsonModel):
     Meta = model_meta("ProductsTable")
 
     id = NumberAttribute(hash_key=True)
@@ -23,17 +23,6 @@ class ProductModel(Model):
     bodega = UnicodeAttribute(null=True)
     descripcion = UnicodeAttribute(null=True)
 
-    def to_json(self) -> dict:
-        return {
-            "id": self.id,
-            "sku": self.sku,
-            "nombre": self.nombre,
-            "precioUnitario": self.precio_unitario,
-            "stockActual": self.stock_actual,
-            "umbralMinimo": self.umbral_minimo,
-            "bodega": self.bodega,
-            "descripcion": self.descripcion,
-        }
 
 
 class SkuClaimModel(Model):

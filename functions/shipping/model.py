@@ -1,12 +1,11 @@
 """Storage of shipments: one item per shipment, under the JSON field names."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
-from pynamodb.models import Model
 
-from common.storage import model_meta
+from common.storage import JsonModel, model_meta
 
 
-class ShipmentModel(Model):
+class ShipmentModel(JsonModel):
     Meta = model_meta("ShipmentsTable")
 
     id = NumberAttribute(hash_key=True)
@@ -20,17 +19,3 @@ class ShipmentModel(Model):
     # Stored as the API's ISO strings (common.clock.to_iso), returned unchanged.
     fecha_estimada_entrega = UnicodeAttribute(attr_name="fechaEstimadaEntrega")
     creado_en = UnicodeAttribute(attr_name="creadoEn")
-
-    def to_json(self) -> dict:
-        return {
-            "id": self.id,
-            "pedidoId": self.pedido_id,
-            "status": self.status,
-            "tipoEnvio": self.tipo_envio,
-            "transportista": self.transportista,
-            "guiaDespecho": self.guia_despecho,
-            "rutaDescripcion": self.ruta_descripcion,
-            "destino": self.destino,
-            "fechaEstimadaEntrega": self.fecha_estimada_entrega,
-            "creadoEn": self.creado_en,
-        }

@@ -21,6 +21,20 @@ def model_meta(logical_id: str) -> type:
                              "region": config.aws_region()})
 
 
+class JsonModel(Model):
+    """A model whose API representation is its attributes under their stored names.
+
+    Each attribute's attr_name is its JSON field name, so a field is named in one place.
+    Unset optional attributes come out as null, as the API promises.
+    """
+
+    def to_json(self) -> dict:
+        attributes = self.get_attributes()
+        # vars(type(self)) keeps declaration order: id first, as the model reads.
+        return {attributes[name].attr_name: getattr(self, name)
+                for name in vars(type(self)) if name in attributes}
+
+
 class DecimalAttribute(Attribute[Decimal]):
     """A DynamoDB number read back as Decimal: NumberAttribute would hand back a float."""
 

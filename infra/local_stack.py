@@ -43,6 +43,12 @@ def serve(app, port: int, handler_cls=ApiGatewayRequestHandler) -> LocalDevServe
     return server
 
 
+def stop_server(server: LocalDevServer) -> None:
+    """Stop serving and release the port."""
+    server.shutdown()
+    server.server.server_close()
+
+
 def server_url(server: LocalDevServer) -> str:
     host, port = server.server.server_address[:2]
     return f"http://{host}:{port}"
@@ -74,13 +80,13 @@ class LocalStack:
         # The notification service first: its URL is the default forwarding target.
         from notifications.lambda_app import app as notification_app
         notifications = serve(notification_app, self.notification_port, ChaliceRequestHandler)
-        self._stoppers.append(notifications.shutdown)
+        self._stoppers.append(lambda: stop_server(notifications))
         self.notification_url = server_url(notifications)
         os.environ.setdefault("NOTIFICATION_SERVICE_URL", self.notification_url)
 
         from app import app as gateway_app
         gateway = serve(gateway_app, self.gateway_port, ApiGatewayRequestHandler)
-        self._stoppers.append(gateway.shutdown)
+        self._stoppers.append(lambda: stop_server(gateway))
         self.gateway_url = server_url(gateway)
         # "The gateway the request came in on", fixed here rather than read from the
         # client's Host header on every order.

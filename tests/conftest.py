@@ -113,13 +113,12 @@ def fresh_breaker():
 def inventory_gateway(tables, monkeypatch, fresh_breaker):
     """The gateway served over real HTTP in this process: the stock check's target."""
     from app import app
-    from infra.local_stack import serve, server_url
+    from infra.local_stack import serve, server_url, stop_server
 
     server = serve(app, 0)
     monkeypatch.setenv("INVENTORY_SERVICE_URL", server_url(server))
     yield server_url(server)
-    server.shutdown()
-    server.server.server_close()
+    stop_server(server)
 
 
 @pytest.fixture

@@ -19,13 +19,12 @@ PAYLOAD = {"pedidoId": 12, "userEmail": "ana@example.com", "total": Decimal("59.
 @pytest.fixture
 def notification_service():
     """The real notification app on a free port."""
-    from infra.local_stack import serve, server_url
+    from infra.local_stack import serve, server_url, stop_server
     from notifications.lambda_app import app
 
     server = serve(app, 0)
     yield server_url(server)
-    server.shutdown()
-    server.server.server_close()
+    stop_server(server)
 
 
 def logged(caplog, message):

@@ -1,13 +1,14 @@
 """Order storage behind plain functions."""
 
-from common.storage import add_with_next_id, all_by_id, get_or_404
+from common.ids import next_id
+from common.storage import all_by_id, get_or_404, insert
 from orders.model import OrderModel
 
 COUNTER = "orders"
 
 
 def add(**attributes) -> OrderModel:
-    return add_with_next_id(OrderModel, COUNTER, **attributes)
+    return insert(OrderModel(next_id(COUNTER), **attributes))
 
 
 def get(order_id: int | None) -> OrderModel:

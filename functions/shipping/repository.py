@@ -9,28 +9,23 @@ from datetime import datetime
 
 from pynamodb.exceptions import UpdateError
 
-from common.errors import ApiError, not_found
+from common.errors import not_found
 from common.ids import next_id
-from common.storage import all_by_id, condition_failed, get_or_404
+from common.storage import all_by_id, condition_failed, get_or_404, insert
 from shipping import rules
 from shipping.model import ShipmentModel
 
 COUNTER = "shipments"
-
-
-def _not_found(shipment_id) -> ApiError:
-    return not_found("SHIPMENT_NOT_FOUND", "Shipment", shipment_id)
+NOT_FOUND = ("SHIPMENT_NOT_FOUND", "Shipment")
 
 
 def create(request: rules.ShipmentRequest, now: datetime) -> ShipmentModel:
-    shipment = ShipmentModel(**rules.new_shipment(request, next_id(COUNTER), now).as_attributes())
-    # Ids are never reused, so this only guards against a counter that was reset.
-    shipment.save(condition=ShipmentModel.id.does_not_exist())
-    return shipment
+    new = rules.new_shipment(request, next_id(COUNTER), now)
+    return insert(ShipmentModel(**new.as_attributes()))
 
 
 def get(shipment_id: int | None) -> ShipmentModel:
-    return get_or_404(ShipmentModel, shipment_id, "SHIPMENT_NOT_FOUND", "Shipment")
+    return get_or_404(ShipmentModel, shipment_id, *NOT_FOUND)
 
 
 def list_all() -> list[ShipmentModel]:
@@ -40,7 +35,7 @@ def list_all() -> list[ShipmentModel]:
 def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
     """Set the status of an existing shipment; returns the whole item as stored after it."""
     if shipment_id is None:
-        raise _not_found(shipment_id)
+        raise not_found(*NOT_FOUND, shipment_id)
     shipment = ShipmentModel(shipment_id)
     try:
         # UpdateItem returns ALL_NEW, which PynamoDB loads into `shipment`.
@@ -48,6 +43,6 @@ def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
                         condition=ShipmentModel.id.exists())
     except UpdateError as exc:
         if condition_failed(exc):
-            raise _not_found(shipment_id) from None
+            raise not_found(*NOT_FOUND, shipment_id) from None
         raise
     return shipment

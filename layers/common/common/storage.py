@@ -62,16 +62,13 @@ def all_by_id(model_cls: type[Model]) -> list:
     return sorted(model_cls.scan(consistent_read=True), key=lambda item: item.id)
 
 
-def add_with_next_id(model_cls: type[Model], counter: str, **attributes) -> Model:
-    """Save a new item under the next id of `counter`.
+def insert(item: Model) -> Model:
+    """Save a new item whose id came from common.ids.next_id.
 
     The counter never hands out an id twice; the condition makes that a checked fact
     rather than an assumption (it would catch a counter reset by hand).
     """
-    from common.ids import next_id  # ids' own model is built with model_meta from here
-
-    item = model_cls(next_id(counter), **attributes)
-    item.save(condition=model_cls.id.does_not_exist())
+    item.save(condition=type(item).id.does_not_exist())
     return item
 
 

@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test token lint validate build bench clean
+.PHONY: run test test-unit token lint validate build bench clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -29,17 +29,22 @@ $(SAM_READY): requirements-sam.txt
 	@touch $@
 
 run: $(READY)
-	@$(PY) -m infra.local_stack
+	@$(PY) -m infra.local.stack
 
 token: $(READY)
-	@$(PY) -m infra.local_token
+	@$(PY) -m infra.local.tokens
 
 lint: $(READY)
 	@$(PY) -m ruff check .
 
-# The release checks in tests/test_release.py run sam build and sam validate from here.
+# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP) and release
+# (tests/release runs sam build and sam validate from .venv-sam).
 test: lint $(SAM_READY)
 	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+
+# The rules and use cases alone, no I/O: seconds, for the edit-test loop.
+test-unit: $(READY)
+	@$(PY) -m pytest -q tests/unit
 
 # What a release runs before `sam deploy --config-env dev|prod`.
 build: $(SAM_READY)

@@ -1,24 +1,39 @@
-"""The gateway: inventory, orders and shipping behind one JWT authorizer.
+"""The gateway: inventory, orders and shipping behind one JWT authorizer, in one app.
 
-Locally this app is what Chalice's server runs; on AWS each service is its own function
-behind API Gateway and its authorizer (infra/template.yaml), built from the same blueprints.
+Locally this is the app the local server (and `chalice local`) runs; on AWS each service
+is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
+from the same `routes_for` functions.
 """
 
-from authorizer.handler import authorize
-from common.http import create_app
-from inventory.routes import bp as inventory_routes
-from orders.routes import bp as order_routes
-from shipping.routes import bp as shipping_routes
+import inventory.wiring
+import orders.wiring
+import shipping.wiring
+from authorizer.policy import authorize
+from common.http import PlatformApp, create_app
+from common.settings import Settings
 
-app = create_app("logistics-gateway", inventory_routes, order_routes, shipping_routes)
-
-
-@app.authorizer()
-def jwt_authorizer(auth_request):
-    return authorize(auth_request.token, auth_request.method_arn)
+NAME = "logistics-gateway"
 
 
-# Every gateway route is guarded: set here once, so a new route cannot forget it.
-for route_methods in app.routes.values():
-    for route in route_methods.values():
-        route.authorizer = jwt_authorizer
+def create_gateway(settings: Settings) -> PlatformApp:
+    app = create_app(NAME, settings, *(service.routes_for(settings) for service in
+                                       (inventory.wiring, orders.wiring, shipping.wiring)))
+
+    @app.authorizer()
+    def jwt_authorizer(auth_request):
+        return authorize(auth_request.token, auth_request.method_arn, settings.jwt_secret)
+
+    # Every gateway route is guarded: set here once, so a new route cannot forget it.
+    for route_methods in app.routes.values():
+        for route in route_methods.values():
+            route.authorizer = jwt_authorizer
+    return app
+
+
+def __getattr__(name: str):
+    """`app` is built on first use (`chalice local` asks for it at start), so importing
+    create_gateway, as the local stack does with its own settings, builds nothing."""
+    if name == "app":
+        globals()["app"] = create_gateway(Settings.load())
+        return globals()["app"]
+    raise AttributeError(name)

@@ -1,21 +1,35 @@
 """Rerunnable benchmark of the local stack: start-up time, latency per endpoint, memory.
 
 Usage: `make bench` (or .venv/bin/python bench/run.py [--requests N] [--concurrency C]).
-It starts `python -m infra.local_stack` on free ports, exactly as `make run` does, drives
+It starts `python -m infra.local.stack` on free ports, exactly as `make run` does, drives
 it over HTTP from this process, prints a Markdown table and stops the stack. Numbers
 are for the laptop emulation (moto, Chalice's local server), not for AWS.
 """
 
 import argparse
 import statistics
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import requests
 
-from tests.stack import Client, RunningStack, token  # noqa: E402
+from infra.local.process import StackProcess
+
+
+class Client:
+    """Requests against one running stack, with the token it printed."""
+
+    def __init__(self, stack: StackProcess):
+        self.stack = stack
+
+    def gateway(self, method: str, path: str, **kw):
+        headers = {"Authorization": f"Bearer {self.stack.token}"}
+        return requests.request(method, self.stack.gateway + path, headers=headers,
+                                timeout=30, **kw)
+
+    def notify(self, method: str, path: str, **kw):
+        return requests.request(method, self.stack.notifications + path, timeout=30, **kw)
 
 
 def percentile(values, q):
@@ -57,10 +71,10 @@ def main() -> None:
     n, c = args.requests, args.concurrency
 
     started = time.perf_counter()
-    stack = RunningStack().start()
+    stack = StackProcess().start()
     ready_seconds = time.perf_counter() - started
     try:
-        http = Client(stack, token())
+        http = Client(stack)
         rss_idle = rss_mib(stack.proc.pid)
         product = http.gateway("POST", "/api/inventario", json={
             "sku": "BENCH-0", "nombre": "Caja", "precioUnitario": 1.5,
@@ -91,10 +105,10 @@ def main() -> None:
     finally:
         stack.stop()
 
-    broken = RunningStack({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
+    broken = StackProcess({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
                            "BREAKER_FAIL_MAX": "1", "BREAKER_RESET_SECONDS": "600"}).start()
     try:
-        http = Client(broken, token())
+        http = Client(broken)
         http.gateway("POST", "/api/pedidos", json=order)  # trips the breaker
         rows.append(measure("POST /api/pedidos, breaker open (503)",
                             lambda i: http.gateway("POST", "/api/pedidos", json=order), n, c))

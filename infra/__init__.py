@@ -1,1 +1,1 @@
-"""Infrastructure: the SAM template and the local stack that emulates it on a laptop."""
+"""Infrastructure: the SAM template (the release) and, in local/, its emulation on a laptop."""

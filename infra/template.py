@@ -29,7 +29,7 @@ _CfnLoader.add_multi_constructor("!", _intrinsic)
 
 @cache
 def load(path: Path = TEMPLATE) -> dict:
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)  # noqa: S506
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)
 
 
 def resources(kind: str, path: Path = TEMPLATE) -> dict[str, dict]:

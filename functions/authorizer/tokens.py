@@ -1,11 +1,8 @@
-"""Issuing and verifying the gateway's HS256 bearer tokens."""
-
-import time
+"""Verifying the gateway's HS256 bearer tokens (issuing them is the local token tool's)."""
 
 import jwt
 
 ALGORITHM = "HS256"
-LOCAL_TOKEN_TTL_SECONDS = 24 * 3600
 
 
 class InvalidToken(Exception):
@@ -36,9 +33,3 @@ def verify(token: str, secret: bytes) -> dict:
     if not isinstance(claims.get("sub"), str) or not claims["sub"].strip():
         raise InvalidToken("sub must be a non-empty string")
     return claims
-
-
-def issue(subject: str, secret: bytes, ttl_seconds: int = LOCAL_TOKEN_TTL_SECONDS) -> str:
-    now = int(time.time())
-    return jwt.encode({"sub": subject, "iat": now, "exp": now + ttl_seconds},
-                      secret, algorithm=ALGORITHM)

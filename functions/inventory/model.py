@@ -1,4 +1,4 @@
-"""Storage of products, and of the sku claims that keep skus unique.
+"""The tables behind products: the products themselves, and the sku claims.
 
 DynamoDB has no unique constraint on a non-key attribute, so each product's sku is also
 the key of an item in ProductSkusTable; both are written in one transaction with
@@ -8,10 +8,10 @@ conditions, which makes a duplicate sku fail on the server even under concurrenc
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, JsonModel, model_meta
+from common.storage import DecimalAttribute, model_meta
 
 
-class ProductModel(JsonModel):
+class ProductModel(Model):
     Meta = model_meta("ProductsTable")
 
     id = NumberAttribute(hash_key=True)
@@ -22,7 +22,6 @@ class ProductModel(JsonModel):
     umbral_minimo = NumberAttribute(attr_name="umbralMinimo")
     bodega = UnicodeAttribute(null=True)
     descripcion = UnicodeAttribute(null=True)
-
 
 
 class SkuClaimModel(Model):

@@ -1,10 +1,10 @@
 """Inventory rules as plain functions: what a valid product is, alerts, stock checks."""
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal
 
-from common.errors import invalid_field
+from common.errors import Invalid, NotFound, invalid_field, not_found
 from common.validation import Checker
 
 # A sku is a DynamoDB key (at most 2048 bytes); a code this long is a mistake anyway.
@@ -14,7 +14,7 @@ MAX_DESCRIPTION = 4000
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,40}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProductFields:
     """Everything a client sets on a product (POST and PUT take the same schema)."""
 
@@ -26,8 +26,19 @@ class ProductFields:
     bodega: str | None
     descripcion: str | None
 
-    def as_attributes(self) -> dict:
-        return asdict(self)
+
+@dataclass(frozen=True, kw_only=True)
+class Product(ProductFields):
+    id: int
+
+
+def duplicate_sku(sku: str) -> Invalid:
+    """Skus are unique across products (interface §2.2)."""
+    return Invalid("DUPLICATE_SKU", f"A product with sku {sku!r} already exists")
+
+
+def unknown_product(product_id: int) -> NotFound:
+    return not_found("PRODUCT_NOT_FOUND", "Product", product_id)
 
 
 def parse_product(body: dict) -> ProductFields:
@@ -45,13 +56,17 @@ def parse_product(body: dict) -> ProductFields:
     return fields
 
 
-def in_alert(stock_actual: int, umbral_minimo: int) -> bool:
+def product(product_id: int, fields: ProductFields) -> Product:
+    return Product(id=product_id, **vars(fields))
+
+
+def in_alert(product: ProductFields) -> bool:
     """Strictly below the threshold; a threshold of 0 therefore never alerts."""
-    return stock_actual < umbral_minimo
+    return product.stock_actual < product.umbral_minimo
 
 
-def has_stock(stock_actual: int, cantidad: int) -> bool:
-    return stock_actual >= cantidad
+def has_stock(product: ProductFields, cantidad: int) -> bool:
+    return product.stock_actual >= cantidad
 
 
 def parse_cantidad(raw: str | None) -> int:

@@ -1,6 +1,7 @@
-"""Lambda entry point of the notification function, and the app the local stack serves."""
+"""Lambda entry point of the notification function (SAM Handler:
+notifications.lambda_app.app). It runs once, in Lambda's init, before the first request."""
 
-from common.http import create_app
-from notifications.routes import bp
+from common.settings import Settings
+from notifications.wiring import app_for
 
-app = create_app("notifications", bp, cors=False)
+app = app_for(Settings.load())

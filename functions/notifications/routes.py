@@ -1,29 +1,24 @@
 """Notification routes (interface §4.4). No authorizer: this API is open by contract."""
 
-from chalice import Blueprint, Response
+from functools import partial
 
-from common.http import json_object
-from common.logs import get_logger
+from chalice import Blueprint
 
-bp = Blueprint(__name__)
-logger = get_logger("notifications")
-
-PROCESSED = "Notificación procesada"
-HEALTHY = "notification-service UP"
+from common.http import json_object, log_with_request, text
+from notifications import service
 
 
-def _text(body: str) -> Response:
-    return Response(body=body, status_code=200,
-                    headers={"Content-Type": "text/plain; charset=utf-8"})
+def blueprint(logger) -> Blueprint:
+    bp = Blueprint(__name__)
 
+    @bp.route("/notificaciones", methods=["POST"])
+    def receive_notification():
+        # The payload goes on the request's one log line.
+        log = partial(log_with_request, logger)
+        return text(service.receive(json_object(bp.current_request), log))
 
-@bp.route("/notificaciones", methods=["POST"])
-def receive_notification():
-    payload = json_object(bp.current_request)
-    logger.info("notification received", extra={"payload": payload})
-    return _text(PROCESSED)
+    @bp.route("/notificaciones/health", methods=["GET"])
+    def health():
+        return text(service.health())
 
-
-@bp.route("/notificaciones/health", methods=["GET"])
-def health():
-    return _text(HEALTHY)
+    return bp

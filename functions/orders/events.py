@@ -5,49 +5,30 @@ HTTP response never waits for the listener. Locally AWS_ENDPOINT_URL_LAMBDA poin
 the local stack's invoke endpoint, which runs the same handler in the background.
 """
 
-import os
-import threading
-
 import boto3
 from botocore.config import Config
 
-from common import config, jsonio
+from common import jsonio
 from common.events import ORDER_APPROVED
-from common.logs import get_logger
+from common.settings import Settings
 
-logger = get_logger("orders")
 # Publishing must stay cheap for the request that does it: fail fast, never retry inline.
 _CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"total_max_attempts": 1})
 
 
-_clients: dict = {}
-_clients_lock = threading.Lock()
+class LambdaPublisher:
+    def __init__(self, settings: Settings, logger):
+        self._function = settings.order_events_function
+        self._logger = logger
+        # Built here, at init; botocore reads AWS_ENDPOINT_URL_LAMBDA now, not per call.
+        self._client = boto3.session.Session().client(
+            "lambda", region_name=settings.region, config=_CLIENT_CONFIG)
 
-
-def _lambda_client(endpoint: str | None):
-    """One client per endpoint (tests point it elsewhere), built under a lock: creating
-    boto3 clients concurrently from one session is not thread-safe."""
-    with _clients_lock:
-        if endpoint not in _clients:
-            _clients[endpoint] = boto3.session.Session().client(
-                "lambda", region_name=config.aws_region(), endpoint_url=endpoint,
-                config=_CLIENT_CONFIG)
-        return _clients[endpoint]
-
-
-def forget_clients() -> None:
-    """Drop cached clients (tests that swap the AWS endpoint or start moto)."""
-    with _clients_lock:
-        _clients.clear()
-
-
-def publish(payload: dict) -> bool:
-    """Queue the event; a failure is logged and reported, never raised to the caller."""
-    try:
-        client = _lambda_client(os.environ.get("AWS_ENDPOINT_URL_LAMBDA"))
-        client.invoke(FunctionName=config.order_events_function(), InvocationType="Event",
-                      Payload=jsonio.dumps(payload).encode("utf-8"))
-    except Exception:
-        logger.exception(f"could not publish {ORDER_APPROVED}", extra={"payload": payload})
-        return False
-    return True
+    def publish(self, payload: dict) -> None:
+        """Queue the event. A failure never fails the order, which is already saved: it is
+        logged, as a line of its own beside the request's, with the same correlation id."""
+        try:
+            self._client.invoke(FunctionName=self._function, InvocationType="Event",
+                                Payload=jsonio.dumps(payload).encode("utf-8"))
+        except Exception:
+            self._logger.exception(f"{ORDER_APPROVED} not published", extra={"payload": payload})

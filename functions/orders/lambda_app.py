@@ -1,6 +1,11 @@
-"""Lambda entry point of the orders function (SAM Handler: orders.lambda_app.app)."""
+"""Lambda entry point of the orders function (SAM Handler: orders.lambda_app.app).
+
+Everything below runs once, in Lambda's init, before the first request.
+"""
 
 from common.http import create_app
-from orders.routes import bp
+from common.settings import Settings
+from orders.wiring import routes_for
 
-app = create_app("orders", bp)
+settings = Settings.load()
+app = create_app("orders", settings, routes_for(settings))

@@ -1,11 +1,12 @@
-"""Storage of orders."""
+"""The table behind orders."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, JsonModel, model_meta
+from common.storage import DecimalAttribute, model_meta
 
 
-class OrderModel(JsonModel):
+class OrderModel(Model):
     Meta = model_meta("OrdersTable")
 
     id = NumberAttribute(hash_key=True)

@@ -1,19 +1,13 @@
-"""Order storage behind plain functions."""
+"""Orders in DynamoDB; the only orders module that knows PynamoDB."""
 
-from common.ids import next_id
-from common.storage import all_by_id, get_or_404, insert
+from common.repository import Repository
+from common.settings import Settings
 from orders.model import OrderModel
+from orders.rules import Order, unknown_order
 
 COUNTER = "orders"
 
 
-def add(**attributes) -> OrderModel:
-    return insert(OrderModel(next_id(COUNTER), **attributes))
-
-
-def get(order_id: int | None) -> OrderModel:
-    return get_or_404(OrderModel, order_id, "ORDER_NOT_FOUND", "Order")
-
-
-def list_all() -> list[OrderModel]:
-    return all_by_id(OrderModel)
+class OrderRepository(Repository):
+    def __init__(self, settings: Settings):
+        super().__init__(settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order)

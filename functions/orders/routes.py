@@ -1,33 +1,39 @@
-"""Orders HTTP routes (interface §4.1)."""
+"""Orders HTTP routes (interface §4.1): read the request, call the service, answer."""
 
 from chalice import Blueprint
 
-from common import config
-from common.http import created, json_object, ok, path_id
-from orders import repository, stock_client
-from orders.placing import place_order
-
-bp = Blueprint(__name__)
-
-
-@bp.route("/api/pedidos", methods=["GET"])
-def list_orders():
-    return ok([order.to_json() for order in repository.list_all()])
+from common.clock import utcnow
+from common.http import created, gateway_base_url, json_object, ok, path_id
+from orders import service
+from orders.service import Orders, Publisher
+from orders.stock_client import StockChecker
 
 
-@bp.route("/api/pedidos", methods=["POST"])
-def create_order():
-    request = bp.current_request
-    order = place_order(
-        json_object(request),
-        checker=stock_client.checker(),
-        inventory_url=config.inventory_service_url() or stock_client.gateway_base_url(request),
+def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
+              inventory_url: str | None) -> Blueprint:
+    """`inventory_url` None: the stock check goes to the gateway the order came in on."""
+    bp = Blueprint(__name__)
+
+    @bp.route("/api/pedidos", methods=["GET"])
+    def list_orders():
+        return ok(service.list_orders(orders))
+
+    @bp.route("/api/pedidos", methods=["POST"])
+    def create_order():
+        request = bp.current_request
+        base_url = inventory_url or gateway_base_url(request)
         # The caller's own token: inventory sits behind the same authorizer.
-        authorization=request.headers.get("authorization"),
-    )
-    return created(order)
+        authorization = request.headers.get("authorization")
 
+        def check_stock(product_id: int, cantidad: int):
+            return stock.check(base_url, product_id, cantidad, authorization)
 
-@bp.route("/api/pedidos/{id}", methods=["GET"])
-def get_order(id):
-    return ok(repository.get(path_id(id)).to_json())
+        order = service.place_order(orders, check_stock, events, json_object(request),
+                                    utcnow())
+        return created(order)
+
+    @bp.route("/api/pedidos/{id}", methods=["GET"])
+    def get_order(id):
+        return ok(service.get_order(orders, path_id(id)))
+
+    return bp

@@ -1,17 +1,19 @@
-"""Order rules as plain functions: a valid order, its initial state, its event."""
+"""Order rules as plain functions: a valid order, a new order's state, its event."""
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
+from common.clock import to_iso
+from common.errors import NotFound, not_found
 from common.validation import Checker
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
-STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OrderRequest:
     """What a client may set on a new order; id, status, creadoEn and observaciones are
     the service's own and ignored when sent."""
@@ -25,8 +27,17 @@ class OrderRequest:
     producto_id: int
     cantidad: int
 
-    def as_attributes(self) -> dict:
-        return asdict(self)
+
+@dataclass(frozen=True, kw_only=True)
+class Order(OrderRequest):
+    id: int
+    status: str
+    observaciones: str | None
+    creado_en: str
+
+
+def unknown_order(order_id: int) -> NotFound:
+    return not_found("ORDER_NOT_FOUND", "Order", order_id)
 
 
 def parse_order(body: dict) -> OrderRequest:
@@ -45,11 +56,17 @@ def parse_order(body: dict) -> OrderRequest:
     return request
 
 
+def new_order(request: OrderRequest, order_id: int, now: datetime) -> Order:
+    return Order(id=order_id, status=INITIAL_STATUS,
+                 observaciones=observaciones_for(request.tipo_pedido),
+                 creado_en=to_iso(now), **vars(request))
+
+
 def observaciones_for(tipo_pedido: str) -> str | None:
     return CUSTOMS_NOTE if tipo_pedido == "INTERNACIONAL" else None
 
 
-def approved_event(order: dict) -> dict:
-    """The PedidoAprobadoEvent payload for an order as the API returns it."""
-    return {"pedidoId": order["id"], "userEmail": order["userEmail"],
-            "total": order["total"], "tipoPedido": order["tipoPedido"]}
+def approved_event(order: Order) -> dict:
+    """The PedidoAprobadoEvent payload (interface §6)."""
+    return {"pedidoId": order.id, "userEmail": order.user_email, "total": order.total,
+            "tipoPedido": order.tipo_pedido}

@@ -13,7 +13,7 @@ import time
 import pybreaker
 import requests
 
-from common import config
+from common.settings import Settings
 
 
 class StockAnswer(enum.Enum):
@@ -53,10 +53,11 @@ class StockChecker:
         self.timeout_seconds = timeout_seconds
 
     @classmethod
-    def from_environment(cls) -> "StockChecker":
-        return cls(fail_max=config.breaker_fail_max(),
-                   reset_seconds=config.breaker_reset_seconds(),
-                   timeout_seconds=config.stock_check_timeout_seconds())
+    def from_settings(cls, settings: Settings) -> "StockChecker":
+        """The process's breaker; on Lambda each container holds its own state."""
+        return cls(fail_max=settings.breaker_fail_max,
+                   reset_seconds=settings.breaker_reset_seconds,
+                   timeout_seconds=settings.stock_check_timeout_seconds)
 
     def check(self, base_url: str, product_id: int, cantidad: int,
               authorization: str | None) -> StockAnswer:
@@ -96,39 +97,3 @@ class StockChecker:
         remaining = self._opened.moment + self.breaker.reset_timeout - time.monotonic()
         return max(1, math.ceil(remaining))
 
-
-_checker: StockChecker | None = None
-
-
-def checker() -> StockChecker:
-    """The process's breaker; on Lambda each container holds its own state."""
-    global _checker
-    if _checker is None:
-        _checker = StockChecker.from_environment()
-    return _checker
-
-
-def reset_checker() -> None:
-    """Forget the breaker so the next call re-reads the environment (tests, reconfig)."""
-    global _checker
-    _checker = None
-
-
-def gateway_base_url(request) -> str:
-    """The base URL of the gateway a request came in on, stage prefix included.
-
-    Used when INVENTORY_SERVICE_URL is unset: inventory sits behind the same gateway.
-    It is read from what API Gateway itself puts in the event, never from headers the
-    client chose (a forged Host would send the stock check, and the caller's token, to
-    a server that always says `true`). Outside API Gateway the local stack sets
-    INVENTORY_SERVICE_URL; the Host header is only the last resort of a bare
-    `chalice local`.
-    """
-    event = request.to_original_event()
-    context = event.get("requestContext") or {}
-    domain = context.get("domainName")
-    if not domain:
-        return f"http://{request.headers.get('host', '127.0.0.1')}"
-    full_path, own_path = context.get("path", ""), event.get("path")
-    prefix = full_path[: -len(own_path)] if own_path and full_path.endswith(own_path) else ""
-    return f"https://{domain}{prefix}"

@@ -1,6 +1,11 @@
-"""Lambda entry point of the shipping function (SAM Handler: shipping.lambda_app.app)."""
+"""Lambda entry point of the shipping function (SAM Handler: shipping.lambda_app.app).
+
+Everything below runs once, in Lambda's init, before the first request.
+"""
 
 from common.http import create_app
-from shipping.routes import bp
+from common.settings import Settings
+from shipping.wiring import routes_for
 
-app = create_app("shipping", bp)
+settings = Settings.load()
+app = create_app("shipping", settings, routes_for(settings))

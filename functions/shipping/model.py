@@ -1,11 +1,12 @@
-"""Storage of shipments: one item per shipment, under the JSON field names."""
+"""The table behind shipments."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.models import Model
 
-from common.storage import JsonModel, model_meta
+from common.storage import model_meta
 
 
-class ShipmentModel(JsonModel):
+class ShipmentModel(Model):
     Meta = model_meta("ShipmentsTable")
 
     id = NumberAttribute(hash_key=True)

@@ -1,48 +1,37 @@
-"""Shipment storage behind plain functions; the routes never see DynamoDB.
+"""Shipments in DynamoDB; the only shipping module that knows PynamoDB.
 
 A status change is one conditional UpdateItem that sets only `status`, never a read
 followed by a save of the whole item, so a concurrent change to any other attribute is
 never lost and a shipment that does not exist is never created by a PATCH.
 """
 
-from datetime import datetime
-
 from pynamodb.exceptions import UpdateError
 
-from common.errors import not_found
-from common.ids import next_id
-from common.storage import all_by_id, condition_failed, get_or_404, insert
-from shipping import rules
+from common import storage
+from common.repository import Repository
+from common.settings import Settings
 from shipping.model import ShipmentModel
+from shipping.rules import Shipment, unknown_shipment
 
 COUNTER = "shipments"
-NOT_FOUND = ("SHIPMENT_NOT_FOUND", "Shipment")
 
 
-def create(request: rules.ShipmentRequest, now: datetime) -> ShipmentModel:
-    new = rules.new_shipment(request, next_id(COUNTER), now)
-    return insert(ShipmentModel(**new.as_attributes()))
+class ShipmentRepository(Repository):
+    def __init__(self, settings: Settings):
+        super().__init__(settings, ShipmentModel, Shipment, counter=COUNTER,
+                         unknown=unknown_shipment)
 
-
-def get(shipment_id: int | None) -> ShipmentModel:
-    return get_or_404(ShipmentModel, shipment_id, *NOT_FOUND)
-
-
-def list_all() -> list[ShipmentModel]:
-    return all_by_id(ShipmentModel)
-
-
-def set_status(shipment_id: int | None, status: str) -> ShipmentModel:
-    """Set the status of an existing shipment; returns the whole item as stored after it."""
-    if shipment_id is None:
-        raise not_found(*NOT_FOUND, shipment_id)
-    shipment = ShipmentModel(shipment_id)
-    try:
-        # UpdateItem returns ALL_NEW, which PynamoDB loads into `shipment`.
-        shipment.update(actions=[ShipmentModel.status.set(status)],
+    def set_status(self, shipment_id: int, status: str) -> Shipment:
+        """Set the status of an existing shipment; returns it as stored after the change."""
+        if not storage.possible_id(shipment_id):
+            raise unknown_shipment(shipment_id)
+        item = ShipmentModel(shipment_id)
+        try:
+            # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`.
+            item.update(actions=[ShipmentModel.status.set(status)],
                         condition=ShipmentModel.id.exists())
-    except UpdateError as exc:
-        if condition_failed(exc):
-            raise not_found(*NOT_FOUND, shipment_id) from None
-        raise
-    return shipment
+        except UpdateError as exc:
+            if storage.condition_failed(exc):
+                raise unknown_shipment(shipment_id) from None
+            raise
+        return storage.to_domain(item, Shipment)

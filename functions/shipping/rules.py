@@ -4,10 +4,11 @@ The clock is a parameter (`now`), so the date arithmetic is tested with a fixed 
 the routes pass common.clock.utcnow().
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 
 from common.clock import to_iso
+from common.errors import NotFound, not_found
 from common.validation import Checker
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
@@ -16,7 +17,7 @@ STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
 INITIAL_STATUS = "CREADO"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShipmentRequest:
     """Everything a client sets on a shipment; the rest is generated."""
 
@@ -26,23 +27,20 @@ class ShipmentRequest:
     destino: str
 
 
-@dataclass(frozen=True)
-class NewShipment:
-    """A shipment as first stored: dates already in the platform's time format."""
+@dataclass(frozen=True, kw_only=True)
+class Shipment(ShipmentRequest):
+    """A shipment; its dates already in the platform's time format."""
 
     id: int
-    pedido_id: int
     status: str
-    tipo_envio: str
-    transportista: str
     guia_despecho: str
     ruta_descripcion: str
-    destino: str
     fecha_estimada_entrega: str
     creado_en: str
 
-    def as_attributes(self) -> dict:
-        return asdict(self)
+
+def unknown_shipment(shipment_id: int) -> NotFound:
+    return not_found("SHIPMENT_NOT_FOUND", "Shipment", shipment_id)
 
 
 def parse_shipment(body: dict) -> ShipmentRequest:
@@ -58,10 +56,10 @@ def parse_shipment(body: dict) -> ShipmentRequest:
     return request
 
 
-def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> NewShipment:
+def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> Shipment:
     """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
     strategy = for_tipo(request.tipo_envio)
-    return NewShipment(
+    return Shipment(
         id=shipment_id,
         pedido_id=request.pedido_id,
         status=INITIAL_STATUS,

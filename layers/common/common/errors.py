@@ -1,47 +1,48 @@
-"""The error body of every endpoint: {"error": CODE, "message": text[, "details": [...]]}."""
+"""What can go wrong in a use case, said without HTTP.
 
-from chalice import ChaliceUnhandledError, Response
+Rules, services and repositories raise these; the HTTP edge (common.http) is the one
+place that turns each kind into a status code and the platform's error body. Each
+carries a stable `code` for clients and a `message` for people.
+"""
 
-from common import jsonio
 
-
-class ApiError(ChaliceUnhandledError):
-    """Raised anywhere below a route; the app middleware turns it into the error body.
-
-    It derives from ChaliceUnhandledError because Chalice lets only that family reach
-    middleware; anything else it would answer itself in its own format.
-    """
-
-    def __init__(self, status: int, code: str, message: str, *,
-                 details: list[dict] | None = None, headers: dict | None = None):
+class DomainError(Exception):
+    def __init__(self, code: str, message: str, *, details: list[dict] | None = None):
         super().__init__(message)
-        self.status = status
         self.code = code
         self.message = message
         self.details = details
-        self.headers = headers or {}
-
-    def to_response(self) -> Response:
-        body = {"error": self.code, "message": self.message}
-        if self.details is not None:
-            body["details"] = self.details
-        return jsonio.response(body, self.status, self.headers)
 
 
-def validation_failed(details: list[dict]) -> ApiError:
+class Invalid(DomainError):
+    """The request cannot be carried out as sent: a bad field, or refused by a rule."""
+
+
+class NotFound(DomainError):
+    """The thing the request names does not exist."""
+
+
+class Conflict(DomainError):
+    """The current state does not allow it now (a lost race, a forbidden transition)."""
+
+
+class Unavailable(DomainError):
+    """Something the use case depends on is down; worth retrying after a while."""
+
+    def __init__(self, code: str, message: str, *, retry_after_seconds: int):
+        super().__init__(code, message)
+        self.retry_after_seconds = retry_after_seconds
+
+
+def invalid_fields(details: list[dict]) -> Invalid:
+    """One error for every problem in a request, so a client fixes it in one round trip."""
     message = "; ".join(f"{d['field']} {d['message']}" for d in details)
-    return ApiError(400, "VALIDATION_ERROR", message, details=details)
+    return Invalid("VALIDATION_ERROR", message, details=details)
 
 
-def invalid_field(field: str, message: str) -> ApiError:
-    return validation_failed([{"field": field, "message": message}])
+def invalid_field(field: str, message: str) -> Invalid:
+    return invalid_fields([{"field": field, "message": message}])
 
 
-def not_found(code: str, what: str, ident: int | None) -> ApiError:
-    """`ident` None: a number no entity can have (0, negative, absurdly long)."""
-    return ApiError(404, code, f"{what} {ident} not found" if ident is not None
-                    else f"No {what.lower()} has that id")
-
-
-def internal_error() -> ApiError:
-    return ApiError(500, "INTERNAL_ERROR", "An internal error occurred")
+def not_found(code: str, what: str, ident: int) -> NotFound:
+    return NotFound(code, f"{what} {ident} not found")

@@ -1,19 +1,27 @@
-"""Building a service's Chalice app and reading requests the same way in every service."""
+"""The HTTP edge every service shares: the Chalice app, reading requests, answering them.
 
+This is the one place where a domain error (common.errors) becomes a status code and
+the platform's error body, and where each request is logged, once.
+"""
+
+import dataclasses
 import functools
 import re
+import threading
 import time
 
-from chalice import Blueprint, Chalice, CORSConfig, Response
+from aws_lambda_powertools.logging import correlation_paths
+from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
 
-from common import config, jsonio
-from common.errors import ApiError, internal_error
+from common import jsonio
+from common.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
 from common.logs import get_logger
+from common.settings import Settings
 
+MAX_BODY_BYTES = 1024 * 1024
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
-# Ids come from counters that start at 1; anything past this cannot exist, and keeping
-# it out of DynamoDB keys avoids a 500 for an absurdly long number.
-MAX_ID = 2**63 - 1
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
 _CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
                   "UnsupportedMediaType": "UNSUPPORTED_MEDIA_TYPE",
@@ -23,34 +31,73 @@ _CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
 ANY_CONTENT_TYPE = ["*/*"]
 
 
-def create_app(name: str, *blueprints: Blueprint, cors: bool = True) -> Chalice:
-    """A Chalice app with the platform's error format, body limit and request log."""
-    app = Chalice(app_name=name)
-    logger = get_logger(name)
+class PlatformApp(Chalice):
+    """A Chalice app that logs each invocation as one line with its Lambda context.
+
+    Chalice keeps the current request on the app: right on Lambda (one request per
+    container at a time), wrong for a threaded local server, where concurrent requests
+    would read each other's. Here it is per thread, as `chalice local` does it.
+    """
+
+    def __init__(self, name: str, logger):
+        self._per_thread = threading.local()
+        super().__init__(app_name=name, configure_logs=False)  # our logger writes the line
+        self.logger = logger
+        self._invoke = logger.inject_lambda_context(
+            correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
+        )(super().__call__)
+
+    @property
+    def current_request(self):
+        return getattr(self._per_thread, "request", None)
+
+    @current_request.setter
+    def current_request(self, value):
+        self._per_thread.request = value
+
+    @property
+    def lambda_context(self):
+        return getattr(self._per_thread, "context", None)
+
+    @lambda_context.setter
+    def lambda_context(self, value):
+        self._per_thread.context = value
+
+    def __call__(self, event, context):
+        return self._invoke(event, context)
+
+
+class _Unexpected(ChaliceUnhandledError):
+    """A view's unexpected exception, carried past Chalice's own handler to ours."""
+
+
+def create_app(name: str, settings: Settings, *blueprints: Blueprint,
+               cors: bool = True) -> PlatformApp:
+    """A service's app: the platform's error format, body limit, CORS and request log."""
+    app = PlatformApp(name, get_logger(name))
+    origin = settings.cors_allow_origin
     if cors:
-        app.api.cors = CORSConfig(allow_origin=config.cors_allow_origin(),
+        app.api.cors = CORSConfig(allow_origin=origin,
                                   allow_headers=["Authorization", "Content-Type"],
                                   max_age=600)
 
     @app.middleware("http")
     def platform_http(request, get_response):
         started = time.perf_counter()
-        try:
-            _check_body_size(request)
-            response = _in_platform_format(get_response(request))
-        except ApiError as err:
-            response = err.to_response()
-        except Exception:
-            logger.exception("unhandled error", extra={"path": request.path})
-            response = internal_error().to_response()
+        failure = None
+        if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
+            response = error_response(413, "PAYLOAD_TOO_LARGE",
+                                      f"The body is larger than {MAX_BODY_BYTES} bytes")
+        else:
+            try:
+                response = _in_platform_format(get_response(request))
+            except _Unexpected as exc:
+                failure = exc.__cause__
+                response = error_response(500, "INTERNAL_ERROR", "An internal error occurred")
         if cors:
             # Chalice adds CORS headers only to responses its view returned normally.
-            response.headers.setdefault("Access-Control-Allow-Origin",
-                                        config.cors_allow_origin())
-        logger.info("request", extra={
-            "method": request.method, "path": request.context.get("path", request.path),
-            "status": response.status_code,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2)})
+            response.headers.setdefault("Access-Control-Allow-Origin", origin)
+        _log_request(app.logger, request, response, started, failure)
         return response
 
     for blueprint in blueprints:
@@ -58,79 +105,149 @@ def create_app(name: str, *blueprints: Blueprint, cors: bool = True) -> Chalice:
     for methods in app.routes.values():
         for route in methods.values():
             route.content_types = ANY_CONTENT_TYPE
-            route.view_function = _errors_as_api_errors(route.view_function, logger)
+            route.view_function = _answering_domain_errors(route.view_function)
     return app
 
 
-def _errors_as_api_errors(view, logger):
-    """Chalice answers a view's unexpected exception itself, before middleware sees it;
-    re-raised as an ApiError it gets the platform's error body instead."""
-
+def _answering_domain_errors(view):
     @functools.wraps(view)
     def guarded(**kwargs):
         try:
             return view(**kwargs)
-        except ApiError:
-            raise
-        except Exception:
-            logger.exception("unhandled error in view", extra={"view": view.__name__})
-            raise internal_error() from None
+        except DomainError as err:
+            return domain_error_response(err)
+        except Exception as exc:
+            raise _Unexpected(str(exc)) from exc
 
     return guarded
+
+
+def _log_request(logger, request, response, started: float, failure) -> None:
+    authorizer = request.context.get("authorizer") or {}
+    fields = {"method": request.method,
+              "route": request.context.get("resourcePath"),
+              "path": request.context.get("path", request.path),
+              "status": response.status_code,
+              "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+              "sub": authorizer.get("sub") or authorizer.get("principalId")}
+    if failure is None:
+        logger.info("request", extra=fields)
+    else:
+        logger.error("request", extra=fields,
+                     exc_info=(type(failure), failure, failure.__traceback__))
+
+
+def log_with_request(logger, **keys) -> None:
+    """Add keys to this request's one log line (and to any other line it writes)."""
+    logger.append_keys(**keys)
+
+
+# -- answers ----------------------------------------------------------------------------
+
+def error_response(status: int, code: str, message: str, *, details: list | None = None,
+                   headers: dict | None = None) -> Response:
+    """The platform's error body: {"error": CODE, "message": text[, "details": [...]]}."""
+    body = {"error": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return json_response(body, status, headers)
+
+
+def domain_error_response(err: DomainError) -> Response:
+    status = next(code for kind, code in STATUS.items() if isinstance(err, kind))
+    headers = ({"Retry-After": str(err.retry_after_seconds)}
+               if isinstance(err, Unavailable) else None)
+    return error_response(status, err.code, err.message, details=err.details, headers=headers)
 
 
 def _in_platform_format(response: Response) -> Response:
     body = response.body
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
         code = _CHALICE_CODES.get(body["Code"], "ERROR")
-        error = ApiError(response.status_code, code, body.get("Message") or code,
-                         headers=response.headers)
-        return error.to_response()
+        return error_response(response.status_code, code, body.get("Message") or code,
+                              headers=response.headers)
     return response
 
 
-def _check_body_size(request) -> None:
-    body = request.raw_body
-    if body and len(body) > jsonio.MAX_BODY_BYTES:
-        raise ApiError(413, "PAYLOAD_TOO_LARGE",
-                       f"The body is larger than {jsonio.MAX_BODY_BYTES} bytes")
+def api_json(value):
+    """A domain value as the API shows it: dataclasses become objects whose keys are the
+    camelCase of their field names (precio_unitario -> precioUnitario), id first."""
+    if isinstance(value, list | tuple):
+        return [api_json(item) for item in value]
+    if dataclasses.is_dataclass(value):
+        fields = sorted(dataclasses.fields(value), key=lambda f: f.name != "id")
+        return {_camel(f.name): api_json(getattr(value, f.name)) for f in fields}
+    return value
 
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
+
+
+def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
+    # Responses carry UTF-8 as is ("Ruta terrestre — Lima"); every text field was checked
+    # to be encodable on the way in.
+    return Response(body=jsonio.dumps(api_json(body), ascii_only=False), status_code=status,
+                    headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})})
+
+
+def ok(body) -> Response:
+    return json_response(body, 200)
+
+
+def created(body) -> Response:
+    return json_response(body, 201)
+
+
+def no_content() -> Response:
+    return Response(body="", status_code=204)
+
+
+def text(body: str) -> Response:
+    return Response(body=body, status_code=200,
+                    headers={"Content-Type": "text/plain; charset=utf-8"})
+
+
+# -- reading requests -------------------------------------------------------------------
 
 def json_object(request) -> dict:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
     try:
         body = jsonio.loads(request.raw_body)
     except jsonio.InvalidJson as exc:
-        raise ApiError(400, "INVALID_JSON", str(exc).capitalize()) from None
+        raise Invalid("INVALID_JSON", str(exc).capitalize()) from None
     if not isinstance(body, dict):
-        raise ApiError(400, "INVALID_JSON", "The body must be a JSON object")
+        raise Invalid("INVALID_JSON", "The body must be a JSON object")
     return body
 
 
-def path_id(raw: str) -> int | None:
-    """A numeric path id; None when it is a number that no entity can have (-> 404).
-
-    Non-numeric text is the client's mistake and gets a 400.
-    """
+def path_id(raw: str) -> int:
+    """A numeric path id. Non-numeric text is the client's mistake (400); a number no
+    entity can have (0, negative, 45 digits) is simply not found by the repository."""
     if not _NUMERIC_ID.fullmatch(raw):
-        raise ApiError(400, "INVALID_ID", f"Id must be a number, got {raw!r}")
-    if len(raw) > len(str(MAX_ID)):
-        return None
-    value = int(raw)
-    return value if 0 < value <= MAX_ID else None
+        raise Invalid("INVALID_ID", f"Id must be a number, got {raw!r}")
+    # Python refuses int() past 4300 digits; no id comes near, so such a one is unknown.
+    return int(raw) if len(raw) <= 4000 else 0
 
 
 def query_param(request, name: str) -> str | None:
     return (request.query_params or {}).get(name)
 
 
-def created(body) -> Response:
-    return jsonio.response(body, 201)
+def gateway_base_url(request) -> str:
+    """The base URL of the gateway a request came in on, stage prefix included.
 
-
-def ok(body) -> Response:
-    return jsonio.response(body, 200)
-
-
-def no_content() -> Response:
-    return Response(body="", status_code=204)
+    It is read from what API Gateway itself puts in the event, never from headers the
+    client chose (a forged Host would send a call carrying the caller's token to a
+    server of the client's choosing). Outside API Gateway the local stack configures
+    the URL instead; the Host header is only the last resort of a bare `chalice local`.
+    """
+    event = request.to_original_event()
+    context = event.get("requestContext") or {}
+    domain = context.get("domainName")
+    if not domain:
+        return f"http://{request.headers.get('host', '127.0.0.1')}"
+    full_path, own_path = context.get("path", ""), event.get("path")
+    prefix = full_path[: -len(own_path)] if own_path and full_path.endswith(own_path) else ""
+    return f"https://{domain}{prefix}"

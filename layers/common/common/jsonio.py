@@ -3,10 +3,6 @@
 from decimal import Decimal
 
 import simplejson
-from chalice import Response
-
-MAX_BODY_BYTES = 1024 * 1024
-JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
 class InvalidJson(ValueError):
@@ -48,9 +44,3 @@ def dumps(value, *, ascii_only: bool = True) -> str:
     return simplejson.dumps(value, use_decimal=True, default=str, separators=(",", ":"),
                             ensure_ascii=ascii_only)
 
-
-def response(body, status: int = 200, headers: dict | None = None) -> Response:
-    # Responses carry UTF-8 as is ("Ruta terrestre — Lima"); every text field was checked
-    # to be encodable on the way in.
-    return Response(body=dumps(body, ascii_only=False), status_code=status,
-                    headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})})

@@ -1,5 +1,11 @@
-"""What every PynamoDB model shares: where its table is and how money is stored."""
+"""What every repository shares: binding models to their tables, money, ids, mapping.
 
+Repositories are the only modules that know PynamoDB. They take domain objects in and
+give domain objects back; these helpers do the mapping between a model and a domain
+dataclass whose fields have the same names.
+"""
+
+import dataclasses
 from decimal import Decimal
 
 from pynamodb.attributes import Attribute
@@ -7,32 +13,31 @@ from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
 from pynamodb.models import Model
 
-from common import config
-from common.errors import not_found
+from common.settings import Settings
+
+# Ids come from counters that start at 1; anything outside this cannot exist, and
+# keeping it out of DynamoDB keys avoids a 500 for an absurd number.
+MAX_ID = 2**63 - 1
 
 
 def model_meta(logical_id: str) -> type:
     """A PynamoDB Meta for the table declared as `logical_id` in infra/template.yaml.
 
-    The endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which the
-    local stack points at the emulator and which is unset on AWS.
+    Until bound, a model points at the table's local name (its logical id).
     """
-    return type("Meta", (), {"table_name": config.table_name(logical_id),
-                             "region": config.aws_region()})
+    return type("Meta", (), {"logical_id": logical_id, "table_name": logical_id})
 
 
-class JsonModel(Model):
-    """A model whose API representation is its attributes under their stored names.
+def bind(settings: Settings, *models: type[Model]) -> None:
+    """Point each model at its table as the settings name it, in the settings' region.
 
-    Each attribute's attr_name is its JSON field name, so a field is named in one place.
-    Unset optional attributes come out as null, as the API promises.
+    PynamoDB keeps a model's table on its class, so this is done once, at init. The
+    endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which the local
+    stack points at the emulator and which is unset on AWS.
     """
-
-    def to_json(self) -> dict:
-        attributes = self.get_attributes()
-        # vars(type(self)) keeps declaration order: id first, as the model reads.
-        return {attributes[name].attr_name: getattr(self, name)
-                for name in vars(type(self)) if name in attributes}
+    for model in models:
+        model.Meta.table_name = settings.table_name(model.Meta.logical_id)
+        model.Meta.region = settings.region
 
 
 class DecimalAttribute(Attribute[Decimal]):
@@ -47,14 +52,27 @@ class DecimalAttribute(Attribute[Decimal]):
         return Decimal(value)
 
 
-def get_or_404(model_cls: type[Model], key, code: str, what: str) -> Model:
-    """The item with this key, or the platform's 404 (`key` None: an id no item can have)."""
-    if key is not None:
-        try:
-            return model_cls.get(key, consistent_read=True)
-        except DoesNotExist:
-            pass
-    raise not_found(code, what, key)
+def to_domain(item: Model, domain_cls: type):
+    """The domain object of a stored item: each field read from the attribute of its name."""
+    return domain_cls(**{f.name: getattr(item, f.name) for f in dataclasses.fields(domain_cls)})
+
+
+def to_item(model_cls: type[Model], entity) -> Model:
+    return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
+
+
+def possible_id(ident: int) -> bool:
+    return 0 < ident <= MAX_ID
+
+
+def get_item(model_cls: type[Model], ident: int) -> Model | None:
+    """The item with this id, read consistently, or None."""
+    if not possible_id(ident):
+        return None
+    try:
+        return model_cls.get(ident, consistent_read=True)
+    except DoesNotExist:
+        return None
 
 
 def all_by_id(model_cls: type[Model]) -> list:
@@ -62,14 +80,13 @@ def all_by_id(model_cls: type[Model]) -> list:
     return sorted(model_cls.scan(consistent_read=True), key=lambda item: item.id)
 
 
-def insert(item: Model) -> Model:
-    """Save a new item whose id came from common.ids.next_id.
+def insert(item: Model) -> None:
+    """Save a new item whose id came from common.ids.
 
     The counter never hands out an id twice; the condition makes that a checked fact
     rather than an assumption (it would catch a counter reset by hand).
     """
     item.save(condition=type(item).id.does_not_exist())
-    return item
 
 
 def condition_failed(error: PynamoDBException) -> bool:

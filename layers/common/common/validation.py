@@ -1,13 +1,13 @@
 """Field checks for request bodies: strict JSON types, every problem reported at once.
 
-A Checker walks one body and collects {"field", "message"} details; `done()` raises the
-400 with all of them, so a client fixes its request in one round trip.
+A Checker walks one body and collects {"field", "message"} details; `done()` raises one
+Invalid error with all of them, so a client fixes its request in one round trip.
 """
 
 import re
 from decimal import Context, Decimal
 
-from common.errors import validation_failed
+from common.errors import invalid_fields
 
 # Bounds that keep every accepted value storable: DynamoDB numbers carry 38 significant
 # digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
@@ -132,4 +132,4 @@ class Checker:
 
     def done(self) -> None:
         if self.details:
-            raise validation_failed(self.details)
+            raise invalid_fields(self.details)

@@ -1,0 +1,52 @@
+"""Inventory use cases, one function each; the repository is passed in."""
+
+from typing import Protocol
+
+from inventory import rules
+from inventory.rules import Product
+
+
+class Products(Protocol):
+    """What the use cases need of product storage (DynamoDB, or a fake in tests)."""
+
+    def next_id(self) -> int: ...
+    def get(self, product_id: int) -> Product: ...
+    def list_all(self) -> list[Product]: ...
+    def add(self, product: Product) -> None: ...
+    def replace(self, product: Product) -> None: ...
+    def remove(self, product_id: int) -> None: ...
+
+
+def create_product(products: Products, body: dict) -> Product:
+    fields = rules.parse_product(body)
+    product = rules.product(products.next_id(), fields)
+    products.add(product)
+    return product
+
+
+def get_product(products: Products, product_id: int) -> Product:
+    return products.get(product_id)
+
+
+def list_products(products: Products) -> list[Product]:
+    return products.list_all()
+
+
+def low_stock_alerts(products: Products) -> list[Product]:
+    return [product for product in products.list_all() if rules.in_alert(product)]
+
+
+def replace_product(products: Products, product_id: int, body: dict) -> Product:
+    fields = rules.parse_product(body)
+    product = rules.product(product_id, fields)
+    products.replace(product)  # NotFound when there is no product to replace
+    return product
+
+
+def delete_product(products: Products, product_id: int) -> None:
+    products.remove(product_id)
+
+
+def check_stock(products: Products, product_id: int, raw_cantidad: str | None) -> bool:
+    cantidad = rules.parse_cantidad(raw_cantidad)
+    return rules.has_stock(products.get(product_id), cantidad)

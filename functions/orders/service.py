@@ -1,0 +1,65 @@
+"""Order use cases, one function each; storage, the stock check and the event publisher
+are passed in. No order is saved unless the stock check says the units are there."""
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Protocol
+
+from common.errors import Invalid, Unavailable
+from orders import rules
+from orders.rules import Order
+from orders.stock_client import InventoryUnavailable, StockAnswer
+
+
+class Orders(Protocol):
+    """What the use cases need of order storage (DynamoDB, or a fake in tests)."""
+
+    def next_id(self) -> int: ...
+    def get(self, order_id: int) -> Order: ...
+    def list_all(self) -> list[Order]: ...
+    def add(self, order: Order) -> None: ...
+
+
+class Publisher(Protocol):
+    def publish(self, payload: dict) -> None: ...
+
+
+# (product id, units) -> the inventory's answer; raises InventoryUnavailable.
+StockCheck = Callable[[int, int], StockAnswer]
+
+_REFUSALS = {
+    StockAnswer.INSUFFICIENT: ("INSUFFICIENT_STOCK",
+                               "Product {producto} has fewer than {cantidad} units in stock"),
+    StockAnswer.UNKNOWN_PRODUCT: ("PRODUCT_NOT_FOUND", "Product {producto} does not exist"),
+    StockAnswer.NOT_CONFIRMED: ("STOCK_NOT_CONFIRMED",
+                                "The stock of product {producto} could not be confirmed; "
+                                "retry later"),
+}
+
+
+def place_order(orders: Orders, check_stock: StockCheck, events: Publisher, body: dict,
+                now: datetime) -> Order:
+    """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn."""
+    request = rules.parse_order(body)
+    try:
+        answer = check_stock(request.producto_id, request.cantidad)
+    except InventoryUnavailable as exc:
+        raise Unavailable("INVENTORY_UNAVAILABLE",
+                          "The inventory service is unavailable; the order was not placed",
+                          retry_after_seconds=exc.retry_after_seconds) from None
+    if answer in _REFUSALS:
+        code, text = _REFUSALS[answer]
+        raise Invalid(code, text.format(producto=request.producto_id,
+                                        cantidad=request.cantidad))
+    order = rules.new_order(request, orders.next_id(), now)
+    orders.add(order)
+    events.publish(rules.approved_event(order))
+    return order
+
+
+def get_order(orders: Orders, order_id: int) -> Order:
+    return orders.get(order_id)
+
+
+def list_orders(orders: Orders) -> list[Order]:
+    return orders.list_all()

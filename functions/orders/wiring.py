@@ -1,0 +1,17 @@
+"""Which implementations the orders routes get: DynamoDB, the stock check over HTTP
+through this process's breaker, and the event as a Lambda async invoke."""
+
+from chalice import Blueprint
+
+from common.logs import get_logger
+from common.settings import Settings
+from orders import routes
+from orders.events import LambdaPublisher
+from orders.repository import OrderRepository
+from orders.stock_client import StockChecker
+
+
+def routes_for(settings: Settings) -> Blueprint:
+    return routes.blueprint(OrderRepository(settings), StockChecker.from_settings(settings),
+                            LambdaPublisher(settings, get_logger("orders")),
+                            settings.inventory_service_url)

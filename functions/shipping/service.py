@@ -1,0 +1,37 @@
+"""Shipping use cases, one function each; the repository and the instant are passed in."""
+
+from datetime import datetime
+from typing import Protocol
+
+from shipping import rules
+from shipping.rules import Shipment
+
+
+class Shipments(Protocol):
+    """What the use cases need of shipment storage (DynamoDB, or a fake in tests)."""
+
+    def next_id(self) -> int: ...
+    def get(self, shipment_id: int) -> Shipment: ...
+    def list_all(self) -> list[Shipment]: ...
+    def add(self, shipment: Shipment) -> None: ...
+    def set_status(self, shipment_id: int, status: str) -> Shipment: ...
+
+
+def create_shipment(shipments: Shipments, body: dict, now: datetime) -> Shipment:
+    request = rules.parse_shipment(body)
+    shipment = rules.new_shipment(request, shipments.next_id(), now)
+    shipments.add(shipment)
+    return shipment
+
+
+def get_shipment(shipments: Shipments, shipment_id: int) -> Shipment:
+    return shipments.get(shipment_id)
+
+
+def list_shipments(shipments: Shipments) -> list[Shipment]:
+    return shipments.list_all()
+
+
+def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:
+    """Any of the four states may follow any other (interface §3.2)."""
+    return shipments.set_status(shipment_id, rules.parse_status(raw_status))

@@ -1,0 +1,84 @@
+"""A local stand-in for the Lambda Invoke API, so code calls boto3 the same way here as on AWS.
+
+The orders function publishes PedidoAprobadoEvent with `lambda.invoke(...,
+InvocationType="Event")`. Locally AWS_ENDPOINT_URL_LAMBDA points here: an Event
+invocation is answered 202 at once and its handler runs on a background thread, as
+Lambda's async queue would; RequestResponse runs it and returns its result.
+"""
+
+import json
+import re
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+
+from common import jsonio
+from infra.local.servers import BackgroundServer
+
+_INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+
+
+def lambda_context(function_name: str) -> SimpleNamespace:
+    """What a handler reads of Lambda's context object, for one invocation."""
+    return SimpleNamespace(
+        function_name=function_name, memory_limit_in_mb=128, aws_request_id=str(uuid.uuid4()),
+        invoked_function_arn=f"arn:aws:lambda:local:000000000000:function:{function_name}")
+
+
+class LocalLambda:
+    def __init__(self, handlers: dict, logger, port: int = 0):
+        self.handlers = handlers
+        self._logger = logger
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lambda-async")
+        server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        server.daemon_threads = True
+        self.server = BackgroundServer(server, "local-lambda",
+                                       on_stop=lambda: self._pool.shutdown(wait=True))
+
+    def run(self, name: str, event) -> object:
+        return self.handlers[name](event, lambda_context(name))
+
+    def _run_in_background(self, name: str, event) -> None:
+        def invoke():
+            try:
+                self.run(name, event)
+            except Exception:
+                # Lambda would retry and then hand the event to the on-failure destination.
+                self._logger.exception("async invocation failed", extra={"function": name})
+        self._pool.submit(invoke)
+
+    def _handler_class(self):
+        lam = self
+
+        class InvokeHandler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                match = _INVOKE_PATH.match(self.path.split("?")[0])
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b"{}"
+                name = match and match["name"]
+                if name not in lam.handlers:
+                    self._send(404, {"Type": "User", "Message": f"Function not found: {name}"},
+                               {"x-amzn-ErrorType": "ResourceNotFoundException"})
+                    return
+                event = jsonio.loads(raw)
+                if self.headers.get("X-Amz-Invocation-Type") == "Event":
+                    lam._run_in_background(name, event)
+                    self._send(202, None)
+                else:
+                    self._send(200, lam.run(name, event))
+
+            def _send(self, status, body, headers=None):
+                data = b"" if body is None else json.dumps(body, default=str).encode()
+                self.send_response(status)
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        return InvokeHandler

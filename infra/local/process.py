@@ -1,0 +1,78 @@
+"""The local stack (`python -m infra.local.stack`, what `make run` runs) as a child process
+on free ports: for black-box tests and benchmarks that drive it over HTTP."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_SECONDS = 60
+
+
+class StackProcess:
+    def __init__(self, env: dict | None = None):
+        self.env = {**os.environ, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
+                    "PYTHONUNBUFFERED": "1", **(env or {})}
+        # The stack must find its own endpoints, never the calling process's emulator.
+        for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_LAMBDA"):
+            self.env.pop(name, None)
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def start(self) -> "StackProcess":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "infra.local.stack"], cwd=ROOT, env=self.env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+        while not self.find(r"^Ready\."):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("local stack did not start:\n" + self.output())
+            time.sleep(0.05)
+        self.gateway = self.find(r"^Gateway:\s+(\S+)")[1]
+        self.notifications = self.find(r"^Notifications:\s+(\S+)")[1].removesuffix(
+            "/notificaciones")
+        self.token = self.find(r"^Token:\s+(\S+)")[1]
+        return self
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def find(self, pattern: str):
+        with self._lock:
+            for line in self.lines:
+                match = re.search(pattern, line)
+                if match:
+                    return match
+        return None
+
+    def output(self) -> str:
+        with self._lock:
+            return "\n".join(self.lines)
+
+    def wait_for_line(self, predicate, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for line in self.lines:
+                    if predicate(line):
+                        return line
+            time.sleep(0.05)
+        raise AssertionError("no matching log line in:\n" + self.output())
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode

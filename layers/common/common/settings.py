@@ -1,0 +1,151 @@
+"""Every environment variable the platform reads, read and checked once at start.
+
+A function builds its Settings during init (Lambda init, the local stack's start, a
+test's fixture) and hands it to what needs it; nothing reads the environment later. A
+value that cannot work stops the process there, in one line naming the variable and
+what it accepts, instead of turning into a 500 on some later request.
+"""
+
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from urllib.parse import urlsplit
+
+# The old Spring system's development key: fine on a laptop, never for a cloud stage
+# (the SAM template takes the real one as a NoEcho parameter).
+LOCAL_JWT_SECRET = "mySecureSecretKey1234567890ABCDE"
+MIN_JWT_SECRET_BYTES = 32
+DEFAULT_REGION = "us-east-1"
+
+_REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
+# DynamoDB's own rule for table names.
+_TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
+# A Lambda function name, name:alias, or ARN.
+_FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
+
+
+class ConfigError(ValueError):
+    """A variable holds a value the platform cannot run with; str() is the line to print."""
+
+
+class Env:
+    """Typed reads of one environment snapshot; an empty value counts as unset."""
+
+    def __init__(self, env: Mapping[str, str]):
+        self.env = env
+
+    def text(self, name: str, default: str | None = None) -> str | None:
+        value = self.env.get(name, "").strip()
+        return value or default
+
+    def fail(self, name: str, accepts: str):
+        raise ConfigError(f"{name}={self.env.get(name, '')!r}: must be {accepts}")
+
+    def number(self, name: str, default, *, minimum, kind=float):
+        raw = self.text(name)
+        if raw is None:
+            return default
+        accepts = f"{'an integer' if kind is int else 'a number'} >= {minimum}"
+        try:
+            value = kind(raw)
+        except ValueError:
+            self.fail(name, accepts)
+        if not (math.isfinite(value) and value >= minimum):
+            self.fail(name, accepts)
+        return value
+
+    def url(self, name: str) -> str | None:
+        raw = self.text(name)
+        if raw is None:
+            return None
+        parts = urlsplit(raw)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            self.fail(name, "an http(s) URL such as http://127.0.0.1:8000, or empty")
+        return raw.rstrip("/")
+
+    def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str:
+        value = self.text(name, default)
+        if not pattern.fullmatch(value):
+            self.fail(name, accepts)
+        return value
+
+
+def table_env_var(logical_id: str) -> str:
+    """PRODUCT_SKUS_TABLE for ProductSkusTable: how the template names each table's variable."""
+    stem = logical_id.removesuffix("Table")
+    snake = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(stem))
+    return f"{snake.upper()}_TABLE"
+
+
+@dataclass(frozen=True)
+class Settings:
+    region: str = DEFAULT_REGION
+    cors_allow_origin: str = "*"
+    jwt_secret: bytes = LOCAL_JWT_SECRET.encode()
+    # None: the gateway the order came in on (see common.http.gateway_base_url).
+    inventory_service_url: str | None = None
+    breaker_fail_max: int = 5
+    breaker_reset_seconds: float = 30.0
+    stock_check_timeout_seconds: float = 2.0
+    notification_service_url: str | None = None
+    order_events_function: str = "OrderEventsFunction"
+    # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
+    table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def table_name(self, logical_id: str) -> str:
+        """The name of a table declared in infra/template.yaml.
+
+        The template passes each real name as e.g. PRODUCTS_TABLE for ProductsTable;
+        locally the table is created under its logical id.
+        """
+        return self.table_names.get(table_env_var(logical_id), logical_id)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
+        """Every setting from `env`; raises ConfigError naming the first unusable one."""
+        read = Env(env)
+        secret = read.text("JWT_SECRET", LOCAL_JWT_SECRET)
+        if len(secret.encode("utf-8")) < MIN_JWT_SECRET_BYTES:
+            read.fail("JWT_SECRET", f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
+        origin = read.text("CORS_ALLOW_ORIGIN", "*")
+        if origin != "*":
+            parts = urlsplit(origin)
+            if parts.scheme not in ("http", "https") or not parts.hostname or \
+                    origin != f"{parts.scheme}://{parts.netloc}":
+                read.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
+        tables = {}
+        for name in sorted(env):
+            if name.endswith("_TABLE") and read.text(name):
+                tables[name] = read.matching(name, _TABLE_NAME, "",
+                                             "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)")
+        # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
+        region_var = "AWS_REGION" if read.text("AWS_REGION") else "AWS_DEFAULT_REGION"
+        return cls(
+            region=read.matching(region_var, _REGION, DEFAULT_REGION,
+                                 "an AWS region such as us-east-1"),
+            cors_allow_origin=origin,
+            jwt_secret=secret.encode("utf-8"),
+            inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
+            breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
+            breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
+            stock_check_timeout_seconds=read.number("STOCK_CHECK_TIMEOUT_SECONDS", 2.0,
+                                                    minimum=0.001),
+            notification_service_url=read.url("NOTIFICATION_SERVICE_URL"),
+            order_events_function=read.matching(
+                "ORDER_EVENTS_FUNCTION", _FUNCTION, "OrderEventsFunction",
+                "a Lambda function name or ARN"),
+            table_names=MappingProxyType(tables),
+        )
+
+    @classmethod
+    def load(cls, env: Mapping[str, str] = os.environ) -> "Settings":
+        """from_env for a process's start: an unusable value ends the process with its line."""
+        try:
+            return cls.from_env(env)
+        except ConfigError as exc:
+            print(f"Configuration error: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None

@@ -1,0 +1,19 @@
+"""Black-box fixtures: the real local stack (what `make run` runs) over HTTP."""
+
+import pytest
+
+from infra.local.process import StackProcess
+from tests.support.stack_client import Client, token
+
+
+@pytest.fixture(scope="session")
+def stack():
+    """The real local stack over HTTP, shared by the black-box tests of one run."""
+    running = StackProcess().start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def http(stack):
+    return Client(stack, token())

@@ -1,0 +1,90 @@
+"""Fixtures for tests against emulated AWS (tables from the root conftest): the apps,
+built per test from Settings as a function builds them at init, and their neighbours."""
+
+import os
+import threading
+
+import pytest
+
+from common.logs import get_logger
+from common.settings import Settings
+from tests.support.api import Api, gateway_api, notification_api
+
+
+def settings_with(**env) -> Settings:
+    return Settings.from_env({**os.environ, **env})
+
+
+@pytest.fixture
+def gateway(tables):
+    """Builds the gateway app, as the local stack would, from settings with these variables."""
+    def build(**env) -> Api:
+        return gateway_api(settings_with(**env))
+    return build
+
+
+@pytest.fixture
+def api(gateway) -> Api:
+    """The gateway app through chalice.test's client, with a valid bearer token."""
+    return gateway()
+
+
+@pytest.fixture
+def notifications() -> Api:
+    return notification_api(Settings.from_env())
+
+
+class EventRecorder:
+    """The order-events function as the orders service reaches it: a real invoke endpoint."""
+
+    def __init__(self):
+        self.events: list[dict] = []
+        self._arrived = threading.Condition()
+
+    def handle(self, event, context):
+        with self._arrived:
+            self.events.append(event)
+            self._arrived.notify_all()
+
+    def wait_for(self, count: int, timeout: float = 5.0) -> list[dict]:
+        with self._arrived:
+            self._arrived.wait_for(lambda: len(self.events) >= count, timeout)
+        return list(self.events)
+
+
+@pytest.fixture
+def order_events(monkeypatch):
+    """Order events land in a recorder; apps built after this publish to it."""
+    from infra.local.invoke import LocalLambda
+
+    recorder = EventRecorder()
+    invoker = LocalLambda({Settings().order_events_function: recorder.handle},
+                          get_logger("local-lambda"))
+    invoker.server.start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", invoker.server.url)
+    yield recorder
+    invoker.server.stop()
+
+
+@pytest.fixture
+def inventory_gateway(tables):
+    """The gateway served over real HTTP in this process: the stock check's target."""
+    from app import create_gateway
+    from infra.local.gateway import serve
+
+    server = serve(create_gateway(Settings.from_env()))
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def orders_gateway(gateway, inventory_gateway, order_events):
+    """Builds a gateway whose stock check reaches inventory over HTTP."""
+    def build(**env) -> Api:
+        return gateway(**{"INVENTORY_SERVICE_URL": inventory_gateway, **env})
+    return build
+
+
+@pytest.fixture
+def orders_api(orders_gateway) -> Api:
+    return orders_gateway()

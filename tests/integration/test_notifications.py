@@ -1,0 +1,45 @@
+"""The notification service (interface §4.4): no auth, any JSON object, fixed answers."""
+
+import json
+
+import pytest
+
+from notifications.service import HEALTHY, PROCESSED
+
+
+def test_a_json_object_is_logged_on_the_requests_one_json_line_and_confirmed(
+        notifications, caplog):
+    payload = {"type": "LOW_STOCK_ALERT", "sku": "A1", "stockActual": 2, "total": 19.99,
+               "nested": {"multi\nline": ["a", None]}}
+    response = notifications.post("/notificaciones", payload)
+    assert response.status_code == 200
+    assert response.body.decode() == PROCESSED == "Notificación procesada"
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+    (record,) = [r for r in caplog.records if r.name == "notifications"]
+    # Formatted as the handler formats it, in this thread, where the request ran.
+    line = notifications.app.logger.registered_formatter.format(record)
+    assert "\n" not in line
+    logged = json.loads(line)
+    assert (logged["message"], logged["event"]) == ("request", "notification received")
+    assert logged["payload"] == payload and logged["status"] == 200
+
+
+def test_any_content_type_and_any_authorization_header_are_accepted(notifications):
+    response = notifications.post("/notificaciones", {}, headers={
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Authorization": "Bearer garbage"})
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[1, 2]", b"42", b'"x"', b"null", b"{"])
+def test_anything_but_a_json_object_gets_400(notifications, raw):
+    response = notifications.post("/notificaciones", raw=raw)
+    assert response.status_code == 400
+    assert json.loads(response.body)["error"] == "INVALID_JSON"
+
+
+def test_health(notifications):
+    response = notifications.get("/notificaciones/health")
+    assert response.status_code == 200
+    assert response.body.decode() == HEALTHY == "notification-service UP"
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"

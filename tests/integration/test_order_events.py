@@ -1,0 +1,94 @@
+"""PedidoAprobadoEvent: the listener function, and the publish on the AWS path (moto)."""
+
+import json
+from decimal import Decimal
+
+import pytest
+import requests
+from moto import mock_aws
+from moto.awslambda_simple.models import LambdaSimpleBackend
+
+from common.logs import get_logger
+from common.settings import Settings
+from infra.local.invoke import lambda_context
+from order_events.listener import SERVICE, handler_for
+from orders.events import LambdaPublisher
+from tests.support.fakes import closed_port_url
+
+PAYLOAD = {"pedidoId": 12, "userEmail": "ana@example.com", "total": Decimal("59.97"),
+           "tipoPedido": "NACIONAL"}
+logger = get_logger(SERVICE)
+
+
+def listener(**env):
+    """The Lambda handler as the function builds it at init, from these variables."""
+    return handler_for(Settings.from_env(env), logger)
+
+
+@pytest.fixture
+def notification_service():
+    """The real notification app on a free port."""
+    from infra.local.gateway import serve
+    from notifications.wiring import app_for
+
+    server = serve(app_for(Settings()))
+    yield server.url
+    server.stop()
+
+
+def logged(caplog, message):
+    return [r for r in caplog.records if r.getMessage() == message]
+
+
+def test_the_listener_logs_the_payload_as_one_json_line(caplog):
+    assert listener()(PAYLOAD, lambda_context("OrderEvents")) == {"forwarded": False}
+    (record,) = logged(caplog, "PedidoAprobadoEvent")
+    line = logger.registered_formatter.format(record)
+    assert "\n" not in line
+    logged_line = json.loads(line, parse_float=Decimal)
+    assert logged_line["payload"] == PAYLOAD and logged_line["forwarded"] is False
+    assert logged_line["function_request_id"]
+
+
+def test_with_a_notification_url_the_payload_is_forwarded(caplog, notification_service):
+    handler = listener(NOTIFICATION_SERVICE_URL=notification_service)
+    assert handler(PAYLOAD, lambda_context("OrderEvents")) == {"forwarded": True}
+    (received,) = [r for r in caplog.records if r.name == "notifications"]
+    assert (received.path, received.status) == ("/notificaciones", 200)
+
+
+def test_a_forward_failure_is_logged_and_raised_for_lambda_to_retry(caplog):
+    handler = listener(NOTIFICATION_SERVICE_URL=closed_port_url())
+    with pytest.raises(requests.ConnectionError):
+        handler(PAYLOAD, lambda_context("OrderEvents"))
+    assert logged(caplog, "PedidoAprobadoEvent not forwarded")
+    assert not logged(caplog, "PedidoAprobadoEvent")
+
+
+@pytest.fixture
+def aws_lambda(monkeypatch):
+    """moto's Lambda without Docker, recording what each invoke delivered."""
+    monkeypatch.delenv("AWS_ENDPOINT_URL_LAMBDA", raising=False)
+    received = []
+    original = LambdaSimpleBackend.invoke
+
+    def recording_invoke(self, function_name, qualifier, body, headers, response_headers):
+        received.append({"function": function_name, "body": body,
+                         "type": headers.get("X-Amz-Invocation-Type")})
+        return original(self, function_name, qualifier, body, headers, response_headers)
+
+    monkeypatch.setattr(LambdaSimpleBackend, "invoke", recording_invoke)
+    with mock_aws(config={"lambda": {"use_docker": False}}):
+        yield received
+
+
+def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda, caplog):
+    publisher = LambdaPublisher(Settings.from_env({"ORDER_EVENTS_FUNCTION":
+                                                   "logistics-prod-OrderEvents"}), logger)
+    publisher.publish(PAYLOAD)
+    assert not logged(caplog, "PedidoAprobadoEvent not published")
+    (call,) = aws_lambda
+    assert call["function"] == "logistics-prod-OrderEvents"
+    assert call["type"] == "Event"
+    assert json.loads(call["body"], parse_float=Decimal) == PAYLOAD
+

@@ -1,0 +1,121 @@
+"""The stock check's circuit breaker against real sockets (decisions.md, Stock check)."""
+
+import contextlib
+import time
+
+import pytest
+
+from orders.stock_client import InventoryUnavailable, StockAnswer, StockChecker
+from tests.support.fakes import ScriptedServer, closed_port_url, elapsed
+
+
+@pytest.fixture
+def server():
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.stop()
+
+
+def checker(fail_max=3, reset_seconds=30.0, timeout_seconds=2.0) -> StockChecker:
+    return StockChecker(fail_max=fail_max, reset_seconds=reset_seconds,
+                        timeout_seconds=timeout_seconds)
+
+
+@pytest.mark.parametrize("status, body, answer", [
+    (200, "true", StockAnswer.AVAILABLE), (200, "false", StockAnswer.INSUFFICIENT),
+    (404, '{"error":"PRODUCT_NOT_FOUND"}', StockAnswer.UNKNOWN_PRODUCT),
+    (200, '"yes"', StockAnswer.NOT_CONFIRMED), (401, '{"message":"Unauthorized"}',
+                                               StockAnswer.NOT_CONFIRMED)])
+def test_answers_are_read_from_the_inventory_response(server, status, body, answer):
+    server.status, server.body = status, body
+    assert checker().check(server.url, 7, 3, "Bearer t") is answer
+
+
+def test_the_call_carries_the_callers_token_and_the_quantity(server):
+    checker().check(server.url, 7, 3, "Bearer caller-token")
+    path, headers = server.requests[0]
+    assert path == "/api/inventario/7/stock?cantidad=3"
+    assert headers["Authorization"] == "Bearer caller-token"
+
+
+def test_a_closed_port_falls_back_then_opens_the_breaker_within_fail_max():
+    stock = checker(fail_max=3)
+    url = closed_port_url()
+    assert stock.check(url, 1, 1, None) is StockAnswer.NOT_CONFIRMED
+    assert stock.check(url, 1, 1, None) is StockAnswer.NOT_CONFIRMED
+    with pytest.raises(InventoryUnavailable):
+        stock.check(url, 1, 1, None)  # the third failure trips it
+    for _ in range(5):
+        with pytest.raises(InventoryUnavailable) as err:
+            elapsed(stock.check, url, 1, 1, None)
+        assert 1 <= err.value.retry_after_seconds <= 30
+
+
+def test_while_open_the_inventory_is_not_called_at_all(server):
+    server.status = 503
+    stock = checker(fail_max=2)
+    for _ in range(2):
+        with contextlib.suppress(InventoryUnavailable):
+            stock.check(server.url, 1, 1, None)
+    calls = len(server.requests)
+    server.status, server.body = 200, "true"
+    for _ in range(3):
+        with pytest.raises(InventoryUnavailable):
+            stock.check(server.url, 1, 1, None)
+    assert len(server.requests) == calls
+
+
+@pytest.mark.parametrize("status, body", [(404, "{}"), (200, "false"), (401, "{}")])
+def test_correct_answers_never_trip_the_breaker(server, status, body):
+    server.status, server.body = status, body
+    stock = checker(fail_max=2)
+    for _ in range(6):
+        stock.check(server.url, 1, 1, None)
+    assert stock.breaker.current_state == "closed"
+
+
+def test_5xx_counts_as_a_failure(server):
+    server.status = 500
+    stock = checker(fail_max=2)
+    assert stock.check(server.url, 1, 1, None) is StockAnswer.NOT_CONFIRMED
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)
+
+
+def test_a_server_that_never_answers_times_out(server):
+    server.hang = True
+    stock = checker(timeout_seconds=0.3)
+    answer, seconds = elapsed(stock.check, server.url, 1, 1, None)
+    assert answer is StockAnswer.NOT_CONFIRMED
+    assert 0.25 <= seconds < 2
+    assert stock.breaker.fail_counter == 1
+
+
+def test_after_the_reset_time_one_trial_call_closes_the_breaker_when_it_succeeds(server):
+    server.status = 500
+    stock = checker(fail_max=1, reset_seconds=0.5)
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)
+    server.status, server.body = 200, "true"
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)  # still within the reset time
+    time.sleep(0.6)
+    before = len(server.requests)
+    assert stock.check(server.url, 1, 1, None) is StockAnswer.AVAILABLE
+    assert len(server.requests) == before + 1
+    assert stock.breaker.current_state == "closed"
+
+
+def test_a_failed_trial_call_opens_the_breaker_again_at_once(server):
+    server.status = 500
+    stock = checker(fail_max=1, reset_seconds=0.5)
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)
+    time.sleep(0.6)
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)  # the trial, which fails
+    trial_calls = len(server.requests)
+    with pytest.raises(InventoryUnavailable):
+        stock.check(server.url, 1, 1, None)
+    assert len(server.requests) == trial_calls
+    assert stock.breaker.current_state == "open"

@@ -1,0 +1,294 @@
+"""The cloud release, proven offline: infra/template.yaml is whole and matches the code.
+
+The artifacts are built the way the release builds them (`sam build`), and every handler
+is imported from them in a clean interpreter that sees only its artifact and the layer.
+"""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common.settings import MIN_JWT_SECRET_BYTES, table_env_var
+from infra import template
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "infra" / "template.yaml"
+SAM_VENV = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam"))
+OFFLINE = {**os.environ, "AWS_DEFAULT_REGION": "us-east-1", "SAM_CLI_TELEMETRY": "0"}
+
+
+def sam_tool(name: str) -> str:
+    path = SAM_VENV / "bin" / name
+    assert path.exists(), f"{path} is missing: `make test` installs the release tooling"
+    return str(path)
+
+
+def run(*command, **kwargs) -> subprocess.CompletedProcess:
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=OFFLINE,
+                            timeout=600, **kwargs)
+    assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def functions() -> dict[str, dict]:
+    return {name: res["Properties"]
+            for name, res in template.resources("AWS::Serverless::Function").items()}
+
+
+def api_events(api: str) -> dict[tuple[str, str], str]:
+    """(path, METHOD) -> function logical id, for every Api event on `api`."""
+    found = {}
+    for name, props in functions().items():
+        for event in props.get("Events", {}).values():
+            if event["Type"] == "Api" and event["Properties"]["RestApiId"] == {"Ref": api}:
+                key = (event["Properties"]["Path"], event["Properties"]["Method"].upper())
+                assert key not in found, f"{key} is routed twice"
+                found[key] = name
+    return found
+
+
+def chalice_routes(app) -> set[tuple[str, str]]:
+    return {(path, method) for path, methods in app.routes.items() for method in methods}
+
+
+# -- the template itself ---------------------------------------------------------------
+
+def test_cfn_lint_passes():
+    run(sam_tool("cfn-lint"), str(TEMPLATE))
+
+
+def test_sam_validate_passes():
+    run(sam_tool("sam"), "validate", "--template-file", str(TEMPLATE))
+
+
+def test_the_translated_cloudformation_lints_clean(tmp_path):
+    translated = tmp_path / "cloudformation.yaml"
+    run(sam_tool("python"), str(ROOT / "infra" / "translate.py"), str(TEMPLATE), str(translated))
+    run(sam_tool("cfn-lint"), str(translated))
+
+
+def test_the_jwt_secret_is_a_noecho_parameter_without_default():
+    secret = template.load()["Parameters"]["JwtSecret"]
+    assert secret["NoEcho"] is True and "Default" not in secret
+    assert secret["MinLength"] >= MIN_JWT_SECRET_BYTES
+
+
+def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_not():
+    apis = template.resources("AWS::Serverless::Api")
+    auth = apis["GatewayApi"]["Properties"]["Auth"]
+    authorizer = auth["Authorizers"][auth["DefaultAuthorizer"]]
+    assert authorizer["FunctionPayloadType"] == "TOKEN"
+    assert authorizer["Identity"]["Header"] == "Authorization"
+    assert authorizer["FunctionArn"] == {"Fn::GetAtt": ["AuthorizerFunction", "Arn"]}
+    unauthorized = apis["GatewayApi"]["Properties"]["GatewayResponses"]["UNAUTHORIZED"]
+    assert unauthorized["StatusCode"] == 401
+    assert "Auth" not in apis["NotificationApi"]["Properties"]
+    for props in functions().values():
+        for event in props.get("Events", {}).values():
+            assert "Auth" not in event["Properties"], "no route may opt out of the authorizer"
+
+
+def test_tables_are_on_demand_with_point_in_time_recovery():
+    for name, props in template.tables().items():
+        assert props["BillingMode"] == "PAY_PER_REQUEST", name
+        assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
+    invoke = functions()["OrderEventsFunction"]["EventInvokeConfig"]
+    assert 0 <= invoke["MaximumRetryAttempts"] <= 2
+    assert invoke["DestinationConfig"]["OnFailure"]["Type"] == "SQS"
+    orders_env = functions()["OrdersFunction"]["Environment"]["Variables"]
+    assert orders_env["ORDER_EVENTS_FUNCTION"] == {"Ref": "OrderEventsFunction"}
+
+
+def test_both_urls_are_outputs():
+    assert {"GatewayUrl", "NotificationUrl"} <= set(template.load()["Outputs"])
+
+
+# -- routes: declared once in Chalice, checked against the template ---------------------
+
+def test_every_gateway_route_is_an_api_event_and_every_event_a_route():
+    from app import app
+
+    assert set(api_events("GatewayApi")) == chalice_routes(app)
+
+
+def test_every_notification_route_is_an_api_event_and_every_event_a_route():
+    from notifications.lambda_app import app
+
+    assert set(api_events("NotificationApi")) == chalice_routes(app)
+
+
+def function_events(function: str) -> set[tuple[str, str]]:
+    return {key for api in ("GatewayApi", "NotificationApi")
+            for key, owner in api_events(api).items() if owner == function}
+
+
+# -- models: table names, keys and indexes match the template ----------------------------
+
+def _service_models(package: str) -> list:
+    from pynamodb.models import Model
+
+    from common.ids import CounterModel
+
+    module = importlib.import_module(f"{package}.model")
+    own = [obj for obj in vars(module).values() if isinstance(obj, type)
+           and issubclass(obj, Model) and obj.__module__ == module.__name__]
+    return [*own, CounterModel]
+
+
+SERVICES = {"InventoryFunction": "inventory", "OrdersFunction": "orders",
+            "ShippingFunction": "shipping"}
+
+
+def _logical_id(model) -> str:
+    return model.Meta.logical_id
+
+
+@pytest.mark.parametrize("function, package", SERVICES.items())
+def test_models_match_their_tables(function, package):
+    tables = template.tables()
+    for model in _service_models(package):
+        props = tables[_logical_id(model)]
+        hash_key = model._hash_key_attribute()
+        assert props["KeySchema"] == [{"AttributeName": hash_key.attr_name, "KeyType": "HASH"}]
+        assert model._range_key_attribute() is None
+        types = {d["AttributeName"]: d["AttributeType"] for d in props["AttributeDefinitions"]}
+        assert types == {hash_key.attr_name: hash_key.attr_type[0]}
+        assert not model._indexes and "GlobalSecondaryIndexes" not in props
+
+
+@pytest.mark.parametrize("function, package", SERVICES.items())
+def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
+        function, package):
+    props = functions()[function]
+    owned = {_logical_id(model) for model in _service_models(package)}
+    env = props["Environment"]["Variables"]
+    for table in owned:
+        assert env[table_env_var(table)] == {"Ref": table}
+    granted = set()
+    for policy in props["Policies"]:
+        for statement in policy.get("Statement", []):
+            resources = statement["Resource"]
+            for resource in resources if isinstance(resources, list) else [resources]:
+                granted.add(resource["Fn::GetAtt"][0])
+    assert granted == owned
+
+
+@pytest.mark.parametrize("function, package", SERVICES.items())
+def test_each_function_may_only_advance_its_own_counter(function, package):
+    counter = importlib.import_module(f"{package}.repository").COUNTER
+    statements = [s for p in functions()[function]["Policies"] for s in p.get("Statement", [])
+                  if s["Resource"] == {"Fn::GetAtt": ["CountersTable", "Arn"]}]
+    assert [s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]
+            for s in statements] == [[counter]]
+
+
+def test_every_table_belongs_to_a_model():
+    used = {_logical_id(m) for package in SERVICES.values() for m in _service_models(package)}
+    assert used == set(template.tables())
+
+
+# -- artifacts: built as the release builds them, imported in a clean interpreter -------
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    target = tmp_path_factory.mktemp("sam") / "build"
+    run(sam_tool("sam"), "build", "--template-file", str(TEMPLATE), "--build-dir", str(target))
+    return target
+
+
+CLEAN_INTERPRETER = """
+import json, sys, types
+sys.path[:0] = sys.argv[1:3]
+module, _, attribute = sys.argv[3].rpartition(".")
+handler = getattr(__import__(module, fromlist=[attribute]), attribute)
+routes = [[p, m] for p, methods in getattr(handler, "routes", {}).items() for m in methods]
+context = types.SimpleNamespace(function_name="f", memory_limit_in_mb=256, aws_request_id="r",
+                                invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f")
+result = handler(json.loads(sys.stdin.read()), context)
+print(json.dumps({"result": result, "routes": routes}))
+"""
+
+
+def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict,
+                    answer: str = "result"):
+    handler = functions()[function]["Handler"]
+    artifact = build_dir / function
+    layer = build_dir / "CommonLayer" / "python"
+    # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib + the two dirs.
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", CLEAN_INTERPRETER, str(artifact), str(layer),
+         handler], input=json.dumps(event), capture_output=True, text=True, timeout=120,
+        env={"PATH": os.environ["PATH"], **env})
+    assert result.returncode == 0, f"{function}: {result.stderr}"
+    return json.loads(result.stdout.splitlines()[-1])[answer]
+
+
+def rest_event(method: str, path: str, body: str | None = None) -> dict:
+    return {"resource": path, "path": path, "httpMethod": method,
+            "headers": {"Host": "abc.execute-api.us-east-1.amazonaws.com"},
+            "multiValueHeaders": {}, "queryStringParameters": None,
+            "multiValueQueryStringParameters": None, "pathParameters": None,
+            "stageVariables": None, "body": body, "isBase64Encoded": False,
+            "requestContext": {"resourcePath": path, "httpMethod": method, "stage": "api",
+                               "path": f"/api{path}", "requestId": "test",
+                               "domainName": "abc.execute-api.us-east-1.amazonaws.com"}}
+
+
+def test_each_artifact_holds_only_its_own_package(build_dir):
+    for function, props in functions().items():
+        package = props["Handler"].split(".")[0]
+        contents = {p.name for p in (build_dir / function).iterdir()}
+        assert contents == {package}, f"{function}: {contents}"
+
+
+def test_every_handler_answers_a_sample_event_from_its_artifact(build_dir, tables, emulator):
+    from common.settings import Settings
+    from infra.local.stack import LOCAL_AWS_ENV
+    from infra.local.tokens import local_token
+
+    aws = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": emulator.url}
+    samples = {
+        "InventoryFunction": rest_event("GET", "/api/inventario"),
+        "OrdersFunction": rest_event("GET", "/api/pedidos"),
+        "ShippingFunction": rest_event("GET", "/api/envios"),
+        "NotificationFunction": rest_event("POST", "/notificaciones", '{"type":"TEST"}'),
+    }
+    for function, event in samples.items():
+        response = invoke_artifact(build_dir, function, event, aws)
+        assert response["statusCode"] == 200, (function, response)
+        # The deployed app serves exactly the routes API Gateway sends it.
+        served = invoke_artifact(build_dir, function, event, aws, answer="routes")
+        assert {tuple(route) for route in served} == function_events(function), function
+    assert json.loads(invoke_artifact(build_dir, "InventoryFunction",
+                                      samples["InventoryFunction"], aws)["body"]) == []
+
+    policy = invoke_artifact(build_dir, "AuthorizerFunction", {
+        "type": "TOKEN", "authorizationToken": f"Bearer {local_token(Settings())}",
+        "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"}, aws)
+    assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
+
+    forwarded = invoke_artifact(build_dir, "OrderEventsFunction", {
+        "pedidoId": 1, "userEmail": "a@b.co", "total": 1.5, "tipoPedido": "NACIONAL"}, aws)
+    assert forwarded == {"forwarded": False}
+    assert set(functions()) == {*samples, "AuthorizerFunction", "OrderEventsFunction"}
+
+
+def test_a_bad_setting_fails_the_functions_init_naming_the_variable(build_dir):
+    """On Lambda a failed init is reported and retried, never turned into 500s later."""
+    handler = functions()["OrdersFunction"]["Handler"]
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", CLEAN_INTERPRETER,
+         str(build_dir / "OrdersFunction"), str(build_dir / "CommonLayer" / "python"), handler],
+        input="{}", capture_output=True, text=True, timeout=120,
+        env={"PATH": os.environ["PATH"], "BREAKER_FAIL_MAX": "0"})
+    assert result.returncode != 0
+    assert result.stderr.strip() == ("Configuration error: BREAKER_FAIL_MAX='0': "
+                                     "must be an integer >= 1")

@@ -1,0 +1,98 @@
+"""In-memory stand-ins for what the use cases are given: repositories and a publisher.
+
+Each repository keeps the same promises as its DynamoDB twin (ids from a counter, the
+same domain errors, sku uniqueness); tests/integration/test_repository_contracts.py
+runs one suite against both, so a fake cannot drift from the real thing unnoticed.
+"""
+
+import itertools
+import threading
+
+from common.storage import possible_id
+from inventory.rules import Product, duplicate_sku, unknown_product
+from orders.rules import unknown_order
+from shipping.rules import Shipment, unknown_shipment
+
+
+class _InMemory:
+    """Entities by id, with a counter; one lock makes each verb atomic, as DynamoDB is."""
+
+    def __init__(self, unknown):
+        self._items: dict[int, object] = {}
+        self._ids = itertools.count(1)
+        self._unknown = unknown
+        self._lock = threading.Lock()
+
+    def next_id(self) -> int:
+        with self._lock:
+            return next(self._ids)
+
+    def get(self, ident: int):
+        with self._lock:
+            if not possible_id(ident) or ident not in self._items:
+                raise self._unknown(ident)
+            return self._items[ident]
+
+    def list_all(self) -> list:
+        with self._lock:
+            return [self._items[ident] for ident in sorted(self._items)]
+
+    def add(self, entity) -> None:
+        with self._lock:
+            assert entity.id not in self._items, "an id was handed out twice"
+            self._items[entity.id] = entity
+
+
+class InMemoryProducts(_InMemory):
+    def __init__(self):
+        super().__init__(unknown_product)
+
+    def _owner_of(self, sku: str) -> int | None:
+        return next((p.id for p in self._items.values() if p.sku == sku), None)
+
+    def add(self, product: Product) -> None:
+        with self._lock:
+            if self._owner_of(product.sku) is not None:
+                raise duplicate_sku(product.sku)
+        super().add(product)
+
+    def replace(self, product: Product) -> None:
+        with self._lock:
+            if product.id not in self._items:
+                raise unknown_product(product.id)
+            if self._owner_of(product.sku) not in (None, product.id):
+                raise duplicate_sku(product.sku)
+            self._items[product.id] = product
+
+    def remove(self, product_id: int) -> None:
+        with self._lock:
+            if self._items.pop(product_id, None) is None:
+                raise unknown_product(product_id)
+
+
+class InMemoryOrders(_InMemory):
+    def __init__(self):
+        super().__init__(unknown_order)
+
+
+class InMemoryShipments(_InMemory):
+    def __init__(self):
+        super().__init__(unknown_shipment)
+
+    def set_status(self, shipment_id: int, status: str) -> Shipment:
+        with self._lock:
+            if shipment_id not in self._items:
+                raise unknown_shipment(shipment_id)
+            current = self._items[shipment_id]
+            self._items[shipment_id] = Shipment(**{**vars(current), "status": status})
+            return self._items[shipment_id]
+
+
+class RecordingPublisher:
+    """Keeps what was published, in order."""
+
+    def __init__(self):
+        self.published: list[dict] = []
+
+    def publish(self, payload: dict) -> None:
+        self.published.append(payload)

@@ -1,0 +1,89 @@
+"""Order use cases with in-memory storage, a scripted stock check and a recording publisher."""
+
+from datetime import datetime
+from decimal import Decimal
+
+import pytest
+
+from common.errors import Invalid, NotFound, Unavailable
+from orders import service
+from orders.stock_client import InventoryUnavailable, StockAnswer
+from tests.support.memory import InMemoryOrders, RecordingPublisher
+
+BODY = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
+        "total": Decimal("59.97"), "tipoPedido": "NACIONAL", "destino": "Bogotá",
+        "productoId": 3, "cantidad": 2}
+NOW = datetime(2026, 11, 22, 9, 30, 0, 500)
+
+
+class StockCheck:
+    """Answers every check with `answer` (or raises it), and remembers what was asked."""
+
+    def __init__(self, answer=StockAnswer.AVAILABLE):
+        self.answer = answer
+        self.asked: list[tuple[int, int]] = []
+
+    def __call__(self, product_id: int, cantidad: int) -> StockAnswer:
+        self.asked.append((product_id, cantidad))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.fixture
+def orders():
+    return InMemoryOrders()
+
+
+@pytest.fixture
+def events():
+    return RecordingPublisher()
+
+
+def place(orders, events, stock=None, body=BODY):
+    return service.place_order(orders, stock or StockCheck(), events, body, NOW)
+
+
+def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):
+    stock = StockCheck()
+    order = place(orders, events, stock)
+    assert stock.asked == [(3, 2)]
+    assert (order.id, order.status, order.creado_en) == (1, "PENDIENTE",
+                                                         "2026-11-22T09:30:00.000500")
+    assert order.total == Decimal("59.97")
+    assert service.get_order(orders, 1) == order
+    assert service.list_orders(orders) == [order]
+    assert events.published == [{"pedidoId": 1, "userEmail": "ana@example.com",
+                                  "total": Decimal("59.97"), "tipoPedido": "NACIONAL"}]
+
+
+def test_an_invalid_order_is_refused_before_the_stock_check(orders, events):
+    stock = StockCheck()
+    with pytest.raises(Invalid) as err:
+        place(orders, events, stock, {**BODY, "cantidad": 0})
+    assert err.value.details == [{"field": "cantidad", "message": "must be >= 1"}]
+    assert stock.asked == [] and service.list_orders(orders) == [] and events.published == []
+
+
+@pytest.mark.parametrize("answer, code", [
+    (StockAnswer.INSUFFICIENT, "INSUFFICIENT_STOCK"),
+    (StockAnswer.UNKNOWN_PRODUCT, "PRODUCT_NOT_FOUND"),
+    (StockAnswer.NOT_CONFIRMED, "STOCK_NOT_CONFIRMED")])
+def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, answer, code):
+    with pytest.raises(Invalid) as err:
+        place(orders, events, StockCheck(answer))
+    assert err.value.code == code and "3" in err.value.message
+    assert service.list_orders(orders) == [] and events.published == []
+
+
+def test_an_open_breaker_is_unavailable_with_its_retry_time(orders, events):
+    with pytest.raises(Unavailable) as err:
+        place(orders, events, StockCheck(InventoryUnavailable(retry_after_seconds=12)))
+    assert (err.value.code, err.value.retry_after_seconds) == ("INVENTORY_UNAVAILABLE", 12)
+    assert service.list_orders(orders) == [] and events.published == []
+
+
+def test_an_unknown_order_is_not_found(orders):
+    with pytest.raises(NotFound) as err:
+        service.get_order(orders, 42)
+    assert err.value.code == "ORDER_NOT_FOUND"

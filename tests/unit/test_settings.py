@@ -1,0 +1,86 @@
+"""Settings: read once, checked at start, one line naming a bad variable."""
+
+import pytest
+
+from common.settings import LOCAL_JWT_SECRET, ConfigError, Settings, table_env_var
+
+
+def test_defaults_are_the_documented_ones():
+    settings = Settings.from_env({})
+    assert settings == Settings()
+    assert (settings.breaker_fail_max, settings.breaker_reset_seconds,
+            settings.stock_check_timeout_seconds) == (5, 30.0, 2.0)
+    assert settings.jwt_secret == LOCAL_JWT_SECRET.encode()
+    assert settings.cors_allow_origin == "*" and settings.region == "us-east-1"
+    assert settings.inventory_service_url is None and settings.notification_service_url is None
+    assert settings.order_events_function == "OrderEventsFunction"
+
+
+def test_values_are_read_and_typed():
+    settings = Settings.from_env({
+        "BREAKER_FAIL_MAX": "3", "BREAKER_RESET_SECONDS": "2.5",
+        "STOCK_CHECK_TIMEOUT_SECONDS": "0.5", "INVENTORY_SERVICE_URL": "http://127.0.0.1:9/",
+        "NOTIFICATION_SERVICE_URL": "https://x.example.com/api", "AWS_REGION": "eu-west-1",
+        "AWS_DEFAULT_REGION": "us-west-2", "CORS_ALLOW_ORIGIN": "https://ops.example.com",
+        "ORDER_EVENTS_FUNCTION": "logistics-prod-OrderEvents-1A2B"})
+    assert settings.breaker_fail_max == 3 and settings.breaker_reset_seconds == 2.5
+    assert settings.stock_check_timeout_seconds == 0.5
+    assert settings.inventory_service_url == "http://127.0.0.1:9"  # no trailing slash
+    assert settings.notification_service_url == "https://x.example.com/api"
+    assert settings.region == "eu-west-1"  # AWS_REGION wins, as in botocore
+    assert settings.cors_allow_origin == "https://ops.example.com"
+
+
+def test_empty_means_unset():
+    settings = Settings.from_env({"NOTIFICATION_SERVICE_URL": "", "BREAKER_FAIL_MAX": " "})
+    assert settings.notification_service_url is None and settings.breaker_fail_max == 5
+
+
+def test_table_names_come_from_their_variables_or_default_to_the_logical_id():
+    settings = Settings.from_env({"PRODUCTS_TABLE": "logistics-prod-Products-1XYZ"})
+    assert settings.table_name("ProductsTable") == "logistics-prod-Products-1XYZ"
+    assert settings.table_name("ProductSkusTable") == "ProductSkusTable"
+    assert table_env_var("ProductSkusTable") == "PRODUCT_SKUS_TABLE"
+
+
+@pytest.mark.parametrize("name, value, accepts", [
+    ("BREAKER_FAIL_MAX", "zero", "an integer >= 1"),
+    ("BREAKER_FAIL_MAX", "0", "an integer >= 1"),
+    ("BREAKER_FAIL_MAX", "2.5", "an integer >= 1"),
+    ("BREAKER_RESET_SECONDS", "-1", "a number >= 0"),
+    ("BREAKER_RESET_SECONDS", "nan", "a number >= 0"),
+    ("BREAKER_RESET_SECONDS", "inf", "a number >= 0"),
+    ("STOCK_CHECK_TIMEOUT_SECONDS", "soon", "a number >= 0.001"),
+    ("STOCK_CHECK_TIMEOUT_SECONDS", "0", "a number >= 0.001"),
+    ("JWT_SECRET", "too-short", "at least 32 bytes"),
+    ("INVENTORY_SERVICE_URL", "localhost:8000", "an http(s) URL"),
+    ("NOTIFICATION_SERVICE_URL", "ftp://x.example.com", "an http(s) URL"),
+    ("CORS_ALLOW_ORIGIN", "https://ops.example.com/path", "one origin"),
+    ("CORS_ALLOW_ORIGIN", "ops.example.com", "one origin"),
+    ("AWS_REGION", "mars", "an AWS region"),
+    ("ORDER_EVENTS_FUNCTION", "has spaces", "a Lambda function name"),
+    ("PRODUCTS_TABLE", "x y", "a DynamoDB table name"),
+])
+def test_an_unusable_value_is_refused_naming_the_variable_and_what_it_accepts(
+        name, value, accepts):
+    with pytest.raises(ConfigError) as err:
+        Settings.from_env({name: value})
+    message = str(err.value)
+    assert message.startswith(f"{name}={value!r}: must be ") and accepts in message
+    assert "\n" not in message
+
+
+def test_load_stops_the_process_with_one_line(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        Settings.load({"BREAKER_RESET_SECONDS": "-1"})
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == ("Configuration error: BREAKER_RESET_SECONDS='-1': "
+                                       "must be a number >= 0\n")
+
+
+def test_settings_are_frozen():
+    settings = Settings()
+    with pytest.raises(AttributeError):
+        settings.breaker_fail_max = 1
+    with pytest.raises(TypeError):
+        Settings.from_env({"X_TABLE": "abc"}).table_names["X_TABLE"] = "other"

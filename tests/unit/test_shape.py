@@ -1,0 +1,72 @@
+"""The shape every service follows, held against the code's own imports.
+
+routes.py (HTTP) -> service.py (use cases) -> rules.py + repository.py (PynamoDB) ->
+model.py; wiring.py chooses the implementations and lambda_app.py is the entry point.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FUNCTIONS = ROOT / "functions"
+COMMON = ROOT / "layers" / "common" / "common"
+SERVICES = ("inventory", "orders", "shipping")
+PACKAGES = sorted(p.name for p in FUNCTIONS.iterdir() if (p / "__init__.py").exists())
+# The HTTP edge: the only modules that may know Chalice.
+EDGE = {"routes.py", "lambda_app.py", "wiring.py"}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def sources(*folders: Path) -> list[Path]:
+    return [p for folder in folders for p in sorted(folder.rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", sources(FUNCTIONS, COMMON), ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_below_the_http_edge_imports_chalice(path):
+    at_edge = path.name in EDGE or path == COMMON / "http.py"
+    assert at_edge or "chalice" not in imported_roots(path)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_services_never_import_each_other(package):
+    others = set(PACKAGES) - {package}
+    for path in sources(FUNCTIONS / package):
+        assert not imported_roots(path) & others, path
+
+
+@pytest.mark.parametrize("path", sources(FUNCTIONS, COMMON), ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_repositories_and_models_know_pynamodb(path):
+    storage = {"repository.py", "model.py"}
+    allowed = path.name in storage or path in (COMMON / "storage.py", COMMON / "ids.py")
+    assert allowed or "pynamodb" not in imported_roots(path)
+
+
+def test_nothing_outside_tests_imports_from_tests():
+    outside = [p for p in sources(ROOT / "functions", ROOT / "layers", ROOT / "infra",
+                                  ROOT / "bench") if ".venv" not in p.parts]
+    outside.append(ROOT / "app.py")
+    assert [p for p in outside if "tests" in imported_roots(p)] == []
+
+
+@pytest.mark.parametrize("package", SERVICES)
+def test_every_storing_service_folder_reads_the_same(package):
+    files = {p.name for p in (FUNCTIONS / package).glob("*.py")}
+    assert {"routes.py", "service.py", "rules.py", "repository.py", "model.py", "wiring.py",
+            "lambda_app.py"} <= files
+
+
+def test_the_common_layer_never_imports_a_service():
+    for path in sources(COMMON):
+        assert not imported_roots(path) & set(PACKAGES), path

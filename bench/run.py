@@ -12,24 +12,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import requests
-
-from infra.local.process import StackProcess
-
-
-class Client:
-    """Requests against one running stack, with the token it printed."""
-
-    def __init__(self, stack: StackProcess):
-        self.stack = stack
-
-    def gateway(self, method: str, path: str, **kw):
-        headers = {"Authorization": f"Bearer {self.stack.token}"}
-        return requests.request(method, self.stack.gateway + path, headers=headers,
-                                timeout=30, **kw)
-
-    def notify(self, method: str, path: str, **kw):
-        return requests.request(method, self.stack.notifications + path, timeout=30, **kw)
+from infra.local.process import StackClient, StackProcess
 
 
 def percentile(values, q):
@@ -74,7 +57,7 @@ def main() -> None:
     stack = StackProcess().start()
     ready_seconds = time.perf_counter() - started
     try:
-        http = Client(stack)
+        http = StackClient(stack, stack.token)
         rss_idle = rss_mib(stack.proc.pid)
         product = http.gateway("POST", "/api/inventario", json={
             "sku": "BENCH-0", "nombre": "Caja", "precioUnitario": 1.5,
@@ -108,7 +91,7 @@ def main() -> None:
     broken = StackProcess({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
                            "BREAKER_FAIL_MAX": "1", "BREAKER_RESET_SECONDS": "600"}).start()
     try:
-        http = Client(broken)
+        http = StackClient(broken, broken.token)
         http.gateway("POST", "/api/pedidos", json=order)  # trips the breaker
         rows.append(measure("POST /api/pedidos, breaker open (503)",
                             lambda i: http.gateway("POST", "/api/pedidos", json=order), n, c))

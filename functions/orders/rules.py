@@ -1,5 +1,7 @@
-"""Order rules as plain functions: a valid order, a new order's state, its event."""
+"""Order rules as plain functions: a valid order, a new order's state, its event, and
+what a stock check can answer."""
 
+import enum
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -11,6 +13,23 @@ from common.validation import Checker
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 INITIAL_STATUS = "PENDIENTE"
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
+
+
+class StockAnswer(enum.Enum):
+    """What the inventory said about a product and a quantity."""
+
+    AVAILABLE = "available"
+    INSUFFICIENT = "insufficient"
+    UNKNOWN_PRODUCT = "unknown product"
+    NOT_CONFIRMED = "not confirmed"  # the fallback: the call failed, the breaker is closed
+
+
+class InventoryUnavailable(Exception):
+    """The breaker is open: the inventory is not asked at all."""
+
+    def __init__(self, retry_after_seconds: int):
+        super().__init__(f"inventory unavailable, retry in {retry_after_seconds}s")
+        self.retry_after_seconds = retry_after_seconds
 
 
 @dataclass(frozen=True, kw_only=True)

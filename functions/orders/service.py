@@ -7,8 +7,7 @@ from typing import Protocol
 
 from common.errors import Invalid, Unavailable
 from orders import rules
-from orders.rules import Order
-from orders.stock_client import InventoryUnavailable, StockAnswer
+from orders.rules import InventoryUnavailable, Order, StockAnswer
 
 
 class Orders(Protocol):

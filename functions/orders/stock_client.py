@@ -6,7 +6,6 @@ open, callers are refused at once; after the reset time pybreaker lets one trial
 through (its lock holds the other callers until the trial has decided).
 """
 
-import enum
 import math
 import time
 
@@ -14,21 +13,7 @@ import pybreaker
 import requests
 
 from common.settings import Settings
-
-
-class StockAnswer(enum.Enum):
-    AVAILABLE = "available"
-    INSUFFICIENT = "insufficient"
-    UNKNOWN_PRODUCT = "unknown product"
-    NOT_CONFIRMED = "not confirmed"  # the fallback: the call failed, the breaker is closed
-
-
-class InventoryUnavailable(Exception):
-    """The breaker is open: the inventory is not asked at all."""
-
-    def __init__(self, retry_after_seconds: int):
-        super().__init__(f"inventory unavailable, retry in {retry_after_seconds}s")
-        self.retry_after_seconds = retry_after_seconds
+from orders.rules import InventoryUnavailable, StockAnswer
 
 
 class _CallFailed(Exception):

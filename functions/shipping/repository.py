@@ -8,6 +8,7 @@ never lost and a shipment that does not exist is never created by a PATCH.
 from pynamodb.exceptions import UpdateError
 
 from common import storage
+from common.ids import possible_id
 from common.repository import Repository
 from common.settings import Settings
 from shipping.model import ShipmentModel
@@ -23,7 +24,7 @@ class ShipmentRepository(Repository):
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         """Set the status of an existing shipment; returns it as stored after the change."""
-        if not storage.possible_id(shipment_id):
+        if not possible_id(shipment_id):
             raise unknown_shipment(shipment_id)
         item = ShipmentModel(shipment_id)
         try:

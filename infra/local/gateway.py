@@ -23,6 +23,7 @@ from chalice.local import (
 )
 
 from authorizer.policy import Unauthorized
+from common.http import log_request
 from infra.local.servers import BackgroundServer
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
@@ -64,11 +65,9 @@ class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
     def _log_refusal(self, event, reason: str, started: float) -> None:
         """The one log line of a request the authorizer turned away."""
         context = event["requestContext"]
-        self._app.logger.info("request", extra={
-            "method": context["httpMethod"], "route": context["resourcePath"],
-            "path": context["path"], "status": 401, "reason": reason,
-            "correlation_id": context.get("requestId"),
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2)})
+        log_request(self._app.logger, started, method=context["httpMethod"],
+                    route=context["resourcePath"], path=context["path"], status=401,
+                    reason=reason, correlation_id=context.get("requestId"))
 
 
 class ApiGatewayLocalGateway(LocalGateway):
@@ -121,7 +120,3 @@ class AppServer:
         """Release the port of a server that never started serving."""
         self._server.server_close()
 
-
-def serve(app, port: int = 0) -> BackgroundServer:
-    """Serve a Chalice app on 127.0.0.1:port (0: any free port)."""
-    return AppServer(port).serve(app)

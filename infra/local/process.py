@@ -9,6 +9,8 @@ import threading
 import time
 from pathlib import Path
 
+import requests
+
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 60
 
@@ -76,3 +78,21 @@ class StackProcess:
                 self.proc.kill()
                 self.proc.wait()
         return self.proc.returncode
+
+
+class StackClient:
+    """Requests to one running stack, with a bearer token unless told otherwise."""
+
+    def __init__(self, stack: StackProcess, bearer: str):
+        self.stack = stack
+        self.bearer = bearer
+
+    def gateway(self, method: str, path: str, *, auth: bool = True, **kw):
+        headers = kw.pop("headers", {})
+        if auth:
+            headers.setdefault("Authorization", f"Bearer {self.bearer}")
+        return requests.request(method, self.stack.gateway + path, headers=headers,
+                                timeout=30, **kw)
+
+    def notify(self, method: str, path: str, **kw):
+        return requests.request(method, self.stack.notifications + path, timeout=30, **kw)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from common.settings import ConfigError, Env, Settings
+from common.settings import ConfigError, Env, Settings, stop_process
 
 DEFAULT_GATEWAY_PORT = 8000
 DEFAULT_NOTIFICATION_PORT = 8001
@@ -48,9 +48,10 @@ class LocalStack:
 
     def start(self) -> "LocalStack":
         """Start the emulators, then read the settings (which now point at them), then
-        the apps. Raises ConfigError, before serving anything, for an unusable setting."""
+        the apps. Raises ConfigError, before starting anything, for an unusable setting."""
         for key, value in LOCAL_AWS_ENV.items():
             os.environ.setdefault(key, value)
+        Settings.from_env()  # every value checked before anything starts
         from infra import template
         from infra.local.emulator import emulator
 
@@ -111,13 +112,9 @@ def main() -> None:
 
     try:
         stack = LocalStack(Ports.from_env())
-    except ConfigError as exc:
-        sys.exit(f"Configuration error: {exc}")
-    try:
         stack.start()
     except ConfigError as exc:
-        stack.stop()
-        sys.exit(f"Configuration error: {exc}")
+        stop_process(exc)
     except OSError as exc:
         stack.stop()
         sys.exit(f"Could not start the local stack: {exc}")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from infra.local.process import StackProcess
-from tests.support.stack_client import Client, token
+from infra.local.process import StackClient, StackProcess
+from tests.support.stack_client import token
 
 
 @pytest.fixture(scope="session")
@@ -16,4 +16,4 @@ def stack():
 
 @pytest.fixture(scope="session")
 def http(stack):
-    return Client(stack, token())
+    return StackClient(stack, token())

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from infra.local.process import StackProcess
-from tests.support.stack_client import Client, token
+from infra.local.process import StackClient, StackProcess
+from tests.support.stack_client import token
 
 ORDER = {"userId": 3, "userEmail": "luis@example.com", "clienteNombre": "Luis",
          "total": 120.40, "tipoPedido": "INTERNACIONAL", "destino": "Quito", "cantidad": 2}
@@ -73,7 +73,7 @@ def broken_inventory():
     stack = StackProcess({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9", "BREAKER_FAIL_MAX": "3",
                           "BREAKER_RESET_SECONDS": "2", "STOCK_CHECK_TIMEOUT_SECONDS": "1"})
     stack.start()
-    yield Client(stack, token())
+    yield StackClient(stack, token())
     stack.stop()
 
 

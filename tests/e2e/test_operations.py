@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from infra.local.process import ROOT
+from tests.support import raw_http
 
 
 def _logged(stack) -> list[dict]:
@@ -49,14 +50,26 @@ def test_a_refused_token_is_one_line_too(http, stack):
     assert line["status"] == 401 and line["reason"] and line["correlation_id"]
 
 
-@pytest.mark.parametrize("name, value", [("BREAKER_RESET_SECONDS", "-1"),
-                                         ("GATEWAY_PORT", "eighty"),
-                                         ("JWT_SECRET", "short")])
-def test_a_bad_setting_stops_make_run_naming_the_variable(name, value):
+@pytest.mark.parametrize("name, value, shown", [("BREAKER_RESET_SECONDS", "-1", "'-1'"),
+                                                ("GATEWAY_PORT", "eighty", "'eighty'"),
+                                                ("JWT_SECRET", "short", "(hidden)")])
+def test_a_bad_setting_stops_make_run_naming_the_variable(name, value, shown):
     env = {"PATH": os.environ["PATH"], "GATEWAY_PORT": "0",
            "NOTIFICATION_PORT": "0", name: value}
     result = subprocess.run(["make", "-s", "run"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode != 0
     assert "Ready." not in result.stdout
-    assert f"Configuration error: {name}={value!r}: must be" in result.stderr
+    assert f"Configuration error: {name}={shown}: must be" in result.stderr
+
+
+def test_a_refusal_on_a_reused_connection_carries_no_key_of_the_request_before(
+        http, stack):
+    first = raw_http.request("GET", "/api/inventario/990001", close=False,
+                             headers={"Authorization": f"Bearer {http.bearer}"})
+    second = raw_http.request("GET", "/api/inventario/990002",
+                              headers={"Authorization": "Bearer x.y.z"})
+    assert raw_http.statuses(raw_http.exchange(stack.gateway, first + second)) == [404, 401]
+    stack.wait_for_line(lambda line: '"path":"/api/inventario/990002"' in line)
+    (refusal,) = _lines_about(stack, "/api/inventario/990002")
+    assert "function_request_id" not in refusal and "sub" not in refusal

@@ -70,9 +70,9 @@ def order_events(monkeypatch):
 def inventory_gateway(tables):
     """The gateway served over real HTTP in this process: the stock check's target."""
     from app import create_gateway
-    from infra.local.gateway import serve
+    from infra.local.gateway import AppServer
 
-    server = serve(create_gateway(Settings.from_env()))
+    server = AppServer().serve(create_gateway(Settings.from_env()))
     yield server.url
     server.stop()
 

@@ -112,3 +112,9 @@ def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
     for path in ("/ok", "/fail"):
         response = client.request("GET", path)
         assert response.headers["Access-Control-Allow-Origin"] == "https://ops.example.com"
+    # Every error carries the same CORS headers, whether a view or the edge refused it.
+    too_large = client.request("GET", "/ok", body=b"x" * (1024 * 1024 + 1))
+    refused = client.request("GET", "/fail")
+    assert too_large.status_code == 413 and refused.status_code == 400
+    cors = {name for name in refused.headers if name.lower().startswith("access-control")}
+    assert cors == {n for n in too_large.headers if n.lower().startswith("access-control")}

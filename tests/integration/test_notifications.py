@@ -5,21 +5,18 @@ import json
 import pytest
 
 from notifications.service import HEALTHY, PROCESSED
+from tests.support.logs import captured_lines
 
 
-def test_a_json_object_is_logged_on_the_requests_one_json_line_and_confirmed(
-        notifications, caplog):
+def test_a_json_object_is_logged_on_the_requests_one_json_line_and_confirmed(notifications):
     payload = {"type": "LOW_STOCK_ALERT", "sku": "A1", "stockActual": 2, "total": 19.99,
                "nested": {"multi\nline": ["a", None]}}
-    response = notifications.post("/notificaciones", payload)
+    with captured_lines(notifications.app.logger) as lines:
+        response = notifications.post("/notificaciones", payload)
     assert response.status_code == 200
     assert response.body.decode() == PROCESSED == "Notificación procesada"
     assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
-    (record,) = [r for r in caplog.records if r.name == "notifications"]
-    # Formatted as the handler formats it, in this thread, where the request ran.
-    line = notifications.app.logger.registered_formatter.format(record)
-    assert "\n" not in line
-    logged = json.loads(line)
+    (logged,) = lines
     assert (logged["message"], logged["event"]) == ("request", "notification received")
     assert logged["payload"] == payload and logged["status"] == 200
 

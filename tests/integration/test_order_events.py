@@ -28,10 +28,10 @@ def listener(**env):
 @pytest.fixture
 def notification_service():
     """The real notification app on a free port."""
-    from infra.local.gateway import serve
+    from infra.local.gateway import AppServer
     from notifications.wiring import app_for
 
-    server = serve(app_for(Settings()))
+    server = AppServer().serve(app_for(Settings()))
     yield server.url
     server.stop()
 

@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from orders.stock_client import InventoryUnavailable, StockAnswer, StockChecker
+from orders.rules import InventoryUnavailable, StockAnswer
+from orders.stock_client import StockChecker
 from tests.support.fakes import ScriptedServer, closed_port_url, elapsed
 
 

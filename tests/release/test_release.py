@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from common.settings import MIN_JWT_SECRET_BYTES, table_env_var
+from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +135,7 @@ def function_events(function: str) -> set[tuple[str, str]]:
 def _service_models(package: str) -> list:
     from pynamodb.models import Model
 
-    from common.ids import CounterModel
+    from common.counters import CounterModel
 
     module = importlib.import_module(f"{package}.model")
     own = [obj for obj in vars(module).values() if isinstance(obj, type)
@@ -188,6 +188,10 @@ def test_each_function_may_only_advance_its_own_counter(function, package):
                   if s["Resource"] == {"Fn::GetAtt": ["CountersTable", "Arn"]}]
     assert [s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]
             for s in statements] == [[counter]]
+
+
+def test_the_settings_know_every_table_of_the_template():
+    assert set(TABLES) == set(template.tables())
 
 
 def test_every_table_belongs_to_a_model():

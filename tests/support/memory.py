@@ -8,7 +8,7 @@ runs one suite against both, so a fake cannot drift from the real thing unnotice
 import itertools
 import threading
 
-from common.storage import possible_id
+from common.ids import possible_id
 from inventory.rules import Product, duplicate_sku, unknown_product
 from orders.rules import unknown_order
 from shipping.rules import Shipment, unknown_shipment
@@ -21,7 +21,7 @@ class _InMemory:
         self._items: dict[int, object] = {}
         self._ids = itertools.count(1)
         self._unknown = unknown
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def next_id(self) -> int:
         with self._lock:
@@ -54,7 +54,7 @@ class InMemoryProducts(_InMemory):
         with self._lock:
             if self._owner_of(product.sku) is not None:
                 raise duplicate_sku(product.sku)
-        super().add(product)
+            super().add(product)
 
     def replace(self, product: Product) -> None:
         with self._lock:

@@ -1,10 +1,8 @@
-"""Talking to a running local stack over HTTP, as a user of `make run` would."""
+"""A bearer token for a running local stack, the way a user of `make run` gets one."""
 
 import subprocess
 
-import requests
-
-from infra.local.process import ROOT, StackProcess
+from infra.local.process import ROOT
 
 
 def token() -> str:
@@ -14,21 +12,3 @@ def token() -> str:
     lines = result.stdout.splitlines()
     assert len(lines) == 1, result.stdout
     return lines[0]
-
-
-class Client:
-    """requests against one running stack, with the bearer token unless told otherwise."""
-
-    def __init__(self, stack: StackProcess, bearer: str):
-        self.stack = stack
-        self.bearer = bearer
-
-    def gateway(self, method: str, path: str, *, auth: bool = True, **kw):
-        headers = kw.pop("headers", {})
-        if auth:
-            headers.setdefault("Authorization", f"Bearer {self.bearer}")
-        return requests.request(method, self.stack.gateway + path, headers=headers,
-                                timeout=30, **kw)
-
-    def notify(self, method: str, path: str, **kw):
-        return requests.request(method, self.stack.notifications + path, timeout=30, **kw)

@@ -7,7 +7,7 @@ import pytest
 
 from common.errors import Invalid, NotFound, Unavailable
 from orders import service
-from orders.stock_client import InventoryUnavailable, StockAnswer
+from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingPublisher
 
 BODY = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",

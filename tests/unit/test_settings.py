@@ -52,7 +52,6 @@ def test_table_names_come_from_their_variables_or_default_to_the_logical_id():
     ("BREAKER_RESET_SECONDS", "inf", "a number >= 0"),
     ("STOCK_CHECK_TIMEOUT_SECONDS", "soon", "a number >= 0.001"),
     ("STOCK_CHECK_TIMEOUT_SECONDS", "0", "a number >= 0.001"),
-    ("JWT_SECRET", "too-short", "at least 32 bytes"),
     ("INVENTORY_SERVICE_URL", "localhost:8000", "an http(s) URL"),
     ("NOTIFICATION_SERVICE_URL", "ftp://x.example.com", "an http(s) URL"),
     ("CORS_ALLOW_ORIGIN", "https://ops.example.com/path", "one origin"),
@@ -60,6 +59,7 @@ def test_table_names_come_from_their_variables_or_default_to_the_logical_id():
     ("AWS_REGION", "mars", "an AWS region"),
     ("ORDER_EVENTS_FUNCTION", "has spaces", "a Lambda function name"),
     ("PRODUCTS_TABLE", "x y", "a DynamoDB table name"),
+    ("POWERTOOLS_LOG_LEVEL", "LOUD", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
 ])
 def test_an_unusable_value_is_refused_naming_the_variable_and_what_it_accepts(
         name, value, accepts):
@@ -84,3 +84,19 @@ def test_settings_are_frozen():
         settings.breaker_fail_max = 1
     with pytest.raises(TypeError):
         Settings.from_env({"X_TABLE": "abc"}).table_names["X_TABLE"] = "other"
+
+
+def test_a_bad_secret_is_named_but_never_shown():
+    with pytest.raises(ConfigError) as err:
+        Settings.from_env({"JWT_SECRET": "hunter2-prod"})
+    assert str(err.value) == "JWT_SECRET=(hidden): must be at least 32 bytes of UTF-8"
+    assert "hunter2" not in repr(Settings.from_env({"JWT_SECRET": "hunter2" * 6}))
+
+
+def test_only_the_templates_table_variables_are_read():
+    settings = Settings.from_env({"ROUTING_TABLE": "not a table name", "ORDERS_TABLE": "o-1"})
+    assert dict(settings.table_names) == {"ORDERS_TABLE": "o-1"}
+
+
+def test_the_log_level_is_read_case_insensitively():
+    assert Settings.from_env({"POWERTOOLS_LOG_LEVEL": "debug"}).log_level == "DEBUG"

@@ -5,6 +5,8 @@ place that turns each kind into a status code and the platform's error body. Eac
 carries a stable `code` for clients and a `message` for people.
 """
 
+from common.ids import possible_id
+
 
 class DomainError(Exception):
     def __init__(self, code: str, message: str, *, details: list[dict] | None = None):
@@ -45,4 +47,6 @@ def invalid_field(field: str, message: str) -> Invalid:
 
 
 def not_found(code: str, what: str, ident: int) -> NotFound:
+    if not possible_id(ident):  # 0, negative, 45 digits: say so rather than echo it
+        return NotFound(code, f"No {what.lower()} has that id")
     return NotFound(code, f"{what} {ident} not found")

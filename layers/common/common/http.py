@@ -64,11 +64,16 @@ class PlatformApp(Chalice):
         self._per_thread.context = value
 
     def __call__(self, event, context):
-        return self._invoke(event, context)
+        try:
+            return self._invoke(event, context)
+        finally:
+            # An invocation's keys end with it: a line written between invocations on
+            # this thread (the local gateway's 401) must not carry them.
+            self.logger.thread_safe_clear_keys()
 
 
-class _Unexpected(ChaliceUnhandledError):
-    """A view's unexpected exception, carried past Chalice's own handler to ours."""
+class _Failed(ChaliceUnhandledError):
+    """A view's exception, carried past Chalice's own handler to the platform's."""
 
 
 def create_app(name: str, settings: Settings, *blueprints: Blueprint,
@@ -91,13 +96,23 @@ def create_app(name: str, settings: Settings, *blueprints: Blueprint,
         else:
             try:
                 response = _in_platform_format(get_response(request))
-            except _Unexpected as exc:
-                failure = exc.__cause__
-                response = error_response(500, "INTERNAL_ERROR", "An internal error occurred")
+            except _Failed as failed:
+                if isinstance(failed.__cause__, DomainError):
+                    response = domain_error_response(failed.__cause__)
+                else:
+                    failure = failed.__cause__
+                    response = error_response(500, "INTERNAL_ERROR",
+                                              "An internal error occurred")
         if cors:
-            # Chalice adds CORS headers only to responses its view returned normally.
+            # Chalice adds CORS headers only to responses its view returned normally;
+            # every error gets this one, as API Gateway's own errors do.
             response.headers.setdefault("Access-Control-Allow-Origin", origin)
-        _log_request(app.logger, request, response, started, failure)
+        authorizer = request.context.get("authorizer") or {}
+        log_request(app.logger, started, failure, method=request.method,
+                    route=request.context.get("resourcePath"),
+                    path=request.context.get("path", request.path),
+                    status=response.status_code,
+                    sub=authorizer.get("sub") or authorizer.get("principalId"))
         return response
 
     for blueprint in blueprints:
@@ -105,31 +120,28 @@ def create_app(name: str, settings: Settings, *blueprints: Blueprint,
     for methods in app.routes.values():
         for route in methods.values():
             route.content_types = ANY_CONTENT_TYPE
-            route.view_function = _answering_domain_errors(route.view_function)
+            route.view_function = _carried_to_middleware(route.view_function)
     return app
 
 
-def _answering_domain_errors(view):
+def _carried_to_middleware(view):
+    """Chalice answers a view's exception itself, in its own format, before middleware
+    sees it; carried as _Failed it reaches platform_http, which answers in ours."""
+
     @functools.wraps(view)
     def guarded(**kwargs):
         try:
             return view(**kwargs)
-        except DomainError as err:
-            return domain_error_response(err)
         except Exception as exc:
-            raise _Unexpected(str(exc)) from exc
+            raise _Failed(str(exc)) from exc
 
     return guarded
 
 
-def _log_request(logger, request, response, started: float, failure) -> None:
-    authorizer = request.context.get("authorizer") or {}
-    fields = {"method": request.method,
-              "route": request.context.get("resourcePath"),
-              "path": request.context.get("path", request.path),
-              "status": response.status_code,
-              "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-              "sub": authorizer.get("sub") or authorizer.get("principalId")}
+def log_request(logger, started: float, failure: BaseException | None = None, **fields) -> None:
+    """The one line of a request: method, route, path, status, sub and whatever else
+    the caller knows, its duration, and the traceback of an unexpected failure."""
+    fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
     if failure is None:
         logger.info("request", extra=fields)
     else:
@@ -228,7 +240,7 @@ def path_id(raw: str) -> int:
     if not _NUMERIC_ID.fullmatch(raw):
         raise Invalid("INVALID_ID", f"Id must be a number, got {raw!r}")
     # Python refuses int() past 4300 digits; no id comes near, so such a one is unknown.
-    return int(raw) if len(raw) <= 4000 else 0
+    return int(raw) if len(raw) <= 4000 else -1
 
 
 def query_param(request, name: str) -> str | None:

@@ -1,23 +1,11 @@
-"""Ids from a per-entity atomic counter: positive, increasing, never reused.
+"""What an id is: a positive integer from a counter (common.counters), never reused.
 
-DynamoDB has no auto-increment; an UpdateItem with ADD is atomic on the server, so
-parallel creates each get their own number.
+Anything outside 1..MAX_ID cannot exist; keeping such numbers out of DynamoDB keys
+avoids a 500 for an absurd id, and they are simply not found.
 """
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
-from pynamodb.models import Model
-
-from common.storage import model_meta
+MAX_ID = 2**63 - 1
 
 
-class CounterModel(Model):
-    Meta = model_meta("CountersTable")
-
-    name = UnicodeAttribute(hash_key=True)
-    value = NumberAttribute(default=0)
-
-
-def next_id(counter: str) -> int:
-    item = CounterModel(counter)
-    item.update(actions=[CounterModel.value.add(1)])
-    return int(item.value)
+def possible_id(ident: int) -> bool:
+    return 0 < ident <= MAX_ID

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pynamodb.models import Model
 
 from common import storage
+from common.counters import CounterModel, next_id
 from common.errors import NotFound
-from common.ids import CounterModel, next_id
 from common.settings import Settings
 
 

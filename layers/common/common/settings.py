@@ -1,8 +1,9 @@
 """Every environment variable the platform reads, read and checked once at start.
 
 A function builds its Settings during init (Lambda init, the local stack's start, a
-test's fixture) and hands it to what needs it; nothing reads the environment later. A
-value that cannot work stops the process there, in one line naming the variable and
+test's fixture) and hands it to what needs it; no code of ours reads the environment
+later (botocore reads its own endpoint and credential variables when a client is built).
+A value that cannot work stops the process there, in one line naming the variable and
 what it accepts, instead of turning into a 500 on some later request.
 """
 
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NoReturn
 from urllib.parse import urlsplit
 
 # The old Spring system's development key: fine on a laptop, never for a cloud stage
@@ -26,6 +28,12 @@ _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
 # A Lambda function name, name:alias, or ARN.
 _FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# The tables of infra/template.yaml (tests/release holds this list to the template).
+TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
+          "CountersTable")
+# Values never echoed in an error line: it may end up in a log.
+_SECRETS = {"JWT_SECRET"}
 
 
 class ConfigError(ValueError):
@@ -43,7 +51,8 @@ class Env:
         return value or default
 
     def fail(self, name: str, accepts: str):
-        raise ConfigError(f"{name}={self.env.get(name, '')!r}: must be {accepts}")
+        shown = "(hidden)" if name in _SECRETS else repr(self.env.get(name, ""))
+        raise ConfigError(f"{name}={shown}: must be {accepts}")
 
     def number(self, name: str, default, *, minimum, kind=float):
         raw = self.text(name)
@@ -85,7 +94,8 @@ def table_env_var(logical_id: str) -> str:
 class Settings:
     region: str = DEFAULT_REGION
     cors_allow_origin: str = "*"
-    jwt_secret: bytes = LOCAL_JWT_SECRET.encode()
+    log_level: str = "INFO"
+    jwt_secret: bytes = field(default=LOCAL_JWT_SECRET.encode(), repr=False)
     # None: the gateway the order came in on (see common.http.gateway_base_url).
     inventory_service_url: str | None = None
     breaker_fail_max: int = 5
@@ -118,16 +128,20 @@ class Settings:
                     origin != f"{parts.scheme}://{parts.netloc}":
                 read.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
         tables = {}
-        for name in sorted(env):
-            if name.endswith("_TABLE") and read.text(name):
+        for name in map(table_env_var, TABLES):
+            if read.text(name):
                 tables[name] = read.matching(name, _TABLE_NAME, "",
                                              "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)")
+        log_level = read.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
+        if log_level not in LOG_LEVELS:
+            read.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
         # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
         region_var = "AWS_REGION" if read.text("AWS_REGION") else "AWS_DEFAULT_REGION"
         return cls(
             region=read.matching(region_var, _REGION, DEFAULT_REGION,
                                  "an AWS region such as us-east-1"),
             cors_allow_origin=origin,
+            log_level=log_level,
             jwt_secret=secret.encode("utf-8"),
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
@@ -147,5 +161,10 @@ class Settings:
         try:
             return cls.from_env(env)
         except ConfigError as exc:
-            print(f"Configuration error: {exc}", file=sys.stderr, flush=True)
-            raise SystemExit(2) from None
+            stop_process(exc)
+
+
+def stop_process(error: ConfigError) -> NoReturn:
+    """End a process that cannot start: its one line on stderr, exit status 2."""
+    print(f"Configuration error: {error}", file=sys.stderr, flush=True)
+    raise SystemExit(2) from None

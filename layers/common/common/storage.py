@@ -13,11 +13,8 @@ from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
 from pynamodb.models import Model
 
+from common.ids import possible_id
 from common.settings import Settings
-
-# Ids come from counters that start at 1; anything outside this cannot exist, and
-# keeping it out of DynamoDB keys avoids a 500 for an absurd number.
-MAX_ID = 2**63 - 1
 
 
 def model_meta(logical_id: str) -> type:
@@ -61,10 +58,6 @@ def to_item(model_cls: type[Model], entity) -> Model:
     return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
 
 
-def possible_id(ident: int) -> bool:
-    return 0 < ident <= MAX_ID
-
-
 def get_item(model_cls: type[Model], ident: int) -> Model | None:
     """The item with this id, read consistently, or None."""
     if not possible_id(ident):
@@ -81,7 +74,7 @@ def all_by_id(model_cls: type[Model]) -> list:
 
 
 def insert(item: Model) -> None:
-    """Save a new item whose id came from common.ids.
+    """Save a new item whose id came from common.counters.
 
     The counter never hands out an id twice; the condition makes that a checked fact
     rather than an assumption (it would catch a counter reset by hand).

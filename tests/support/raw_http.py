@@ -1,0 +1,70 @@
+"""HTTP as bytes on a socket: for the requests a well-behaved client library never sends."""
+
+import re
+import socket
+import time
+from urllib.parse import urlsplit
+
+STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ")
+
+
+def address(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    return parts.hostname, parts.port
+
+
+def exchange(url: str, raw: bytes, *, wait: float = 2.0) -> bytes:
+    """Send `raw` on one connection; return every byte the server sent until it closed the
+    connection or `wait` seconds passed without more."""
+    with socket.create_connection(address(url), timeout=wait) as sock:
+        sock.sendall(raw)
+        return read_until_quiet(sock, wait)
+
+
+def read_until_quiet(sock: socket.socket, wait: float) -> bytes:
+    received = b""
+    deadline = time.monotonic() + wait
+    sock.settimeout(0.2)
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
+def statuses(received: bytes) -> list[int]:
+    return [int(code) for code in STATUS_LINE.findall(received)]
+
+
+def split_responses(received: bytes) -> tuple[list[int], bytes]:
+    """The statuses of the complete responses at the start of `received` (each framed by
+    its Content-Length), and whatever bytes follow them that are not such a response."""
+    found = []
+    while True:
+        head, sep, rest = received.partition(b"\r\n\r\n")
+        match = STATUS_LINE.match(head)
+        if not sep or not match:
+            return found, received
+        length = re.search(rb"(?im)^content-length: *(\d+)", head)
+        size = int(length[1]) if length else 0
+        found.append(int(match[1]))
+        received = rest[size:]
+
+
+def body_of(received: bytes) -> bytes:
+    return received.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in received else b""
+
+
+def request(method: str, path: str, *, headers: dict | None = None, body: bytes = b"",
+            close: bool = True) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1"]
+    lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+    if close:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body

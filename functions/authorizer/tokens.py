@@ -2,6 +2,8 @@
 
 import jwt
 
+from common.bearer import bearer_token as common_bearer_token
+
 ALGORITHM = "HS256"
 
 
@@ -11,10 +13,10 @@ class InvalidToken(Exception):
 
 def bearer_token(header: str | None) -> str:
     """The token of an `Authorization: Bearer <token>` header."""
-    scheme, _, token = (header or "").strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = common_bearer_token(header)
+    if token is None:
         raise InvalidToken("no Bearer token in the Authorization header")
-    return token.strip()
+    return token
 
 
 def verify(token: str, secret: bytes) -> dict:

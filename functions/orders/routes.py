@@ -2,6 +2,7 @@
 
 from chalice import Blueprint
 
+from common.bearer import bearer_token
 from common.clock import utcnow
 from common.http import created, gateway_base_url, json_object, ok, path_id
 from orders import service
@@ -23,10 +24,10 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
         request = bp.current_request
         base_url = inventory_url or gateway_base_url(request)
         # The caller's own token: inventory sits behind the same authorizer.
-        authorization = request.headers.get("authorization")
+        token = bearer_token(request.headers.get("authorization"))
 
         def check_stock(product_id: int, cantidad: int):
-            return stock.check(base_url, product_id, cantidad, authorization)
+            return stock.check(base_url, product_id, cantidad, token)
 
         order = service.place_order(orders, check_stock, events, json_object(request),
                                     utcnow())

@@ -8,7 +8,7 @@ from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from common import storage
+from common import aws, storage
 from common.errors import Conflict
 from common.repository import Repository
 from common.settings import Settings
@@ -25,8 +25,9 @@ class ProductRepository(Repository):
     def __init__(self, settings: Settings):
         super().__init__(settings, ProductModel, Product, counter=COUNTER,
                          unknown=unknown_product, other_models=(SkuClaimModel,))
-        # Transactions need a connection of their own; one per process, not per write.
-        self._connection = Connection(region=settings.region)
+        # Transactions take a connection of their own; the process's client, not a new one.
+        self._connection = aws.use_client(Connection(region=settings.region),
+                                          aws.dynamodb(settings))
 
     def add(self, product: Product) -> None:
         for _ in range(MAX_ATTEMPTS):

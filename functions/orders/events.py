@@ -5,10 +5,9 @@ HTTP response never waits for the listener. Locally AWS_ENDPOINT_URL_LAMBDA poin
 the local stack's invoke endpoint, which runs the same handler in the background.
 """
 
-import boto3
 from botocore.config import Config
 
-from common import jsonio
+from common import aws, jsonio
 from common.events import ORDER_APPROVED
 from common.settings import Settings
 
@@ -21,8 +20,7 @@ class LambdaPublisher:
         self._function = settings.order_events_function
         self._logger = logger
         # Built here, at init; botocore reads AWS_ENDPOINT_URL_LAMBDA now, not per call.
-        self._client = boto3.session.Session().client(
-            "lambda", region_name=settings.region, config=_CLIENT_CONFIG)
+        self._client = aws.client("lambda", settings, _CLIENT_CONFIG)
 
     def publish(self, payload: dict) -> None:
         """Queue the event. A failure never fails the order, which is already saved: it is

@@ -13,6 +13,7 @@ from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
 from pynamodb.models import Model
 
+from common import aws
 from common.ids import possible_id
 from common.settings import Settings
 
@@ -26,15 +27,18 @@ def model_meta(logical_id: str) -> type:
 
 
 def bind(settings: Settings, *models: type[Model]) -> None:
-    """Point each model at its table as the settings name it, in the settings' region.
+    """Point each model at its table as the settings name it, through the process's one
+    DynamoDB client (common.aws), built now rather than on the first request.
 
-    PynamoDB keeps a model's table on its class, so this is done once, at init. The
-    endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which the local
-    stack points at the emulator and which is unset on AWS.
+    PynamoDB keeps a model's table and connection on its class, so this is done once, at
+    init. The endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which
+    the local stack points at the emulator and which is unset on AWS.
     """
+    client = aws.dynamodb(settings)
     for model in models:
         model.Meta.table_name = settings.table_name(model.Meta.logical_id)
         model.Meta.region = settings.region
+        aws.use_client(model._get_connection().connection, client)
 
 
 class DecimalAttribute(Attribute[Decimal]):

@@ -1,12 +1,39 @@
 """moto's server on 127.0.0.1, standing in for DynamoDB on a laptop and in tests.
 
-moto is not thread-safe: its backend checks a condition and writes in separate steps,
-so two threads can both pass `attribute_not_exists`. Real DynamoDB applies each request
-atomically; serializing requests restores exactly that.
+Three corrections make it behave like DynamoDB where the platform can tell:
+
+- Atomic requests, per table. moto is not thread-safe: its backend checks a condition
+  and writes in separate steps, so two threads could both pass `attribute_not_exists`.
+  Each request holds the locks of the tables it names (in one global order, so two
+  transactions never deadlock), so requests to different tables run side by side: a
+  stock check's read of ProductsTable never waits behind order or shipment writes.
+  Creating or deleting a table holds every table.
+- Transactions in constant time. moto backs up every table a transaction touches with a
+  deep copy, then restores it on failure: each product create copied the whole catalog
+  twice, so creates slowed as the catalog grew. Here conditions are all checked before
+  anything is written, and only the items written are kept to undo a failed write.
+- Memory bounded by the data. moto keeps every model object it ever built in a list on
+  its class (for its introspection API, which nothing here uses), so no overwritten
+  item, and no table copy, was ever freed. The DynamoDB models are not tracked here.
 """
 
+import contextlib
+import copy
+import json
 import threading
+from io import BytesIO
 
+from moto.core.model_instances import model_data
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import (
+    ConditionalCheckFailed,
+    MockValidationException,
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+    TransactWriteSingleOpException,
+)
+from moto.dynamodb.models import DynamoDBBackend
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
     MotoRequestHandler,
@@ -16,15 +43,167 @@ from werkzeug.serving import make_server
 
 from infra.local.servers import BackgroundServer
 
+_CATALOG_OPERATIONS = {"CreateTable", "DeleteTable", "UpdateTable", "ListTables",
+                       "RestoreTableFromBackup", "RestoreTableToPointInTime"}
 
-class OneRequestAtATime:
+
+class _Untracked(list):
+    def append(self, _instance) -> None:
+        pass
+
+
+def _stop_tracking_dynamodb_models() -> None:
+    for model in model_data["dynamodb"].values():
+        model.instances_tracked = _Untracked()
+
+
+def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> None:
+    """DynamoDBBackend.transact_write_items, all conditions first, undoing only what it
+    wrote. Same answers as moto's: the cancellation reasons per item, in order."""
+    if len(transact_items) > 100:
+        raise TooManyTransactionsException()
+    targets: set[tuple[str, str]] = set()
+    planned: list[tuple[str, str, dict, dict]] = []
+    errors: list[tuple] = []
+    for entry in transact_items:
+        if len(entry) > 1:
+            raise TransactWriteSingleOpException
+        original_item = None
+        try:
+            op_type, op = next(iter(entry.items()))
+            if op_type not in {"ConditionCheck", "Put", "Delete", "Update"}:
+                raise ValueError("Unsupported transaction operation")
+            table_name = op["TableName"]
+            if op_type == "Put":
+                table = self.get_table(table_name)
+                key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+                if table.range_key_attr is not None:
+                    key[table.range_key_attr] = op["Item"][table.range_key_attr]
+            else:
+                key = op["Key"]
+            target = (str(table_name), str(dict(sorted(key.items()))))
+            if target in targets:
+                raise MultipleTransactionsException()
+            targets.add(target)
+            current = self.get_item(table_name, key)
+            condition = op.get("ConditionExpression")
+            if condition is not None:
+                check = get_filter_expression(condition, op.get("ExpressionAttributeNames"),
+                                              op.get("ExpressionAttributeValues"))
+                if not check.expr(current):
+                    if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                        original_item = current.to_json()["Attributes"]
+                    raise ConditionalCheckFailed(item=original_item)
+            planned.append((op_type, table_name, key, op))
+            errors.append((None, None, None))
+        except (MultipleTransactionsException, MockValidationException):
+            raise
+        except ConditionalCheckFailed as exc:
+            errors.append(("ConditionalCheckFailed", str(exc.message), original_item))
+        except Exception as exc:
+            errors.append((type(exc).__name__, str(exc), original_item))
+    if any(code is not None for code, _, _ in errors):
+        raise TransactionCanceledException(errors)
+
+    undo: list[tuple[str, dict, object]] = []
+    try:
+        for op_type, table_name, key, op in planned:
+            if op_type == "ConditionCheck":
+                continue
+            undo.append((table_name, key, copy.deepcopy(self.get_item(table_name, key))))
+            names, values = op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+            if op_type == "Put":
+                self.put_item(table_name, op["Item"])
+            elif op_type == "Delete":
+                self.delete_item(table_name, key)
+            else:
+                self.update_item(table_name, key, update_expression=op["UpdateExpression"],
+                                 expression_attribute_names=names,
+                                 expression_attribute_values=values)
+    except Exception:
+        for table_name, key, before in reversed(undo):
+            if before is None:
+                self.delete_item(table_name, key)
+            else:
+                self.put_item(table_name, before.to_json()["Attributes"])
+        raise
+
+
+class _TableLocks:
+    """A lock per table, and the whole catalog for operations that change it."""
+
+    def __init__(self):
+        self._guard = threading.Lock()
+        self._tables: dict[str, threading.Lock] = {}
+        self._catalog = threading.Condition()
+        self._users = 0  # requests holding table locks
+        self._changing = False
+
+    @contextlib.contextmanager
+    def holding(self, tables: set[str] | None):
+        """Hold the named tables' locks; None: every table (the catalog changes)."""
+        if tables is None:
+            with self._catalog:
+                self._catalog.wait_for(lambda: not self._changing and self._users == 0)
+                self._changing = True
+            try:
+                yield
+            finally:
+                with self._catalog:
+                    self._changing = False
+                    self._catalog.notify_all()
+            return
+        with self._catalog:
+            self._catalog.wait_for(lambda: not self._changing)
+            self._users += 1
+        try:
+            with contextlib.ExitStack() as held:
+                for name in sorted(tables):
+                    held.enter_context(self._lock(name))
+                yield
+        finally:
+            with self._catalog:
+                self._users -= 1
+                self._catalog.notify_all()
+
+    def _lock(self, name: str) -> threading.Lock:
+        with self._guard:
+            return self._tables.setdefault(name, threading.Lock())
+
+
+def tables_named(target: str, body: bytes) -> set[str] | None:
+    """The tables a DynamoDB request touches; None when it touches the catalog."""
+    operation = target.rpartition(".")[2]
+    if operation in _CATALOG_OPERATIONS:
+        return None
+    try:
+        request = json.loads(body or b"{}")
+    except ValueError:
+        return None
+    tables = set(request.get("RequestItems") or {})
+    for item in request.get("TransactItems") or []:
+        for op in item.values():
+            if isinstance(op, dict) and "TableName" in op:
+                tables.add(op["TableName"])
+    if "TableName" in request:
+        tables.add(request["TableName"])
+    return tables or None
+
+
+class AtomicPerTable:
+    """Each request to the wrapped app holds the locks of the tables it names."""
+
     def __init__(self, app):
         self._app = app
-        self._lock = threading.Lock()
+        self._locks = _TableLocks()
 
     def __call__(self, environ, start_response):
-        with self._lock:
-            # Drain the response inside the lock: the write may happen while iterating.
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = BytesIO(body)
+        tables = tables_named(environ.get("HTTP_X_AMZ_TARGET", ""), body)
+        with self._locks.holding(tables):
+            # Drain the response inside the locks: the write may happen while iterating.
             return list(self._app(environ, start_response))
 
 
@@ -36,7 +215,9 @@ class _QuietRequestHandler(MotoRequestHandler):
 
 
 def emulator(port: int = 0) -> BackgroundServer:
-    app = OneRequestAtATime(DomainDispatcherApplication(create_backend_app))
+    DynamoDBBackend.transact_write_items = transact_write_items
+    _stop_tracking_dynamodb_models()
+    app = AtomicPerTable(DomainDispatcherApplication(create_backend_app))
     server = make_server("127.0.0.1", port, app, threaded=True,
                          request_handler=_QuietRequestHandler)
-    return BackgroundServer(server, "aws-emulator")
+    return BackgroundServer.of(server, "aws-emulator")

@@ -1,5 +1,8 @@
-"""The local emulation: serialized emulator, tables from the template, the invoke stand-in."""
+"""The local emulation: the emulator's atomicity and memory, tables from the template,
+the invoke stand-in."""
 
+import io
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -11,28 +14,77 @@ import pytest
 from common.logs import get_logger
 from common.settings import Settings
 from infra import template
-from infra.local.emulator import OneRequestAtATime
+from infra.local.emulator import AtomicPerTable, tables_named
 from infra.local.invoke import LocalLambda
 
 
-def test_the_emulator_wrapper_makes_check_then_write_atomic():
-    """moto checks a condition and writes in two steps; the wrapper must not let two
-    requests interleave there. A deliberately racy app shows the difference."""
-    store = {}
+def dynamodb_request(operation: str, body: dict) -> dict:
+    raw = json.dumps(body).encode()
+    return {"HTTP_X_AMZ_TARGET": f"DynamoDB_20120810.{operation}",
+            "CONTENT_LENGTH": str(len(raw)), "wsgi.input": io.BytesIO(raw)}
 
-    def racy_conditional_put(environ, start_response):
-        key = environ["KEY"]
-        exists = key in store
-        time.sleep(0.01)  # the window in which another thread could pass the same check
+
+class RacyBackend:
+    """Checks, waits, then writes: the window in which another request could pass the
+    same check. Records how many requests were inside at once, per table."""
+
+    def __init__(self):
+        self.written: dict[str, list] = {}
+        self.inside = 0
+        self.most_inside = 0
+        self._count = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        body = json.loads(environ["wsgi.input"].read() or b"{}")
+        key = body.get("TableName") or ",".join(sorted(body.get("RequestItems", {}))) or "*"
+        with self._count:
+            self.inside += 1
+            self.most_inside = max(self.most_inside, self.inside)
+        exists = key in self.written
+        time.sleep(0.02)
         if not exists:
-            store.setdefault(key, []).append(threading.get_ident())
+            self.written.setdefault(key, []).append(threading.get_ident())
+        with self._count:
+            self.inside -= 1
         start_response("200 OK", [])
         return [b"ok"]
 
-    app = OneRequestAtATime(racy_conditional_put)
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda _: app({"KEY": "sku"}, lambda *a: None), range(8)))
-    assert len(store["sku"]) == 1
+
+def run_all(app, requests_: list[dict]) -> None:
+    with ThreadPoolExecutor(len(requests_)) as pool:
+        list(pool.map(lambda environ: app(environ, lambda *a: None), requests_))
+
+
+def test_requests_on_one_table_are_atomic():
+    backend = RacyBackend()
+    run_all(AtomicPerTable(backend), [dynamodb_request("PutItem", {"TableName": "Skus"})
+                                      for _ in range(8)])
+    assert len(backend.written["Skus"]) == 1 and backend.most_inside == 1
+
+
+def test_requests_on_different_tables_run_side_by_side():
+    backend = RacyBackend()
+    run_all(AtomicPerTable(backend), [dynamodb_request("GetItem", {"TableName": f"T{i}"})
+                                      for i in range(4)])
+    assert backend.most_inside > 1
+
+
+def test_a_transaction_holds_every_table_it_names_and_the_catalog_holds_all():
+    backend = RacyBackend()
+    transaction = dynamodb_request("TransactWriteItems", {"TransactItems": [
+        {"Put": {"TableName": "A"}}, {"Put": {"TableName": "B"}}]})
+    assert tables_named("DynamoDB_20120810.TransactWriteItems",
+                        transaction["wsgi.input"].getvalue()) == {"A", "B"}
+    assert tables_named("DynamoDB_20120810.BatchWriteItem",
+                        b'{"RequestItems": {"C": [], "D": []}}') == {"C", "D"}
+    assert tables_named("DynamoDB_20120810.CreateTable", b'{"TableName": "A"}') is None
+    run_all(AtomicPerTable(backend), [transaction,
+                                      dynamodb_request("PutItem", {"TableName": "B"})])
+    assert backend.most_inside == 1
+    catalog = RacyBackend()
+    run_all(AtomicPerTable(catalog), [dynamodb_request("CreateTable", {"TableName": "E"}),
+                                      dynamodb_request("GetItem", {"TableName": "F"})])
+    assert catalog.most_inside == 1
 
 
 def test_tables_are_created_from_the_template(tables):
@@ -118,3 +170,48 @@ def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
     assert too_large.status_code == 413 and refused.status_code == 400
     cors = {name for name in refused.headers if name.lower().startswith("access-control")}
     assert cors == {n for n in too_large.headers if n.lower().startswith("access-control")}
+
+
+def test_the_emulator_holds_on_to_stored_items_only(tables):
+    """moto copied a whole table for each transaction and kept every copy alive in its
+    instance tracker: memory and latency grew with every product written."""
+    import gc
+
+    from moto.dynamodb.models.dynamo_type import Item
+
+    from inventory.repository import ProductRepository
+    from inventory.rules import parse_product, product
+
+    products = ProductRepository(Settings.from_env())
+    for i in range(150):
+        fields = parse_product({"sku": f"M-{i}", "nombre": "n", "precioUnitario": 1,
+                                "stockActual": 1, "umbralMinimo": 0})
+        products.add(product(products.next_id(), fields))
+    gc.collect()
+    stored = 150 * 2 + 1  # each product, its sku claim, the counter
+    alive = sum(1 for obj in gc.get_objects() if isinstance(obj, Item))
+    assert alive < 2 * stored
+
+
+def test_a_transaction_that_fails_while_writing_leaves_nothing_written(tables):
+    tables.put_item(TableName="OrdersTable", Item={"id": {"N": "1"}, "status": {"S": "A"}})
+    with pytest.raises(tables.exceptions.ClientError):
+        tables.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "OrdersTable", "Item": {"id": {"N": "2"}}}},
+            {"Update": {"TableName": "OrdersTable", "Key": {"id": {"N": "1"}},
+                        "UpdateExpression": "SET #s = :missing",
+                        "ExpressionAttributeNames": {"#s": "status"}}}])
+    items = tables.scan(TableName="OrdersTable", ConsistentRead=True)["Items"]
+    assert items == [{"id": {"N": "1"}, "status": {"S": "A"}}]
+
+
+def test_a_cancelled_transaction_says_which_item_failed_and_writes_nothing(tables):
+    tables.put_item(TableName="ProductSkusTable", Item={"sku": {"S": "A"}, "productId": {"N": "1"}})
+    with pytest.raises(tables.exceptions.TransactionCanceledException) as err:
+        tables.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": "5"}}}},
+            {"Put": {"TableName": "ProductSkusTable", "Item": {"sku": {"S": "A"}},
+                     "ConditionExpression": "attribute_not_exists(sku)"}}])
+    reasons = [r["Code"] for r in err.value.response["CancellationReasons"]]
+    assert reasons == ["None", "ConditionalCheckFailed"]
+    assert tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"] == []

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from infra.local.stack import LOCAL_AWS_ENV
+from infra.local import LOCAL_AWS_ENV
 
 for _key, _value in LOCAL_AWS_ENV.items():
     os.environ.setdefault(_key, _value)

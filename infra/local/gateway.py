@@ -1,37 +1,58 @@
-"""Chalice's local server, corrected to behave like API Gateway where clients can tell.
+"""The local API Gateway: the Chalice apps behind waitress, answering as API Gateway would.
+
+waitress is the HTTP server (a real listen backlog, chunked bodies, a request-size limit
+enforced before a body is read, idle connections closed, no thread held by a slow
+client). A thin WSGI adapter hands each request to Chalice's local gateway, corrected
+where clients can tell it from API Gateway:
 
 - A bad token: API Gateway turns an authorizer failing with "Unauthorized" into
-  401 {"message":"Unauthorized"}. Chalice's local gateway has no such path: the
-  exception escapes and the connection drops without a response.
+  401 {"message":"Unauthorized"}; Chalice's local gateway drops the connection.
+- A path no route has: 403 {"message":"Missing Authentication Token"}, whatever the
+  Authorization header holds (Chalice's crashes on one that is not ASCII).
+- `/api/inventario/1;2` is the id "1;2" (a 400), not 1: Chalice matches routes with
+  urlparse, which cuts ";params" off the last segment.
+- HEAD is GET without a body; TRACE and unknown methods are 405 in the platform's error
+  format, as are the errors waitress answers itself (400, 413, 431).
 - Each event carries a request id in requestContext, as API Gateway's do, so logs have
   a correlation id locally too.
 """
 
+import base64
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler
+from http import HTTPStatus
 
 from chalice.config import Config
 from chalice.local import (
-    ChaliceRequestHandler,
+    ForbiddenError,
     InvalidAuthorizerError,
+    LambdaEventConverter,
     LocalGateway,
     LocalGatewayAuthorizer,
     LocalGatewayException,
     NotAuthorizedError,
-    ThreadedHTTPServer,
+    RouteMatcher,
 )
+from waitress import wasyncore
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import ErrorTask
 
 from authorizer.policy import Unauthorized
-from common.http import log_request
+from common.http import MAX_BODY_BYTES, error_response, log_request
 from infra.local.servers import BackgroundServer
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
+NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
+DEFAULT_IDLE_TIMEOUT_SECONDS = 30
+# Each request is a Lambda invocation, and an order's stock check comes back in as a
+# request of its own: enough threads that waiting orders cannot starve their checks.
+THREADS = 64
 
 
 def _allowed_origin(app) -> str | None:
-    cors = app.api.cors
-    return getattr(cors, "allow_origin", None)
+    return getattr(app.api.cors, "allow_origin", None)
 
 
 class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
@@ -70,30 +91,113 @@ class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
                     reason=reason, correlation_id=context.get("requestId"))
 
 
+class _WholeSegments(RouteMatcher):
+    def match_route(self, url):
+        matched = super().match_route(url.replace(";", "%3B"))
+        return matched._replace(captured={name: value.replace("%3B", ";")
+                                          for name, value in matched.captured.items()})
+
+
 class ApiGatewayLocalGateway(LocalGateway):
     def __init__(self, app_object, config):
         super().__init__(app_object, config)
+        self.event_converter = LambdaEventConverter(_WholeSegments(list(app_object.routes)),
+                                                    app_object.api.binary_types)
         self._authorizer = ApiGatewayAuthorizer(app_object)
 
     def _generate_lambda_event(self, method, path, headers, body):
-        event = super()._generate_lambda_event(method, path, headers, body)
+        try:
+            event = super()._generate_lambda_event(method, path, headers, body)
+        except ValueError:  # no route has this path
+            raise ForbiddenError({"x-amzn-ErrorType": "MissingAuthenticationTokenException"},
+                                 NO_ROUTE_BODY) from None
         event["requestContext"]["requestId"] = str(uuid.uuid4())
         return event
 
 
-class ApiGatewayRequestHandler(ChaliceRequestHandler):
-    def __init__(self, request, client_address, server, app_object, config):
-        # The base class handles the request inside __init__, so the gateway must be
-        # in place before it runs.
-        self.local_gateway = ApiGatewayLocalGateway(app_object, config)
-        BaseHTTPRequestHandler.__init__(self, request, client_address, server)
-
-    def log_message(self, *args):
-        """The app logs each request once, as JSON; no second, plain-text access line."""
-
-
 def chalice_config(app) -> Config:
     return Config.create(chalice_stage="local", app_name=app.app_name)
+
+
+def _platform_error(status: int, code: str, message: str, headers: dict | None = None):
+    response = error_response(status, code, message, headers=headers)
+    return status, response.headers, response.body.encode("utf-8")
+
+
+class GatewayApp:
+    """WSGI in front of one Chalice app: what API Gateway does between a client and it."""
+
+    def __init__(self, app):
+        self._gateway = ApiGatewayLocalGateway(app, chalice_config(app))
+
+    def __call__(self, environ, start_response):
+        method = environ["REQUEST_METHOD"]
+        if method not in METHODS:
+            status, headers, body = _platform_error(
+                405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed",
+                {"Allow": ", ".join(METHODS)})
+        else:
+            status, headers, body = self._forward(environ, "GET" if method == "HEAD" else method)
+        start_response(f"{status} {HTTPStatus(status).phrase}",
+                       [(name, value) for name, values in headers.items()
+                        for value in (values if isinstance(values, list) else [values])]
+                       + [("Content-Length", str(len(body)))])
+        return [b"" if method == "HEAD" else body]
+
+    def _forward(self, environ, method: str):
+        headers = {name[5:].replace("_", "-").lower(): value
+                   for name, value in environ.items() if name.startswith("HTTP_")}
+        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            if environ.get(name):
+                headers[name.replace("_", "-").lower()] = environ[name]
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else None
+        try:
+            response = self._gateway.handle_request(method, environ["REQUEST_URI"], headers,
+                                                    body)
+        except LocalGatewayException as exc:
+            return exc.CODE, {"Content-Type": "application/json", **exc.headers}, exc.body or b""
+        headers = {**response["headers"], **response["multiValueHeaders"]}
+        headers.setdefault("Content-Type", "application/json")
+        body = response["body"] or b""
+        if response.get("isBase64Encoded"):
+            body = base64.b64decode(body)
+        elif isinstance(body, str):
+            body = body.encode("utf-8")
+        return response["statusCode"], headers, body
+
+
+class _PlatformErrorTask(ErrorTask):
+    """waitress's own answers (a malformed request, a body over the limit) in the
+    platform's error format instead of waitress's text."""
+
+    CODES = {400: "BAD_REQUEST", 413: "PAYLOAD_TOO_LARGE", 431: "HEADERS_TOO_LARGE",
+             501: "NOT_IMPLEMENTED"}
+
+    def execute(self):
+        error = self.request.error
+        message = (f"The body is larger than {MAX_BODY_BYTES} bytes" if error.code == 413
+                   else f"{error.reason}: {error.body}")
+        status, headers, body = _platform_error(
+            error.code, self.CODES.get(error.code, "BAD_REQUEST"), message)
+        self.status = f"{status} {error.reason}"
+        self.response_headers.extend(headers.items())
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class _PlatformChannel(HTTPChannel):
+    error_task_class = _PlatformErrorTask
+
+
+class _LateApp:
+    """The WSGI app of a server bound before its app exists."""
+
+    app = None
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
 
 
 class AppServer:
@@ -103,20 +207,28 @@ class AppServer:
     need to know its own URL (the local gateway is the stock check's target).
     """
 
-    def __init__(self, port: int = 0):
-        self._server = ThreadedHTTPServer(("127.0.0.1", port), self._handle)
-        self._app = self._config = None
-        self.background = BackgroundServer(self._server, f"http-{self._server.server_port}")
+    def __init__(self, port: int = 0, idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS):
+        self._app = _LateApp()
+        self._server = create_server(
+            self._app, host="127.0.0.1", port=port, threads=THREADS, backlog=1024,
+            connection_limit=1000, asyncore_use_poll=True,
+            channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
+            max_request_body_size=MAX_BODY_BYTES, ident="")
+        self._server.channel_class = _PlatformChannel
+        address = (self._server.effective_host, self._server.effective_port)
+        self.background = BackgroundServer(address, self._server.run, self._shutdown,
+                                           f"http-{address[1]}")
         self.url = self.background.url
 
-    def _handle(self, request, client_address, server):
-        ApiGatewayRequestHandler(request, client_address, server, self._app, self._config)
-
     def serve(self, app) -> BackgroundServer:
-        self._app, self._config = app, chalice_config(app)
+        self._app.app = GatewayApp(app)
         return self.background.start()
 
     def close(self) -> None:
         """Release the port of a server that never started serving."""
-        self._server.server_close()
+        self._shutdown()
 
+    def _shutdown(self) -> None:
+        self._server.close()
+        wasyncore.close_all(self._server._map)
+        self._server.task_dispatcher.shutdown()

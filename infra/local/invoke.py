@@ -33,7 +33,7 @@ class LocalLambda:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lambda-async")
         server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         server.daemon_threads = True
-        self.server = BackgroundServer(server, "local-lambda",
+        self.server = BackgroundServer.of(server, "local-lambda",
                                        on_stop=lambda: self._pool.shutdown(wait=True))
 
     def run(self, name: str, event) -> object:

@@ -6,31 +6,36 @@ from collections.abc import Callable
 
 
 class BackgroundServer:
-    """A socketserver answering from a daemon thread until stopped.
+    """A server answering from a daemon thread until stopped.
 
     Every local server (the DynamoDB emulator, the Lambda invoke stand-in, the apps, the
-    test fakes) starts, tells its URL and stops this way; `stop` frees the port and then
-    runs `on_stop` for what the server owns besides its socket.
+    test fakes) starts, tells its URL and stops this way; `stop` frees the port, waits
+    for the serving thread, and then runs `on_stop` for what the server owns besides.
     """
 
-    def __init__(self, server: socketserver.BaseServer, name: str,
-                 on_stop: Callable[[], None] | None = None):
-        self._server = server
+    def __init__(self, address: tuple, serve: Callable[[], None], shutdown: Callable[[], None],
+                 name: str, on_stop: Callable[[], None] | None = None):
+        self.url = f"http://{address[0]}:{address[1]}"
+        self._shutdown = shutdown
         self._on_stop = on_stop
-        self._thread = threading.Thread(target=server.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, name=name, daemon=True)
+        self._thread = threading.Thread(target=serve, name=name, daemon=True)
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+    @classmethod
+    def of(cls, server: socketserver.BaseServer, name: str,
+           on_stop: Callable[[], None] | None = None) -> "BackgroundServer":
+        def shutdown():
+            server.shutdown()
+            server.server_close()
+
+        return cls(server.server_address, lambda: server.serve_forever(poll_interval=0.05),
+                   shutdown, name, on_stop)
 
     def start(self) -> "BackgroundServer":
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._shutdown()
+        self._thread.join(timeout=10)
         if self._on_stop is not None:
             self._on_stop()

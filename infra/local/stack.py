@@ -13,22 +13,36 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import boto3
+from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
+
+from app import create_gateway
+from common.logs import get_logger
 from common.settings import ConfigError, Env, Settings, stop_process
+from infra import template
+from infra.local import LOCAL_AWS_ENV
+from infra.local.emulator import emulator
+from infra.local.gateway import DEFAULT_IDLE_TIMEOUT_SECONDS, AppServer
+from infra.local.invoke import LocalLambda
+from infra.local.tokens import local_token
+from notifications.wiring import app_for as notification_app
+from order_events.listener import SERVICE as ORDER_EVENTS
+from order_events.listener import handler_for
 
 DEFAULT_GATEWAY_PORT = 8000
 DEFAULT_NOTIFICATION_PORT = 8001
-# Dummy credentials and a region: boto must never go looking for real AWS ones here.
-LOCAL_AWS_ENV = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-                 "AWS_SESSION_TOKEN": "local", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
 @dataclass(frozen=True)
-class Ports:
-    gateway: int = DEFAULT_GATEWAY_PORT
-    notifications: int = DEFAULT_NOTIFICATION_PORT
+class LocalSettings:
+    """What only the local stack reads: where it listens and how long it waits."""
+
+    gateway_port: int = DEFAULT_GATEWAY_PORT
+    notification_port: int = DEFAULT_NOTIFICATION_PORT
+    idle_timeout_seconds: int = DEFAULT_IDLE_TIMEOUT_SECONDS
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> "Ports":
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
         read = Env(env)
 
         def port(name: str, default: int) -> int:
@@ -38,12 +52,14 @@ class Ports:
             return value
 
         return cls(port("GATEWAY_PORT", DEFAULT_GATEWAY_PORT),
-                   port("NOTIFICATION_PORT", DEFAULT_NOTIFICATION_PORT))
+                   port("NOTIFICATION_PORT", DEFAULT_NOTIFICATION_PORT),
+                   read.number("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS,
+                               minimum=1, kind=int))
 
 
 @dataclass
 class LocalStack:
-    ports: Ports = field(default_factory=Ports)
+    local: LocalSettings = field(default_factory=LocalSettings)
     _stoppers: list = field(default_factory=list)
 
     def start(self) -> "LocalStack":
@@ -52,38 +68,28 @@ class LocalStack:
         for key, value in LOCAL_AWS_ENV.items():
             os.environ.setdefault(key, value)
         Settings.from_env()  # every value checked before anything starts
-        from infra import template
-        from infra.local.emulator import emulator
-
+        # The HTTP server's own warnings (a full task queue, say) as JSON lines too.
+        copy_config_to_registered_loggers(source_logger=get_logger("local-http"),
+                                          include={"waitress"})
         dynamodb = emulator().start()
         self._stoppers.append(dynamodb.stop)
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
-        import boto3  # after the environment is set, so the client points at the emulator
-
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url  # before any client exists
         template.create_tables(boto3.client("dynamodb"))
 
         # Both ports first: unless told otherwise, order events go to the local
         # notification service, and the stock check to the gateway's own address.
-        gateway = self._bind(self.ports.gateway)
-        notifications = self._bind(self.ports.notifications)
+        gateway = self._bind(self.local.gateway_port)
+        notifications = self._bind(self.local.notification_port)
         os.environ.setdefault("NOTIFICATION_SERVICE_URL", notifications.url)
         os.environ.setdefault("INVENTORY_SERVICE_URL", gateway.url)
         settings = Settings.from_env()
 
         # Lambda's async invoke, for PedidoAprobadoEvent: same boto3 call as on AWS.
-        from common.logs import get_logger
-        from infra.local.invoke import LocalLambda
-        from order_events.listener import SERVICE as ORDER_EVENTS
-        from order_events.listener import handler_for
-
         invoker = LocalLambda({settings.order_events_function:
                                handler_for(settings, get_logger(ORDER_EVENTS))},
                               get_logger("local-lambda"))
         self._stoppers.append(invoker.server.start().stop)
         os.environ["AWS_ENDPOINT_URL_LAMBDA"] = invoker.server.url
-
-        from app import create_gateway
-        from notifications.wiring import app_for as notification_app
 
         self._serve(notifications, notification_app(settings))
         self._serve(gateway, create_gateway(settings))
@@ -92,9 +98,7 @@ class LocalStack:
         return self
 
     def _bind(self, port: int):
-        from infra.local.gateway import AppServer
-
-        server = AppServer(port)
+        server = AppServer(port, self.local.idle_timeout_seconds)
         self._stoppers.append(server.close)
         return server
 
@@ -108,10 +112,8 @@ class LocalStack:
 
 
 def main() -> None:
-    from infra.local.tokens import local_token
-
     try:
-        stack = LocalStack(Ports.from_env())
+        stack = LocalStack(LocalSettings.from_env())
         stack.start()
     except ConfigError as exc:
         stop_process(exc)

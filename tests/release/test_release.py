@@ -255,7 +255,7 @@ def test_each_artifact_holds_only_its_own_package(build_dir):
 
 def test_every_handler_answers_a_sample_event_from_its_artifact(build_dir, tables, emulator):
     from common.settings import Settings
-    from infra.local.stack import LOCAL_AWS_ENV
+    from infra.local import LOCAL_AWS_ENV
     from infra.local.tokens import local_token
 
     aws = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": emulator.url}

@@ -20,7 +20,7 @@ class ScriptedServer:
         self._release = threading.Event()
         server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         server.daemon_threads = True
-        self._background = BackgroundServer(server, "scripted").start()
+        self._background = BackgroundServer.of(server, "scripted").start()
         self.url = self._background.url
 
     def stop(self) -> None:

@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening clean
+.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -60,6 +60,10 @@ bench: $(READY)
 # The loads that used to break the local stack (a few minutes: 5,000 creates).
 bench-hardening: $(READY)
 	@$(PY) bench/hardening.py
+
+# What each list reads and how long it takes at 1,000 and 10,000 rows.
+bench-lists: $(READY)
+	@$(PY) bench/lists.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

@@ -3,12 +3,28 @@
 DynamoDB has no unique constraint on a non-key attribute, so each product's sku is also
 the key of an item in ProductSkusTable; both are written in one transaction with
 conditions, which makes a duplicate sku fail on the server even under concurrency.
+
+Alerts come from a sparse index: `enAlerta` is on a product only while its stock is
+below its threshold, written in the same put that sets the stock and threshold, so
+the index holds exactly the products in alert, by id.
 """
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
 from common.storage import DecimalAttribute, model_meta
+
+IN_ALERT = "ALERTA"
+
+
+class AlertIndex(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "alerts"
+        projection = AllProjection()
+
+    en_alerta = UnicodeAttribute(hash_key=True, attr_name="enAlerta")
+    id = NumberAttribute(range_key=True)
 
 
 class ProductModel(Model):
@@ -22,6 +38,9 @@ class ProductModel(Model):
     umbral_minimo = NumberAttribute(attr_name="umbralMinimo")
     bodega = UnicodeAttribute(null=True)
     descripcion = UnicodeAttribute(null=True)
+    en_alerta = UnicodeAttribute(attr_name="enAlerta", null=True)
+
+    alerts = AlertIndex()
 
 
 class SkuClaimModel(Model):

@@ -10,15 +10,24 @@ from pynamodb.transactions import TransactWrite
 
 from common import aws, storage
 from common.errors import Conflict
+from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from inventory.model import ProductModel, SkuClaimModel
-from inventory.rules import Product, duplicate_sku, unknown_product
+from inventory.model import IN_ALERT, ProductModel, SkuClaimModel
+from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
 
 COUNTER = "products"
 # A write whose transaction was cancelled by a concurrent one re-reads and tries again;
 # past this many rounds the client is told to retry (409).
 MAX_ATTEMPTS = 5
+
+
+def item_of(product: Product) -> ProductModel:
+    """The item of a product, marked for the alert index while it is in alert: the mark
+    is written in the same put as the stock and threshold it follows from."""
+    item = storage.to_item(ProductModel, product)
+    item.en_alerta = IN_ALERT if in_alert(product) else None
+    return item
 
 
 class ProductRepository(Repository):
@@ -29,14 +38,18 @@ class ProductRepository(Repository):
         self._connection = aws.use_client(Connection(region=settings.region),
                                           aws.dynamodb(settings))
 
+    def alerts_page(self, after: int, limit: int) -> Page:
+        """Products in alert, from the sparse index: reads follow the alerts, not the
+        catalog."""
+        return self._index_page(ProductModel.alerts, IN_ALERT, after, limit)
+
     def add(self, product: Product) -> None:
         for _ in range(MAX_ATTEMPTS):
             try:
                 with TransactWrite(connection=self._connection) as tx:
                     tx.save(SkuClaimModel(product.sku, product_id=product.id),
                             condition=SkuClaimModel.sku.does_not_exist())
-                    tx.save(storage.to_item(ProductModel, product),
-                            condition=ProductModel.id.does_not_exist())
+                    tx.save(item_of(product), condition=ProductModel.id.does_not_exist())
             except TransactWriteError:
                 if self._sku_taken(product.sku):
                     raise duplicate_sku(product.sku) from None
@@ -57,7 +70,7 @@ class ProductRepository(Repository):
                                 condition=SkuClaimModel.sku.does_not_exist())
                         tx.delete(SkuClaimModel(current.sku),
                                   condition=SkuClaimModel.product_id == product.id)
-                    tx.save(storage.to_item(ProductModel, product), condition=unchanged)
+                    tx.save(item_of(product), condition=unchanged)
             except TransactWriteError:
                 if product.sku != current.sku and self._sku_taken(product.sku,
                                                                   except_by=product.id):

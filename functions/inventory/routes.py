@@ -2,17 +2,18 @@
 
 from chalice import Blueprint
 
-from common.http import created, json_object, no_content, ok, path_id, query_param
+from common.http import Lists, created, json_object, no_content, ok, path_id, query_param
 from inventory import service
 from inventory.service import Products
 
 
-def blueprint(products: Products) -> Blueprint:
+def blueprint(products: Products, lists: Lists) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/inventario", methods=["GET"])
     def list_products():
-        return ok(service.list_products(products))
+        return lists.answer(bp.current_request, lambda after, limit: service.list_products(
+            products, after, limit))
 
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
@@ -20,7 +21,8 @@ def blueprint(products: Products) -> Blueprint:
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():
-        return ok(service.low_stock_alerts(products))
+        return lists.answer(bp.current_request, lambda after, limit: service.low_stock_alerts(
+            products, after, limit))
 
     @bp.route("/api/inventario/{id}", methods=["GET"])
     def get_product(id):

@@ -2,6 +2,7 @@
 
 from typing import Protocol
 
+from common.paging import Page
 from inventory import rules
 from inventory.rules import Product
 
@@ -11,7 +12,8 @@ class Products(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, product_id: int) -> Product: ...
-    def list_all(self) -> list[Product]: ...
+    def page(self, after: int, limit: int) -> Page: ...
+    def alerts_page(self, after: int, limit: int) -> Page: ...
     def add(self, product: Product) -> None: ...
     def replace(self, product: Product) -> None: ...
     def remove(self, product_id: int) -> None: ...
@@ -28,12 +30,14 @@ def get_product(products: Products, product_id: int) -> Product:
     return products.get(product_id)
 
 
-def list_products(products: Products) -> list[Product]:
-    return products.list_all()
+def list_products(products: Products, after: int, limit: int) -> Page:
+    """A page of the catalog: products after id `after`, ascending."""
+    return products.page(after, limit)
 
 
-def low_stock_alerts(products: Products) -> list[Product]:
-    return [product for product in products.list_all() if rules.in_alert(product)]
+def low_stock_alerts(products: Products, after: int, limit: int) -> Page:
+    """A page of the products whose stock is below their threshold (rules.in_alert)."""
+    return products.alerts_page(after, limit)
 
 
 def replace_product(products: Products, product_id: int, body: dict) -> Product:

@@ -2,10 +2,11 @@
 
 from chalice import Blueprint
 
+from common.http import Lists
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
 
 
 def routes_for(settings: Settings) -> Blueprint:
-    return routes.blueprint(ProductRepository(settings))
+    return routes.blueprint(ProductRepository(settings), Lists.from_settings(settings))

@@ -1,9 +1,9 @@
-"""The table behind orders."""
+"""The table behind orders, and its index of orders by status (in id order)."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, model_meta
+from common.storage import DecimalAttribute, StatusIndex, model_meta
 
 
 class OrderModel(Model):
@@ -21,3 +21,5 @@ class OrderModel(Model):
     producto_id = NumberAttribute(attr_name="productoId")
     cantidad = NumberAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
+
+    by_status = StatusIndex()

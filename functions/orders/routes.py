@@ -4,20 +4,22 @@ from chalice import Blueprint
 
 from common.bearer import bearer_token
 from common.clock import utcnow
-from common.http import created, gateway_base_url, json_object, ok, path_id
+from common.http import Lists, created, gateway_base_url, json_object, ok, path_id, query_param
 from orders import service
 from orders.service import Orders, Publisher
 from orders.stock_client import StockChecker
 
 
 def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
-              inventory_url: str | None) -> Blueprint:
+              inventory_url: str | None, lists: Lists) -> Blueprint:
     """`inventory_url` None: the stock check goes to the gateway the order came in on."""
     bp = Blueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
     def list_orders():
-        return ok(service.list_orders(orders))
+        status = query_param(bp.current_request, "status")
+        return lists.answer(bp.current_request, lambda after, limit: service.list_orders(
+            orders, after, limit, status), filters={"status": status})
 
     @bp.route("/api/pedidos", methods=["POST"])
     def create_order():

@@ -8,9 +8,10 @@ from decimal import Decimal
 
 from common.clock import to_iso
 from common.errors import NotFound, not_found
-from common.validation import Checker
+from common.validation import Checker, query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
+STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
 
@@ -79,6 +80,11 @@ def new_order(request: OrderRequest, order_id: int, now: datetime) -> Order:
     return Order(id=order_id, status=INITIAL_STATUS,
                  observaciones=observaciones_for(request.tipo_pedido),
                  creado_en=to_iso(now), **vars(request))
+
+
+def parse_status_filter(raw: str | None) -> str | None:
+    """The `status` filter of the orders list: one of the five states, or none."""
+    return query_choice("status", raw, STATUSES)
 
 
 def observaciones_for(tipo_pedido: str) -> str | None:

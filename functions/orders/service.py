@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Protocol
 
 from common.errors import Invalid, Unavailable
+from common.paging import Page
 from orders import rules
 from orders.rules import InventoryUnavailable, Order, StockAnswer
 
@@ -15,7 +16,7 @@ class Orders(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, order_id: int) -> Order: ...
-    def list_all(self) -> list[Order]: ...
+    def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
     def add(self, order: Order) -> None: ...
 
 
@@ -60,5 +61,6 @@ def get_order(orders: Orders, order_id: int) -> Order:
     return orders.get(order_id)
 
 
-def list_orders(orders: Orders) -> list[Order]:
-    return orders.list_all()
+def list_orders(orders: Orders, after: int, limit: int, raw_status: str | None) -> Page:
+    """A page of the orders after id `after`, all or those in one status."""
+    return orders.page(after, limit, status=rules.parse_status_filter(raw_status))

@@ -3,6 +3,7 @@ through this process's breaker, and the event as a Lambda async invoke."""
 
 from chalice import Blueprint
 
+from common.http import Lists
 from common.logs import get_logger
 from common.settings import Settings
 from orders import routes
@@ -14,4 +15,4 @@ from orders.stock_client import StockChecker
 def routes_for(settings: Settings) -> Blueprint:
     return routes.blueprint(OrderRepository(settings), StockChecker.from_settings(settings),
                             LambdaPublisher(settings, get_logger("orders")),
-                            settings.inventory_service_url)
+                            settings.inventory_service_url, Lists.from_settings(settings))

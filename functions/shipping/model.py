@@ -1,9 +1,19 @@
-"""The table behind shipments."""
+"""The table behind shipments, and its indexes: by status and by order, in id order."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from common.storage import model_meta
+from common.storage import StatusIndex, model_meta
+
+
+class OrderIndex(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "byOrder"
+        projection = AllProjection()
+
+    pedido_id = NumberAttribute(hash_key=True, attr_name="pedidoId")
+    id = NumberAttribute(range_key=True)
 
 
 class ShipmentModel(Model):
@@ -20,3 +30,6 @@ class ShipmentModel(Model):
     # Stored as the API's ISO strings (common.clock.to_iso), returned unchanged.
     fecha_estimada_entrega = UnicodeAttribute(attr_name="fechaEstimadaEntrega")
     creado_en = UnicodeAttribute(attr_name="creadoEn")
+
+    by_status = StatusIndex()
+    by_order = OrderIndex()

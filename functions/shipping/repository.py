@@ -9,6 +9,7 @@ from pynamodb.exceptions import UpdateError
 
 from common import storage
 from common.ids import possible_id
+from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
 from shipping.model import ShipmentModel
@@ -21,6 +22,17 @@ class ShipmentRepository(Repository):
     def __init__(self, settings: Settings):
         super().__init__(settings, ShipmentModel, Shipment, counter=COUNTER,
                          unknown=unknown_shipment)
+
+    def page(self, after: int, limit: int, status: str | None = None,
+             pedido_id: int | None = None) -> Page:
+        """By order when given one (an order has few shipments, so filtering them by
+        status is cheap), else by status, else the whole list."""
+        if pedido_id is not None:
+            only = ShipmentModel.status == status if status is not None else None
+            return self._index_page(ShipmentModel.by_order, pedido_id, after, limit, only)
+        if status is not None:
+            return self._index_page(ShipmentModel.by_status, status, after, limit)
+        return super().page(after, limit)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         """Set the status of an existing shipment; returns it as stored after the change."""

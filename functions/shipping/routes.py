@@ -3,17 +3,21 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import created, json_object, ok, path_id, query_param
+from common.http import Lists, created, json_object, ok, path_id, query_param
 from shipping import service
 from shipping.service import Shipments
 
 
-def blueprint(shipments: Shipments) -> Blueprint:
+def blueprint(shipments: Shipments, lists: Lists) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
     def list_shipments():
-        return ok(service.list_shipments(shipments))
+        request = bp.current_request
+        filters = {"status": query_param(request, "status"),
+                   "pedidoId": query_param(request, "pedidoId")}
+        return lists.answer(request, lambda after, limit: service.list_shipments(
+            shipments, after, limit, filters["status"], filters["pedidoId"]), filters)
 
     @bp.route("/api/envios", methods=["POST"])
     def create_shipment():

@@ -3,6 +3,7 @@
 from datetime import datetime
 from typing import Protocol
 
+from common.paging import Page
 from shipping import rules
 from shipping.rules import Shipment
 
@@ -12,7 +13,8 @@ class Shipments(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, shipment_id: int) -> Shipment: ...
-    def list_all(self) -> list[Shipment]: ...
+    def page(self, after: int, limit: int, status: str | None = None,
+             pedido_id: int | None = None) -> Page: ...
     def add(self, shipment: Shipment) -> None: ...
     def set_status(self, shipment_id: int, status: str) -> Shipment: ...
 
@@ -28,8 +30,11 @@ def get_shipment(shipments: Shipments, shipment_id: int) -> Shipment:
     return shipments.get(shipment_id)
 
 
-def list_shipments(shipments: Shipments) -> list[Shipment]:
-    return shipments.list_all()
+def list_shipments(shipments: Shipments, after: int, limit: int, raw_status: str | None,
+                   raw_pedido_id: str | None) -> Page:
+    """A page of the shipments after id `after`: all, of one status, of one order."""
+    status, pedido_id = rules.parse_filters(raw_status, raw_pedido_id)
+    return shipments.page(after, limit, status=status, pedido_id=pedido_id)
 
 
 def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:

@@ -43,10 +43,10 @@ def test_a_method_a_path_does_not_have_gets_405_in_the_platform_format(api):
 
 
 def test_an_unexpected_failure_is_a_500_in_the_platform_format(api, monkeypatch):
-    def broken(self):
+    def broken(self, after, limit):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("inventory.repository.ProductRepository.list_all", broken)
+    monkeypatch.setattr("inventory.repository.ProductRepository.page", broken)
     response = api.get("/api/inventario")
     assert response.status_code == 500
     assert json.loads(response.body) == {"error": "INTERNAL_ERROR",

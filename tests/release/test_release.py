@@ -152,33 +152,57 @@ def _logical_id(model) -> str:
 
 
 @pytest.mark.parametrize("function, package", SERVICES.items())
-def test_models_match_their_tables(function, package):
+def test_models_match_their_tables_and_indexes(function, package):
     tables = template.tables()
     for model in _service_models(package):
-        props = tables[_logical_id(model)]
-        hash_key = model._hash_key_attribute()
-        assert props["KeySchema"] == [{"AttributeName": hash_key.attr_name, "KeyType": "HASH"}]
-        assert model._range_key_attribute() is None
-        types = {d["AttributeName"]: d["AttributeType"] for d in props["AttributeDefinitions"]}
-        assert types == {hash_key.attr_name: hash_key.attr_type[0]}
-        assert not model._indexes and "GlobalSecondaryIndexes" not in props
+        props, schema = tables[_logical_id(model)], model._get_schema()
+        assert props["KeySchema"] == schema["key_schema"]
+        assert _as_set(props["AttributeDefinitions"]) == _as_set(schema["attribute_definitions"])
+        declared = {i["IndexName"]: (_keys(i["KeySchema"]), i["Projection"])
+                    for i in props.get("GlobalSecondaryIndexes", [])}
+        assert declared == {i["index_name"]: (_keys(i["key_schema"]), i["projection"])
+                            for i in schema["global_secondary_indexes"]}, model
+
+
+def _keys(key_schema: list[dict]) -> list[tuple]:
+    return sorted((k["KeyType"], k["AttributeName"]) for k in key_schema)
+
+
+def _as_set(definitions: list[dict]) -> set:
+    return {(d["AttributeName"], d["AttributeType"]) for d in definitions}
+
+
+def _granted(function: str) -> dict[str, set]:
+    """{action: {table or table/index/name}} of a function's own policy statements."""
+    granted: dict[str, set] = {}
+    for policy in functions()[function]["Policies"]:
+        for statement in policy.get("Statement", []):
+            resources = statement["Resource"]
+            actions = statement["Action"]
+            for resource in resources if isinstance(resources, list) else [resources]:
+                target = (resource["Fn::GetAtt"][0] if "Fn::GetAtt" in resource else
+                          resource["Fn::Sub"].replace("${", "").replace(".Arn}", ""))
+                for action in actions if isinstance(actions, list) else [actions]:
+                    granted.setdefault(action, set()).add(target)
+    return granted
 
 
 @pytest.mark.parametrize("function, package", SERVICES.items())
 def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
         function, package):
     props = functions()[function]
-    owned = {_logical_id(model) for model in _service_models(package)}
+    models = _service_models(package)
+    owned = {_logical_id(model) for model in models}
     env = props["Environment"]["Variables"]
     for table in owned:
         assert env[table_env_var(table)] == {"Ref": table}
-    granted = set()
-    for policy in props["Policies"]:
-        for statement in policy.get("Statement", []):
-            resources = statement["Resource"]
-            for resource in resources if isinstance(resources, list) else [resources]:
-                granted.add(resource["Fn::GetAtt"][0])
-    assert granted == owned
+    granted = _granted(function)
+    assert set().union(*granted.values()) == owned | {
+        f"{_logical_id(model)}/index/{index['index_name']}" for model in models
+        for index in model._get_schema()["global_secondary_indexes"]}
+    # Indexes are only queried; tables never scanned.
+    assert all("/index/" in target for target in granted.get("dynamodb:Query", ()))
+    assert "dynamodb:Scan" not in granted
 
 
 @pytest.mark.parametrize("function, package", SERVICES.items())

@@ -9,7 +9,8 @@ import itertools
 import threading
 
 from common.ids import possible_id
-from inventory.rules import Product, duplicate_sku, unknown_product
+from common.paging import Page
+from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
 from orders.rules import unknown_order
 from shipping.rules import Shipment, unknown_shipment
 
@@ -33,9 +34,18 @@ class _InMemory:
                 raise self._unknown(ident)
             return self._items[ident]
 
-    def list_all(self) -> list:
+    def page(self, after: int, limit: int, **filters) -> Page:
+        """Ascending ids after `after`; `filters` keep the items whose field of that name
+        has that value (None: any)."""
+        return self._page(after, limit, lambda item: all(
+            value is None or getattr(item, name) == value for name, value in filters.items()))
+
+    def _page(self, after: int, limit: int, keep) -> Page:
         with self._lock:
-            return [self._items[ident] for ident in sorted(self._items)]
+            matching = [self._items[i] for i in sorted(self._items)
+                        if i > after and keep(self._items[i])]
+        taken = matching[:limit]
+        return Page(taken, taken[-1].id if len(matching) > limit else None)
 
     def add(self, entity) -> None:
         with self._lock:
@@ -64,6 +74,9 @@ class InMemoryProducts(_InMemory):
                 raise duplicate_sku(product.sku)
             self._items[product.id] = product
 
+    def alerts_page(self, after: int, limit: int) -> Page:
+        return self._page(after, limit, in_alert)
+
     def remove(self, product_id: int) -> None:
         with self._lock:
             if self._items.pop(product_id, None) is None:
@@ -74,10 +87,17 @@ class InMemoryOrders(_InMemory):
     def __init__(self):
         super().__init__(unknown_order)
 
+    def page(self, after: int, limit: int, status: str | None = None) -> Page:
+        return super().page(after, limit, status=status)
+
 
 class InMemoryShipments(_InMemory):
     def __init__(self):
         super().__init__(unknown_shipment)
+
+    def page(self, after: int, limit: int, status: str | None = None,
+             pedido_id: int | None = None) -> Page:
+        return super().page(after, limit, status=status, pedido_id=pedido_id)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         with self._lock:

@@ -23,14 +23,14 @@ def test_create_gives_the_next_id_and_stores_the_product(products):
     assert (first.id, second.id) == (1, 2)
     assert service.get_product(products, 1) == first
     assert first.precio_unitario == Decimal("19.99") and first.bodega == "B1"
-    assert service.list_products(products) == [first, second]
+    assert service.list_products(products, 0, 1000).items == [first, second]
 
 
 def test_an_invalid_body_stores_nothing(products):
     with pytest.raises(Invalid) as err:
         service.create_product(products, {**BODY, "nombre": " "})
     assert err.value.code == "VALIDATION_ERROR"
-    assert service.list_products(products) == []
+    assert service.list_products(products, 0, 1000).items == []
 
 
 def test_a_duplicate_sku_is_refused(products):
@@ -38,7 +38,7 @@ def test_a_duplicate_sku_is_refused(products):
     with pytest.raises(Invalid) as err:
         service.create_product(products, BODY)
     assert err.value.code == "DUPLICATE_SKU"
-    assert len(service.list_products(products)) == 1
+    assert len(service.list_products(products, 0, 1000).items) == 1
 
 
 def test_replace_keeps_the_id_and_replaces_every_field(products):
@@ -87,7 +87,7 @@ def test_alerts_are_the_products_strictly_below_their_threshold(products):
     service.create_product(products, {**BODY, "sku": "AT", "stockActual": 3})
     service.create_product(products, {**BODY, "sku": "ZERO", "stockActual": 0,
                                       "umbralMinimo": 0})
-    assert service.low_stock_alerts(products) == [low]
+    assert service.low_stock_alerts(products, 0, 1000).items == [low]
 
 
 @pytest.mark.parametrize("cantidad, expected", [("0", True), ("2", True), ("3", False)])

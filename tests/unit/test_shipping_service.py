@@ -24,13 +24,13 @@ def test_create_generates_the_guide_route_and_estimate_from_one_instant(shipment
     assert shipment.ruta_descripcion == "Express prioritario \u2014 Lima"
     assert shipment.fecha_estimada_entrega == "2026-11-23T23:30:00.000000"
     assert service.get_shipment(shipments, 1) == shipment
-    assert service.list_shipments(shipments) == [shipment]
+    assert service.list_shipments(shipments, 0, 1000, None, None).items == [shipment]
 
 
 def test_an_invalid_body_stores_nothing(shipments):
     with pytest.raises(Invalid):
         service.create_shipment(shipments, {**BODY, "tipoEnvio": "AEREO"}, NOW)
-    assert service.list_shipments(shipments) == []
+    assert service.list_shipments(shipments, 0, 1000, None, None).items == []
 
 
 def test_any_state_may_follow_any_other(shipments):

@@ -21,3 +21,11 @@ def next_id(counter: str) -> int:
     item = CounterModel(counter)
     item.update(actions=[CounterModel.value.add(1)])
     return int(item.value)
+
+
+def current(counter: str) -> int:
+    """The last id handed out (0 before the first): no id above it exists yet."""
+    try:
+        return int(CounterModel.get(counter, consistent_read=True).value)
+    except CounterModel.DoesNotExist:
+        return 0

@@ -21,6 +21,10 @@ from urllib.parse import urlsplit
 # (the SAM template takes the real one as a NoEcho parameter).
 LOCAL_JWT_SECRET = "mySecureSecretKey1234567890ABCDE"
 MIN_JWT_SECRET_BYTES = 32
+# Signs list page tokens locally; a cloud stage has its own (like the JWT key).
+LOCAL_PAGE_TOKEN_KEY = "local-page-token-key-not-for-clouds"
+DEFAULT_MAX_RESPONSE_BYTES = 5_000_000  # under Lambda's 6 MB response limit
+MIN_RESPONSE_BYTES = 4096
 DEFAULT_REGION = "us-east-1"
 
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
@@ -33,7 +37,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
           "CountersTable")
 # Values never echoed in an error line: it may end up in a log.
-_SECRETS = {"JWT_SECRET"}
+_SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
 
 class ConfigError(ValueError):
@@ -76,6 +80,12 @@ class Env:
             self.fail(name, "an http(s) URL such as http://127.0.0.1:8000, or empty")
         return raw.rstrip("/")
 
+    def secret(self, name: str, default: str) -> bytes:
+        value = self.text(name, default).encode("utf-8")
+        if len(value) < MIN_JWT_SECRET_BYTES:
+            self.fail(name, f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
+        return value
+
     def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str:
         value = self.text(name, default)
         if not pattern.fullmatch(value):
@@ -103,6 +113,8 @@ class Settings:
     stock_check_timeout_seconds: float = 2.0
     notification_service_url: str | None = None
     order_events_function: str = "OrderEventsFunction"
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -118,9 +130,8 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
         """Every setting from `env`; raises ConfigError naming the first unusable one."""
         read = Env(env)
-        secret = read.text("JWT_SECRET", LOCAL_JWT_SECRET)
-        if len(secret.encode("utf-8")) < MIN_JWT_SECRET_BYTES:
-            read.fail("JWT_SECRET", f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
+        secret = read.secret("JWT_SECRET", LOCAL_JWT_SECRET)
+        page_token_key = read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY)
         origin = read.text("CORS_ALLOW_ORIGIN", "*")
         if origin != "*":
             parts = urlsplit(origin)
@@ -142,7 +153,7 @@ class Settings:
                                  "an AWS region such as us-east-1"),
             cors_allow_origin=origin,
             log_level=log_level,
-            jwt_secret=secret.encode("utf-8"),
+            jwt_secret=secret,
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
@@ -152,6 +163,9 @@ class Settings:
             order_events_function=read.matching(
                 "ORDER_EVENTS_FUNCTION", _FUNCTION, "OrderEventsFunction",
                 "a Lambda function name or ARN"),
+            max_response_bytes=read.number("MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES,
+                                           minimum=MIN_RESPONSE_BYTES, kind=int),
+            page_token_key=page_token_key,
             table_names=MappingProxyType(tables),
         )
 

@@ -7,7 +7,8 @@ Invalid error with all of them, so a client fixes its request in one round trip.
 import re
 from decimal import Context, Decimal
 
-from common.errors import invalid_fields
+from common.errors import invalid_field, invalid_fields
+from common.ids import possible_id
 
 # Bounds that keep every accepted value storable: DynamoDB numbers carry 38 significant
 # digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
@@ -133,3 +134,23 @@ class Checker:
     def done(self) -> None:
         if self.details:
             raise invalid_fields(self.details)
+
+
+# -- query parameters: optional filters of lists ------------------------------------------
+
+def query_choice(field: str, raw: str | None, options: tuple[str, ...]) -> str | None:
+    """An optional query parameter that must be one of `options`, exactly."""
+    if raw is None:
+        return None
+    if raw not in options:
+        raise invalid_field(field, f"must be one of {', '.join(options)}")
+    return raw
+
+
+def query_id(field: str, raw: str | None) -> int | None:
+    """An optional query parameter naming an id: a positive integer."""
+    if raw is None:
+        return None
+    if not re.fullmatch(r"[0-9]{1,19}", raw) or not possible_id(int(raw)):
+        raise invalid_field(field, "must be a positive integer id")
+    return int(raw)

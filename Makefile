@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists clean
+.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -64,6 +64,10 @@ bench-hardening: $(READY)
 # What each list reads and how long it takes at 1,000 and 10,000 rows.
 bench-lists: $(READY)
 	@$(PY) bench/lists.py
+
+# What an Idempotency-Key costs on a first POST, and what a replay costs.
+bench-idempotency: $(READY)
+	@$(PY) bench/idempotency.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

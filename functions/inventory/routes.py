@@ -2,12 +2,12 @@
 
 from chalice import Blueprint
 
-from common.http import Lists, created, json_object, no_content, ok, path_id, query_param
+from common.http import CreatedOnce, Lists, json_object, no_content, ok, path_id, query_param
 from inventory import service
 from inventory.service import Products
 
 
-def blueprint(products: Products, lists: Lists) -> Blueprint:
+def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/inventario", methods=["GET"])
@@ -17,7 +17,8 @@ def blueprint(products: Products, lists: Lists) -> Blueprint:
 
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
-        return created(service.create_product(products, json_object(bp.current_request)))
+        return once.answer(bp.current_request,
+                           lambda body: service.create_product(products, body))
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():

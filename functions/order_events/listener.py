@@ -1,7 +1,9 @@
 """The PedidoAprobadoEvent listener: one log line per event, forwarded when configured.
 
 Invoked asynchronously by the orders function. When NOTIFICATION_SERVICE_URL is set it
-also POSTs the payload to the notification service (interface §6, decisions.md).
+also POSTs the payload to the notification service (interface §6, decisions.md). Lambda
+may deliver an event twice (its retries, or a republish of a pending event): each order's
+event is handled at most once, keyed on its pedidoId (extensions §2).
 """
 
 from collections.abc import Callable
@@ -10,6 +12,7 @@ import requests
 
 from common import jsonio
 from common.events import ORDER_APPROVED
+from common.idempotency import Once
 from common.settings import Settings
 
 SERVICE = "order-events"
@@ -43,12 +46,18 @@ def handle(event: dict, forward: Forward | None, logger) -> dict:
 
 
 def handler_for(settings: Settings, logger) -> Callable:
-    """The Lambda handler, forwarding as the settings say."""
+    """The Lambda handler, forwarding as the settings say, once per order."""
     url = settings.notification_service_url
     forward = forward_to(url) if url else None
+    once = Once(settings, SERVICE)
 
     @logger.inject_lambda_context(clear_state=True)
     def handler(event, context):
-        return handle(event, forward, logger)
+        outcome = once.run({"pedidoId": event.get("pedidoId")}, event,
+                           lambda: handle(event, forward, logger), context)
+        if outcome.replayed:
+            logger.info(f"{ORDER_APPROVED} already handled",
+                        extra={"event": ORDER_APPROVED, "payload": event})
+        return outcome.result
 
     return handler

@@ -1,10 +1,19 @@
-"""Orders in DynamoDB; the only orders module that knows PynamoDB."""
+"""Orders in DynamoDB; the only orders module that knows PynamoDB.
 
+A status change is decided by one conditional UpdateItem on the current status, never
+a read followed by a write: of two conflicting moves at once, the server lets exactly
+one through.
+"""
+
+from pynamodb.exceptions import UpdateError
+
+from common import storage
+from common.ids import possible_id
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
 from orders.model import OrderModel
-from orders.rules import Order, unknown_order
+from orders.rules import Order, invalid_transition, unknown_order
 
 COUNTER = "orders"
 
@@ -17,3 +26,25 @@ class OrderRepository(Repository):
         if status is None:
             return super().page(after, limit)
         return self._index_page(OrderModel.by_status, status, after, limit)
+
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order:
+        """Set the status to `target` if it is now one of `allowed_from`; an order already
+        in `target` is returned as it is. Returns the order as stored after."""
+        if not possible_id(order_id):
+            raise unknown_order(order_id)
+        if allowed_from:
+            item = OrderModel(order_id)
+            try:
+                # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`.
+                item.update(actions=[OrderModel.status.set(target)],
+                            condition=OrderModel.id.exists()
+                            & OrderModel.status.is_in(*allowed_from))
+                return storage.to_domain(item, Order)
+            except UpdateError as exc:
+                if not storage.condition_failed(exc):
+                    raise
+        # Not moved: the order is gone, already there, or may not go there from where it is.
+        current = self.get(order_id)
+        if current.status != target:
+            raise invalid_transition(current.status, target)
+        return current

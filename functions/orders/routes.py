@@ -4,14 +4,14 @@ from chalice import Blueprint
 
 from common.bearer import bearer_token
 from common.clock import utcnow
-from common.http import Lists, created, gateway_base_url, json_object, ok, path_id, query_param
+from common.http import CreatedOnce, Lists, gateway_base_url, ok, path_id, query_param
 from orders import service
 from orders.service import Orders, Publisher
 from orders.stock_client import StockChecker
 
 
 def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
-              inventory_url: str | None, lists: Lists) -> Blueprint:
+              inventory_url: str | None, lists: Lists, once: CreatedOnce) -> Blueprint:
     """`inventory_url` None: the stock check goes to the gateway the order came in on."""
     bp = Blueprint(__name__)
 
@@ -31,12 +31,17 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
         def check_stock(product_id: int, cantidad: int):
             return stock.check(base_url, product_id, cantidad, token)
 
-        order = service.place_order(orders, check_stock, events, json_object(request),
-                                    utcnow())
-        return created(order)
+        return once.answer(request, lambda body: service.place_order(
+            orders, check_stock, events, body, utcnow()))
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):
         return ok(service.get_order(orders, path_id(id)))
+
+    @bp.route("/api/pedidos/{id}/status", methods=["PATCH"])
+    def change_status(id):
+        order_id = path_id(id)
+        status = query_param(bp.current_request, "status")
+        return ok(service.change_status(orders, order_id, status))
 
     return bp

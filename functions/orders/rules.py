@@ -7,12 +7,15 @@ from datetime import datetime
 from decimal import Decimal
 
 from common.clock import to_iso
-from common.errors import NotFound, not_found
+from common.errors import Conflict, NotFound, not_found
 from common.validation import Checker, query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
+# The lifecycle (extensions §3): each state and where it may go; the last two are final.
+NEXT = {"PENDIENTE": ("APROBADO", "CANCELADO"), "APROBADO": ("EN_ENVIO", "CANCELADO"),
+        "EN_ENVIO": ("ENTREGADO",), "ENTREGADO": (), "CANCELADO": ()}
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
 
 
@@ -85,6 +88,25 @@ def new_order(request: OrderRequest, order_id: int, now: datetime) -> Order:
 def parse_status_filter(raw: str | None) -> str | None:
     """The `status` filter of the orders list: one of the five states, or none."""
     return query_choice("status", raw, STATUSES)
+
+
+def parse_status(raw: str | None) -> str:
+    """The status an order is asked to move to: one of the five, exactly."""
+    check = Checker({"status": raw})
+    status = check.choice("status", STATUSES)
+    check.done()
+    return status
+
+
+def moves_to(target: str) -> tuple[str, ...]:
+    """The states from which an order may move to `target`."""
+    return tuple(state for state, targets in NEXT.items() if target in targets)
+
+
+def invalid_transition(current: str, target: str) -> Conflict:
+    message = f"cannot move from {current} to {target}"
+    return Conflict("INVALID_TRANSITION", f"Order {message}",
+                    details=[{"field": "status", "message": message}])
 
 
 def observaciones_for(tipo_pedido: str) -> str | None:

@@ -17,6 +17,7 @@ class Orders(Protocol):
     def next_id(self) -> int: ...
     def get(self, order_id: int) -> Order: ...
     def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order: ...
     def add(self, order: Order) -> None: ...
 
 
@@ -64,3 +65,9 @@ def get_order(orders: Orders, order_id: int) -> Order:
 def list_orders(orders: Orders, after: int, limit: int, raw_status: str | None) -> Page:
     """A page of the orders after id `after`, all or those in one status."""
     return orders.page(after, limit, status=rules.parse_status_filter(raw_status))
+
+
+def change_status(orders: Orders, order_id: int, raw_status: str | None) -> Order:
+    """Move an order along its lifecycle (extensions §3); no event is published."""
+    target = rules.parse_status(raw_status)
+    return orders.move(order_id, target, rules.moves_to(target))

@@ -3,7 +3,8 @@ through this process's breaker, and the event as a Lambda async invoke."""
 
 from chalice import Blueprint
 
-from common.http import Lists
+from common.http import CreatedOnce, Lists
+from common.idempotency import Once
 from common.logs import get_logger
 from common.settings import Settings
 from orders import routes
@@ -11,8 +12,12 @@ from orders.events import LambdaPublisher
 from orders.repository import OrderRepository
 from orders.stock_client import StockChecker
 
+# Where this function keeps its Idempotency-Key records (IAM allows it these only).
+CREATE_SCOPE = "POST /api/pedidos"
+
 
 def routes_for(settings: Settings) -> Blueprint:
     return routes.blueprint(OrderRepository(settings), StockChecker.from_settings(settings),
                             LambdaPublisher(settings, get_logger("orders")),
-                            settings.inventory_service_url, Lists.from_settings(settings))
+                            settings.inventory_service_url, Lists.from_settings(settings),
+                            CreatedOnce(Once(settings, CREATE_SCOPE)))

@@ -3,12 +3,12 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import Lists, created, json_object, ok, path_id, query_param
+from common.http import CreatedOnce, Lists, ok, path_id, query_param
 from shipping import service
 from shipping.service import Shipments
 
 
-def blueprint(shipments: Shipments, lists: Lists) -> Blueprint:
+def blueprint(shipments: Shipments, lists: Lists, once: CreatedOnce) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
@@ -21,8 +21,8 @@ def blueprint(shipments: Shipments, lists: Lists) -> Blueprint:
 
     @bp.route("/api/envios", methods=["POST"])
     def create_shipment():
-        body = json_object(bp.current_request)
-        return created(service.create_shipment(shipments, body, utcnow()))
+        return once.answer(bp.current_request,
+                           lambda body: service.create_shipment(shipments, body, utcnow()))
 
     @bp.route("/api/envios/{id}", methods=["GET"])
     def get_shipment(id):

@@ -8,6 +8,7 @@ Lambda's async queue would; RequestResponse runs it and returns its result.
 
 import json
 import re
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,11 +20,17 @@ from infra.local.servers import BackgroundServer
 _INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 
 
+# Lambda's default timeout for an async listener here (the template sets its own).
+TIMEOUT_SECONDS = 10
+
+
 def lambda_context(function_name: str) -> SimpleNamespace:
     """What a handler reads of Lambda's context object, for one invocation."""
+    deadline = time.monotonic() + TIMEOUT_SECONDS
     return SimpleNamespace(
         function_name=function_name, memory_limit_in_mb=128, aws_request_id=str(uuid.uuid4()),
-        invoked_function_arn=f"arn:aws:lambda:local:000000000000:function:{function_name}")
+        invoked_function_arn=f"arn:aws:lambda:local:000000000000:function:{function_name}",
+        get_remaining_time_in_millis=lambda: max(0, int((deadline - time.monotonic()) * 1000)))
 
 
 class LocalLambda:

@@ -36,6 +36,11 @@ def notification_service():
     server.stop()
 
 
+@pytest.fixture(autouse=True)
+def fresh_tables(tables):
+    """The listener remembers each order it handled: every test starts with none."""
+
+
 def logged(caplog, message):
     return [r for r in caplog.records if r.getMessage() == message]
 
@@ -63,6 +68,31 @@ def test_a_forward_failure_is_logged_and_raised_for_lambda_to_retry(caplog):
         handler(PAYLOAD, lambda_context("OrderEvents"))
     assert logged(caplog, "PedidoAprobadoEvent not forwarded")
     assert not logged(caplog, "PedidoAprobadoEvent")
+
+
+def test_the_same_event_delivered_twice_is_handled_and_forwarded_once(
+        caplog, notification_service):
+    handler = listener(NOTIFICATION_SERVICE_URL=notification_service)
+    first = handler(PAYLOAD, lambda_context("OrderEvents"))
+    second = handler(dict(PAYLOAD), lambda_context("OrderEvents"))
+    assert first == second == {"forwarded": True}
+    assert len(logged(caplog, "PedidoAprobadoEvent")) == 1
+    assert len(logged(caplog, "PedidoAprobadoEvent already handled")) == 1
+    forwarded = [r for r in caplog.records if r.name == "notifications"]
+    assert len(forwarded) == 1
+    # Another order's event is its own.
+    handler({**PAYLOAD, "pedidoId": 13}, lambda_context("OrderEvents"))
+    assert len(logged(caplog, "PedidoAprobadoEvent")) == 2
+
+
+def test_a_failed_delivery_is_not_remembered(caplog, notification_service):
+    """Lambda's retry of an event whose forward failed must forward it."""
+    with pytest.raises(requests.ConnectionError):
+        listener(NOTIFICATION_SERVICE_URL=closed_port_url())(
+            PAYLOAD, lambda_context("OrderEvents"))
+    retried = listener(NOTIFICATION_SERVICE_URL=notification_service)(
+        PAYLOAD, lambda_context("OrderEvents"))
+    assert retried == {"forwarded": True}
 
 
 @pytest.fixture

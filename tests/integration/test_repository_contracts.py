@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Invalid, NotFound
+from common.errors import Conflict, Invalid, NotFound
 from common.paging import Page
 from common.settings import Settings
 from inventory import rules as inventory_rules
@@ -207,3 +207,20 @@ def test_a_shipment_status_change_keeps_everything_else(shipments):
         shipments.set_status(shipment.id + 1, "EN_RUTA")
     assert err.value.code == "SHIPMENT_NOT_FOUND"
     assert everything(shipments) == [changed]
+
+
+def test_an_order_moves_only_from_where_it_may(orders):
+    made = order(orders)
+    orders.add(made)
+    moved = orders.move(made.id, "APROBADO", ("PENDIENTE",))
+    assert moved == order_rules.Order(**{**vars(made), "status": "APROBADO"})
+    assert orders.get(made.id) == moved
+    assert orders.move(made.id, "APROBADO", ("PENDIENTE",)) == moved  # already there
+    with pytest.raises(Conflict) as err:
+        orders.move(made.id, "ENTREGADO", ("EN_ENVIO",))
+    assert err.value.details[0]["message"] == "cannot move from APROBADO to ENTREGADO"
+    with pytest.raises(Conflict):
+        orders.move(made.id, "PENDIENTE", ())
+    with pytest.raises(NotFound):
+        orders.move(made.id + 1, "APROBADO", ("PENDIENTE",))
+    assert everything(orders, status="APROBADO") == [moved]

@@ -93,10 +93,47 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
             assert "Auth" not in event["Properties"], "no route may opt out of the authorizer"
 
 
-def test_tables_are_on_demand_with_point_in_time_recovery():
+# Powertools' idempotency records: not the platform's data, so no model and no backup;
+# they expire by themselves.
+IDEMPOTENCY = "IdempotencyTable"
+# Which functions keep idempotency records, each under its own key prefix.
+IDEMPOTENT = {"InventoryFunction": "POST /api/inventario", "OrdersFunction": "POST /api/pedidos",
+              "ShippingFunction": "POST /api/envios", "OrderEventsFunction": "order-events"}
+
+
+def test_tables_are_on_demand_and_the_platforms_data_backed_up():
     for name, props in template.tables().items():
         assert props["BillingMode"] == "PAY_PER_REQUEST", name
-        assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+        if name == IDEMPOTENCY:
+            assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration",
+                                                        "Enabled": True}
+        else:
+            assert props["PointInTimeRecoverySpecification"] == {
+                "PointInTimeRecoveryEnabled": True}
+
+
+@pytest.mark.parametrize("function, scope", IDEMPOTENT.items())
+def test_each_idempotent_function_may_touch_only_its_own_records(function, scope):
+    props = functions()[function]
+    assert props["Environment"]["Variables"]["IDEMPOTENCY_TABLE"] == {"Ref": IDEMPOTENCY}
+    (statement,) = [s for p in props["Policies"] for s in p.get("Statement", [])
+                    if s["Resource"] == {"Fn::GetAtt": [IDEMPOTENCY, "Arn"]}]
+    assert statement["Condition"] == {
+        "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [f"{scope}#*"]}}
+    assert set(statement["Action"]) == {"dynamodb:GetItem", "dynamodb:PutItem",
+                                        "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+
+
+def test_the_scopes_in_iam_are_the_scopes_in_the_code():
+    import inventory.wiring
+    import order_events.listener
+    import orders.wiring
+    import shipping.wiring
+
+    assert IDEMPOTENT == {"InventoryFunction": inventory.wiring.CREATE_SCOPE,
+                          "OrdersFunction": orders.wiring.CREATE_SCOPE,
+                          "ShippingFunction": shipping.wiring.CREATE_SCOPE,
+                          "OrderEventsFunction": order_events.listener.SERVICE}
 
 
 def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
@@ -197,7 +234,7 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
     for table in owned:
         assert env[table_env_var(table)] == {"Ref": table}
     granted = _granted(function)
-    assert set().union(*granted.values()) == owned | {
+    assert set().union(*granted.values()) - {IDEMPOTENCY} == owned | {
         f"{_logical_id(model)}/index/{index['index_name']}" for model in models
         for index in model._get_schema()["global_secondary_indexes"]}
     # Indexes are only queried; tables never scanned.
@@ -220,7 +257,7 @@ def test_the_settings_know_every_table_of_the_template():
 
 def test_every_table_belongs_to_a_model():
     used = {_logical_id(m) for package in SERVICES.values() for m in _service_models(package)}
-    assert used == set(template.tables())
+    assert used | {IDEMPOTENCY} == set(template.tables())
 
 
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------
@@ -239,7 +276,8 @@ module, _, attribute = sys.argv[3].rpartition(".")
 handler = getattr(__import__(module, fromlist=[attribute]), attribute)
 routes = [[p, m] for p, methods in getattr(handler, "routes", {}).items() for m in methods]
 context = types.SimpleNamespace(function_name="f", memory_limit_in_mb=256, aws_request_id="r",
-                                invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f")
+                                invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f",
+                                get_remaining_time_in_millis=lambda: 10_000)
 result = handler(json.loads(sys.stdin.read()), context)
 print(json.dumps({"result": result, "routes": routes}))
 """

@@ -11,7 +11,7 @@ import threading
 from common.ids import possible_id
 from common.paging import Page
 from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
-from orders.rules import unknown_order
+from orders.rules import Order, invalid_transition, unknown_order
 from shipping.rules import Shipment, unknown_shipment
 
 
@@ -89,6 +89,17 @@ class InMemoryOrders(_InMemory):
 
     def page(self, after: int, limit: int, status: str | None = None) -> Page:
         return super().page(after, limit, status=status)
+
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order:
+        with self._lock:
+            if order_id not in self._items:
+                raise unknown_order(order_id)
+            current = self._items[order_id]
+            if current.status in allowed_from:
+                self._items[order_id] = Order(**{**vars(current), "status": target})
+            elif current.status != target:
+                raise invalid_transition(current.status, target)
+            return self._items[order_id]
 
 
 class InMemoryShipments(_InMemory):

@@ -68,3 +68,28 @@ def test_the_event_payload_has_exactly_the_four_fields():
     order = rules.new_order(rules.parse_order({**VALID, "total": Decimal("1.10")}), 5, NOW)
     assert rules.approved_event(order) == {"pedidoId": 5, "userEmail": "ana@example.com",
                                            "total": Decimal("1.10"), "tipoPedido": "NACIONAL"}
+
+
+@pytest.mark.parametrize("target, origins", [
+    ("PENDIENTE", ()), ("APROBADO", ("PENDIENTE",)), ("EN_ENVIO", ("APROBADO",)),
+    ("ENTREGADO", ("EN_ENVIO",)), ("CANCELADO", ("PENDIENTE", "APROBADO"))])
+def test_the_lifecycle_says_where_each_state_may_be_reached_from(target, origins):
+    assert rules.moves_to(target) == origins
+
+
+def test_final_states_go_nowhere():
+    assert rules.NEXT["ENTREGADO"] == rules.NEXT["CANCELADO"] == ()
+
+
+def test_an_invalid_transition_names_both_states():
+    error = rules.invalid_transition("EN_ENVIO", "CANCELADO")
+    assert error.code == "INVALID_TRANSITION"
+    assert error.details == [{"field": "status",
+                              "message": "cannot move from EN_ENVIO to CANCELADO"}]
+
+
+@pytest.mark.parametrize("raw", [None, "", "aprobado", "PERDIDO", " APROBADO"])
+def test_parse_status_refuses_anything_but_the_five_states(raw):
+    with pytest.raises(Invalid) as err:
+        rules.parse_status(raw)
+    assert [d["field"] for d in err.value.details] == ["status"]

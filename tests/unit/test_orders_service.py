@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Invalid, NotFound, Unavailable
+from common.errors import Conflict, Invalid, NotFound, Unavailable
 from orders import service
 from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingPublisher
@@ -91,3 +91,21 @@ def test_an_unknown_order_is_not_found(orders):
     with pytest.raises(NotFound) as err:
         service.get_order(orders, 42)
     assert err.value.code == "ORDER_NOT_FOUND"
+
+
+def test_an_order_moves_along_its_lifecycle_and_cannot_go_back(orders, events):
+    order = place(orders, events)
+    for step in ("APROBADO", "EN_ENVIO", "EN_ENVIO", "ENTREGADO"):
+        assert service.change_status(orders, order.id, step).status == step
+    with pytest.raises(Conflict) as err:
+        service.change_status(orders, order.id, "CANCELADO")
+    assert err.value.code == "INVALID_TRANSITION"
+    assert service.get_order(orders, order.id).status == "ENTREGADO"
+    assert len(events.published) == 1  # the creation's only
+
+
+def test_a_status_change_validates_before_looking_the_order_up(orders):
+    with pytest.raises(Invalid):
+        service.change_status(orders, 99, "PERDIDO")
+    with pytest.raises(NotFound):
+        service.change_status(orders, 99, "APROBADO")

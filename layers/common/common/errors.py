@@ -9,11 +9,13 @@ from common.ids import possible_id
 
 
 class DomainError(Exception):
-    def __init__(self, code: str, message: str, *, details: list[dict] | None = None):
+    def __init__(self, code: str, message: str, *, details: list[dict] | None = None,
+                 retry_after_seconds: int | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.retry_after_seconds = retry_after_seconds
 
 
 class Invalid(DomainError):
@@ -28,12 +30,15 @@ class Conflict(DomainError):
     """The current state does not allow it now (a lost race, a forbidden transition)."""
 
 
+class Unprocessable(DomainError):
+    """Well-formed, but it contradicts what was asked before under the same name."""
+
+
 class Unavailable(DomainError):
     """Something the use case depends on is down; worth retrying after a while."""
 
     def __init__(self, code: str, message: str, *, retry_after_seconds: int):
-        super().__init__(code, message)
-        self.retry_after_seconds = retry_after_seconds
+        super().__init__(code, message, retry_after_seconds=retry_after_seconds)
 
 
 def invalid_fields(details: list[dict]) -> Invalid:

@@ -16,14 +16,23 @@ from aws_lambda_powertools.logging import correlation_paths
 from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
 
 from common import jsonio
-from common.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
+from common.errors import (
+    Conflict,
+    DomainError,
+    Invalid,
+    NotFound,
+    Unavailable,
+    Unprocessable,
+    invalid_field,
+)
+from common.idempotency import Once
 from common.logs import get_logger
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
 from common.settings import Settings
 
 MAX_BODY_BYTES = 1024 * 1024
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
-STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unavailable: 503}
+STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unprocessable: 422, Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
 _CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
@@ -171,7 +180,7 @@ def error_response(status: int, code: str, message: str, *, details: list | None
 def domain_error_response(err: DomainError) -> Response:
     status = next(code for kind, code in STATUS.items() if isinstance(err, kind))
     headers = ({"Retry-After": str(err.retry_after_seconds)}
-               if isinstance(err, Unavailable) else None)
+               if err.retry_after_seconds is not None else None)
     return error_response(status, err.code, err.message, details=err.details, headers=headers)
 
 
@@ -288,6 +297,42 @@ def _next_page_link(request, token: str) -> str:
     pairs.append(("nextToken", token))
     return path + "?" + "&".join(f"{quote(name, safe='')}={quote(value, safe='')}"
                                  for name, value in pairs)
+
+
+# -- creating once per key --------------------------------------------------------------
+
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+class CreatedOnce:
+    """A POST that creates, done once per `Idempotency-Key` (extensions §2).
+
+    A key is the caller's (the token's sub) on this route; the first request with it is
+    processed, and its 201 remembered; a repeat with an equal JSON body gets that 201
+    and body again with `Idempotent-Replayed: true`, and changes nothing. The body is
+    stored as the JSON text that was sent, so money replays with its exact digits.
+    """
+
+    def __init__(self, once: Once):
+        self._once = once
+
+    def answer(self, request, create: Callable[[dict], object]) -> Response:
+        """`create(body)` makes the thing and returns it, as `created` would answer it."""
+        key = request.headers.get("idempotency-key")
+        if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
+            raise invalid_field("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
+        body = json_object(request)
+        if key is None:
+            return created(create(body))
+        authorizer = request.context.get("authorizer") or {}
+        caller = authorizer.get("sub") or authorizer.get("principalId")
+        outcome = self._once.run(
+            {"caller": caller, "key": key}, body,
+            lambda: {"body": created(create(body)).body}, request.lambda_context)
+        headers = {"Content-Type": JSON_CONTENT_TYPE}
+        if outcome.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(body=outcome.result["body"], status_code=201, headers=headers)
 
 
 # -- reading requests -------------------------------------------------------------------

@@ -35,7 +35,7 @@ _FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The tables of infra/template.yaml (tests/release holds this list to the template).
 TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
-          "CountersTable")
+          "CountersTable", "IdempotencyTable")
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -114,6 +114,7 @@ class Settings:
     notification_service_url: str | None = None
     order_events_function: str = "OrderEventsFunction"
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    idempotency_ttl_seconds: int = 86_400
     page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -166,6 +167,8 @@ class Settings:
             max_response_bytes=read.number("MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES,
                                            minimum=MIN_RESPONSE_BYTES, kind=int),
             page_token_key=page_token_key,
+            idempotency_ttl_seconds=read.number("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1,
+                                                kind=int),
             table_names=MappingProxyType(tables),
         )
 

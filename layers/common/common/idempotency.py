@@ -1,0 +1,114 @@
+"""Doing a thing once per key (extensions §2), through Powertools' idempotency utility.
+
+The first call with a key claims it (a conditional put in IdempotencyTable), runs, and
+stores its result; a repeat with the same payload gets the stored result back without
+running again; with another payload it is refused; while the first still runs it is
+told to retry. A call that fails drops its claim, so only successes are remembered.
+"""
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyInconsistentStateError,
+    IdempotencyValidationError,
+)
+from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS
+
+from common import aws
+from common.errors import Conflict, Unprocessable
+from common.settings import Settings
+from common.validation import canonical
+
+# A claim whose request died is free again after this long at most (less on Lambda: the
+# invocation's own remaining time).
+MAX_CLAIM_MILLIS = 60_000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: dict
+    replayed: bool
+
+
+class _ClaimTime:
+    """Tells Powertools how long a claim may live: what is left of the current thread's
+    invocation, at most MAX_CLAIM_MILLIS. Per thread, because the local stack runs many
+    invocations at once in one process and Powertools keeps one config object."""
+
+    def __init__(self):
+        self._current = threading.local()
+
+    def invocation(self, context) -> None:
+        self._current.context = context
+
+    def get_remaining_time_in_millis(self) -> int:
+        context = getattr(self._current, "context", None)
+        remaining = context.get_remaining_time_in_millis() if context is not None else None
+        return min(remaining, MAX_CLAIM_MILLIS) if remaining is not None else MAX_CLAIM_MILLIS
+
+
+def _canonical(value):
+    """JSON as compared: equal after parsing (key order, whitespace, 19.990 vs 19.99)."""
+    if isinstance(value, dict):
+        return {key: _canonical(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    if isinstance(value, int | Decimal) and not isinstance(value, bool):
+        return canonical(value)
+    return value
+
+
+class _InProgressFirst(DynamoDBPersistenceLayer):
+    """A repeat while the first is still being processed is told to retry, whatever its
+    body (extensions §2); Powertools would compare the bodies first and answer 422."""
+
+    def _validate_payload(self, data_payload, stored_data_record) -> None:
+        if stored_data_record.status != STATUS_CONSTANTS["INPROGRESS"]:
+            super()._validate_payload(data_payload, stored_data_record)
+
+
+class Once:
+    """Runs work once per key within `scope` (a route, a listener); a key's record lives
+    IDEMPOTENCY_TTL_SECONDS, under an id starting `scope#`."""
+
+    def __init__(self, settings: Settings, scope: str):
+        self._claim_time = _ClaimTime()
+        config = IdempotencyConfig(
+            event_key_jmespath="key", payload_validation_jmespath="payload",
+            expires_after_seconds=settings.idempotency_ttl_seconds,
+            lambda_context=self._claim_time,
+            response_hook=lambda stored, _record: Outcome(stored, replayed=True))
+        store = _InProgressFirst(
+            table_name=settings.table_name("IdempotencyTable"),
+            boto3_client=aws.dynamodb(settings))
+        self._run = idempotent_function(data_keyword_argument="request",
+                                        persistence_store=store, config=config,
+                                        key_prefix=scope)(self._first_time)
+
+    @staticmethod
+    def _first_time(request: dict, work: Callable[[], dict]) -> dict:
+        return work()
+
+    def run(self, key, payload, work: Callable[[], dict], context=None) -> Outcome:
+        """`work()` once for `key`; a repeat must bring an equal `payload` and gets what
+        `work` returned (a JSON object) back. `context`: the invocation's Lambda context."""
+        self._claim_time.invocation(context)
+        try:
+            result = self._run(request={"key": key, "payload": _canonical(payload)}, work=work)
+        except IdempotencyValidationError:
+            raise Unprocessable("IDEMPOTENCY_KEY_REUSED",
+                                "This Idempotency-Key was used with another body") from None
+        except (IdempotencyAlreadyInProgressError, IdempotencyInconsistentStateError):
+            raise Conflict("IDEMPOTENCY_IN_PROGRESS",
+                           "A request with this Idempotency-Key is still being processed; "
+                           "retry", retry_after_seconds=1) from None
+        return result if isinstance(result, Outcome) else Outcome(result, replayed=False)

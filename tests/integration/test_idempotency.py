@@ -1,0 +1,62 @@
+"""Once per key, on the emulated idempotency table: how long a dead request's claim holds."""
+
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from common.errors import Conflict
+from common.idempotency import MAX_CLAIM_MILLIS, Once
+from common.settings import Settings
+
+
+class Died(BaseException):
+    """A request that never finished: its process was killed mid-way (not an exception
+    the code could have handled, so its claim stays)."""
+
+
+def context(remaining_millis: int):
+    deadline = time.monotonic() + remaining_millis / 1000
+    return SimpleNamespace(
+        get_remaining_time_in_millis=lambda: int((deadline - time.monotonic()) * 1000))
+
+
+@pytest.fixture
+def once(tables):
+    return Once(Settings.from_env(), "test-scope")
+
+
+def test_the_claim_of_a_request_that_died_expires_with_its_invocation(once):
+    def die():
+        raise Died()
+
+    with pytest.raises(Died):
+        once.run("k", {"a": 1}, die, context(300))
+    with pytest.raises(Conflict) as busy:
+        once.run("k", {"a": 1}, lambda: {"done": True}, context(300))
+    assert busy.value.retry_after_seconds == 1
+    time.sleep(0.4)
+    outcome = once.run("k", {"a": 1}, lambda: {"done": True}, context(300))
+    assert outcome.result == {"done": True} and not outcome.replayed
+
+
+def test_a_claim_lasts_sixty_seconds_at_most_whatever_the_invocation_has_left(once, tables):
+    def die():
+        raise Died()
+
+    started = time.time() * 1000
+    with pytest.raises(Died):
+        once.run("k2", {}, die, context(15 * 60 * 1000))
+    (item,) = tables.scan(TableName="IdempotencyTable", ConsistentRead=True)["Items"]
+    assert item["status"] == {"S": "INPROGRESS"}
+    expires = int(item["in_progress_expiration"]["N"])
+    assert expires - started <= MAX_CLAIM_MILLIS + 1000
+
+
+def test_a_success_is_replayed_and_stored_under_its_scope(once, tables):
+    first = once.run("k3", {"n": 1}, lambda: {"id": 7})
+    again = once.run("k3", {"n": 1}, lambda: {"id": 8})
+    assert (first.result, first.replayed) == ({"id": 7}, False)
+    assert (again.result, again.replayed) == ({"id": 7}, True)
+    (item,) = tables.scan(TableName="IdempotencyTable", ConsistentRead=True)["Items"]
+    assert item["id"]["S"].startswith("test-scope#")

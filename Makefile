@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency clean
+.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -68,6 +68,11 @@ bench-lists: $(READY)
 # What an Idempotency-Key costs on a first POST, and what a replay costs.
 bench-idempotency: $(READY)
 	@$(PY) bench/idempotency.py
+
+# Each write route's DynamoDB operations and request units, an order's gateway trips and
+# Lambda invocations on the AWS path, and the layer's weight.
+bench-costs: $(READY)
+	@$(PY) bench/costs.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

@@ -37,6 +37,19 @@ def resources(kind: str, path: Path = TEMPLATE) -> dict[str, dict]:
     return {name: res for name, res in load(path)["Resources"].items() if res["Type"] == kind}
 
 
+def api_routes(api: str, path: Path = TEMPLATE) -> dict[tuple[str, str], str]:
+    """(path, METHOD) -> the logical id of the function API Gateway `api` sends it to."""
+    found = {}
+    for name, function in resources("AWS::Serverless::Function", path).items():
+        for event in function["Properties"].get("Events", {}).values():
+            if event["Type"] == "Api" and event["Properties"]["RestApiId"] == {"Ref": api}:
+                key = (event["Properties"]["Path"], event["Properties"]["Method"].upper())
+                if key in found:
+                    raise ValueError(f"{key} is routed twice")
+                found[key] = name
+    return found
+
+
 def tables(path: Path = TEMPLATE) -> dict[str, dict]:
     found = resources("AWS::DynamoDB::Table", path)
     return {name: res["Properties"] for name, res in found.items()}

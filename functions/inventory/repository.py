@@ -5,7 +5,7 @@ read-then-write: the server decides which of two racing requests wins.
 """
 
 from pynamodb.connection import Connection
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from common import aws, storage
@@ -58,7 +58,19 @@ class ProductRepository(Repository):
         raise self._conflict(product.id)
 
     def replace(self, product: Product) -> None:
-        """Store `product` over the one with its id, moving its sku claim if it changed."""
+        """Store `product` over the one with its id, moving its sku claim if it changed.
+
+        Most updates keep the sku (a new stock, a new price): then the claim is already
+        right, and one put on the condition that the product is there with that sku is
+        the whole write. Only when that condition fails (the sku changes, or there is no
+        such product) is the product read and the claim moved in a transaction.
+        """
+        try:
+            item_of(product).save(condition=ProductModel.sku == product.sku)
+            return
+        except PutError as exc:
+            if not storage.condition_failed(exc):
+                raise
         for _ in range(MAX_ATTEMPTS):
             current = self.get(product.id)
             # The product must still carry the sku we read, so the claims stay in step.

@@ -8,7 +8,7 @@ event is handled at most once, keyed on its pedidoId (extensions §2).
 
 from collections.abc import Callable
 
-import requests
+import urllib3
 
 from common import jsonio
 from common.events import ORDER_APPROVED
@@ -21,12 +21,24 @@ FORWARD_TIMEOUT_SECONDS = 5
 Forward = Callable[[dict], None]
 
 
+class NotForwarded(Exception):
+    """The notification service did not take the event."""
+
+
 def forward_to(base_url: str) -> Forward:
+    # urllib3 is already loaded by botocore; one pool, reused across events.
+    http = urllib3.PoolManager(retries=False,
+                               timeout=urllib3.Timeout(total=FORWARD_TIMEOUT_SECONDS))
+
     def forward(event: dict) -> None:
-        response = requests.post(f"{base_url}/notificaciones", data=jsonio.dumps(event),
-                                 headers={"Content-Type": "application/json"},
-                                 timeout=FORWARD_TIMEOUT_SECONDS)
-        response.raise_for_status()
+        try:
+            response = http.request("POST", f"{base_url}/notificaciones",
+                                    body=jsonio.dumps(event).encode("utf-8"),
+                                    headers={"Content-Type": "application/json"})
+        except urllib3.exceptions.HTTPError as exc:
+            raise NotForwarded(str(exc)) from exc
+        if response.status >= 300:
+            raise NotForwarded(f"the notification service answered {response.status}")
 
     return forward
 

@@ -16,11 +16,11 @@ _CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"total_max_a
 
 
 class LambdaPublisher:
-    def __init__(self, settings: Settings, logger):
+    def __init__(self, settings: Settings, logger, client=None):
         self._function = settings.order_events_function
         self._logger = logger
         # Built here, at init; botocore reads AWS_ENDPOINT_URL_LAMBDA now, not per call.
-        self._client = aws.client("lambda", settings, _CLIENT_CONFIG)
+        self._client = client or aws.client("lambda", settings, _CLIENT_CONFIG)
 
     def publish(self, payload: dict) -> None:
         """Queue the event. A failure never fails the order, which is already saved: it is

@@ -7,12 +7,11 @@ from common.clock import utcnow
 from common.http import CreatedOnce, Lists, gateway_base_url, ok, path_id, query_param
 from orders import service
 from orders.service import Orders, Publisher
-from orders.stock_client import StockChecker
+from orders.stock_client import Caller, StockChecker
 
 
-def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
-              inventory_url: str | None, lists: Lists, once: CreatedOnce) -> Blueprint:
-    """`inventory_url` None: the stock check goes to the gateway the order came in on."""
+def blueprint(orders: Orders, stock: StockChecker, events: Publisher, lists: Lists,
+              once: CreatedOnce) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
@@ -24,12 +23,15 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher,
     @bp.route("/api/pedidos", methods=["POST"])
     def create_order():
         request = bp.current_request
-        base_url = inventory_url or gateway_base_url(request)
-        # The caller's own token: inventory sits behind the same authorizer.
-        token = bearer_token(request.headers.get("authorization"))
+        authorizer = request.context.get("authorizer") or {}
+        # The caller's own identity: inventory sits behind the same authorizer.
+        caller = Caller(token=bearer_token(request.headers.get("authorization")),
+                        sub=authorizer.get("sub") or authorizer.get("principalId"),
+                        gateway_url=gateway_base_url(request),
+                        request_id=request.context.get("requestId"))
 
         def check_stock(product_id: int, cantidad: int):
-            return stock.check(base_url, product_id, cantidad, token)
+            return stock.check(product_id, cantidad, caller)
 
         return once.answer(request, lambda body: service.place_order(
             orders, check_stock, events, body, utcnow()))

@@ -1,5 +1,6 @@
-"""Which implementations the orders routes get: DynamoDB, the stock check over HTTP
-through this process's breaker, and the event as a Lambda async invoke."""
+"""Which implementations the orders routes get: DynamoDB, the stock check through this
+process's breaker (an invoke of the inventory function on AWS, HTTP when given a URL),
+and the event as a Lambda async invoke."""
 
 from chalice import Blueprint
 
@@ -16,8 +17,10 @@ from orders.stock_client import StockChecker
 CREATE_SCOPE = "POST /api/pedidos"
 
 
-def routes_for(settings: Settings) -> Blueprint:
-    return routes.blueprint(OrderRepository(settings), StockChecker.from_settings(settings),
-                            LambdaPublisher(settings, get_logger("orders")),
-                            settings.inventory_service_url, Lists.from_settings(settings),
+def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
+    """`lambda_client`: another Lambda client than the process's own (a recording one)."""
+    return routes.blueprint(OrderRepository(settings),
+                            StockChecker.from_settings(settings, lambda_client),
+                            LambdaPublisher(settings, get_logger("orders"), lambda_client),
+                            Lists.from_settings(settings),
                             CreatedOnce(Once(settings, CREATE_SCOPE)))

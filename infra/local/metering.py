@@ -4,6 +4,12 @@ Hooked on the process's one DynamoDB client (common.aws), it sees every call the
 platform makes: each operation, and the items it read or wrote as DynamoDB bills them
 (a key asked for in a batch costs a read whether or not it is there; a query or scan
 reads what it evaluates, before any filter).
+
+Request units are estimated the way on-demand DynamoDB bills items of up to 1 KB (all of
+this platform's are): a write 1 WRU, a write inside a transaction 2, a failed
+conditional write 1 all the same; a strongly consistent read of a key 1 RRU, an
+eventually consistent one 0.5 (a query reads up to 4 KB per half unit; counted here per
+item, an upper bound).
 """
 
 import contextlib
@@ -22,23 +28,38 @@ class Meter:
     operations: Counter = field(default_factory=Counter)
     items_read: int = 0
     items_written: int = 0
+    read_units: float = 0.0
+    write_units: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, operation: str, params: dict, parsed: dict) -> None:
+        consistent = 1.0 if params.get("ConsistentRead") else 0.5
         with self._lock:
             self.operations[operation] += 1
             if operation in ("Query", "Scan"):
-                self.items_read += parsed.get("ScannedCount", 0)
+                read = parsed.get("ScannedCount", 0)
+                self.read_units += max(1, read) * consistent
             elif operation == "GetItem":
-                self.items_read += 1
+                read = 1
+                self.read_units += consistent
             elif operation == "BatchGetItem":
-                self.items_read += sum(len(request["Keys"])
-                                       for request in params["RequestItems"].values())
-            elif operation == "TransactWriteItems":
-                self.items_written += len(params["TransactItems"])
+                requests = params["RequestItems"].values()
+                read = sum(len(request["Keys"]) for request in requests)
+                self.read_units += sum(len(request["Keys"]) * (
+                    1.0 if request.get("ConsistentRead") else 0.5) for request in requests)
+            else:
+                read = 0
+            self.items_read += read
+            if operation == "TransactWriteItems":
+                written = len(params["TransactItems"])
+                self.write_units += 2 * written
             elif operation == "BatchWriteItem":
-                self.items_written += sum(map(len, params["RequestItems"].values()))
-            self.items_written += _WRITES.get(operation, 0)
+                written = sum(map(len, params["RequestItems"].values()))
+                self.write_units += written
+            else:
+                written = _WRITES.get(operation, 0)
+                self.write_units += written
+            self.items_written += written
 
 
 @contextlib.contextmanager

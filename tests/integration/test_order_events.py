@@ -4,14 +4,13 @@ import json
 from decimal import Decimal
 
 import pytest
-import requests
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 
 from common.logs import get_logger
 from common.settings import Settings
 from infra.local.invoke import lambda_context
-from order_events.listener import SERVICE, handler_for
+from order_events.listener import SERVICE, NotForwarded, handler_for
 from orders.events import LambdaPublisher
 from tests.support.fakes import closed_port_url
 
@@ -64,7 +63,7 @@ def test_with_a_notification_url_the_payload_is_forwarded(caplog, notification_s
 
 def test_a_forward_failure_is_logged_and_raised_for_lambda_to_retry(caplog):
     handler = listener(NOTIFICATION_SERVICE_URL=closed_port_url())
-    with pytest.raises(requests.ConnectionError):
+    with pytest.raises(NotForwarded):
         handler(PAYLOAD, lambda_context("OrderEvents"))
     assert logged(caplog, "PedidoAprobadoEvent not forwarded")
     assert not logged(caplog, "PedidoAprobadoEvent")
@@ -87,7 +86,7 @@ def test_the_same_event_delivered_twice_is_handled_and_forwarded_once(
 
 def test_a_failed_delivery_is_not_remembered(caplog, notification_service):
     """Lambda's retry of an event whose forward failed must forward it."""
-    with pytest.raises(requests.ConnectionError):
+    with pytest.raises(NotForwarded):
         listener(NOTIFICATION_SERVICE_URL=closed_port_url())(
             PAYLOAD, lambda_context("OrderEvents"))
     retried = listener(NOTIFICATION_SERVICE_URL=notification_service)(

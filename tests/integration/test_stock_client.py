@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import StockChecker
+from orders.stock_client import Caller, InventoryOverHttp, StockChecker
 from tests.support.fakes import ScriptedServer, closed_port_url, elapsed
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl"
@@ -21,9 +21,21 @@ def server():
     scripted.stop()
 
 
-def checker(fail_max=3, reset_seconds=30.0, timeout_seconds=2.0) -> StockChecker:
-    return StockChecker(fail_max=fail_max, reset_seconds=reset_seconds,
-                        timeout_seconds=timeout_seconds)
+class OverHttp:
+    """A stock checker over HTTP whose caller came in on the gateway at `url`."""
+
+    def __init__(self, stock: StockChecker):
+        self.stock = stock
+        self.breaker = stock.breaker
+
+    def check(self, url: str, product_id: int, cantidad: int, token: str | None):
+        caller = Caller(token=token, sub="ana@example.com", gateway_url=url)
+        return self.stock.check(product_id, cantidad, caller)
+
+
+def checker(fail_max=3, reset_seconds=30.0, timeout_seconds=2.0) -> OverHttp:
+    return OverHttp(StockChecker(fail_max=fail_max, reset_seconds=reset_seconds,
+                                 inventory=InventoryOverHttp(None, timeout_seconds)))
 
 
 @pytest.mark.parametrize("status, body, answer", [

@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from aws_lambda_powertools.logging import correlation_paths
@@ -25,13 +26,15 @@ from common.errors import (
     Unprocessable,
     invalid_field,
 )
-from common.idempotency import Once
 from common.logs import get_logger
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
 from common.settings import Settings
 
 MAX_BODY_BYTES = 1024 * 1024
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
+    from common.idempotency import Once
+
 STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unprocessable: 422, Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
@@ -108,11 +111,12 @@ def create_app(name: str, settings: Settings, *blueprints: Blueprint,
         else:
             try:
                 response = _in_platform_format(get_response(request))
-            except _Failed as failed:
-                if isinstance(failed.__cause__, DomainError):
-                    response = domain_error_response(failed.__cause__)
+            except Exception as exc:  # a view's (carried as _Failed), or Chalice's own
+                cause = exc.__cause__ if isinstance(exc, _Failed) else exc
+                if isinstance(cause, DomainError):
+                    response = domain_error_response(cause)
                 else:
-                    failure = failed.__cause__
+                    failure = cause
                     response = error_response(500, "INTERNAL_ERROR",
                                               "An internal error occurred")
         if cors:
@@ -313,7 +317,7 @@ class CreatedOnce:
     stored as the JSON text that was sent, so money replays with its exact digits.
     """
 
-    def __init__(self, once: Once):
+    def __init__(self, once: "Once"):
         self._once = once
 
     def answer(self, request, create: Callable[[dict], object]) -> Response:

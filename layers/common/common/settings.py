@@ -86,9 +86,10 @@ class Env:
             self.fail(name, f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
         return value
 
-    def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str:
+    def matching(self, name: str, pattern: re.Pattern, default: str | None,
+                 accepts: str) -> str | None:
         value = self.text(name, default)
-        if not pattern.fullmatch(value):
+        if value is not None and not pattern.fullmatch(value):
             self.fail(name, accepts)
         return value
 
@@ -106,8 +107,10 @@ class Settings:
     cors_allow_origin: str = "*"
     log_level: str = "INFO"
     jwt_secret: bytes = field(default=LOCAL_JWT_SECRET.encode(), repr=False)
-    # None: the gateway the order came in on (see common.http.gateway_base_url).
+    # The stock check: over HTTP at this URL; else by invoking this function; else over
+    # HTTP through the gateway the order came in on (see orders.stock_client).
     inventory_service_url: str | None = None
+    inventory_function: str | None = None
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
@@ -156,6 +159,8 @@ class Settings:
             log_level=log_level,
             jwt_secret=secret,
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
+            inventory_function=read.matching("INVENTORY_FUNCTION", _FUNCTION, None,
+                                             "a Lambda function name or ARN, or empty"),
             breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number("STOCK_CHECK_TIMEOUT_SECONDS", 2.0,

@@ -1,0 +1,122 @@
+"""Rerunnable benchmark: what each request costs on AWS, and what the layer weighs.
+
+Usage: `make bench-costs` (or .venv/bin/python bench/costs.py).
+1. Every write route, run on the AWS path in this process (infra.local.recorded: API
+   Gateway and its authorizer in front of each function, functions invoking each other
+   through a recording Lambda client) against a fresh emulator: its DynamoDB operations
+   and estimated request units (botocore's events), and for an order the API Gateway
+   requests and Lambda invocations.
+2. The layer, installed the old way (pip resolving every dependency, as SAM's python
+   builder did) and the new way (layers/common/Makefile: the pinned runtime closure).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import boto3
+
+from common.settings import Settings
+from infra import template
+from infra.local import LOCAL_AWS_ENV
+from infra.local.emulator import emulator
+from infra.local.metering import metered
+from infra.local.recorded import RecordedAws
+from infra.local.tokens import local_token
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCT = {"sku": "C-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
+           "umbralMinimo": 1}
+ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
+         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
+
+
+def routes(aws: RecordedAws, token: str) -> None:
+    import json
+
+    def call(method, path, route, body=None, query=None):
+        response = aws.request(method, path, route, token, body=body, query=query)
+        assert response["statusCode"] < 300, response
+        return json.loads(response["body"]) if response.get("body") else None
+
+    product = call("POST", "/api/inventario", "/api/inventario", {**PRODUCT, "sku": "C-0"})
+    other = call("POST", "/api/inventario", "/api/inventario", {**PRODUCT, "sku": "C-2"})
+    order = call("POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]})
+    shipment = call("POST", "/api/envios", "/api/envios", SHIPMENT)
+    cases = [
+        ("POST /api/inventario", lambda: call("POST", "/api/inventario", "/api/inventario",
+                                              PRODUCT)),
+        ("PUT /api/inventario/{id}, same sku", lambda: call(
+            "PUT", f"/api/inventario/{product['id']}", "/api/inventario/{id}",
+            {**PRODUCT, "sku": "C-0", "stockActual": 3})),
+        ("PUT /api/inventario/{id}, new sku", lambda: call(
+            "PUT", f"/api/inventario/{product['id']}", "/api/inventario/{id}",
+            {**PRODUCT, "sku": "C-9"})),
+        ("DELETE /api/inventario/{id}", lambda: call(
+            "DELETE", f"/api/inventario/{other['id']}", "/api/inventario/{id}")),
+        ("POST /api/pedidos", lambda: call("POST", "/api/pedidos", "/api/pedidos",
+                                           {**ORDER, "productoId": product["id"]})),
+        ("PATCH /api/pedidos/{id}/status", lambda: call(
+            "PATCH", f"/api/pedidos/{order['id']}/status", "/api/pedidos/{id}/status",
+            query={"status": "APROBADO"})),
+        ("POST /api/envios", lambda: call("POST", "/api/envios", "/api/envios", SHIPMENT)),
+        ("PATCH /api/envios/{id}/status", lambda: call(
+            "PATCH", f"/api/envios/{shipment['id']}/status", "/api/envios/{id}/status",
+            query={"status": "EN_RUTA"})),
+    ]
+    print("| request (AWS path) | DynamoDB operations | WRU | RRU | API Gateway requests | "
+          "Lambda invocations (sync + async) |\n|---|---|---|---|---|---|")
+    for label, case in cases:
+        aws.counts.clear()
+        with metered(aws.settings) as meter:
+            case()
+        ops = ", ".join(f"{n} {op}" for op, n in sorted(meter.operations.items()))
+        invocations = (f"{aws.counts['synchronous Lambda invocations']} + "
+                       f"{aws.counts['asynchronous Lambda invocations']}")
+        print(f"| {label} | {ops} | {meter.write_units:g} | {meter.read_units:g} | "
+              f"{aws.counts['API Gateway requests']} | {invocations} |")
+
+
+def installed_size(args: list[str]) -> float:
+    target = Path(tempfile.mkdtemp())
+    try:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
+                        "--disable-pip-version-check", "--no-compile", "--target", str(target),
+                        *args], check=True, capture_output=True)
+        return sum(p.stat().st_size for p in target.rglob("*") if p.is_file()) / 2**20
+    finally:
+        shutil.rmtree(target)
+
+
+def layer() -> None:
+    requirements = ROOT / "layers" / "common" / "requirements.txt"
+    before = installed_size(["-r", str(requirements), "requests==2.34.2"])
+    now = installed_size(["--no-deps", "-r", str(requirements)])
+    print("\n| layer | MB (without .pyc) |\n|---|---|")
+    print(f"| before: dependencies resolved by pip (chalice's CLI, pip, setuptools, "
+          f"requests ...) | {before:.1f} |")
+    print(f"| now: the pinned runtime closure, --no-deps | {now:.1f} |")
+
+
+def main() -> None:
+    for key, value in LOCAL_AWS_ENV.items():
+        os.environ.setdefault(key, value)
+    os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    dynamodb = emulator().start()
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
+    try:
+        template.create_tables(boto3.client("dynamodb"))
+        settings = Settings.from_env({**os.environ, "INVENTORY_FUNCTION": "Inventory",
+                                      "ORDER_EVENTS_FUNCTION": "OrderEvents"})
+        routes(RecordedAws(settings), local_token(settings))
+    finally:
+        dynamodb.stop()
+    layer()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What each write route costs in DynamoDB, held to its floor (the README's table).
+
+Counted from botocore's events on the process's DynamoDB client, so it sees every call,
+including the stock check's read by the inventory (served in this process).
+"""
+
+import pytest
+
+from infra.local.metering import metered
+from tests.support.api import body
+
+PRODUCT = {"sku": "W-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
+           "umbralMinimo": 1}
+ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
+         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
+
+# route: (operations, write units, read units). The floor of each, and why:
+FLOORS = {
+    # a new id (the counter) + the product and its sku claim, atomically (a transaction)
+    "POST /api/inventario": ({"UpdateItem": 1, "TransactWriteItems": 1}, 5, 0),
+    # the sku unchanged: one put on the condition that the product has that sku
+    "PUT /api/inventario/{id} (same sku)": ({"PutItem": 1}, 1, 0),
+    # the sku moves: that put fails, a read says from where, then product + both claims
+    "PUT /api/inventario/{id} (new sku)": (
+        {"PutItem": 1, "GetItem": 1, "TransactWriteItems": 1}, 7, 1),
+    # the sku to free is read, then the product and its claim go together
+    "DELETE /api/inventario/{id}": ({"GetItem": 1, "TransactWriteItems": 1}, 4, 1),
+    # the stock check's read (in the inventory) + a new id + the order
+    "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 1, "PutItem": 1}, 2, 1),
+    # one conditional update on the current status
+    "PATCH /api/pedidos/{id}/status": ({"UpdateItem": 1}, 1, 0),
+    # a new id + the shipment
+    "POST /api/envios": ({"UpdateItem": 1, "PutItem": 1}, 2, 0),
+    # one conditional update of the status alone
+    "PATCH /api/envios/{id}/status": ({"UpdateItem": 1}, 1, 0),
+    # with an Idempotency-Key: + the claim (a conditional put) + the stored result
+    "POST /api/envios with an Idempotency-Key": ({"UpdateItem": 2, "PutItem": 2}, 4, 0),
+    # a replay: the claim's put fails and hands back the stored record
+    "POST /api/envios, replayed": ({"PutItem": 1}, 1, 0),
+}
+
+
+@pytest.fixture
+def measured(orders_api):
+    api = orders_api
+    product = body(api.post("/api/inventario", {**PRODUCT, "sku": "W-0"}))
+    order = body(api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
+    shipment = body(api.post("/api/envios", SHIPMENT))
+    other = body(api.post("/api/inventario", {**PRODUCT, "sku": "W-2"}))
+    api.post("/api/envios", SHIPMENT, headers={"Idempotency-Key": "replayed-key"})
+    calls = {
+        "POST /api/inventario": lambda: api.post("/api/inventario", PRODUCT),
+        "PUT /api/inventario/{id} (same sku)": lambda: api.put(
+            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-0", "stockActual": 3}),
+        "PUT /api/inventario/{id} (new sku)": lambda: api.put(
+            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-9"}),
+        "DELETE /api/inventario/{id}": lambda: api.delete(f"/api/inventario/{other['id']}"),
+        "POST /api/pedidos": lambda: api.post("/api/pedidos",
+                                              {**ORDER, "productoId": product["id"]}),
+        "PATCH /api/pedidos/{id}/status": lambda: api.patch(
+            f"/api/pedidos/{order['id']}/status?status=APROBADO"),
+        "POST /api/envios": lambda: api.post("/api/envios", SHIPMENT),
+        "PATCH /api/envios/{id}/status": lambda: api.patch(
+            f"/api/envios/{shipment['id']}/status?status=EN_RUTA"),
+        "POST /api/envios with an Idempotency-Key": lambda: api.post(
+            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "new-key"}),
+        "POST /api/envios, replayed": lambda: api.post(
+            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "replayed-key"}),
+    }
+    found = {}
+    for route, call in calls.items():
+        with metered() as meter:
+            response = call()
+        assert response.status_code in (200, 201, 204), (route, response.body)
+        found[route] = (dict(meter.operations), meter.write_units, meter.read_units)
+    return found
+
+
+def test_every_write_route_is_at_its_floor(measured):
+    assert measured == FLOORS

@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs clean
+.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else.
 $(READY): requirements.txt layers/common/requirements.txt
@@ -73,6 +73,11 @@ bench-idempotency: $(READY)
 # Lambda invocations on the AWS path, and the layer's weight.
 bench-costs: $(READY)
 	@$(PY) bench/costs.py
+
+# Each function's cold start from its `sam build` artifact: init against bare Chalice, and
+# the first request against the second.
+bench-cold-start: $(SAM_READY)
+	@$(PY) bench/cold_start.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

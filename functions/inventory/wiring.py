@@ -2,8 +2,9 @@
 
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists
+from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
+from common.ids import MAX_ID
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
@@ -15,3 +16,8 @@ CREATE_SCOPE = "POST /api/inventario"
 def routes_for(settings: Settings) -> Blueprint:
     return routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
                             CreatedOnce(Once(settings, CREATE_SCOPE)))
+
+
+def rehearse(app: PlatformApp, settings: Settings) -> None:
+    """At init: a read of an id nothing has (404), through the whole request path."""
+    app.rehearse("GET", "/api/inventario/{id}", id=str(MAX_ID))

@@ -10,3 +10,9 @@ SERVICE = "notifications"
 
 def app_for(settings: Settings) -> PlatformApp:
     return create_app(SERVICE, settings, routes.blueprint(get_logger(SERVICE)), cors=False)
+
+
+def rehearse(app: PlatformApp) -> None:
+    """At init: a notification whose body is not JSON (400), through the whole request
+    path; refused, it is not logged as received."""
+    app.rehearse("POST", "/notificaciones", body="{")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import urllib3
 
-from common import jsonio
+from common import aws, jsonio
 from common.events import ORDER_APPROVED
 from common.idempotency import Once
 from common.settings import Settings
@@ -73,3 +73,10 @@ def handler_for(settings: Settings, logger) -> Callable:
         return outcome.result
 
     return handler
+
+
+def rehearse(settings: Settings) -> None:
+    """At init: the DynamoDB connection opened by a read of a key in this listener's own
+    part of the idempotency table (the only part it may read)."""
+    aws.dynamodb(settings).get_item(TableName=settings.table_name("IdempotencyTable"),
+                                    Key={"id": {"S": f"{SERVICE}#init-rehearsal"}})

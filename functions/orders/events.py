@@ -5,22 +5,21 @@ HTTP response never waits for the listener. Locally AWS_ENDPOINT_URL_LAMBDA poin
 the local stack's invoke endpoint, which runs the same handler in the background.
 """
 
-from botocore.config import Config
-
 from common import aws, jsonio
 from common.events import ORDER_APPROVED
 from common.settings import Settings
-
-# Publishing must stay cheap for the request that does it: fail fast, never retry inline.
-_CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"total_max_attempts": 1})
 
 
 class LambdaPublisher:
     def __init__(self, settings: Settings, logger, client=None):
         self._function = settings.order_events_function
         self._logger = logger
-        # Built here, at init; botocore reads AWS_ENDPOINT_URL_LAMBDA now, not per call.
-        self._client = client or aws.client("lambda", settings, _CLIENT_CONFIG)
+        # The process's client, built at init: publishing fails fast, never retries inline.
+        self._client = client or aws.lambda_client(settings)
+
+    def rehearse(self) -> None:
+        """A DryRun invoke: checks the permission and opens the connection, runs nothing."""
+        self._client.invoke(FunctionName=self._function, InvocationType="DryRun")
 
     def publish(self, payload: dict) -> None:
         """Queue the event. A failure never fails the order, which is already saved: it is

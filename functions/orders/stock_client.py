@@ -24,7 +24,6 @@ from urllib.parse import urlencode
 
 import pybreaker
 import urllib3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from urllib3.exceptions import LocationValueError
 
@@ -90,12 +89,9 @@ class InventoryFunction:
 
     @classmethod
     def from_settings(cls, settings: Settings, client=None) -> "InventoryFunction":
-        timeout = settings.stock_check_timeout_seconds
-        # Built at init; never retried inline: a retry is the breaker's call to make.
-        config = Config(connect_timeout=timeout, read_timeout=timeout,
-                        retries={"total_max_attempts": 1})
-        return cls(settings.inventory_function,
-                   client or aws.client("lambda", settings, config))
+        # The process's client: STOCK_CHECK_TIMEOUT_SECONDS, never retried inline (a retry
+        # is the breaker's call to make).
+        return cls(settings.inventory_function, client or aws.lambda_client(settings))
 
     def stock(self, product_id: int, cantidad: int, caller: Caller) -> tuple[int, bytes]:
         event = stock_check_event(product_id, cantidad, caller)

@@ -2,10 +2,13 @@
 process's breaker (an invoke of the inventory function on AWS, HTTP when given a URL),
 and the event as a Lambda async invoke."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists
+from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
+from common.ids import MAX_ID
 from common.logs import get_logger
 from common.settings import Settings
 from orders import routes
@@ -24,3 +27,16 @@ def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
                             LambdaPublisher(settings, get_logger("orders"), lambda_client),
                             Lists.from_settings(settings),
                             CreatedOnce(Once(settings, CREATE_SCOPE)))
+
+
+def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
+    """At init: a read of an id no order has (404), through the whole request path; and
+    a DryRun invoke of the order-events function, which checks the permission and runs
+    nothing, so that the Lambda connection that publishing and the stock check share
+    is open."""
+    publisher = LambdaPublisher(settings, app.logger, lambda_client)
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        # Both mostly wait on the network (TCP and TLS on AWS): they wait together.
+        dry_run = beside.submit(publisher.rehearse)
+        app.rehearse("GET", "/api/pedidos/{id}", id=str(MAX_ID))
+        dry_run.result()

@@ -68,8 +68,13 @@ class LocalLambda:
                     self._send(404, {"Type": "User", "Message": f"Function not found: {name}"},
                                {"x-amzn-ErrorType": "ResourceNotFoundException"})
                     return
+                invocation_type = self.headers.get("X-Amz-Invocation-Type")
+                if invocation_type == "DryRun":
+                    # Lambda checks the caller may invoke and runs nothing: cold-start priming.
+                    self._send(204, None)
+                    return
                 event = jsonio.loads(raw)
-                if self.headers.get("X-Amz-Invocation-Type") == "Event":
+                if invocation_type == "Event":
                     lam._run_in_background(name, event)
                     self._send(202, None)
                 else:

@@ -88,3 +88,26 @@ def orders_gateway(gateway, inventory_gateway, order_events):
 @pytest.fixture
 def orders_api(orders_gateway) -> Api:
     return orders_gateway()
+
+
+@pytest.fixture(autouse=True)
+def only_operations_the_layer_keeps(monkeypatch):
+    """Every AWS call the functions' own clients make here is one the layer's botocore
+    keeps (common.aws.OPERATIONS): on Lambda any other would fail, having no model."""
+    from botocore.client import BaseClient
+
+    from common import aws
+
+    called: set[tuple[str, str]] = set()
+    make_call = BaseClient._make_api_call
+
+    def recording(client, operation, params):
+        if any(client is ours for ours in [*aws._dynamodb.values(), *aws._lambda.values()]):
+            called.add((client.meta.service_model.service_name, operation))
+        return make_call(client, operation, params)
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", recording)
+    yield
+    unknown = {(service, operation) for service, operation in called
+               if operation not in aws.OPERATIONS.get(service, ())}
+    assert not unknown, f"calls the layer's botocore cannot make: {sorted(unknown)}"

@@ -8,16 +8,31 @@ botocore clients are safe to use from many threads, sessions are not safe to bui
 clients from concurrently (hence the lock).
 """
 
+import os
 import threading
 
 import botocore.session
 from botocore.config import Config
+from botocore.credentials import CredentialResolver, EnvProvider
 
 from common.settings import Settings
+
+# Every AWS operation the functions call, by service: PynamoDB's item calls, Powertools'
+# idempotency records, the Lambda invokes. The layer's botocore keeps the models of these
+# and nothing else (layers/common/trim_botocore.py): a client is built from its model
+# during every cold start, and parsing 60 operations and making each a method, to call
+# seven, is most of that cost. A call outside this list would fail on Lambda; the
+# integration tests refuse one.
+OPERATIONS = {
+    "dynamodb": frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query",
+                           "BatchGetItem", "TransactWriteItems"}),
+    "lambda": frozenset({"Invoke"}),
+}
 
 _session: botocore.session.Session | None = None
 _building = threading.RLock()
 _dynamodb: dict = {}
+_lambda: dict = {}
 
 # PynamoDB's own client settings (no parameter validation, its retries), with a pool big
 # enough for the local stack's concurrency: a full pool logs a warning per request.
@@ -26,11 +41,23 @@ DYNAMODB_CONFIG = Config(parameter_validation=False, connect_timeout=15, read_ti
                          retries={"total_max_attempts": 4, "mode": "standard"})
 
 
+def _new_session() -> botocore.session.Session:
+    session = botocore.session.get_session()
+    environment = EnvProvider()
+    if environment.load() is not None:
+        # Lambda hands a function its credentials in the environment, for the life of the
+        # sandbox. botocore's default chain would also build the container, instance
+        # metadata, SSO and config-file providers (HTTP sessions and TLS contexts, a few
+        # milliseconds of every cold start) that can then never apply.
+        session.register_component("credential_provider", CredentialResolver([environment]))
+    return session
+
+
 def client(service: str, settings: Settings, config: Config | None = None):
     global _session
     with _building:
         if _session is None:
-            _session = botocore.session.get_session()
+            _session = _new_session()
         return _session.create_client(service, region_name=settings.region, config=config)
 
 
@@ -40,6 +67,21 @@ def dynamodb(settings: Settings):
         if settings.region not in _dynamodb:
             _dynamodb[settings.region] = client("dynamodb", settings, DYNAMODB_CONFIG)
         return _dynamodb[settings.region]
+
+
+def lambda_client(settings: Settings):
+    """The process's Lambda client: quick to give up and never retried inline (the stock
+    check's breaker, and the events' sweep, decide what happens next). Publishing and the
+    stock check share it, and so its open connection."""
+    timeout = settings.stock_check_timeout_seconds
+    # On Lambda one client; in the local stack and the tests, one per endpoint and timeout.
+    key = (settings.region, timeout, os.environ.get("AWS_ENDPOINT_URL_LAMBDA"))
+    with _building:
+        if key not in _lambda:
+            _lambda[key] = client("lambda", settings, Config(
+                connect_timeout=min(1, timeout), read_timeout=timeout,
+                retries={"total_max_attempts": 1}))
+        return _lambda[key]
 
 
 def use_client(connection, built):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+import jmespath
 from aws_lambda_powertools.logging import correlation_paths
 from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
 
@@ -35,6 +36,8 @@ JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
     from common.idempotency import Once
 
+# Marks the request a function answers itself during init (PlatformApp.rehearse).
+REHEARSAL = "init-rehearsal"
 STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unprocessable: 422, Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
@@ -61,6 +64,8 @@ class PlatformApp(Chalice):
         self._invoke = logger.inject_lambda_context(
             correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
         )(super().__call__)
+        # Powertools parses this path on the first request; jmespath keeps it parsed.
+        jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
     @property
     def current_request(self):
@@ -85,6 +90,27 @@ class PlatformApp(Chalice):
             # An invocation's keys end with it: a line written between invocations on
             # this thread (the local gateway's 401) must not carry them.
             self.logger.thread_safe_clear_keys()
+
+    def rehearse(self, method: str, route: str, body: str | None = None,
+                 **path_parameters: str) -> int:
+        """Answer, during init, a request that changes nothing (a read, a refused body),
+        so that the first client's request finds its path warm (see lambda_init.warm_up).
+        It goes through Chalice and the platform's middleware, and is logged with
+        sub "init-rehearsal"; not through Powertools, for which the first client
+        request stays the cold start. A 5xx answer raises: the rehearsal failed."""
+        path = route.format(**path_parameters)
+        event = {"resource": route, "path": path, "httpMethod": method, "headers": {},
+                 "multiValueHeaders": {}, "queryStringParameters": None,
+                 "multiValueQueryStringParameters": None,
+                 "pathParameters": path_parameters or None, "stageVariables": None,
+                 "body": body, "isBase64Encoded": False,
+                 "requestContext": {"resourcePath": route, "httpMethod": method,
+                                    "path": path, "requestId": REHEARSAL,
+                                    "authorizer": {"sub": REHEARSAL}}}
+        status = Chalice.__call__(self, event, None)["statusCode"]
+        if status >= 500:
+            raise RuntimeError(f"{method} {path} answered {status}")
+        return status
 
 
 class _Failed(ChaliceUnhandledError):

@@ -1,0 +1,203 @@
+"""Rerunnable benchmark: a function's cold start, as Lambda would run it.
+
+Usage: `make bench-cold-start` (or .venv/bin/python bench/cold_start.py [--runs N]).
+It builds the artifacts the release uses (`sam build`), starts the emulator, and for
+each function runs fresh `python -I -S -B` interpreters that see only the function's
+artifact and the layer (as Lambda's /var/task and /opt/python): each imports the
+handler (Lambda's init) and answers two requests. Medians over N runs of: the import,
+against `import chalice, boto3` in the same kind of interpreter (the baseline); the
+first and the second request; the botocore clients built during init and during the
+first request.
+"""
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import boto3
+
+from infra import template
+from infra.local import LOCAL_AWS_ENV
+from infra.local.emulator import emulator
+from infra.local.invoke import LocalLambda
+
+ROOT = Path(__file__).resolve().parent.parent
+SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
+
+# Runs in the fresh interpreter: argv = artifact, layer, handler ("" for the baseline).
+PROBE = """
+import importlib.util, json, sys, time, types
+sys.path[:0] = sys.argv[1:3]
+built = []
+
+class CountClients:
+    # Counts botocore clients without importing botocore first (the handler's init
+    # must import it itself, as on Lambda): patches Session when the handler loads it.
+    def find_spec(self, name, path=None, target=None):
+        if name != "botocore.session":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            create = module.Session.create_client
+            def counting(self, *args, **kwargs):
+                built.append(args[0] if args else kwargs.get("service_name"))
+                return create(self, *args, **kwargs)
+            module.Session.create_client = counting
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, CountClients())
+if not sys.argv[3]:
+    started = time.perf_counter()
+    import chalice, boto3
+    print(json.dumps({"import": time.perf_counter() - started}))
+    raise SystemExit
+warming = []
+try:
+    import common.lambda_init  # tiny (gc, contextlib): lets the probe time the warm-up
+except ImportError:  # a checkout from before warm-ups (--checkout)
+    pass
+else:
+    warm_up = common.lambda_init.warm_up
+    def timed_warm_up(*args):
+        started = time.perf_counter()
+        warm_up(*args)
+        warming.append(time.perf_counter() - started)
+    common.lambda_init.warm_up = timed_warm_up
+module, _, attribute = sys.argv[3].rpartition(".")
+started = time.perf_counter()
+handler = getattr(__import__(module, fromlist=[attribute]), attribute)
+imported = time.perf_counter() - started
+at_init = len(built)
+events = json.loads(sys.stdin.read())
+context = types.SimpleNamespace(
+    function_name="f", memory_limit_in_mb=256, aws_request_id="r",
+    invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f",
+    get_remaining_time_in_millis=lambda: 10_000)
+times = []
+for event in events:
+    started = time.perf_counter()
+    handler(event, context)
+    times.append(time.perf_counter() - started)
+print(json.dumps({"import": imported, "warm_up": sum(warming), "first": times[0],
+                  "second": times[1], "clients_at_init": at_init,
+                  "clients_on_first": len(built) - at_init}))
+"""
+
+
+def rest(method: str, path: str, route: str, body: str | None = None) -> dict:
+    return {"resource": route, "path": path, "httpMethod": method, "headers": {},
+            "multiValueHeaders": {}, "queryStringParameters": None,
+            "multiValueQueryStringParameters": None,
+            "pathParameters": {"id": path.rsplit("/", 1)[1]} if "{id}" in route else None,
+            "stageVariables": None, "body": body, "isBase64Encoded": False,
+            "requestContext": {"resourcePath": route, "httpMethod": method, "path": path,
+                               "requestId": "bench", "authorizer": {"sub": "bench"}}}
+
+
+def events(token: str) -> dict[str, list]:
+    """Two requests each function answers, the second like the first."""
+    return {
+        "InventoryFunction": [rest("GET", "/api/inventario/1", "/api/inventario/{id}")] * 2,
+        "OrdersFunction": [rest("GET", "/api/pedidos/1", "/api/pedidos/{id}")] * 2,
+        "ShippingFunction": [rest("GET", "/api/envios/1", "/api/envios/{id}")] * 2,
+        "NotificationFunction": [rest("POST", "/notificaciones", "/notificaciones", "{}")] * 2,
+        "AuthorizerFunction": [{"type": "TOKEN", "authorizationToken": f"Bearer {token}",
+                                "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x"}] * 2,
+        "OrderEventsFunction": [{"pedidoId": n, "userEmail": "a@b.co", "total": 1,
+                                 "tipoPedido": "NACIONAL"} for n in (1, 2)],
+    }
+
+
+def probe(artifact: Path, layer: Path, handler: str, given: list, env: dict) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(artifact), str(layer), handler],
+        input=json.dumps(given), capture_output=True, text=True, timeout=120,
+        env={"PATH": os.environ["PATH"], **env})
+    if result.returncode:
+        raise RuntimeError(result.stderr)
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--checkout", type=Path, default=ROOT,
+                        help="build the functions of another checkout (an older commit)")
+    args = parser.parse_args()
+    for key, value in LOCAL_AWS_ENV.items():
+        os.environ.setdefault(key, value)
+    build = Path(tempfile.mkdtemp()) / "build"
+    template_file = args.checkout / "infra" / "template.yaml"
+    subprocess.run([str(SAM), "build", "--template-file", str(template_file),
+                    "--build-dir", str(build)], check=True, capture_output=True,
+                   env={**os.environ, "SAM_CLI_TELEMETRY": "0"})
+    layer = build / "CommonLayer" / "python"
+
+    def megabytes(root: Path) -> float:
+        return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
+
+    print(f"The layer as built: {megabytes(layer):.1f} MB of files with their bytecode, "
+          f"botocore's data {megabytes(layer / 'botocore' / 'data'):.2f} MB of it\n")
+    dynamodb = emulator().start()
+    os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
+    template.create_tables(boto3.client("dynamodb"))
+    # Lambda's Invoke API, for the orders function's DryRun at init (the event is not
+    # published by the GETs measured here).
+    invoke = LocalLambda({"OrderEventsFunction": lambda event, context: None},
+                         logging.getLogger("bench")).server.start()
+    env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb.url,
+           "AWS_ENDPOINT_URL_LAMBDA": invoke.url, "POWERTOOLS_LOG_LEVEL": "WARNING"}
+    from common.settings import Settings
+    from infra.local.tokens import local_token
+
+    given = events(local_token(Settings()))
+    handlers = {name: res["Properties"]["Handler"] for name, res in
+                template.resources("AWS::Serverless::Function", template_file).items()}
+    try:
+        # Rounds: each takes the baseline and then every function, so that each ratio
+        # pairs measurements taken moments apart on this shared machine.
+        rounds = []
+        for _ in range(args.runs):
+            baseline = probe(build, layer, "", [], env)["import"]
+            rounds.append({function: {**probe(build / function, layer, handler,
+                                              given[function], env), "baseline": baseline}
+                           for function, handler in sorted(handlers.items())})
+        baseline = statistics.median(next(iter(r.values()))["baseline"] for r in rounds)
+        print(f"Baseline `import chalice, boto3`: {baseline * 1000:.0f} ms (median of "
+              f"{args.runs} rounds; each ratio is the median of the rounds' own ratios)\n")
+        print("| function | import ms | vs baseline | of which warm-up ms | first request ms "
+              "| second request ms | first / second | clients built at init "
+              "| on the first request |\n|---|---|---|---|---|---|---|---|---|")
+        for function in sorted(handlers):
+            runs = [r[function] for r in rounds]
+
+            def median(value, runs=runs):
+                return statistics.median(value(run) for run in runs)
+
+            print(f"| {function} | {median(lambda r: r['import']) * 1000:.0f} | "
+                  f"{median(lambda r: r['import'] / r['baseline']):.2f}x | "
+                  f"{median(lambda r: r['warm_up']) * 1000:.1f} | "
+                  f"{median(lambda r: r['first']) * 1000:.1f} | "
+                  f"{median(lambda r: r['second']) * 1000:.1f} | "
+                  f"{median(lambda r: r['first'] / r['second']):.2f} | "
+                  f"{median(lambda r: r['clients_at_init']):.0f} | "
+                  f"{median(lambda r: r['clients_on_first']):.0f} |")
+    finally:
+        dynamodb.stop()
+        invoke.stop()
+        shutil.rmtree(build.parent)
+
+
+if __name__ == "__main__":
+    main()

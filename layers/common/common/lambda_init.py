@@ -1,0 +1,36 @@
+"""What a function's init does around its own work, to keep cold starts short."""
+
+import gc
+from collections.abc import Callable
+from contextlib import contextmanager
+
+
+@contextmanager
+def collector_paused():
+    """Run a function's init with Python's cyclic garbage collector paused, then freeze
+    what init built.
+
+    Init allocates hundreds of thousands of long-lived objects (modules, classes, service
+    models) and almost no garbage, yet the collector runs every few hundred allocations
+    and rescans them: about a tenth of the import time. Frozen afterwards, they are
+    never scanned again, which also keeps the collections during requests short.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def warm_up(rehearsal: Callable[[], object], logger) -> None:
+    """Run, during init, work that changes nothing but that the first request would
+    otherwise pay for: opening connections (TCP and TLS on AWS), botocore's first-call
+    code, and the first run of the request path (Python specialises code as it runs
+    it). If it fails, init goes on: the first request will try again."""
+    try:
+        rehearsal()
+    except Exception as exc:
+        logger.warning("warming up at init failed", extra={"error": repr(exc)})

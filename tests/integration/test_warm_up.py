@@ -1,0 +1,109 @@
+"""Each function's warm-up at init (lambda_init.warm_up): it answers a request that changes
+nothing, leaves the cold start to the first client request, and a DryRun runs nothing."""
+
+import json
+
+import boto3
+import pytest
+from aws_lambda_powertools.logging import logger as powertools_logger
+
+from common.http import REHEARSAL, create_app
+from common.settings import Settings
+from infra.local.invoke import lambda_context
+from tests.support.logs import captured_lines
+
+
+def everything_stored(client) -> dict[str, list]:
+    return {name: client.scan(TableName=name)["Items"]
+            for name in client.list_tables()["TableNames"]}
+
+
+def service_app(service: str, settings: Settings):
+    """The app as the function's lambda_app builds it, and its wiring's rehearsal."""
+    wiring = __import__(f"{service}.wiring", fromlist=["routes_for", "rehearse"])
+    return create_app(service, settings, wiring.routes_for(settings)), wiring.rehearse
+
+
+@pytest.mark.parametrize("service, route", [("inventory", "/api/inventario/{id}"),
+                                            ("shipping", "/api/envios/{id}")])
+def test_a_services_rehearsal_reads_an_id_nothing_has_and_changes_nothing(
+        tables, service, route):
+    app, rehearse = service_app(service, Settings.from_env())
+    before = everything_stored(tables)
+    with captured_lines(app.logger) as lines:
+        rehearse(app, Settings.from_env())
+    assert everything_stored(tables) == before
+    (line,) = lines
+    assert (line["route"], line["status"], line["sub"]) == (route, 404, REHEARSAL)
+
+
+def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(
+        tables, order_events):
+    settings = Settings.from_env()
+    app, rehearse = service_app("orders", settings)
+    before = everything_stored(tables)
+    with captured_lines(app.logger) as lines:
+        rehearse(app, settings)
+    assert everything_stored(tables) == before
+    assert [(line["route"], line["status"]) for line in lines] == [("/api/pedidos/{id}", 404)]
+    assert order_events.wait_for(1, timeout=0.5) == []  # a DryRun runs nothing
+
+
+def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
+    client = boto3.client("lambda")
+    answer = client.invoke(FunctionName=Settings().order_events_function,
+                           InvocationType="DryRun")
+    assert answer["StatusCode"] == 204
+    assert order_events.wait_for(1, timeout=0.5) == []
+
+
+def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
+    from notifications.wiring import app_for, rehearse
+
+    app = app_for(Settings.from_env())
+    with captured_lines(app.logger) as lines:
+        rehearse(app)
+    assert [line["status"] for line in lines] == [400]
+    assert not [line for line in lines if line.get("event") == "notification received"]
+
+
+def test_the_listeners_rehearsal_reads_its_own_part_of_the_idempotency_table(tables):
+    from order_events.listener import rehearse
+
+    before = everything_stored(tables)
+    rehearse(Settings.from_env())
+    assert everything_stored(tables) == before
+
+
+def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(
+        tables, monkeypatch):
+    """Operators read cold starts off the request log: the rehearsal is not one."""
+    monkeypatch.setattr(powertools_logger, "is_cold_start", True)
+    app, rehearse = service_app("inventory", Settings.from_env())
+    rehearse(app, Settings.from_env())
+    event = {"resource": "/api/inventario", "path": "/api/inventario", "httpMethod": "GET",
+             "headers": {}, "multiValueHeaders": {}, "queryStringParameters": None,
+             "multiValueQueryStringParameters": None, "pathParameters": None,
+             "stageVariables": None, "body": None, "isBase64Encoded": False,
+             "requestContext": {"resourcePath": "/api/inventario", "httpMethod": "GET",
+                                "path": "/api/inventario", "requestId": "first",
+                                "authorizer": {"sub": "ana"}}}
+    with captured_lines(app.logger) as lines:
+        answer = app(event, lambda_context("InventoryFunction"))
+    assert answer["statusCode"] == 200 and json.loads(answer["body"]) == []
+    (line,) = lines
+    assert line["cold_start"] is True and line["correlation_id"] == "first"
+
+
+def test_a_rehearsal_that_fails_on_the_server_side_raises(monkeypatch, tables):
+    """So that warm_up reports it: a 5xx is not a warm path."""
+    app, rehearse = service_app("inventory", Settings.from_env())
+
+    def broken(*args, **kwargs):
+        raise OSError("table unreachable")
+
+    from inventory.repository import ProductRepository
+
+    monkeypatch.setattr(ProductRepository, "get", broken)
+    with pytest.raises(RuntimeError, match="answered 500"):
+        rehearse(app, Settings.from_env())

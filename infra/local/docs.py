@@ -75,10 +75,11 @@ def _swagger_ui_assets() -> Path:
 
 def pages(gateway_url: str, notification_url: str) -> dict[str, Page]:
     """Every page the local gateway serves besides the API, by path."""
-    # Only what is on this machine; "Try it out" may call the notification service too
-    # (which, as deployed, allows no other origin, so a browser will not let it answer).
+    # Only this stack: "Try it out" calls the document's local servers (the gateway by
+    # its address, should the page be opened as localhost; the notification service,
+    # which as deployed allows no other origin, so a browser will not let it answer).
     policy = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-              f"img-src 'self' data:; connect-src 'self' {notification_url}; "
+              f"img-src 'self' data:; connect-src 'self' {gateway_url} {notification_url}; "
               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
     html_headers = {"Content-Security-Policy": policy, "Cache-Control": "no-cache"}
     assets = _swagger_ui_assets()

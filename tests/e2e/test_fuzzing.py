@@ -1,7 +1,7 @@
 """schemathesis against the local stack: every operation of docs/openapi.yaml, both APIs.
 
 Requests are generated from the document (its examples, the boundaries of every schema,
-then random valid and invalid inputs), sent over HTTP to a stack of this module's own
+then random valid and invalid inputs), sent over HTTP to stacks of this module's own
 on free ports, and every answer is held to the document: its status is one documented
 for the operation, its Content-Type, headers and body are the documented ones, and no
 5xx comes back but the one the document promises (503 of POST /api/pedidos). Seeded and
@@ -10,43 +10,19 @@ without shrinking, so a run is the same every time and bounded in time.
 
 import pytest
 import requests
-import schemathesis
-import yaml
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
-from infra.local.docs import DOCUMENT
 from infra.local.process import StackProcess
+from tests.support.described import CHECKS, is_notification, load
 
 SEED = 12
 EXAMPLES_PER_OPERATION = 50
-DESCRIBED = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
-CONFIG = schemathesis.Config.from_dict({
+schema = load({
     "seed": SEED,
     "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
     # Each operation on its own; sequences of calls are for another day.
     "phases": {"stateful": {"enabled": False}},
 })
-schema = schemathesis.openapi.from_dict(DESCRIBED, config=CONFIG)
-
-
-@schemathesis.check
-def no_undocumented_server_error(ctx, response, case):
-    """schemathesis's not_a_server_error, but for a 5xx the document promises for this
-    operation (503 INVENTORY_UNAVAILABLE while the stock check's breaker is open)."""
-    if str(response.status_code) in case.operation.responses.status_codes:
-        return None
-    return not_a_server_error(ctx, response, case)
-
-
-CHECKS = [no_undocumented_server_error, status_code_conformance, content_type_conformance,
-          response_headers_conformance, response_schema_conformance]
 
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**9, "umbralMinimo": 0}
@@ -94,17 +70,12 @@ def stacks():
             stack.stop()
 
 
-def is_notification(case) -> bool:
-    """The notification service's paths are the ones with a server of their own."""
-    return "servers" in DESCRIBED["paths"][case.operation.path]
-
-
 @schema.parametrize()
 @settings(database=None, deadline=None, suppress_health_check=list(HealthCheck))
 def test_every_answer_is_the_documented_one(case, stacks):
     inventory, rest = stacks
     stack, session = inventory if case.operation.path.startswith("/api/inventario") else rest
-    if is_notification(case):
+    if is_notification(case.operation.path):
         case.call_and_validate(base_url=stack.notifications, session=session, checks=CHECKS,
                                timeout=30)
     else:

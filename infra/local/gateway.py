@@ -15,11 +15,16 @@ where clients can tell it from API Gateway:
   format, as are the errors waitress answers itself (400, 413, 431).
 - Each event carries a request id in requestContext, as API Gateway's do, so logs have
   a correlation id locally too.
+
+Besides the API, a server may answer a few fixed pages of its own (the gateway's
+`/openapi.json` and `/docs`, infra/local/docs.py) without a token: they are not routes
+of the deployed API.
 """
 
 import base64
 import time
 import uuid
+from collections.abc import Mapping
 from http import HTTPStatus
 
 from chalice.config import Config
@@ -40,11 +45,13 @@ from waitress.task import ErrorTask
 
 from authorizer.policy import Unauthorized
 from common.http import MAX_BODY_BYTES, error_response, log_request
+from infra.local.docs import Page
 from infra.local.servers import BackgroundServer
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
+PAGE_METHODS = ("GET", "HEAD")
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30
 # Each request is a Lambda invocation, and an order's stock check comes back in as a
 # request of its own: enough threads that waiting orders cannot starve their checks.
@@ -125,14 +132,20 @@ def _platform_error(status: int, code: str, message: str, headers: dict | None =
 
 
 class GatewayApp:
-    """WSGI in front of one Chalice app: what API Gateway does between a client and it."""
+    """WSGI in front of one Chalice app: what API Gateway does between a client and it,
+    plus the fixed `pages` of this server (path -> Page), which need no token."""
 
-    def __init__(self, app):
+    def __init__(self, app, pages: Mapping[str, Page] | None = None):
         self._gateway = ApiGatewayLocalGateway(app, chalice_config(app))
+        self._pages = dict(pages or {})
+        self._logger = app.logger
 
     def __call__(self, environ, start_response):
         method = environ["REQUEST_METHOD"]
-        if method not in METHODS:
+        page = self._pages.get(environ.get("PATH_INFO", ""))
+        if page is not None:
+            status, headers, body = self._page(environ, method, page)
+        elif method not in METHODS:
             status, headers, body = _platform_error(
                 405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed",
                 {"Allow": ", ".join(METHODS)})
@@ -143,6 +156,18 @@ class GatewayApp:
                         for value in (values if isinstance(values, list) else [values])]
                        + [("Content-Length", str(len(body)))])
         return [b"" if method == "HEAD" else body]
+
+    def _page(self, environ, method: str, page: Page):
+        started = time.perf_counter()
+        if method in PAGE_METHODS:
+            answer = 200, {"Content-Type": page.content_type, **page.headers}, page.body
+        else:
+            answer = _platform_error(405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed",
+                                     {"Allow": ", ".join(PAGE_METHODS)})
+        path = environ["PATH_INFO"]
+        log_request(self._logger, started, method=method, route=path, path=path,
+                    status=answer[0])
+        return answer
 
     def _forward(self, environ, method: str):
         headers = {name[5:].replace("_", "-").lower(): value
@@ -220,8 +245,8 @@ class AppServer:
                                            f"http-{address[1]}")
         self.url = self.background.url
 
-    def serve(self, app) -> BackgroundServer:
-        self._app.app = GatewayApp(app)
+    def serve(self, app, pages: Mapping[str, Page] | None = None) -> BackgroundServer:
+        self._app.app = GatewayApp(app, pages)
         return self.background.start()
 
     def close(self) -> None:

@@ -40,6 +40,7 @@ class StackProcess:
         self.notifications = self.find(r"^Notifications:\s+(\S+)")[1].removesuffix(
             "/notificaciones")
         self.token = self.find(r"^Token:\s+(\S+)")[1]
+        self.docs = self.find(r"^Docs:\s+(\S+)")[1]
         return self
 
     def _read(self) -> None:

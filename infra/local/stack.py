@@ -1,8 +1,9 @@
 """`make run`: the whole platform on 127.0.0.1, the way the cloud wires it.
 
 One process holds the DynamoDB emulator (tables from template.yaml), the local Lambda
-invoke endpoint (order events), the gateway (app.py with API Gateway's 401) and the
-notification service on its own port. Settings are read and checked once, at start: a
+invoke endpoint (order events), the gateway (app.py with API Gateway's 401, plus the
+API's description at /openapi.json and /docs) and the notification service on its own
+port. Settings are read and checked once, at start: a
 bad value stops it there. Ctrl-C or SIGTERM stops all of it.
 """
 
@@ -20,7 +21,7 @@ from app import create_gateway
 from common.logs import get_logger
 from common.settings import ConfigError, Env, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV
+from infra.local import LOCAL_AWS_ENV, docs
 from infra.local.emulator import emulator
 from infra.local.gateway import DEFAULT_IDLE_TIMEOUT_SECONDS, AppServer
 from infra.local.invoke import LocalLambda
@@ -92,7 +93,7 @@ class LocalStack:
         os.environ["AWS_ENDPOINT_URL_LAMBDA"] = invoker.server.url
 
         self._serve(notifications, notification_app(settings))
-        self._serve(gateway, create_gateway(settings))
+        self._serve(gateway, create_gateway(settings), docs.pages(gateway.url, notifications.url))
         self.gateway_url, self.notification_url = gateway.url, notifications.url
         self.settings = settings
         return self
@@ -102,9 +103,9 @@ class LocalStack:
         self._stoppers.append(server.close)
         return server
 
-    def _serve(self, server, app) -> None:
+    def _serve(self, server, app, pages=None) -> None:
         self._stoppers.remove(server.close)
-        self._stoppers.append(server.serve(app).stop)
+        self._stoppers.append(server.serve(app, pages).stop)
 
     def stop(self) -> None:
         while self._stoppers:
@@ -126,6 +127,8 @@ def main() -> None:
     token = local_token(stack.settings)
     print(f"Gateway:       {stack.gateway_url}  (e.g. {stack.gateway_url}/api/inventario)")
     print(f"Notifications: {stack.notification_url}/notificaciones")
+    print(f"Docs:          {stack.gateway_url}{docs.PAGE_PATH}  "
+          f"(the OpenAPI document: {stack.gateway_url}{docs.SPEC_PATH})")
     print(f"Token:         {token}")
     print(f'Try:           curl -H "Authorization: Bearer {token}" '
           f"{stack.gateway_url}/api/inventario")

@@ -1,0 +1,171 @@
+"""docs/openapi.yaml held to the code: valid OpenAPI 3.1, exactly the Chalice routes of
+both APIs, and the limits, states and texts the code itself uses.
+
+What comes back over HTTP is held to the document by tests/e2e/test_fuzzing.py.
+"""
+
+from decimal import Decimal
+
+import pytest
+import yaml
+from openapi_spec_validator import OpenAPIV31SpecValidator, validate
+
+import inventory.rules
+import notifications.service
+import notifications.wiring
+import orders.rules
+import shipping.rules
+import shipping.strategies
+from app import create_gateway
+from common import http, ids, paging, validation
+from common.settings import Settings
+from infra.local.docs import DOCUMENT
+
+METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+DESCRIBED = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
+SCHEMAS = DESCRIBED["components"]["schemas"]
+
+
+def documented(paths: dict) -> set[tuple[str, str]]:
+    return {(path, method.upper()) for path, item in paths.items() for method in item
+            if method in METHODS}
+
+
+def routes(app) -> set[tuple[str, str]]:
+    return {(path, method) for path, methods in app.routes.items() for method in methods}
+
+
+def notification_paths() -> dict:
+    """The paths with a server of their own: the notification service's."""
+    return {path: item for path, item in DESCRIBED["paths"].items() if "servers" in item}
+
+
+def gateway_paths() -> dict:
+    return {path: item for path, item in DESCRIBED["paths"].items() if "servers" not in item}
+
+
+def operations(paths: dict):
+    for path, item in paths.items():
+        for method, operation in item.items():
+            if method in METHODS:
+                yield path, method.upper(), operation
+
+
+def test_the_document_is_valid_openapi_3_1():
+    validate(DESCRIBED, cls=OpenAPIV31SpecValidator)
+    assert DESCRIBED["openapi"].startswith("3.1.")
+
+
+def test_every_gateway_route_is_documented_and_every_gateway_operation_is_a_route():
+    assert documented(gateway_paths()) == routes(create_gateway(Settings()))
+
+
+def test_every_notification_route_is_documented_and_every_operation_is_a_route():
+    assert documented(notification_paths()) == routes(notifications.wiring.app_for(Settings()))
+
+
+def test_the_notification_paths_are_on_their_own_server_and_the_gateway_on_another():
+    gateway = [server["url"] for server in DESCRIBED["servers"]]
+    for item in notification_paths().values():
+        own = [server["url"] for server in item["servers"]]
+        assert own[0] == "http://127.0.0.1:8001" and own[0] not in gateway
+    assert gateway[0] == "http://127.0.0.1:8000"
+
+
+def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
+    scheme = DESCRIBED["components"]["securitySchemes"]["bearerAuth"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    assert DESCRIBED["security"] == [{"bearerAuth": []}]
+    for path, method, operation in operations(gateway_paths()):
+        assert "security" not in operation, f"{method} {path} must keep the bearer token"
+        assert operation["responses"]["401"] == {"$ref": "#/components/responses/Unauthorized"}
+    for _, _, operation in operations(notification_paths()):
+        assert operation["security"] == []
+        assert "401" not in operation["responses"]
+
+
+@pytest.mark.parametrize("path", ["/api/inventario", "/api/pedidos", "/api/envios"])
+def test_each_create_takes_an_idempotency_key_and_documents_its_answers(path):
+    operation = DESCRIBED["paths"][path]["post"]
+    assert {"$ref": "#/components/parameters/IdempotencyKey"} in operation["parameters"]
+    responses = operation["responses"]
+    assert "Idempotent-Replayed" in responses["201"]["headers"]
+    assert {"409", "413", "422"} <= set(responses)
+
+
+def test_every_operation_with_a_body_documents_413():
+    for path, method, operation in operations(DESCRIBED["paths"]):
+        if "requestBody" in operation:
+            assert "413" in operation["responses"], f"{method} {path}"
+
+
+def test_every_list_documents_its_paging():
+    lists = [("/api/inventario", "get"), ("/api/inventario/alertas", "get"),
+             ("/api/pedidos", "get"), ("/api/envios", "get")]
+    for path, method in lists:
+        operation = DESCRIBED["paths"][path][method]
+        names = {p.get("$ref", p.get("name")) for p in operation["parameters"]}
+        assert {"#/components/parameters/limit", "#/components/parameters/nextToken"} <= names
+        response = operation["responses"]["200"]
+        headers = response.get("headers") or DESCRIBED["components"]["responses"][
+            response["$ref"].rsplit("/", 1)[1]]["headers"]
+        assert set(headers) == {"X-Next-Token", "Link"}
+
+
+# -- the document's numbers, states and texts are the code's ---------------------------
+
+def test_limits_are_the_codes():
+    parameters = DESCRIBED["components"]["parameters"]
+    assert parameters["limit"]["schema"]["maximum"] == paging.MAX_LIMIT
+    assert parameters["IdempotencyKey"]["schema"]["maxLength"] == 255
+    assert http._IDEMPOTENCY_KEY.pattern == r"[\x21-\x7e]{1,255}"
+    assert SCHEMAS["Id"]["maximum"] == ids.MAX_ID
+    assert SCHEMAS["Count"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
+    assert SCHEMAS["PositiveInteger"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
+    # A float in the document; compared exactly, as the code compares a Decimal.
+    assert Decimal(repr(SCHEMAS["Money"]["exclusiveMaximum"])) == (
+        Decimal(10) ** (validation.MAX_EXPONENT + 1))
+    assert SCHEMAS["Text"]["maxLength"] == validation.MAX_TEXT
+    product = SCHEMAS["ProductInput"]["properties"]
+    assert product["sku"]["maxLength"] == inventory.rules.MAX_SKU
+    assert product["descripcion"]["maxLength"] == inventory.rules.MAX_DESCRIPTION
+    assert product["bodega"]["maxLength"] == validation.MAX_TEXT
+    assert SCHEMAS["OrderInput"]["properties"]["userEmail"]["pattern"] == (
+        "^" + validation.EMAIL.pattern + "$")
+    assert "1,048,576" in DESCRIBED["components"]["responses"]["PayloadTooLarge"]["description"]
+    assert http.MAX_BODY_BYTES == 1_048_576
+
+
+def test_states_and_kinds_are_the_codes():
+    assert tuple(SCHEMAS["OrderStatus"]["enum"]) == orders.rules.STATUSES
+    assert tuple(SCHEMAS["ShipmentStatus"]["enum"]) == shipping.rules.STATUSES
+    assert tuple(SCHEMAS["OrderInput"]["properties"]["tipoPedido"]["enum"]) == (
+        orders.rules.TIPOS_PEDIDO)
+    assert tuple(SCHEMAS["ShipmentInput"]["properties"]["tipoEnvio"]["enum"]) == (
+        shipping.strategies.TIPOS_ENVIO)
+    assert SCHEMAS["Order"]["properties"]["observaciones"]["enum"] == [
+        orders.rules.CUSTOMS_NOTE, None]
+
+
+def test_the_notification_texts_are_the_codes():
+    paths = DESCRIBED["paths"]
+    processed = paths["/notificaciones"]["post"]["responses"]["200"]["content"]["text/plain"]
+    health = paths["/notificaciones/health"]["get"]["responses"]["200"]["content"]["text/plain"]
+    assert processed["schema"]["const"] == notifications.service.PROCESSED
+    assert health["schema"]["const"] == notifications.service.HEALTHY
+
+
+def test_response_objects_are_closed_so_a_new_field_must_be_documented():
+    for name in ("Product", "Order", "Shipment"):
+        assert SCHEMAS[name]["additionalProperties"] is False, name
+        assert set(SCHEMAS[name]["required"]) == set(SCHEMAS[name]["properties"]), name
+
+
+def test_every_error_schema_is_the_platforms_error_body():
+    errors = [name for name in SCHEMAS if name.endswith("Error")]
+    assert len(errors) > 10
+    for name in errors:
+        schema = SCHEMAS[name]
+        assert schema["additionalProperties"] is False, name
+        assert {"error", "message"} <= set(schema["required"]), name
+        assert set(schema["properties"]) <= {"error", "message", "details"}, name

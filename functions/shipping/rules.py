@@ -9,7 +9,7 @@ from datetime import datetime
 
 from common.clock import to_iso
 from common.errors import NotFound, not_found
-from common.validation import Checker, query_choice, query_id
+from common.validation import Checker, query_choice, query_positive_integer
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
 # Lifecycle order; any state may follow any other (interface §3.2).
@@ -84,4 +84,5 @@ def parse_status(raw: str | None) -> str:
 def parse_filters(raw_status: str | None,
                   raw_pedido_id: str | None) -> tuple[str | None, int | None]:
     """The shipments list's filters: a status, an order id, both or neither."""
-    return query_choice("status", raw_status, STATUSES), query_id("pedidoId", raw_pedido_id)
+    return (query_choice("status", raw_status, STATUSES),
+            query_positive_integer("pedidoId", raw_pedido_id))

@@ -81,9 +81,13 @@ def test_notification_service_is_open_and_logs_each_payload(http, stack):
 def test_cors_preflight_is_answered(http):
     response = http.gateway("OPTIONS", "/api/inventario", auth=False,
                             headers={"Origin": "http://example.com",
-                                     "Access-Control-Request-Method": "POST"})
+                                     "Access-Control-Request-Method": "POST",
+                                     "Access-Control-Request-Headers": "idempotency-key"})
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == "*"
+    allowed = {header.strip().lower()
+               for header in response.headers["Access-Control-Allow-Headers"].split(",")}
+    assert "idempotency-key" in allowed  # a browser may send one with its POST
 
 
 def _free_port() -> int:

@@ -93,3 +93,27 @@ def test_tokens_with_an_audience_are_accepted(api):
     token = jwt.encode({"sub": "a@b.co", "aud": "logistics", "exp": int(time.time()) + 60},
                        Settings.from_env().jwt_secret, "HS256")
     assert api.get("/api/inventario", token=token).status_code == 200
+
+
+def test_a_browser_may_read_the_paging_headers_of_a_list(api):
+    for n in range(3):
+        api.post("/api/inventario", {"sku": f"S-{n}", "nombre": "Caja", "precioUnitario": 1,
+                                     "stockActual": 5, "umbralMinimo": 1})
+    response = api.get("/api/inventario?limit=2")
+    exposed = {h.strip() for h in response.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"X-Next-Token", "Link"} <= exposed and "X-Next-Token" in response.headers
+
+
+def test_a_browser_may_read_retry_after_on_a_503(orders_gateway):
+    from tests.support.fakes import closed_port_url
+
+    api = orders_gateway(INVENTORY_SERVICE_URL=closed_port_url(), BREAKER_FAIL_MAX="1",
+                         BREAKER_RESET_SECONDS="30")
+    order = {"userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana",
+             "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
+             "cantidad": 1}
+    api.post("/api/pedidos", order)
+    refused = api.post("/api/pedidos", order)
+    assert refused.status_code == 503 and "Retry-After" in refused.headers
+    assert "Retry-After" in refused.headers["Access-Control-Expose-Headers"]
+

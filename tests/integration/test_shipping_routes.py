@@ -84,6 +84,13 @@ def test_pedido_id_is_not_checked_against_orders(api):
     assert create(api, pedidoId=10**20)["pedidoId"] == 10**20
 
 
+@pytest.mark.parametrize("pedido_id", [2**63, 10**37, 10**38 - 1])
+def test_a_shipment_of_any_accepted_pedido_id_is_found_by_it(api, pedido_id):
+    shipment = create(api, pedidoId=pedido_id)
+    found = api.get(f"/api/envios?pedidoId={pedido_id}")
+    assert found.status_code == 200 and body(found) == [shipment]
+
+
 def test_any_content_type_is_read_as_json(api):
     response = api.post("/api/envios", SHIPMENT, headers={"Content-Type": "text/plain"})
     assert response.status_code == 201

@@ -146,6 +146,13 @@ def test_only_the_orders_function_may_invoke_inventory_and_is_told_its_name():
     assert "INVENTORY_SERVICE_URL" not in orders_env  # else the call would go over HTTP
 
 
+def test_a_preflight_on_aws_allows_the_headers_the_functions_read():
+    from common.http import CORS_ALLOW_HEADERS
+
+    cors = template.load()["Resources"]["GatewayApi"]["Properties"]["Cors"]
+    assert cors["AllowHeaders"] == "'" + ",".join(CORS_ALLOW_HEADERS) + "'"
+
+
 def test_both_urls_are_outputs():
     assert {"GatewayUrl", "NotificationUrl"} <= set(template.load()["Outputs"])
 

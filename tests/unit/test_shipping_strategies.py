@@ -120,3 +120,4 @@ def test_parse_status_rejects_anything_else(raw):
         rules.parse_status(raw)
     assert err.value.code == "VALIDATION_ERROR"
     assert [d["field"] for d in err.value.details] == ["status"]
+

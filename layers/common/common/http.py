@@ -47,6 +47,11 @@ _CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
 # Bodies are parsed as JSON whatever Content-Type says (curl -d sends a form type), and
 # a GET may carry any Content-Type: no route answers 415.
 ANY_CONTENT_TYPE = ["*/*"]
+# What a browser on the allowed origin may send, and read of an answer (the template's
+# preflight, answered by API Gateway on AWS, allows the same).
+CORS_ALLOW_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key")
+CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed",
+                       "Retry-After")
 
 
 class PlatformApp(Chalice):
@@ -124,8 +129,8 @@ def create_app(name: str, settings: Settings, *blueprints: Blueprint,
     origin = settings.cors_allow_origin
     if cors:
         app.api.cors = CORSConfig(allow_origin=origin,
-                                  allow_headers=["Authorization", "Content-Type"],
-                                  max_age=600)
+                                  allow_headers=list(CORS_ALLOW_HEADERS),
+                                  expose_headers=list(CORS_EXPOSE_HEADERS), max_age=600)
 
     @app.middleware("http")
     def platform_http(request, get_response):
@@ -147,8 +152,10 @@ def create_app(name: str, settings: Settings, *blueprints: Blueprint,
                                               "An internal error occurred")
         if cors:
             # Chalice adds CORS headers only to responses its view returned normally;
-            # every error gets this one, as API Gateway's own errors do.
+            # every error gets them too (a 503's Retry-After is for the browser as well).
             response.headers.setdefault("Access-Control-Allow-Origin", origin)
+            response.headers.setdefault("Access-Control-Expose-Headers",
+                                        ",".join(CORS_EXPOSE_HEADERS))
         authorizer = request.context.get("authorizer") or {}
         log_request(app.logger, started, failure, method=request.method,
                     route=request.context.get("resourcePath"),

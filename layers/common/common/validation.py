@@ -8,7 +8,6 @@ import re
 from decimal import Context, Decimal
 
 from common.errors import invalid_field, invalid_fields
-from common.ids import possible_id
 
 # Bounds that keep every accepted value storable: DynamoDB numbers carry 38 significant
 # digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
@@ -147,10 +146,11 @@ def query_choice(field: str, raw: str | None, options: tuple[str, ...]) -> str |
     return raw
 
 
-def query_id(field: str, raw: str | None) -> int | None:
-    """An optional query parameter naming an id: a positive integer."""
+def query_positive_integer(field: str, raw: str | None) -> int | None:
+    """An optional query parameter holding what a body's positive integer may hold (up to
+    MAX_DIGITS digits), so that whatever was stored can be asked for."""
     if raw is None:
         return None
-    if not re.fullmatch(r"[0-9]{1,19}", raw) or not possible_id(int(raw)):
-        raise invalid_field(field, "must be a positive integer id")
+    if not re.fullmatch(rf"[0-9]{{1,{MAX_DIGITS}}}", raw) or int(raw) < 1:
+        raise invalid_field(field, f"must be a positive integer of at most {MAX_DIGITS} digits")
     return int(raw)

@@ -31,8 +31,9 @@ $(SAM_READY): requirements-sam.txt
 run: $(READY)
 	@$(PY) -m infra.local.stack
 
+# STAGE=dev|prod: for that deployed stack, from its secret, with your AWS credentials.
 token: $(READY)
-	@$(PY) -m infra.local.tokens
+	@$(PY) -m infra.tokens $(if $(STAGE),--stage $(STAGE)) $(if $(SUB),--subject $(SUB))
 
 lint: $(READY)
 	@$(PY) -m ruff check .

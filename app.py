@@ -9,6 +9,7 @@ import inventory.wiring
 import orders.wiring
 import shipping.wiring
 from authorizer.policy import authorize
+from authorizer.tokens import verifier_for
 from common.http import PlatformApp, create_app
 from common.settings import Settings
 
@@ -19,9 +20,11 @@ def create_gateway(settings: Settings) -> PlatformApp:
     app = create_app(NAME, settings, *(service.routes_for(settings) for service in
                                        (inventory.wiring, orders.wiring, shipping.wiring)))
 
+    verify = verifier_for(settings)
+
     @app.authorizer()
     def jwt_authorizer(auth_request):
-        return authorize(auth_request.token, auth_request.method_arn, settings.jwt_secret)
+        return authorize(auth_request.token, auth_request.method_arn, verify)
 
     # Every gateway route is guarded: set here once, so a new route cannot forget it.
     for route_methods in app.routes.values():

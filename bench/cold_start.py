@@ -31,10 +31,11 @@ from infra.local.invoke import LocalLambda
 ROOT = Path(__file__).resolve().parent.parent
 SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
 
-# Runs in the fresh interpreter: argv = artifact, layer, handler ("" for the baseline).
+# Runs in the fresh interpreter: argv = artifact, layers (os.pathsep between them),
+# handler ("" for the baseline).
 PROBE = """
-import importlib.util, json, sys, time, types
-sys.path[:0] = sys.argv[1:3]
+import importlib.util, json, os, sys, time, types
+sys.path[:0] = [sys.argv[1], *sys.argv[2].split(os.pathsep)]
 built = []
 
 class CountClients:
@@ -116,14 +117,20 @@ def events(token: str) -> dict[str, list]:
                                 "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x"}] * 2,
         "OrderEventsFunction": [{"pedidoId": n, "userEmail": "a@b.co", "total": 1,
                                  "tipoPedido": "NACIONAL"} for n in (1, 2)],
+        "EventSweeperFunction": [{"source": "aws.events"}] * 2,
     }
 
 
-def probe(artifact: Path, layer: Path, handler: str, given: list, env: dict) -> dict:
+def probe(artifact: Path, layers: str, handler: str, given: list, env: dict) -> dict:
+    # As on Lambda: LAMBDA_TASK_ROOT and a sampled trace header turn X-Ray tracing on (its
+    # segments go to a UDP port nobody reads).
+    lambda_env = {"LAMBDA_TASK_ROOT": str(artifact), "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
+                  "_X_AMZN_TRACE_ID": "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;"
+                                      "Parent=53995c3f42cd8ad8;Sampled=1"}
     result = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(artifact), str(layer), handler],
+        [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(artifact), layers, handler],
         input=json.dumps(given), capture_output=True, text=True, timeout=120,
-        env={"PATH": os.environ["PATH"], **env})
+        env={"PATH": os.environ["PATH"], **lambda_env, **env})
     if result.returncode:
         raise RuntimeError(result.stderr)
     return json.loads(result.stdout.splitlines()[-1])
@@ -132,6 +139,8 @@ def probe(artifact: Path, layer: Path, handler: str, given: list, env: dict) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--no-tracing", action="store_true",
+                        help="as deployed with POWERTOOLS_TRACE_DISABLED=true")
     parser.add_argument("--checkout", type=Path, default=ROOT,
                         help="build the functions of another checkout (an older commit)")
     args = parser.parse_args()
@@ -157,21 +166,36 @@ def main() -> None:
     invoke = LocalLambda({"OrderEventsFunction": lambda event, context: None},
                          logging.getLogger("bench")).server.start()
     env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb.url,
-           "AWS_ENDPOINT_URL_LAMBDA": invoke.url, "POWERTOOLS_LOG_LEVEL": "WARNING"}
-    from common.settings import Settings
+           "AWS_ENDPOINT_URL_LAMBDA": invoke.url, "AWS_ENDPOINT_URL_SECRETS_MANAGER":
+           dynamodb.url, "POWERTOOLS_LOG_LEVEL": "WARNING",
+           "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false"}
+    from common.settings import LOCAL_JWT_SECRET, Settings
     from infra.local.tokens import local_token
 
     given = events(local_token(Settings()))
-    handlers = {name: res["Properties"]["Handler"] for name, res in
-                template.resources("AWS::Serverless::Function", template_file).items()}
+    functions = template.resources("AWS::Serverless::Function", template_file)
+    handlers = {name: res["Properties"]["Handler"] for name, res in functions.items()}
+    # The keys as on AWS: secrets, read at init by the functions the template tells.
+    secrets = boto3.client("secretsmanager", endpoint_url=dynamodb.url)
+    secret = secrets.create_secret(Name="bench/key", SecretString=LOCAL_JWT_SECRET)["ARN"]
+    own_env = {name: {variable: secret for variable in ("JWT_SECRET_ID", "PAGE_TOKEN_KEY_ID")
+                      if variable in res["Properties"].get("Environment", {}).get(
+                          "Variables", {})}
+               for name, res in functions.items()}
+    # Each function's layers as Lambda stacks them: the Globals' first, then its own.
+    shared = template.load(template_file)["Globals"]["Function"]["Layers"]
+    layers = {name: os.pathsep.join(str(build / ref["Ref"] / "python") for ref in
+                                    [*shared, *res["Properties"].get("Layers", [])])
+              for name, res in functions.items()}
     try:
         # Rounds: each takes the baseline and then every function, so that each ratio
         # pairs measurements taken moments apart on this shared machine.
         rounds = []
         for _ in range(args.runs):
-            baseline = probe(build, layer, "", [], env)["import"]
-            rounds.append({function: {**probe(build / function, layer, handler,
-                                              given[function], env), "baseline": baseline}
+            baseline = probe(build, str(layer), "", [], env)["import"]
+            rounds.append({function: {**probe(build / function, layers[function], handler,
+                                              given[function], {**env, **own_env[function]}),
+                                      "baseline": baseline}
                            for function, handler in sorted(handlers.items())})
         baseline = statistics.median(next(iter(r.values()))["baseline"] for r in rounds)
         print(f"Baseline `import chalice, boto3`: {baseline * 1000:.0f} ms (median of "

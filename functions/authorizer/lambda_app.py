@@ -3,28 +3,26 @@
 The module body runs once, in Lambda's init, before the first request.
 """
 
-from common.lambda_init import collector_paused
+from common.lambda_init import collector_paused, warm_up
 
 with collector_paused():
-    import jwt
-
     from authorizer.policy import Unauthorized, authorize
-    from authorizer.tokens import ALGORITHM, verify
+    from authorizer.tokens import verifier_for
     from common.logs import get_logger
     from common.settings import Settings
+    from common.tracing import tracer
 
     settings = Settings.load()
     logger = get_logger("authorizer")
-    # The first verification loads what PyJWT loads lazily: done here, not on a request.
-    verify(jwt.encode({"sub": "init"}, settings.jwt_secret, algorithm=ALGORITHM),
-           settings.jwt_secret)
+    verify = verifier_for(settings)
+    warm_up(verify.rehearse, logger)
 
 
+@tracer.capture_lambda_handler(capture_response=False)
 @logger.inject_lambda_context(clear_state=True)
 def handler(event, context):
     try:
-        return authorize(event.get("authorizationToken"), event.get("methodArn", ""),
-                         settings.jwt_secret)
+        return authorize(event.get("authorizationToken"), event.get("methodArn", ""), verify)
     except Unauthorized as exc:
         logger.info("token rejected", extra={"reason": exc.reason})
         raise

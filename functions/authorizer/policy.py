@@ -4,7 +4,7 @@ The Lambda authorizer (lambda_app.py) and the local gateway both call `authorize
 local and cloud decide alike.
 """
 
-from authorizer.tokens import InvalidToken, bearer_token, verify
+from authorizer.tokens import InvalidToken, Verifier, bearer_token
 
 
 class Unauthorized(Exception):
@@ -16,10 +16,11 @@ class Unauthorized(Exception):
         self.reason = reason
 
 
-def authorize(authorization: str | None, method_arn: str, secret: bytes) -> dict:
-    """An Allow policy for a valid token; otherwise Unauthorized, with the reason for logs."""
+def authorize(authorization: str | None, method_arn: str, verify: Verifier) -> dict:
+    """An Allow policy for a token `verify` accepts; otherwise Unauthorized, with the
+    reason for logs."""
     try:
-        claims = verify(bearer_token(authorization), secret)
+        claims = verify(bearer_token(authorization))
     except InvalidToken as exc:
         raise Unauthorized(str(exc)) from None
     return {

@@ -1,10 +1,31 @@
-"""Verifying the gateway's HS256 bearer tokens (issuing them is the local token tool's)."""
+"""Verifying the gateway's bearer tokens (issuing them is the local token tool's).
+
+Two kinds, never both at once:
+- by default, HS256 tokens signed with the platform's shared key (keys.jwt_key: the
+  environment locally, Secrets Manager on AWS);
+- when JWT_ISSUER is set, RS256 tokens from that OIDC issuer (a Cognito user pool, or
+  any other), checked against the keys it publishes (its JWKS), its name and the client
+  they were issued for.
+Each accepts its one algorithm only, so `alg: none` and algorithm swaps (an HS256 token
+signed with the issuer's public key) fail.
+"""
+
+from collections.abc import Callable
 
 import jwt
 
 from common.bearer import bearer_token as common_bearer_token
+from common.keys import Key, jwt_key
+from common.settings import Settings
 
 ALGORITHM = "HS256"
+OIDC_ALGORITHM = "RS256"
+# The issuer's keys are fetched once and kept this long; a token with a key id not among
+# them makes one fetch (a rotation), never more than the issuer's own rate.
+JWKS_CACHE_SECONDS = 300
+JWKS_TIMEOUT_SECONDS = 3
+
+Verifier = Callable[[str], dict]  # a token -> its claims, or InvalidToken
 
 
 class InvalidToken(Exception):
@@ -22,8 +43,7 @@ def bearer_token(header: str | None) -> str:
 def verify(token: str, secret: bytes) -> dict:
     """The token's claims if it is a valid HS256 token for `secret` with a subject.
 
-    Only HS256 is accepted, so `alg: none` and any algorithm swap fail; exp, nbf and
-    iat are checked by PyJWT whenever they are present.
+    exp, nbf and iat are checked by PyJWT whenever they are present.
     """
     try:
         claims = jwt.decode(token, secret, algorithms=[ALGORITHM],
@@ -32,6 +52,60 @@ def verify(token: str, secret: bytes) -> dict:
                             options={"require": ["sub"], "verify_aud": False})
     except jwt.PyJWTError as exc:
         raise InvalidToken(str(exc)) from None
+    return _with_subject(claims)
+
+
+class SharedKeyVerifier:
+    def __init__(self, key: Key):
+        self._key = key
+
+    def __call__(self, token: str) -> dict:
+        return verify(token, self._key.current())
+
+    def rehearse(self) -> None:
+        """Read the key (and keep it) and verify a token with it: what PyJWT loads on
+        first use, and the secret's read, happen at init."""
+        key = self._key.current()
+        verify(jwt.encode({"sub": "init-rehearsal"}, key, algorithm=ALGORITHM), key)
+
+
+class OidcVerifier:
+    """RS256 tokens of one issuer, for one client: `aud` (ID tokens) or `client_id`
+    (Cognito's access tokens) must name it; `iss`, `exp` and `sub` are required."""
+
+    def __init__(self, issuer: str, audience: str, jwks_url: str | None = None):
+        self.issuer, self.audience = issuer, audience
+        self._keys = jwt.PyJWKClient(jwks_url or f"{issuer}/.well-known/jwks.json",
+                                     cache_jwk_set=True, lifespan=JWKS_CACHE_SECONDS,
+                                     timeout=JWKS_TIMEOUT_SECONDS)
+
+    def __call__(self, token: str) -> dict:
+        try:
+            key = self._keys.get_signing_key_from_jwt(token)
+            claims = jwt.decode(token, key.key, algorithms=[OIDC_ALGORITHM],
+                                issuer=self.issuer,
+                                options={"require": ["sub", "iss", "exp"],
+                                         "verify_aud": False})
+        except (jwt.PyJWTError, jwt.PyJWKClientError) as exc:
+            raise InvalidToken(str(exc)) from None
+        audiences = claims.get("aud", [])
+        audiences = [audiences] if isinstance(audiences, str) else audiences
+        if self.audience not in audiences and claims.get("client_id") != self.audience:
+            raise InvalidToken("the token was issued for another client")
+        return _with_subject(claims)
+
+    def rehearse(self) -> None:
+        """Fetch the issuer's keys (and keep them) at init."""
+        self._keys.get_jwk_set()
+
+
+def verifier_for(settings: Settings) -> Verifier:
+    if settings.jwt_issuer:
+        return OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
+    return SharedKeyVerifier(jwt_key(settings))
+
+
+def _with_subject(claims: dict) -> dict:
     if not isinstance(claims.get("sub"), str) or not claims["sub"].strip():
         raise InvalidToken("sub must be a non-empty string")
     return claims

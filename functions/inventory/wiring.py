@@ -4,7 +4,6 @@ from chalice import Blueprint
 
 from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
-from common.ids import MAX_ID
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
@@ -19,5 +18,6 @@ def routes_for(settings: Settings) -> Blueprint:
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:
-    """At init: a read of an id nothing has (404), through the whole request path."""
-    app.rehearse("GET", "/api/inventario/{id}", id=str(MAX_ID))
+    """At init: the list's first page of one, through the whole request path (the
+    page key read, the counter, the table)."""
+    app.rehearse("GET", "/api/inventario", query={"limit": "1"})

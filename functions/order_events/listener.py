@@ -10,10 +10,11 @@ from collections.abc import Callable
 
 import urllib3
 
-from common import aws, jsonio
+from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
 from common.idempotency import Once
 from common.settings import Settings
+from common.tracing import tracer
 
 SERVICE = "order-events"
 FORWARD_TIMEOUT_SECONDS = 5
@@ -50,9 +51,11 @@ def handle(event: dict, forward: Forward | None, logger) -> dict:
             forward(event)
         except Exception:
             logger.exception(f"{ORDER_APPROVED} not forwarded", extra=fields)
+            metrics.count(metrics.EVENTS_FAILED, service=SERVICE)
             # Raising lets Lambda retry the event and then hand it to the on-failure
             # destination, so a notification outage loses nothing. The order is saved.
             raise
+        metrics.count(metrics.EVENTS_FORWARDED, service=SERVICE)
     logger.info(ORDER_APPROVED, extra={**fields, "forwarded": forward is not None})
     return {"forwarded": forward is not None}
 
@@ -63,6 +66,7 @@ def handler_for(settings: Settings, logger) -> Callable:
     forward = forward_to(url) if url else None
     once = Once(settings, SERVICE)
 
+    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(clear_state=True)
     def handler(event, context):
         outcome = once.run({"pedidoId": event.get("pedidoId")}, event,

@@ -5,27 +5,48 @@ HTTP response never waits for the listener. Locally AWS_ENDPOINT_URL_LAMBDA poin
 the local stack's invoke endpoint, which runs the same handler in the background.
 """
 
-from common import aws, jsonio
+import time
+
+from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
 from common.settings import Settings
+from common.tracing import tracer
+from orders.outcomes import SERVICE
+
+# Tries per publish, and the pause before each retry: a failed publish costs the order's
+# request at most about a third of a second more; after that the sweep takes over.
+ATTEMPTS = 3
+BACKOFF_SECONDS = (0.05, 0.25)
 
 
 class LambdaPublisher:
     def __init__(self, settings: Settings, logger, client=None):
         self._function = settings.order_events_function
         self._logger = logger
-        # The process's client, built at init: publishing fails fast, never retries inline.
+        # The process's client, built at init; it never retries inline itself.
         self._client = client or aws.lambda_client(settings)
 
     def rehearse(self) -> None:
         """A DryRun invoke: checks the permission and opens the connection, runs nothing."""
         self._client.invoke(FunctionName=self._function, InvocationType="DryRun")
 
-    def publish(self, payload: dict) -> None:
-        """Queue the event. A failure never fails the order, which is already saved: it is
-        logged, as a line of its own beside the request's, with the same correlation id."""
-        try:
-            self._client.invoke(FunctionName=self._function, InvocationType="Event",
-                                Payload=jsonio.dumps(payload).encode("utf-8"))
-        except Exception:
-            self._logger.exception(f"{ORDER_APPROVED} not published", extra={"payload": payload})
+    @tracer.capture_method(capture_response=False)
+    def publish(self, payload: dict) -> bool:
+        """Queue the event, trying ATTEMPTS times. A failure never fails the order, which
+        is already saved: it is logged, as a line of its own beside the request's, with
+        the same correlation id, counted, and False tells the caller to leave the event
+        pending for the sweep."""
+        data = jsonio.dumps(payload).encode("utf-8")
+        for attempt in range(ATTEMPTS):
+            try:
+                self._client.invoke(FunctionName=self._function, InvocationType="Event",
+                                    Payload=data)
+                return True
+            except Exception:
+                if attempt + 1 < ATTEMPTS:
+                    time.sleep(BACKOFF_SECONDS[attempt])
+                    continue
+                self._logger.exception(f"{ORDER_APPROVED} not published",
+                                       extra={"payload": payload, "attempts": ATTEMPTS})
+        metrics.count(metrics.EVENTS_NOT_PUBLISHED, service=SERVICE)
+        return False

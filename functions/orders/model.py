@@ -1,9 +1,24 @@
-"""The table behind orders, and its index of orders by status (in id order)."""
+"""The table behind orders, its index of orders by status (in id order), and the sparse
+index of orders whose event still has to be published."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
 from common.storage import DecimalAttribute, StatusIndex, model_meta
+
+# The value of eventoPendiente while an order's event waits to be published; the index
+# holds exactly those orders, because only they carry the attribute.
+PENDING = "PENDING"
+
+
+class PendingEventIndex(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "pendingEvents"
+        projection = AllProjection()
+
+    evento_pendiente = UnicodeAttribute(hash_key=True, attr_name="eventoPendiente")
+    id = NumberAttribute(range_key=True)
 
 
 class OrderModel(Model):
@@ -21,5 +36,7 @@ class OrderModel(Model):
     producto_id = NumberAttribute(attr_name="productoId")
     cantidad = NumberAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
+    evento_pendiente = UnicodeAttribute(attr_name="eventoPendiente", null=True)
 
     by_status = StatusIndex()
+    pending_events = PendingEventIndex()

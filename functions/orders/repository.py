@@ -12,7 +12,7 @@ from common.ids import possible_id
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from orders.model import OrderModel
+from orders.model import PENDING, OrderModel
 from orders.rules import Order, invalid_transition, unknown_order
 
 COUNTER = "orders"
@@ -48,3 +48,22 @@ class OrderRepository(Repository):
         if current.status != target:
             raise invalid_transition(current.status, target)
         return current
+
+    def mark_event_pending(self, order_id: int) -> None:
+        """Record that the order's event is still to be published (the sweep's list)."""
+        OrderModel(order_id).update(actions=[OrderModel.evento_pendiente.set(PENDING)],
+                                    condition=OrderModel.id.exists())
+
+    def pending_events(self, limit: int) -> list[Order]:
+        """The oldest orders whose event is still to be published, at most `limit`."""
+        return [storage.to_domain(item, Order) for item in OrderModel.pending_events.query(
+            PENDING, limit=limit, page_size=limit)]
+
+    def event_published(self, order_id: int) -> None:
+        """The order's event is out: off the sweep's list."""
+        try:
+            OrderModel(order_id).update(actions=[OrderModel.evento_pendiente.remove()],
+                                        condition=OrderModel.id.exists())
+        except UpdateError as exc:  # an order that is gone has nothing left to publish
+            if not storage.condition_failed(exc):
+                raise

@@ -6,12 +6,12 @@ from common.bearer import bearer_token
 from common.clock import utcnow
 from common.http import CreatedOnce, Lists, gateway_base_url, ok, path_id, query_param
 from orders import service
-from orders.service import Orders, Publisher
+from orders.service import Orders, Outcomes, Publisher
 from orders.stock_client import Caller, StockChecker
 
 
-def blueprint(orders: Orders, stock: StockChecker, events: Publisher, lists: Lists,
-              once: CreatedOnce) -> Blueprint:
+def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: Outcomes,
+              lists: Lists, once: CreatedOnce) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
@@ -34,7 +34,7 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher, lists: Lis
             return stock.check(product_id, cantidad, caller)
 
         return once.answer(request, lambda body: service.place_order(
-            orders, check_stock, events, body, utcnow()))
+            orders, check_stock, events, outcomes, body, utcnow()))
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):

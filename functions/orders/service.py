@@ -19,10 +19,21 @@ class Orders(Protocol):
     def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
     def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order: ...
     def add(self, order: Order) -> None: ...
+    def mark_event_pending(self, order_id: int) -> None: ...
+    def pending_events(self, limit: int) -> list[Order]: ...
+    def event_published(self, order_id: int) -> None: ...
 
 
 class Publisher(Protocol):
-    def publish(self, payload: dict) -> None: ...
+    def publish(self, payload: dict) -> bool:
+        """Queue the event; False when it could not be (never raises)."""
+
+
+class Outcomes(Protocol):
+    """What operators count of orders (metrics on AWS)."""
+
+    def placed(self) -> None: ...
+    def refused(self, reason: str) -> None: ...
 
 
 # (product id, units) -> the inventory's answer; raises InventoryUnavailable.
@@ -38,24 +49,43 @@ _REFUSALS = {
 }
 
 
-def place_order(orders: Orders, check_stock: StockCheck, events: Publisher, body: dict,
-                now: datetime) -> Order:
-    """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn."""
+def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
+                outcomes: Outcomes, body: dict, now: datetime) -> Order:
+    """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn.
+    An event that cannot be published leaves the order marked for the sweep
+    (republish_pending): the order stands, and its event is never lost."""
     request = rules.parse_order(body)
     try:
         answer = check_stock(request.producto_id, request.cantidad)
     except InventoryUnavailable as exc:
+        outcomes.refused("INVENTORY_UNAVAILABLE")
         raise Unavailable("INVENTORY_UNAVAILABLE",
                           "The inventory service is unavailable; the order was not placed",
                           retry_after_seconds=exc.retry_after_seconds) from None
     if answer in _REFUSALS:
         code, text = _REFUSALS[answer]
+        outcomes.refused(code)
         raise Invalid(code, text.format(producto=request.producto_id,
                                         cantidad=request.cantidad))
     order = rules.new_order(request, orders.next_id(), now)
     orders.add(order)
-    events.publish(rules.approved_event(order))
+    outcomes.placed()
+    if not events.publish(rules.approved_event(order)):
+        orders.mark_event_pending(order.id)
     return order
+
+
+def republish_pending(orders: Orders, events: Publisher, limit: int) -> tuple[int, int]:
+    """Publish the events left pending, oldest first, at most `limit`; how many went out
+    and how many of those read are still pending. The first that cannot be published
+    ends the run (the next one retries). The listener handles an event once per order,
+    so one published twice (its first publish only looked failed) changes nothing."""
+    pending = orders.pending_events(limit)
+    for published, order in enumerate(pending):
+        if not events.publish(rules.approved_event(order)):
+            return published, len(pending) - published
+        orders.event_published(order.id)
+    return len(pending), 0
 
 
 def get_order(orders: Orders, order_id: int) -> Order:

@@ -17,6 +17,7 @@ reset time exactly one trial call goes through (orders.breaker).
 
 import json
 import re
+import time
 import uuid
 from dataclasses import dataclass
 from typing import Protocol
@@ -27,9 +28,12 @@ import urllib3
 from botocore.exceptions import BotoCoreError, ClientError
 from urllib3.exceptions import LocationValueError
 
-from common import aws
+from common import aws, metrics
+from common.logs import get_logger
 from common.settings import Settings
+from common.tracing import tracer
 from orders.breaker import ConcurrentBreaker
+from orders.outcomes import SERVICE
 from orders.rules import InventoryUnavailable, StockAnswer
 
 # A JWS in compact form: three base64url parts. Anything else is not sent.
@@ -127,12 +131,27 @@ def stock_check_event(product_id: int, cantidad: int, caller: Caller) -> dict:
     }
 
 
+class _Opened(pybreaker.CircuitBreakerListener):
+    """Counts and logs each time the breaker opens: operators alarm on it."""
+
+    def __init__(self, logger):
+        self._logger = logger
+
+    def state_change(self, cb, old_state, new_state) -> None:
+        if new_state.name == pybreaker.STATE_OPEN:
+            self._logger.warning("stock-check breaker opened",
+                                 extra={"reset_seconds": cb.reset_timeout})
+            metrics.count(metrics.BREAKER_OPENED, service=SERVICE)
+
+
 class StockChecker:
-    def __init__(self, *, fail_max: int, reset_seconds: float, inventory: Inventory):
+    def __init__(self, *, fail_max: int, reset_seconds: float, inventory: Inventory,
+                 logger=None):
         self.breaker = ConcurrentBreaker(fail_max=fail_max, reset_timeout=reset_seconds,
                                          name="inventory-stock-check",
                                          exclude=[lambda exc: not isinstance(
-                                             exc, InventoryFailed)])
+                                             exc, InventoryFailed)],
+                                         listeners=[_Opened(logger or get_logger(SERVICE))])
         self._inventory = inventory
 
     @classmethod
@@ -149,6 +168,7 @@ class StockChecker:
         return cls(fail_max=settings.breaker_fail_max,
                    reset_seconds=settings.breaker_reset_seconds, inventory=inventory)
 
+    @tracer.capture_method(capture_response=False)
     def check(self, product_id: int, cantidad: int, caller: Caller) -> StockAnswer:
         """Whether `cantidad` units of the product are in stock, asked as `caller`."""
         try:
@@ -161,7 +181,12 @@ class StockChecker:
             return StockAnswer.NOT_CONFIRMED  # a request that could not be built
 
     def _ask(self, product_id: int, cantidad: int, caller: Caller) -> StockAnswer:
-        status, body = self._inventory.stock(product_id, cantidad, caller)
+        started = time.perf_counter()
+        try:
+            status, body = self._inventory.stock(product_id, cantidad, caller)
+        finally:  # a failure's time is the one operators most need to see
+            metrics.milliseconds(metrics.STOCK_CHECK_LATENCY,
+                                 (time.perf_counter() - started) * 1000, service=SERVICE)
         if status >= 500:
             raise InventoryFailed(f"inventory answered {status}")
         if status == 404:

@@ -2,22 +2,26 @@
 process's breaker (an invoke of the inventory function on AWS, HTTP when given a URL),
 and the event as a Lambda async invoke."""
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from chalice import Blueprint
 
+from common import metrics
 from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
-from common.ids import MAX_ID
 from common.logs import get_logger
 from common.settings import Settings
-from orders import routes
+from orders import routes, service
 from orders.events import LambdaPublisher
+from orders.outcomes import SERVICE, OrderMetrics
 from orders.repository import OrderRepository
 from orders.stock_client import StockChecker
 
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/pedidos"
+# Pending events published per run of the sweep (it runs every few minutes).
+SWEEP_BATCH = 100
 
 
 def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
@@ -25,12 +29,12 @@ def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
     return routes.blueprint(OrderRepository(settings),
                             StockChecker.from_settings(settings, lambda_client),
                             LambdaPublisher(settings, get_logger("orders"), lambda_client),
-                            Lists.from_settings(settings),
+                            OrderMetrics(), Lists.from_settings(settings),
                             CreatedOnce(Once(settings, CREATE_SCOPE)))
 
 
 def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
-    """At init: a read of an id no order has (404), through the whole request path; and
+    """At init: the list's first page of one, through the whole request path; and
     a DryRun invoke of the order-events function, which checks the permission and runs
     nothing, so that the Lambda connection that publishing and the stock check share
     is open."""
@@ -38,5 +42,20 @@ def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
     with ThreadPoolExecutor(max_workers=1) as beside:
         # Both mostly wait on the network (TCP and TLS on AWS): they wait together.
         dry_run = beside.submit(publisher.rehearse)
-        app.rehearse("GET", "/api/pedidos/{id}", id=str(MAX_ID))
+        app.rehearse("GET", "/api/pedidos", query={"limit": "1"})
         dry_run.result()
+
+
+def sweep_for(settings: Settings, logger) -> Callable[[], dict]:
+    """The event sweep: publishes the events orders left pending (service.republish_pending)."""
+    orders, events = OrderRepository(settings), LambdaPublisher(settings, logger)
+
+    def sweep() -> dict:
+        published, still_pending = service.republish_pending(orders, events, SWEEP_BATCH)
+        if published:
+            metrics.count(metrics.EVENTS_REPUBLISHED, published, service=SERVICE)
+        logger.info("pending events swept",
+                    extra={"republished": published, "still_pending": still_pending})
+        return {"republished": published, "stillPending": still_pending}
+
+    return sweep

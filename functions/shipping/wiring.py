@@ -4,7 +4,6 @@ from chalice import Blueprint
 
 from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
-from common.ids import MAX_ID
 from common.settings import Settings
 from shipping import routes
 from shipping.repository import ShipmentRepository
@@ -19,5 +18,6 @@ def routes_for(settings: Settings) -> Blueprint:
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:
-    """At init: a read of an id nothing has (404), through the whole request path."""
-    app.rehearse("GET", "/api/envios/{id}", id=str(MAX_ID))
+    """At init: the list's first page of one, through the whole request path (the
+    page key read, the counter, the table)."""
+    app.rehearse("GET", "/api/envios", query={"limit": "1"})

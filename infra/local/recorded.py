@@ -13,6 +13,7 @@ from collections import Counter
 from types import SimpleNamespace
 
 from authorizer.policy import authorize
+from authorizer.tokens import verifier_for
 from common.http import create_app
 from common.settings import Settings
 from infra import template
@@ -40,6 +41,7 @@ def _path_parameters(route: str, path: str) -> dict | None:
 class RecordedAws:
     def __init__(self, settings: Settings):
         self.settings = settings
+        self._verify = verifier_for(settings)
         self.counts: Counter = Counter()
         self.queued: list[tuple[str, dict]] = []  # asynchronous invocations, not yet run
         self.routes = template.api_routes("GatewayApi")
@@ -60,7 +62,7 @@ class RecordedAws:
         self.counts["API Gateway requests"] += 1
         arn = f"arn:aws:execute-api:us-east-1:1:abc/{STAGE}/{method}{path}"
         self._invoked("AuthorizerFunction")
-        policy = authorize(f"Bearer {token}", arn, self.settings.jwt_secret)
+        policy = authorize(f"Bearer {token}", arn, self._verify)
         function = self.routes[(route, method)]
         return self._run(function, {
             "resource": route, "path": path, "httpMethod": method,

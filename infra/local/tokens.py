@@ -1,4 +1,4 @@
-"""`make token`: one line, a bearer token for the local stack, valid 24 hours."""
+"""Bearer tokens for the local stack, valid 24 hours (`make token` prints one: infra/tokens.py)."""
 
 import time
 
@@ -20,6 +20,3 @@ def issue(subject: str, secret: bytes, ttl_seconds: int = LOCAL_TOKEN_TTL_SECOND
 def local_token(settings: Settings) -> str:
     return issue(LOCAL_SUBJECT, settings.jwt_secret)
 
-
-if __name__ == "__main__":
-    print(local_token(Settings.load()))

@@ -7,6 +7,7 @@ is imported from them in a clean interpreter that sees only its artifact and the
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -63,10 +64,127 @@ def test_the_translated_cloudformation_lints_clean(tmp_path):
     run(sam_tool("cfn-lint"), str(translated))
 
 
-def test_the_jwt_secret_is_a_noecho_parameter_without_default():
-    secret = template.load()["Parameters"]["JwtSecret"]
-    assert secret["NoEcho"] is True and "Default" not in secret
-    assert secret["MinLength"] >= MIN_JWT_SECRET_BYTES
+def _generated_secret(logical_id: str, name: str) -> dict:
+    secret = template.load()["Resources"][logical_id]
+    assert secret["Type"] == "AWS::SecretsManager::Secret"
+    assert secret["Properties"]["Name"] == {"Fn::Sub": "${AWS::StackName}/" + name}
+    generated = secret["Properties"]["GenerateSecretString"]
+    assert generated["PasswordLength"] >= 2 * MIN_JWT_SECRET_BYTES
+    assert "SecretString" not in secret["Properties"]
+    return secret
+
+
+def _reads_secret(function: str, logical_id: str) -> bool:
+    return {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": logical_id}}} \
+        in functions()[function].get("Policies", [])
+
+
+def test_the_keys_are_generated_secrets_read_by_name_and_never_inlined():
+    from infra.tokens import JWT_SECRET_NAME
+
+    _generated_secret("JwtSigningKey", JWT_SECRET_NAME)  # what `make token STAGE=` reads
+    _generated_secret("PageTokenSigningKey", "page-token-key")
+    params = template.load()["Parameters"]
+    assert not [name for name, p in params.items() if p.get("NoEcho")]
+    for function, props in functions().items():
+        env = props.get("Environment", {}).get("Variables", {})
+        assert "JWT_SECRET" not in env and "PAGE_TOKEN_KEY" not in env, function
+        readers = {"JwtSigningKey": "JWT_SECRET_ID", "PageTokenSigningKey": "PAGE_TOKEN_KEY_ID"}
+        for secret, variable in readers.items():
+            # Told the secret's name exactly when allowed to read it, and only then.
+            assert (env.get(variable) == {"Ref": secret}) == _reads_secret(function, secret)
+    assert _reads_secret("AuthorizerFunction", "JwtSigningKey")
+    for function in ("InventoryFunction", "OrdersFunction", "ShippingFunction"):
+        assert _reads_secret(function, "PageTokenSigningKey")
+
+
+def test_every_function_and_api_is_traced():
+    loaded = template.load()
+    assert loaded["Globals"]["Function"]["Tracing"] == "Active"
+    assert loaded["Globals"]["Api"]["TracingEnabled"] is True
+    for function, props in functions().items():
+        assert props.get("Tracing", "Active") == "Active", function
+
+
+def test_every_function_logs_to_its_own_group_kept_for_the_retention_parameter():
+    resources = template.load()["Resources"]
+    groups = {props["LoggingConfig"]["LogGroup"]["Ref"] for props in functions().values()}
+    assert len(groups) == len(functions())
+    for group in groups:
+        assert resources[group]["Type"] == "AWS::Logs::LogGroup"
+        assert resources[group]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    assert template.load()["Parameters"]["LogRetentionDays"]["Default"] == 30
+
+
+def _alarms() -> dict[str, dict]:
+    return {name: res["Properties"] for name, res in template.load()["Resources"].items()
+            if res["Type"] == "AWS::CloudWatch::Alarm"}
+
+
+def test_every_alarm_notifies_the_topic_and_the_topic_can_mail_an_operator():
+    resources = template.load()["Resources"]
+    assert _alarms() and all(alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+                             for alarm in _alarms().values())
+    subscription = resources["AlarmEmailSubscription"]
+    assert subscription["Condition"] == "HasAlarmEmail"
+    assert subscription["Properties"]["Endpoint"] == {"Ref": "AlarmEmail"}
+
+
+def test_the_alarms_cover_what_operators_must_hear_of():
+    from common import metrics
+
+    watched = {(a["Namespace"], a["MetricName"],
+                json.dumps(a.get("Dimensions"), sort_keys=True)) for a in _alarms().values()}
+
+    def watches(namespace, metric, dimensions):
+        return (namespace, metric, json.dumps(dimensions, sort_keys=True)) in watched
+
+    assert watches("AWS/SQS", "ApproximateNumberOfMessagesVisible", [
+        {"Name": "QueueName", "Value": {"Fn::GetAtt": ["OrderEventsDeadLetterQueue",
+                                                       "QueueName"]}}])
+    assert watches("AWS/ApiGateway", "5XXError", [
+        {"Name": "ApiName", "Value": {"Fn::Sub": "${AWS::StackName}-gateway"}},
+        {"Name": "Stage", "Value": {"Ref": "StageName"}}])
+    assert template.resources("AWS::Serverless::Api")["GatewayApi"]["Properties"]["Name"] == \
+        {"Fn::Sub": "${AWS::StackName}-gateway"}
+    for function in functions():
+        for metric in ("Errors", "Throttles"):
+            assert watches("AWS/Lambda", metric,
+                           [{"Name": "FunctionName", "Value": {"Ref": function}}]), function
+    for metric in (metrics.BREAKER_OPENED, metrics.EVENTS_NOT_PUBLISHED):
+        assert watches(metrics.NAMESPACE, metric, [{"Name": "service", "Value": "orders"}])
+
+
+def test_the_dashboard_shows_every_metric_the_code_writes():
+    from common import metrics
+
+    body = template.load()["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    names = {value for name, value in vars(metrics).items() if name.isupper()
+             and name != "NAMESPACE" and isinstance(value, str)}
+    assert names and all(f'"{name}' in body for name in names)
+    json.loads(re.sub(r"\$\{[^}]*\}", "x", body))  # well-formed once substituted
+
+
+def test_the_sweep_runs_on_a_schedule_and_may_only_read_pending_orders_and_publish():
+    props = functions()["EventSweeperFunction"]
+    assert props["Handler"] == "orders.sweep_app.handler"
+    (event,) = props["Events"].values()
+    assert event["Type"] == "Schedule"
+    assert _granted("EventSweeperFunction") == {
+        "dynamodb:Query": {"OrdersTable/index/pendingEvents"},
+        "dynamodb:UpdateItem": {"OrdersTable"}}
+    invokes = [p["LambdaInvokePolicy"] for p in props["Policies"] if "LambdaInvokePolicy" in p]
+    assert invokes == [{"FunctionName": {"Ref": "OrderEventsFunction"}}]
+
+
+def test_a_user_pool_is_created_on_request_and_becomes_the_issuer():
+    resources = template.load()["Resources"]
+    for name in ("UserPool", "UserPoolClient"):
+        assert resources[name]["Condition"] == "CreatesUserPool"
+    env = functions()["AuthorizerFunction"]["Environment"]["Variables"]
+    assert env["JWT_ISSUER"]["Fn::If"][0] == "CreatesUserPool"
+    assert "${UserPool}" in env["JWT_ISSUER"]["Fn::If"][1]["Fn::Sub"]
+    assert env["JWT_AUDIENCE"]["Fn::If"][1] == {"Ref": "UserPoolClient"}
 
 
 def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_not():
@@ -191,6 +309,8 @@ def _service_models(package: str) -> list:
 
 SERVICES = {"InventoryFunction": "inventory", "OrdersFunction": "orders",
             "ShippingFunction": "shipping"}
+# Read by the event sweep alone (EventSweeperFunction), never by a request.
+SWEEP_ONLY = {"OrdersTable/index/pendingEvents"}
 
 
 def _logical_id(model) -> str:
@@ -245,7 +365,7 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
     granted = _granted(function)
     assert set().union(*granted.values()) - {IDEMPOTENCY} == owned | {
         f"{_logical_id(model)}/index/{index['index_name']}" for model in models
-        for index in model._get_schema()["global_secondary_indexes"]}
+        for index in model._get_schema()["global_secondary_indexes"]} - SWEEP_ONLY
     # Indexes are only queried; tables never scanned.
     assert all("/index/" in target for target in granted.get("dynamodb:Query", ()))
     assert "dynamodb:Scan" not in granted
@@ -279,8 +399,9 @@ def build_dir(tmp_path_factory):
 
 
 CLEAN_INTERPRETER = """
-import json, sys, types
-sys.path[:0] = sys.argv[1:3]
+import json, os, sys, types
+layers = sys.argv[2].split(os.pathsep)
+sys.path[:0] = [sys.argv[1], *layers]
 module, _, attribute = sys.argv[3].rpartition(".")
 handler = getattr(__import__(module, fromlist=[attribute]), attribute)
 routes = [[p, m] for p, methods in getattr(handler, "routes", {}).items() for m in methods]
@@ -288,25 +409,43 @@ context = types.SimpleNamespace(function_name="f", memory_limit_in_mb=256, aws_r
                                 invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f",
                                 get_remaining_time_in_millis=lambda: 10_000)
 result = handler(json.loads(sys.stdin.read()), context)
-layer = sys.argv[2]
-modules = sorted({name.split(".")[0] for name, module in list(sys.modules.items())
-                  if (getattr(module, "__file__", None) or "").startswith(layer)})
+modules = sorted({f"{layer}:{name.split('.')[0]}" for name, module in list(sys.modules.items())
+                  for layer in layers
+                  if (getattr(module, "__file__", None) or "").startswith(layer + os.sep)})
 print(json.dumps({"result": result, "routes": routes, "modules": modules}))
 """
 # The lines above the last are the function's log, one JSON object each.
 
 
+def layers_of(build_dir: Path, function: str) -> list[Path]:
+    """The function's layers as Lambda stacks them: the Globals' first, then its own."""
+    refs = [*template.load()["Globals"]["Function"]["Layers"],
+            *functions()[function].get("Layers", [])]
+    return [build_dir / ref["Ref"] / "python" for ref in refs]
+
+
+def clean_run(build_dir: Path, function: str, stdin: str, env: dict):
+    # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib, the
+    # artifact and its layers. -B: write no bytecode beside them (Lambda's /var/task and
+    # /opt are read-only).
+    layers = os.pathsep.join(map(str, layers_of(build_dir, function)))
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER, str(build_dir / function),
+         layers, functions()[function]["Handler"]], input=stdin, capture_output=True,
+        text=True, timeout=120, env={"PATH": os.environ["PATH"], **env})
+
+
+# What Lambda sets that turns tracing on (common/tracing.py): the X-Ray SDK loads and
+# sends its segments to a UDP port nobody reads.
+ON_LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
+             "_X_AMZN_TRACE_ID": "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;"
+                                 "Parent=53995c3f42cd8ad8;Sampled=1"}
+
+
 def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict) -> dict:
-    """What the handler answered, the routes it serves, the layer's packages it imported."""
-    handler = functions()[function]["Handler"]
-    artifact = build_dir / function
-    layer = build_dir / "CommonLayer" / "python"
-    # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib + the two dirs.
-    # -B: write no bytecode beside them (Lambda's /var/task and /opt are read-only).
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER, str(artifact), str(layer),
-         handler], input=json.dumps(event), capture_output=True, text=True, timeout=120,
-        env={"PATH": os.environ["PATH"], **env})
+    """What the handler answered, the routes it serves, the layers' packages it imported
+    (as "<layer dir>:<package>")."""
+    result = clean_run(build_dir, function, json.dumps(event), env)
     assert result.returncode == 0, f"{function}: {result.stderr}"
     *log, last = result.stdout.splitlines()
     return {**json.loads(last), "log": [json.loads(line) for line in log]}
@@ -357,7 +496,7 @@ def runs(build_dir, emulator, local_lambda):
     template.drop_tables(client)
     template.create_tables(client)
     aws = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": emulator.url,
-           "AWS_ENDPOINT_URL_LAMBDA": local_lambda}
+           "AWS_ENDPOINT_URL_LAMBDA": local_lambda, **ON_LAMBDA}
     samples = {
         "InventoryFunction": rest_event("GET", "/api/inventario"),
         "OrdersFunction": rest_event("GET", "/api/pedidos"),
@@ -368,6 +507,7 @@ def runs(build_dir, emulator, local_lambda):
             "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"},
         "OrderEventsFunction": {"pedidoId": 1, "userEmail": "a@b.co", "total": 1.5,
                                 "tipoPedido": "NACIONAL"},
+        "EventSweeperFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
     }
     assert set(functions()) == set(samples)
     return {function: invoke_artifact(build_dir, function, event, aws)
@@ -385,6 +525,7 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     policy = runs["AuthorizerFunction"]["result"]
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}
+    assert runs["EventSweeperFunction"]["result"] == {"republished": 0, "stillPending": 0}
 
 
 # The layer's budget: what the functions import at run time, with its bytecode and
@@ -394,17 +535,20 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
 LAYER_BUDGET_MB = 20
 
 
-def _layer_packages(build_dir: Path) -> set[str]:
-    layer = build_dir / "CommonLayer" / "python"
-    return {p.name.removesuffix(".py") for p in layer.iterdir()
+def _layer_packages(layer: Path) -> set[str]:
+    """The importable names a layer holds: packages, modules, compiled extensions."""
+    return {f"{layer}:{p.name.split('.')[0]}" for p in layer.iterdir()
             if not p.name.endswith(".dist-info") and p.name != "__pycache__"}
 
 
-def test_every_package_in_the_layer_is_imported_by_some_function(build_dir, runs):
+@pytest.mark.parametrize("layer", ["CommonLayer", "CryptoLayer"])
+def test_every_package_in_a_layer_is_imported_by_some_function(build_dir, runs, layer):
+    held = _layer_packages(build_dir / layer / "python")
     imported = set().union(*(run["modules"] for run in runs.values()))
-    assert _layer_packages(build_dir) == imported
-    for tooling in ("pip", "setuptools", "wheel", "click", "yaml", "inquirer", "bin"):
-        assert tooling not in _layer_packages(build_dir)
+    assert held - imported == set()
+    for tooling in ("pip", "setuptools", "wheel", "click", "yaml", "inquirer", "bin", "cffi",
+                    "pycparser"):
+        assert f"{build_dir / layer / 'python'}:{tooling}" not in held
 
 
 def test_the_layer_fits_its_budget(build_dir):
@@ -415,12 +559,7 @@ def test_the_layer_fits_its_budget(build_dir):
 
 def test_a_bad_setting_fails_the_functions_init_naming_the_variable(build_dir):
     """On Lambda a failed init is reported and retried, never turned into 500s later."""
-    handler = functions()["OrdersFunction"]["Handler"]
-    result = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER,
-         str(build_dir / "OrdersFunction"), str(build_dir / "CommonLayer" / "python"), handler],
-        input="{}", capture_output=True, text=True, timeout=120,
-        env={"PATH": os.environ["PATH"], "BREAKER_FAIL_MAX": "0"})
+    result = clean_run(build_dir, "OrdersFunction", "{}", {"BREAKER_FAIL_MAX": "0"})
     assert result.returncode != 0
     assert result.stderr.strip() == ("Configuration error: BREAKER_FAIL_MAX='0': "
                                      "must be an integer >= 1")
@@ -430,7 +569,7 @@ def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_
     for function, run_ in runs.items():
         assert not [line for line in run_["log"] if line["level"] == "WARNING"], function
     rehearsal, first = runs["InventoryFunction"]["log"]
-    assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 404)
+    assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 200)
     assert "cold_start" not in rehearsal
     assert first["cold_start"] is True and first["status"] == 200
 
@@ -467,3 +606,98 @@ def test_every_module_of_the_release_has_bytecode_for_lambdas_python(build_dir):
     missing = [path for path in sources
                if not (path.parent / "__pycache__" / f"{path.stem}.{tag}.pyc").exists()]
     assert not missing, missing[:5]
+
+
+def _authorizer_allows(build_dir: Path, token: str, env: dict) -> dict:
+    event = {"type": "TOKEN", "authorizationToken": f"Bearer {token}",
+             "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"}
+    return invoke_artifact(build_dir, "AuthorizerFunction", event, env)
+
+
+def test_the_deployed_authorizer_verifies_with_the_key_in_secrets_manager(build_dir, emulator):
+    import boto3
+
+    from infra.local import LOCAL_AWS_ENV
+    from tests.support.tokens import make_token
+
+    key = "k" * 64
+    secrets = boto3.client("secretsmanager", endpoint_url=emulator.url)
+    arn = secrets.create_secret(Name=f"release-{os.getpid()}/jwt-signing-key",
+                                SecretString=key)["ARN"]
+    env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url,
+           "JWT_SECRET_ID": arn}
+    run_ = _authorizer_allows(build_dir, make_token(secret=key.encode()), env)
+    assert run_["result"]["principalId"] == "ana@example.com"
+    assert not [line for line in run_["log"] if line["level"] == "WARNING"]  # read at init
+
+
+def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
+    """The crypto layer at work: PyJWT's RS256 from the authorizer's artifact and layers."""
+    import time
+
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from tests.support.fakes import ScriptedServer
+
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(private.public_key()))
+    jwks = ScriptedServer(body=json.dumps({"keys": [{**jwk, "kid": "k1", "alg": "RS256"}]}))
+    try:
+        now = int(time.time())
+        token = jwt.encode({"sub": "user-1", "iss": jwks.url, "aud": "client-1", "iat": now,
+                            "exp": now + 60}, private, algorithm="RS256",
+                           headers={"kid": "k1"})
+        run_ = _authorizer_allows(build_dir, token, {"JWT_ISSUER": jwks.url,
+                                                     "JWT_AUDIENCE": "client-1"})
+    finally:
+        jwks.stop()
+    assert run_["result"]["principalId"] == "user-1"
+    assert any(name.endswith(":cryptography") for name in run_["modules"])
+
+
+def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir, runs,
+                                                                       local_lambda):
+    """On Lambda (LAMBDA_TASK_ROOT, a trace header), from the artifact: the subsegments
+    reach the X-Ray daemon's UDP port, here a socket of the test's."""
+    import socket
+    import uuid
+
+    from infra.local import LOCAL_AWS_ENV
+    from tests.support.fakes import ScriptedServer
+    from tests.support.tokens import make_token
+
+    daemon = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    daemon.bind(("127.0.0.1", 0))
+    daemon.settimeout(0.5)
+    inventory = ScriptedServer(body="true")  # every stock check: in stock
+    trace = f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]};Parent={'a' * 16};Sampled=1"
+    body = json.dumps({"userId": 1, "userEmail": "a@b.co", "clienteNombre": "Ana", "total": 5,
+                       "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
+                       "cantidad": 1})
+    event = rest_event("POST", "/api/pedidos", body)
+    event["headers"]["Authorization"] = f"Bearer {make_token()}"
+    event["requestContext"]["authorizer"] = {"sub": "ana@example.com"}
+    try:
+        run_ = invoke_artifact(build_dir, "OrdersFunction", event, {
+            **LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": os.environ["AWS_ENDPOINT_URL_DYNAMODB"],
+            "AWS_ENDPOINT_URL_LAMBDA": local_lambda, "INVENTORY_SERVICE_URL": inventory.url,
+            "LAMBDA_TASK_ROOT": str(build_dir / "OrdersFunction"), "_X_AMZN_TRACE_ID": trace,
+            "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}"})
+        documents = []
+        while True:
+            try:
+                packet = daemon.recv(65536).decode()
+            except TimeoutError:
+                break
+            documents.append(json.loads(packet.split("\n", 1)[1]))
+    finally:
+        inventory.stop()
+        daemon.close()
+    assert run_["result"]["statusCode"] == 201
+    names = {doc["name"] for doc in documents}
+    assert {doc["trace_id"] for doc in documents} == {trace.split(";")[0].split("=")[1]}
+    assert {"## __call__",  # the handler: the Chalice app's call
+            "## orders.stock_client.StockChecker.check",
+            "## orders.events.LambdaPublisher.publish",
+            "dynamodb", "lambda"} <= names, names  # and every AWS call

@@ -86,6 +86,20 @@ class InMemoryProducts(_InMemory):
 class InMemoryOrders(_InMemory):
     def __init__(self):
         super().__init__(unknown_order)
+        self.pending: set[int] = set()  # orders whose event is still to be published
+
+    def mark_event_pending(self, order_id: int) -> None:
+        with self._lock:
+            assert order_id in self._items
+            self.pending.add(order_id)
+
+    def pending_events(self, limit: int) -> list[Order]:
+        with self._lock:
+            return [self._items[i] for i in sorted(self.pending)[:limit]]
+
+    def event_published(self, order_id: int) -> None:
+        with self._lock:
+            self.pending.discard(order_id)
 
     def page(self, after: int, limit: int, status: str | None = None) -> Page:
         return super().page(after, limit, status=status)
@@ -120,10 +134,27 @@ class InMemoryShipments(_InMemory):
 
 
 class RecordingPublisher:
-    """Keeps what was published, in order."""
+    """Keeps what was published, in order; while `down`, publishes nothing."""
 
     def __init__(self):
         self.published: list[dict] = []
+        self.down = False
 
-    def publish(self, payload: dict) -> None:
+    def publish(self, payload: dict) -> bool:
+        if self.down:
+            return False
         self.published.append(payload)
+        return True
+
+
+class RecordingOutcomes:
+    """What the orders use cases counted: "placed", or the reason of a refusal."""
+
+    def __init__(self):
+        self.counted: list[str] = []
+
+    def placed(self) -> None:
+        self.counted.append("placed")
+
+    def refused(self, reason: str) -> None:
+        self.counted.append(reason)

@@ -5,6 +5,7 @@ import pytest
 
 from authorizer import lambda_app, tokens
 from authorizer.policy import Unauthorized, authorize
+from common.keys import FixedKey
 from common.settings import ConfigError, Settings
 from infra.local.invoke import lambda_context
 from infra.local.tokens import issue
@@ -30,7 +31,7 @@ def test_bad_tokens_are_rejected_by_the_lambda_authorizer_with_unauthorized(head
 
 def test_the_reason_of_a_refusal_is_kept_for_the_logs():
     with pytest.raises(Unauthorized) as err:
-        authorize(BAD_HEADERS["expired"], ARN, SECRET)
+        authorize(BAD_HEADERS["expired"], ARN, tokens.SharedKeyVerifier(FixedKey(SECRET)))
     assert "expired" in err.value.reason
 
 

@@ -8,7 +8,7 @@ import pytest
 from common.errors import Conflict, Invalid, NotFound, Unavailable
 from orders import service
 from orders.rules import InventoryUnavailable, StockAnswer
-from tests.support.memory import InMemoryOrders, RecordingPublisher
+from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
 
 BODY = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
         "total": Decimal("59.97"), "tipoPedido": "NACIONAL", "destino": "Bogotá",
@@ -44,8 +44,14 @@ def events():
     return RecordingPublisher()
 
 
-def place(orders, events, stock=None, body=BODY):
-    return service.place_order(orders, stock or StockCheck(), events, body, NOW)
+@pytest.fixture
+def outcomes():
+    return RecordingOutcomes()
+
+
+def place(orders, events, stock=None, body=BODY, outcomes=None):
+    return service.place_order(orders, stock or StockCheck(), events,
+                               outcomes or RecordingOutcomes(), body, NOW)
 
 
 def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):
@@ -73,18 +79,56 @@ def test_an_invalid_order_is_refused_before_the_stock_check(orders, events):
     (StockAnswer.INSUFFICIENT, "INSUFFICIENT_STOCK"),
     (StockAnswer.UNKNOWN_PRODUCT, "PRODUCT_NOT_FOUND"),
     (StockAnswer.NOT_CONFIRMED, "STOCK_NOT_CONFIRMED")])
-def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, answer, code):
+def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, outcomes, answer,
+                                                           code):
     with pytest.raises(Invalid) as err:
-        place(orders, events, StockCheck(answer))
+        place(orders, events, StockCheck(answer), outcomes=outcomes)
     assert err.value.code == code and "3" in err.value.message
     assert listed(orders) == [] and events.published == []
+    assert outcomes.counted == [code]  # refused, by reason
 
 
-def test_an_open_breaker_is_unavailable_with_its_retry_time(orders, events):
+def test_an_open_breaker_is_unavailable_with_its_retry_time(orders, events, outcomes):
     with pytest.raises(Unavailable) as err:
-        place(orders, events, StockCheck(InventoryUnavailable(retry_after_seconds=12)))
+        place(orders, events, StockCheck(InventoryUnavailable(retry_after_seconds=12)),
+              outcomes=outcomes)
     assert (err.value.code, err.value.retry_after_seconds) == ("INVENTORY_UNAVAILABLE", 12)
     assert listed(orders) == [] and events.published == []
+    assert outcomes.counted == ["INVENTORY_UNAVAILABLE"]
+
+
+def test_a_placed_order_is_counted_and_an_invalid_one_is_not(orders, events, outcomes):
+    place(orders, events, outcomes=outcomes)
+    with pytest.raises(Invalid):
+        place(orders, events, body={**BODY, "cantidad": 0}, outcomes=outcomes)
+    assert outcomes.counted == ["placed"]
+
+
+def test_an_event_that_cannot_be_published_leaves_the_order_pending(orders, events):
+    events.down = True
+    order = place(orders, events)
+    assert service.get_order(orders, order.id) == order  # the order stands
+    assert orders.pending == {order.id} and events.published == []
+
+
+def test_the_sweep_publishes_pending_events_once_and_clears_them(orders, events):
+    events.down = True
+    first, second = place(orders, events), place(orders, events)
+    assert service.republish_pending(orders, events, limit=10) == (0, 2)  # still down
+    events.down = False
+    assert service.republish_pending(orders, events, limit=10) == (2, 0)
+    assert [event["pedidoId"] for event in events.published] == [first.id, second.id]
+    assert orders.pending == set()
+    assert service.republish_pending(orders, events, limit=10) == (0, 0)
+    assert len(events.published) == 2
+
+
+def test_a_sweep_takes_at_most_its_batch_oldest_first(orders, events):
+    events.down = True
+    placed = [place(orders, events) for _ in range(3)]
+    events.down = False
+    assert service.republish_pending(orders, events, limit=2) == (2, 0)
+    assert orders.pending == {placed[2].id}
 
 
 def test_an_unknown_order_is_not_found(orders):

@@ -100,3 +100,31 @@ def test_only_the_templates_table_variables_are_read():
 
 def test_the_log_level_is_read_case_insensitively():
     assert Settings.from_env({"POWERTOOLS_LOG_LEVEL": "debug"}).log_level == "DEBUG"
+
+
+def test_a_key_lives_in_one_place_only():
+    with pytest.raises(ConfigError, match="JWT_SECRET_ID.*empty when JWT_SECRET is set"):
+        Settings.from_env({"JWT_SECRET": "x" * 40, "JWT_SECRET_ID": "stack/jwt-signing-key"})
+    with pytest.raises(ConfigError, match="PAGE_TOKEN_KEY_ID"):
+        Settings.from_env({"PAGE_TOKEN_KEY": "y" * 40, "PAGE_TOKEN_KEY_ID": "stack/page"})
+    settings = Settings.from_env({"JWT_SECRET_ID": "arn:aws:secretsmanager:us-east-1:1:"
+                                                    "secret:stack/jwt-signing-key-AbCdEf"})
+    assert settings.jwt_secret_id.endswith("jwt-signing-key-AbCdEf")
+
+
+def test_a_secret_id_must_look_like_one():
+    with pytest.raises(ConfigError, match="JWT_SECRET_ID='has spaces'"):
+        Settings.from_env({"JWT_SECRET_ID": "has spaces"})
+
+
+@pytest.mark.parametrize("issuer, accepted", [
+    ("https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Ab", True),
+    ("http://127.0.0.1:9000", True), ("http://localhost:9000/realms/x", True),
+    ("http://idp.example.com", False), ("ftp://idp.example.com", False)])
+def test_an_issuer_is_fetched_over_https_unless_it_is_this_machine(issuer, accepted):
+    env = {"JWT_ISSUER": issuer, "JWT_AUDIENCE": "client"}
+    if accepted:
+        assert Settings.from_env(env).jwt_issuer == issuer
+    else:
+        with pytest.raises(ConfigError, match="JWT_ISSUER"):
+            Settings.from_env(env)

@@ -18,21 +18,23 @@ from botocore.credentials import CredentialResolver, EnvProvider
 from common.settings import Settings
 
 # Every AWS operation the functions call, by service: PynamoDB's item calls, Powertools'
-# idempotency records, the Lambda invokes. The layer's botocore keeps the models of these
-# and nothing else (layers/common/trim_botocore.py): a client is built from its model
-# during every cold start, and parsing 60 operations and making each a method, to call
-# seven, is most of that cost. A call outside this list would fail on Lambda; the
-# integration tests refuse one.
+# idempotency records, the Lambda invokes, the keys' secrets. The layer's botocore keeps
+# the models of these and nothing else (layers/common/trim_botocore.py): a client is
+# built from its model during every cold start, and parsing 60 operations and making
+# each a method, to call seven, is most of that cost. A call outside this list would
+# fail on Lambda; the integration tests refuse one.
 OPERATIONS = {
     "dynamodb": frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query",
                            "BatchGetItem", "TransactWriteItems"}),
     "lambda": frozenset({"Invoke"}),
+    "secretsmanager": frozenset({"GetSecretValue"}),
 }
 
 _session: botocore.session.Session | None = None
 _building = threading.RLock()
 _dynamodb: dict = {}
 _lambda: dict = {}
+_secretsmanager: dict = {}
 
 # PynamoDB's own client settings (no parameter validation, its retries), with a pool big
 # enough for the local stack's concurrency: a full pool logs a warning per request.
@@ -82,6 +84,15 @@ def lambda_client(settings: Settings):
                 connect_timeout=min(1, timeout), read_timeout=timeout,
                 retries={"total_max_attempts": 1}))
         return _lambda[key]
+
+
+def secretsmanager(settings: Settings):
+    """The process's Secrets Manager client (keys.py reads the platform's keys with it)."""
+    key = (settings.region, os.environ.get("AWS_ENDPOINT_URL_SECRETS_MANAGER"))
+    with _building:
+        if key not in _secretsmanager:
+            _secretsmanager[key] = client("secretsmanager", settings)
+        return _secretsmanager[key]
 
 
 def use_client(connection, built):

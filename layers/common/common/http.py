@@ -17,7 +17,7 @@ import jmespath
 from aws_lambda_powertools.logging import correlation_paths
 from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
 
-from common import jsonio
+from common import jsonio, keys
 from common.errors import (
     Conflict,
     DomainError,
@@ -30,6 +30,7 @@ from common.errors import (
 from common.logs import get_logger
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
 from common.settings import Settings
+from common.tracing import tracer
 
 MAX_BODY_BYTES = 1024 * 1024
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -66,9 +67,10 @@ class PlatformApp(Chalice):
         self._per_thread = threading.local()
         super().__init__(app_name=name, configure_logs=False)  # our logger writes the line
         self.logger = logger
-        self._invoke = logger.inject_lambda_context(
-            correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
-        )(super().__call__)
+        self._invoke = tracer.capture_lambda_handler(capture_response=False)(
+            logger.inject_lambda_context(
+                correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
+            )(super().__call__))
         # Powertools parses this path on the first request; jmespath keeps it parsed.
         jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
@@ -97,7 +99,7 @@ class PlatformApp(Chalice):
             self.logger.thread_safe_clear_keys()
 
     def rehearse(self, method: str, route: str, body: str | None = None,
-                 **path_parameters: str) -> int:
+                 query: dict[str, str] | None = None, **path_parameters: str) -> int:
         """Answer, during init, a request that changes nothing (a read, a refused body),
         so that the first client's request finds its path warm (see lambda_init.warm_up).
         It goes through Chalice and the platform's middleware, and is logged with
@@ -105,8 +107,9 @@ class PlatformApp(Chalice):
         request stays the cold start. A 5xx answer raises: the rehearsal failed."""
         path = route.format(**path_parameters)
         event = {"resource": route, "path": path, "httpMethod": method, "headers": {},
-                 "multiValueHeaders": {}, "queryStringParameters": None,
-                 "multiValueQueryStringParameters": None,
+                 "multiValueHeaders": {}, "queryStringParameters": query,
+                 "multiValueQueryStringParameters": query and {
+                     name: [value] for name, value in query.items()},
                  "pathParameters": path_parameters or None, "stageVariables": None,
                  "body": body, "isBase64Encoded": False,
                  "requestContext": {"resourcePath": route, "httpMethod": method,
@@ -277,12 +280,12 @@ class Lists:
     """How every list is answered (extensions §1): in pages of ascending id, a signed
     token for the next one, and a body never over `max_bytes`."""
 
-    token_key: bytes
+    token_key: "keys.Key"
     max_bytes: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Lists":
-        return cls(settings.page_token_key, settings.max_response_bytes)
+        return cls(keys.page_token_key(settings), settings.max_response_bytes)
 
     def answer(self, request, fetch: Callable[[int, int], Page],
                filters: Mapping[str, str | None] | None = None) -> Response:
@@ -292,11 +295,12 @@ class Lists:
         query = request.query_params or {}
         limit = parse_limit(query.get("limit"))
         list_name = request.context.get("resourcePath", request.path)
-        after = read_token(self.token_key, query.get("nextToken"), list_name, filters)
+        key = self.token_key.current()
+        after = read_token(key, query.get("nextToken"), list_name, filters)
         body, resume_after = self._body(fetch, after, limit)
         headers = {}
         if resume_after is not None:
-            token = issue_token(self.token_key, list_name, filters, resume_after)
+            token = issue_token(key, list_name, filters, resume_after)
             headers = {"X-Next-Token": token,
                        "Link": f'<{_next_page_link(request, token)}>; rel="next"'}
         return Response(body=body, status_code=200,

@@ -23,7 +23,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS
 
-from common import aws
+from common import aws, metrics
 from common.errors import Conflict, Unprocessable
 from common.settings import Settings
 from common.validation import canonical
@@ -81,6 +81,7 @@ class Once:
     IDEMPOTENCY_TTL_SECONDS, under an id starting `scope#`."""
 
     def __init__(self, settings: Settings, scope: str):
+        self._scope = scope
         self._claim_time = _ClaimTime()
         config = IdempotencyConfig(
             event_key_jmespath="key", payload_validation_jmespath="payload",
@@ -111,4 +112,7 @@ class Once:
             raise Conflict("IDEMPOTENCY_IN_PROGRESS",
                            "A request with this Idempotency-Key is still being processed; "
                            "retry", retry_after_seconds=1) from None
-        return result if isinstance(result, Outcome) else Outcome(result, replayed=False)
+        if isinstance(result, Outcome):
+            metrics.count(metrics.IDEMPOTENT_REPLAYS, scope=self._scope)
+            return result
+        return Outcome(result, replayed=False)

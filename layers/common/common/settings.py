@@ -32,6 +32,8 @@ _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
 # A Lambda function name, name:alias, or ARN.
 _FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
+# A Secrets Manager secret's name or ARN.
+_SECRET_ID = re.compile(r"[A-Za-z0-9/_+=.@:-]{1,2048}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The tables of infra/template.yaml (tests/release holds this list to the template).
 TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
@@ -86,6 +88,22 @@ class Env:
             self.fail(name, f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
         return value
 
+    def secret_id(self, name: str, literal: str) -> str | None:
+        """Where a key lives in Secrets Manager; never beside the key itself."""
+        value = self.matching(name, _SECRET_ID, None, "a Secrets Manager secret name or ARN")
+        if value is not None and self.text(literal) is not None:
+            self.fail(name, f"empty when {literal} is set (one place for the key)")
+        return value
+
+    def https_url(self, name: str) -> str | None:
+        """An https URL: keys and identities are not fetched in the clear, except from this
+        machine (a local identity provider, the tests)."""
+        raw = self.url(name)
+        if raw is not None and not raw.startswith("https://") and \
+                urlsplit(raw).hostname not in ("127.0.0.1", "localhost"):
+            self.fail(name, "an https URL (http only on 127.0.0.1), or empty")
+        return raw
+
     def matching(self, name: str, pattern: re.Pattern, default: str | None,
                  accepts: str) -> str | None:
         value = self.text(name, default)
@@ -107,6 +125,13 @@ class Settings:
     cors_allow_origin: str = "*"
     log_level: str = "INFO"
     jwt_secret: bytes = field(default=LOCAL_JWT_SECRET.encode(), repr=False)
+    # On AWS the keys live in Secrets Manager: these name the secrets (keys.py reads them).
+    jwt_secret_id: str | None = None
+    page_token_key_id: str | None = None
+    # Tokens from an OIDC issuer (RS256, its JWKS) instead of the shared HS256 key.
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_jwks_url: str | None = None
     # The stock check: over HTTP at this URL; else by invoking this function; else over
     # HTTP through the gateway the order came in on (see orders.stock_client).
     inventory_service_url: str | None = None
@@ -136,6 +161,11 @@ class Settings:
         read = Env(env)
         secret = read.secret("JWT_SECRET", LOCAL_JWT_SECRET)
         page_token_key = read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY)
+        issuer = read.https_url("JWT_ISSUER")
+        audience = read.text("JWT_AUDIENCE")
+        if issuer is not None and audience is None:
+            # Without it any token the issuer signs, for any of its clients, would pass.
+            read.fail("JWT_AUDIENCE", "the client id tokens are issued for, when JWT_ISSUER is set")
         origin = read.text("CORS_ALLOW_ORIGIN", "*")
         if origin != "*":
             parts = urlsplit(origin)
@@ -158,6 +188,11 @@ class Settings:
             cors_allow_origin=origin,
             log_level=log_level,
             jwt_secret=secret,
+            jwt_secret_id=read.secret_id("JWT_SECRET_ID", "JWT_SECRET"),
+            page_token_key_id=read.secret_id("PAGE_TOKEN_KEY_ID", "PAGE_TOKEN_KEY"),
+            jwt_issuer=issuer,
+            jwt_audience=audience,
+            jwt_jwks_url=read.https_url("JWT_JWKS_URL"),
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             inventory_function=read.matching("INVENTORY_FUNCTION", _FUNCTION, None,
                                              "a Lambda function name or ARN, or empty"),

@@ -1,0 +1,13 @@
+"""What operators count of orders, as CloudWatch metrics (service.Outcomes)."""
+
+from common import metrics
+
+SERVICE = "orders"
+
+
+class OrderMetrics:
+    def placed(self) -> None:
+        metrics.count(metrics.ORDERS_PLACED, service=SERVICE)
+
+    def refused(self, reason: str) -> None:
+        metrics.count(metrics.ORDERS_REFUSED, service=SERVICE, reason=reason)

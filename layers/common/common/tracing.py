@@ -1,0 +1,27 @@
+"""X-Ray tracing through Powertools' Tracer, one per process.
+
+Powertools' tracers share their configuration, so this module's is the process's. It
+records each AWS call (botocore) as a subsegment of the invocation; the calls over HTTP
+(urllib3, which the X-Ray SDK does not patch) show inside the subsegment of the method
+that makes them (the stock check, the publish).
+
+Tracing is on only on Lambda, and there unless POWERTOOLS_TRACE_DISABLED is true:
+Powertools' own rule, asked before a Tracer is built, because building one imports the
+X-Ray SDK and with it botocore even when it then turns itself off (about 90 ms of a cold
+start, most of the notification function's). When off, `tracer` only calls through.
+"""
+
+from aws_lambda_powertools.tracing.tracer import Tracer
+
+
+class _Off:
+    """Tracer's decorators, calling straight through."""
+
+    def capture_lambda_handler(self, handler=None, **_options):
+        return handler if handler is not None else (lambda function: function)
+
+    def capture_method(self, method=None, **_options):
+        return method if method is not None else (lambda function: function)
+
+
+tracer = _Off() if Tracer._is_tracer_disabled() else Tracer(patch_modules=("botocore",))

@@ -1,0 +1,160 @@
+"""Who may call the gateway, as deployed: keys read from Secrets Manager, and tokens from
+an OIDC issuer (RS256, its JWKS served here on 127.0.0.1 by a test server)."""
+
+import contextlib
+import json
+import time
+
+import boto3
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from common.keys import jwt_key, page_token_key
+from common.settings import ConfigError
+from tests.integration.conftest import settings_with
+from tests.support.api import body
+from tests.support.fakes import ScriptedServer
+from tests.support.tokens import make_token
+
+JWT_KEY = "a-generated-jwt-signing-key-of-64-characters-0123456789abcdefghij"
+PAGE_KEY = "a-generated-page-token-key-of-64-characters-0123456789abcdefghijk"
+CLIENT_ID = "app-client-7"
+
+
+@pytest.fixture
+def secrets(emulator, monkeypatch):
+    """Secrets Manager (moto, in the emulator) holding the two keys, as the template
+    generates them."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", emulator.url)
+    client = boto3.client("secretsmanager")
+    ids = {}
+    for name, value in (("stack/jwt-signing-key", JWT_KEY),
+                        ("stack/page-token-key", PAGE_KEY)):
+        with contextlib.suppress(client.exceptions.ResourceNotFoundException):
+            client.delete_secret(SecretId=name, ForceDeleteWithoutRecovery=True)
+        ids[name] = client.create_secret(Name=name, SecretString=value)["ARN"]
+    return client, ids["stack/jwt-signing-key"], ids["stack/page-token-key"]
+
+
+def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
+    client, jwt_id, page_id = secrets
+    settings = settings_with(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    key = jwt_key(settings)
+    assert key.current() == JWT_KEY.encode()
+    assert page_token_key(settings).current() == PAGE_KEY.encode()
+    client.put_secret_value(SecretId=jwt_id, SecretString="x" * 64)
+    assert key.current() == JWT_KEY.encode()  # cached: one read per container per 5 min
+
+
+def test_a_secret_too_short_to_sign_with_is_refused(secrets):
+    client, jwt_id, _ = secrets
+    client.put_secret_value(SecretId=jwt_id, SecretString="short")
+    with pytest.raises(ConfigError, match="fewer than 32 bytes"):
+        jwt_key(settings_with(JWT_SECRET_ID=jwt_id)).current()
+
+
+def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(
+        gateway, secrets):
+    _, jwt_id, page_id = secrets
+    api = gateway(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    assert api.get("/api/inventario").status_code == 401  # the local default key: refused
+    api.token = make_token(secret=JWT_KEY.encode())
+    for n in range(3):
+        api.post("/api/inventario", {"sku": f"S-{n}", "nombre": "Caja", "precioUnitario": 1,
+                                     "stockActual": 5, "umbralMinimo": 1})
+    first = api.get("/api/inventario?limit=2")
+    assert first.status_code == 200 and len(body(first)) == 2
+    token = first.headers["X-Next-Token"]
+    rest = api.get(f"/api/inventario?limit=2&nextToken={token}")
+    assert rest.status_code == 200 and [p["sku"] for p in body(rest)] == ["S-2"]
+    # A token signed with the local page key is not one this stage issued.
+    local = gateway().get("/api/inventario?limit=2").headers["X-Next-Token"]
+    assert api.get(f"/api/inventario?limit=2&nextToken={local}").status_code == 400
+
+
+# -- OIDC ----------------------------------------------------------------------------------
+
+class Issuer:
+    """An OIDC issuer: an RSA key made here, its JWKS on 127.0.0.1."""
+
+    def __init__(self):
+        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
+        self.server = ScriptedServer(
+            body=json.dumps({"keys": [{**jwk, "kid": "key-1", "use": "sig", "alg": "RS256"}]}))
+        self.url = self.server.url  # the issuer; its JWKS at /.well-known/jwks.json
+
+    def token(self, kid="key-1", key=None, algorithm="RS256", **claims) -> str:
+        now = int(time.time())
+        payload = {"sub": "user-42", "iss": self.url, "aud": CLIENT_ID, "iat": now,
+                   "exp": now + 300, **claims}
+        payload = {name: value for name, value in payload.items() if value is not None}
+        return jwt.encode(payload, key or self.key, algorithm=algorithm,
+                          headers={"kid": kid})
+
+    def public_pem(self) -> bytes:
+        return self.key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+@pytest.fixture
+def issuer():
+    issuer = Issuer()
+    yield issuer
+    issuer.server.stop()
+
+
+@pytest.fixture
+def oidc_api(gateway, issuer):
+    return gateway(JWT_ISSUER=issuer.url, JWT_AUDIENCE=CLIENT_ID)
+
+
+def status_with(api, token: str) -> int:
+    api.token = token
+    return api.get("/api/inventario").status_code
+
+
+def test_a_token_from_the_issuer_for_this_client_is_accepted(oidc_api, issuer):
+    assert status_with(oidc_api, issuer.token()) == 200
+    # Cognito's access tokens name the client in client_id, and carry no aud.
+    assert status_with(oidc_api, issuer.token(aud=None, client_id=CLIENT_ID)) == 200
+    assert [path for path, _ in issuer.server.requests] == ["/.well-known/jwks.json"]
+
+
+@pytest.mark.parametrize("case", ["expired", "wrong issuer", "wrong audience", "no audience",
+                                  "unknown kid", "other key", "no sub"])
+def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
+    other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    token = {
+        "expired": lambda: issuer.token(exp=int(time.time()) - 10, iat=int(time.time()) - 400),
+        "wrong issuer": lambda: issuer.token(iss="https://evil.example.com"),
+        "wrong audience": lambda: issuer.token(aud="another-client"),
+        "no audience": lambda: issuer.token(aud=None),
+        "unknown kid": lambda: issuer.token(kid="key-9"),
+        "other key": lambda: issuer.token(key=other),
+        "no sub": lambda: issuer.token(sub=None),
+    }[case]()
+    assert status_with(oidc_api, token) == 401
+
+
+def test_an_hs256_token_signed_with_the_issuers_public_key_is_refused(oidc_api, issuer):
+    """Algorithm confusion: a verifier that let the token choose HS256 would check it
+    with the public key as the shared secret, and anyone could sign."""
+    forged = jwt.api_jws.PyJWS()  # PyJWT itself refuses a PEM as an HMAC key
+    forged._algorithms["HS256"].prepare_key = lambda key: key
+    now = int(time.time())
+    token = forged.encode(json.dumps({"sub": "admin", "iss": issuer.url, "aud": CLIENT_ID,
+                                      "exp": now + 300}).encode(), issuer.public_pem(),
+                          algorithm="HS256", headers={"kid": "key-1"})
+    assert status_with(oidc_api, token) == 401
+
+
+def test_with_an_issuer_the_shared_key_no_longer_signs_tokens(oidc_api):
+    assert status_with(oidc_api, make_token()) == 401
+
+
+def test_an_issuer_needs_the_client_it_issues_for():
+    with pytest.raises(ConfigError, match="JWT_AUDIENCE"):
+        settings_with(JWT_ISSUER="https://cognito-idp.us-east-1.amazonaws.com/pool")

@@ -1,0 +1,62 @@
+"""No lost events: an order whose event cannot be published is marked pending in
+DynamoDB (a sparse index), and the scheduled sweep publishes it, once."""
+
+import os
+
+import pytest
+
+from common.logs import get_logger
+from orders.repository import OrderRepository
+from orders.wiring import sweep_for
+from tests.integration.conftest import settings_with
+from tests.support.api import body
+from tests.support.fakes import closed_port_url
+
+ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
+         "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
+         "cantidad": 1}
+
+
+@pytest.fixture
+def product(orders_api):
+    return body(orders_api.post("/api/inventario", {
+        "sku": "P-1", "nombre": "Caja", "precioUnitario": 5, "stockActual": 9,
+        "umbralMinimo": 1}))
+
+
+def pending_ids(settings) -> list[int]:
+    return [order.id for order in OrderRepository(settings).pending_events(100)]
+
+
+def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
+        orders_gateway, order_events, product, monkeypatch):
+    lambda_url = os.environ["AWS_ENDPOINT_URL_LAMBDA"]  # the recorder's (order_events)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())  # Lambda unreachable
+    down = orders_gateway()
+    placed = [body(down.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
+              for _ in range(2)]
+    assert [order["status"] for order in placed] == ["PENDIENTE", "PENDIENTE"]
+    settings = settings_with()
+    assert pending_ids(settings) == [order["id"] for order in placed]
+    # The order itself is whole, and says nothing of the bookkeeping.
+    assert body(down.get(f"/api/pedidos/{placed[0]['id']}")) == placed[0]
+    assert order_events.wait_for(1, timeout=0.5) == []
+
+    sweep_while_down = sweep_for(settings, get_logger("event-sweep"))
+    assert sweep_while_down() == {"republished": 0, "stillPending": 2}
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", lambda_url)  # Lambda is back
+    sweep = sweep_for(settings_with(), get_logger("event-sweep"))
+    assert sweep() == {"republished": 2, "stillPending": 0}
+    events = order_events.wait_for(2)
+    assert sorted(event["pedidoId"] for event in events) == [o["id"] for o in placed]
+    assert pending_ids(settings) == []
+    assert sweep() == {"republished": 0, "stillPending": 0}
+    assert len(order_events.wait_for(3, timeout=0.5)) == 2  # each arrived once
+
+
+def test_a_published_event_leaves_nothing_pending(orders_api, order_events, product):
+    order = body(orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
+    assert [event["pedidoId"] for event in order_events.wait_for(1)] == [order["id"]]
+    assert pending_ids(settings_with()) == []
+

@@ -8,6 +8,7 @@ from common.lambda_init import collector_paused, warm_up
 with collector_paused():
     from authorizer.policy import Unauthorized, authorize
     from authorizer.tokens import verifier_for
+    from common import metrics
     from common.logs import get_logger
     from common.settings import Settings
     from common.tracing import tracer
@@ -25,4 +26,6 @@ def handler(event, context):
         return authorize(event.get("authorizationToken"), event.get("methodArn", ""), verify)
     except Unauthorized as exc:
         logger.info("token rejected", extra={"reason": exc.reason})
+        # Lambda counts the raise as an error: this count tells refusals apart (alarms).
+        metrics.count(metrics.TOKENS_REJECTED, service="authorizer")
         raise

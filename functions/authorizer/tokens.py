@@ -10,6 +10,8 @@ Each accepts its one algorithm only, so `alg: none` and algorithm swaps (an HS25
 signed with the issuer's public key) fail.
 """
 
+import json
+import urllib.request
 from collections.abc import Callable
 
 import jwt
@@ -20,9 +22,10 @@ from common.settings import Settings
 
 ALGORITHM = "HS256"
 OIDC_ALGORITHM = "RS256"
-# The issuer's keys are fetched once and kept this long; a token with a key id not among
-# them makes one fetch (a rotation), never more than the issuer's own rate.
-JWKS_CACHE_SECONDS = 300
+# The issuer's keys are fetched once and kept this long: an issuer outage shorter than
+# that goes unnoticed, and a key the issuer withdraws is refused within it. A token with
+# a key id not among them makes one fetch (a rotation), at most one every 30 s (PyJWT).
+JWKS_CACHE_SECONDS = 3600
 JWKS_TIMEOUT_SECONDS = 3
 
 Verifier = Callable[[str], dict]  # a token -> its claims, or InvalidToken
@@ -69,34 +72,67 @@ class SharedKeyVerifier:
         verify(jwt.encode({"sub": "init-rehearsal"}, key, algorithm=ALGORITHM), key)
 
 
+class IssuerUnreachable(Exception):
+    """The issuer's keys could not be fetched: not the caller's fault, so not a 401 (the
+    authorizer fails, API Gateway answers 500, and the errors alarm goes off)."""
+
+
 class OidcVerifier:
-    """RS256 tokens of one issuer, for one client: `aud` (ID tokens) or `client_id`
-    (Cognito's access tokens) must name it; `iss`, `exp` and `sub` are required."""
+    """RS256 tokens of one issuer, for one client: `iss` exactly the issuer, `exp` and
+    `sub` present, and the client named by `aud`; a token without `aud` passes only as a
+    Cognito access token (`token_use` "access") whose `client_id` is the client. ID tokens
+    (`token_use` "id") are for the client application, never for the API."""
 
     def __init__(self, issuer: str, audience: str, jwks_url: str | None = None):
         self.issuer, self.audience = issuer, audience
-        self._keys = jwt.PyJWKClient(jwks_url or f"{issuer}/.well-known/jwks.json",
-                                     cache_jwk_set=True, lifespan=JWKS_CACHE_SECONDS,
-                                     timeout=JWKS_TIMEOUT_SECONDS)
+        self._jwks_url = jwks_url
+        self._keys: jwt.PyJWKClient | None = None
 
     def __call__(self, token: str) -> dict:
         try:
-            key = self._keys.get_signing_key_from_jwt(token)
+            key = self._client().get_signing_key_from_jwt(token)
+        except jwt.PyJWKClientConnectionError as exc:
+            raise IssuerUnreachable(str(exc)) from exc
+        except (jwt.PyJWTError, jwt.PyJWKClientError) as exc:
+            raise InvalidToken(str(exc)) from None
+        try:
             claims = jwt.decode(token, key.key, algorithms=[OIDC_ALGORITHM],
                                 issuer=self.issuer,
                                 options={"require": ["sub", "iss", "exp"],
                                          "verify_aud": False})
-        except (jwt.PyJWTError, jwt.PyJWKClientError) as exc:
+        except jwt.PyJWTError as exc:
             raise InvalidToken(str(exc)) from None
-        audiences = claims.get("aud", [])
-        audiences = [audiences] if isinstance(audiences, str) else audiences
-        if self.audience not in audiences and claims.get("client_id") != self.audience:
+        if claims.get("token_use") == "id":
+            raise InvalidToken("an ID token is not an API credential")
+        audiences = claims.get("aud")
+        if audiences is not None:
+            audiences = [audiences] if isinstance(audiences, str) else audiences
+            if self.audience not in audiences:
+                raise InvalidToken("the token was issued for another audience")
+        elif claims.get("token_use") != "access" or claims.get("client_id") != self.audience:
             raise InvalidToken("the token was issued for another client")
         return _with_subject(claims)
 
     def rehearse(self) -> None:
-        """Fetch the issuer's keys (and keep them) at init."""
-        self._keys.get_jwk_set()
+        """Find the issuer's keys and fetch them (and keep them) at init."""
+        self._client().get_jwk_set()
+
+    def _client(self) -> jwt.PyJWKClient:
+        if self._keys is None:
+            self._keys = jwt.PyJWKClient(self._jwks_url or _discovered_jwks_url(self.issuer),
+                                         cache_jwk_set=True, lifespan=JWKS_CACHE_SECONDS,
+                                         timeout=JWKS_TIMEOUT_SECONDS)
+        return self._keys
+
+
+def _discovered_jwks_url(issuer: str) -> str:
+    """Where the issuer publishes its keys, from its OIDC discovery document."""
+    url = issuer.rstrip("/") + "/.well-known/openid-configuration"
+    try:
+        with urllib.request.urlopen(url, timeout=JWKS_TIMEOUT_SECONDS) as answer:  # noqa: S310
+            return json.load(answer)["jwks_uri"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise IssuerUnreachable(f"no discovery document at {url}: {exc}") from exc
 
 
 def verifier_for(settings: Settings) -> Verifier:

@@ -14,7 +14,7 @@ CREATE_SCOPE = "POST /api/inventario"
 
 def routes_for(settings: Settings) -> Blueprint:
     return routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
-                            CreatedOnce(Once(settings, CREATE_SCOPE)))
+                            CreatedOnce(Once(settings, CREATE_SCOPE, "inventory")))
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

@@ -64,7 +64,7 @@ def handler_for(settings: Settings, logger) -> Callable:
     """The Lambda handler, forwarding as the settings say, once per order."""
     url = settings.notification_service_url
     forward = forward_to(url) if url else None
-    once = Once(settings, SERVICE)
+    once = Once(settings, SERVICE, SERVICE)
 
     @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(clear_state=True)

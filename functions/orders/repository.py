@@ -9,6 +9,7 @@ from pynamodb.exceptions import UpdateError
 
 from common import storage
 from common.ids import possible_id
+from common.logs import get_logger
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
@@ -16,6 +17,7 @@ from orders.model import PENDING, OrderModel
 from orders.rules import Order, invalid_transition, unknown_order
 
 COUNTER = "orders"
+_logger = get_logger("orders")
 
 
 class OrderRepository(Repository):
@@ -49,10 +51,12 @@ class OrderRepository(Repository):
             raise invalid_transition(current.status, target)
         return current
 
-    def mark_event_pending(self, order_id: int) -> None:
-        """Record that the order's event is still to be published (the sweep's list)."""
-        OrderModel(order_id).update(actions=[OrderModel.evento_pendiente.set(PENDING)],
-                                    condition=OrderModel.id.exists())
+    def add(self, order: Order) -> None:
+        """Save a new order with its event pending (an outbox): from the moment the order
+        exists, the sweep will publish its event unless this request does."""
+        item = storage.to_item(OrderModel, order)
+        item.evento_pendiente = PENDING
+        storage.insert(item)
 
     def pending_events(self, limit: int) -> list[Order]:
         """The oldest orders whose event is still to be published, at most `limit`."""
@@ -60,10 +64,13 @@ class OrderRepository(Repository):
             PENDING, limit=limit, page_size=limit)]
 
     def event_published(self, order_id: int) -> None:
-        """The order's event is out: off the sweep's list."""
+        """The order's event is out: off the sweep's list. Best effort: left on it, the
+        event is published once more, which the listener absorbs, whereas failing now
+        would fail a request whose order is saved and whose event is out."""
         try:
             OrderModel(order_id).update(actions=[OrderModel.evento_pendiente.remove()],
                                         condition=OrderModel.id.exists())
-        except UpdateError as exc:  # an order that is gone has nothing left to publish
+        except UpdateError as exc:  # gone: nothing left to publish
             if not storage.condition_failed(exc):
-                raise
+                _logger.warning("order left on the sweep's list", extra={
+                    "pedidoId": order_id, "error": repr(exc)})

@@ -3,8 +3,9 @@ are passed in. No order is saved unless the stock check says the units are there
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
+from common.clock import to_iso
 from common.errors import Invalid, Unavailable
 from common.paging import Page
 from orders import rules
@@ -18,8 +19,8 @@ class Orders(Protocol):
     def get(self, order_id: int) -> Order: ...
     def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
     def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order: ...
-    def add(self, order: Order) -> None: ...
-    def mark_event_pending(self, order_id: int) -> None: ...
+    def add(self, order: Order) -> None:
+        """Saved with its event pending (an outbox)."""
     def pending_events(self, limit: int) -> list[Order]: ...
     def event_published(self, order_id: int) -> None: ...
 
@@ -52,8 +53,9 @@ _REFUSALS = {
 def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
                 outcomes: Outcomes, body: dict, now: datetime) -> Order:
     """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn.
-    An event that cannot be published leaves the order marked for the sweep
-    (republish_pending): the order stands, and its event is never lost."""
+    The order is saved with its event pending and taken off that list once published:
+    whatever happens after the save (the publish failing, the function timing out), the
+    sweep (republish_pending) publishes it. The order stands; its event is never lost."""
     request = rules.parse_order(body)
     try:
         answer = check_stock(request.producto_id, request.cantidad)
@@ -70,22 +72,32 @@ def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
     order = rules.new_order(request, orders.next_id(), now)
     orders.add(order)
     outcomes.placed()
-    if not events.publish(rules.approved_event(order)):
-        orders.mark_event_pending(order.id)
+    if events.publish(rules.approved_event(order)):
+        orders.event_published(order.id)
     return order
 
 
-def republish_pending(orders: Orders, events: Publisher, limit: int) -> tuple[int, int]:
-    """Publish the events left pending, oldest first, at most `limit`; how many went out
-    and how many of those read are still pending. The first that cannot be published
-    ends the run (the next one retries). The listener handles an event once per order,
-    so one published twice (its first publish only looked failed) changes nothing."""
+class Swept(NamedTuple):
+    published: int
+    failed: bool  # a publish failed: the rest waits for the next run
+    more: bool  # the batch was full: more may be pending
+
+
+def republish_pending(orders: Orders, events: Publisher, limit: int,
+                      created_before: datetime) -> Swept:
+    """Publish the events left pending, oldest first, at most `limit`, of orders created
+    before `created_before` (a younger one's own request may still be publishing it).
+    The listener handles an event once per order, so one published twice changes
+    nothing."""
     pending = orders.pending_events(limit)
+    cutoff = to_iso(created_before)
     for published, order in enumerate(pending):
+        if order.creado_en >= cutoff:
+            return Swept(published, failed=False, more=False)
         if not events.publish(rules.approved_event(order)):
-            return published, len(pending) - published
+            return Swept(published, failed=True, more=True)
         orders.event_published(order.id)
-    return len(pending), 0
+    return Swept(len(pending), failed=False, more=len(pending) == limit)
 
 
 def get_order(orders: Orders, order_id: int) -> Order:

@@ -17,4 +17,4 @@ with collector_paused():
 @tracer.capture_lambda_handler(capture_response=False)
 @logger.inject_lambda_context(clear_state=True)
 def handler(event, context):
-    return sweep()
+    return sweep(context)

@@ -14,7 +14,7 @@ CREATE_SCOPE = "POST /api/envios"
 
 def routes_for(settings: Settings) -> Blueprint:
     return routes.blueprint(ShipmentRepository(settings), Lists.from_settings(settings),
-                            CreatedOnce(Once(settings, CREATE_SCOPE)))
+                            CreatedOnce(Once(settings, CREATE_SCOPE, "shipping")))
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

@@ -23,7 +23,7 @@ def context(remaining_millis: int):
 
 @pytest.fixture
 def once(tables):
-    return Once(Settings.from_env(), "test-scope")
+    return Once(Settings.from_env(), "test-scope", "tests")
 
 
 def test_the_claim_of_a_request_that_died_expires_with_its_invocation(once):

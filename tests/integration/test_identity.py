@@ -4,6 +4,7 @@ an OIDC issuer (RS256, its JWKS served here on 127.0.0.1 by a test server)."""
 import contextlib
 import json
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import boto3
 import jwt
@@ -13,9 +14,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from common.keys import jwt_key, page_token_key
 from common.settings import ConfigError
+from infra.local.servers import BackgroundServer
 from tests.integration.conftest import settings_with
 from tests.support.api import body
-from tests.support.fakes import ScriptedServer
 from tests.support.tokens import make_token
 
 JWT_KEY = "a-generated-jwt-signing-key-of-64-characters-0123456789abcdefghij"
@@ -77,14 +78,36 @@ def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(
 # -- OIDC ----------------------------------------------------------------------------------
 
 class Issuer:
-    """An OIDC issuer: an RSA key made here, its JWKS on 127.0.0.1."""
+    """An OIDC issuer: an RSA key made here; its discovery document and its JWKS served on
+    127.0.0.1, each request to them recorded."""
 
-    def __init__(self):
+    def __init__(self, trailing_slash: bool = False):
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
-        self.server = ScriptedServer(
-            body=json.dumps({"keys": [{**jwk, "kid": "key-1", "use": "sig", "alg": "RS256"}]}))
-        self.url = self.server.url  # the issuer; its JWKS at /.well-known/jwks.json
+        self.requests: list[str] = []
+        issuer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                issuer.requests.append(self.path)
+                documents = {
+                    "/.well-known/openid-configuration": {"issuer": issuer.url,
+                                                          "jwks_uri": f"{base}/keys"},
+                    "/keys": {"keys": [{**jwk, "kid": "key-1", "use": "sig",
+                                        "alg": "RS256"}]}}
+                data = json.dumps(documents.get(self.path, {})).encode()
+                self.send_response(200 if self.path in documents else 404)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = BackgroundServer.of(ThreadingHTTPServer(("127.0.0.1", 0), Handler),
+                                          "issuer").start()
+        base = self.server.url
+        self.url = base + ("/" if trailing_slash else "")  # exactly as in `iss`
 
     def token(self, kid="key-1", key=None, algorithm="RS256", **claims) -> str:
         now = int(time.time())
@@ -103,7 +126,7 @@ class Issuer:
 def issuer():
     issuer = Issuer()
     yield issuer
-    issuer.server.stop()
+    issuer.server.stop()  # stopping twice is harmless
 
 
 @pytest.fixture
@@ -119,12 +142,32 @@ def status_with(api, token: str) -> int:
 def test_a_token_from_the_issuer_for_this_client_is_accepted(oidc_api, issuer):
     assert status_with(oidc_api, issuer.token()) == 200
     # Cognito's access tokens name the client in client_id, and carry no aud.
-    assert status_with(oidc_api, issuer.token(aud=None, client_id=CLIENT_ID)) == 200
-    assert [path for path, _ in issuer.server.requests] == ["/.well-known/jwks.json"]
+    assert status_with(oidc_api, issuer.token(aud=None, client_id=CLIENT_ID,
+                                              token_use="access")) == 200
+    # The keys are found through discovery, fetched once, and kept.
+    assert issuer.requests == ["/.well-known/openid-configuration", "/keys"]
+
+
+def test_an_issuer_is_matched_exactly_trailing_slash_and_all(gateway):
+    issuer = Issuer(trailing_slash=True)
+    try:
+        api = gateway(JWT_ISSUER=issuer.url, JWT_AUDIENCE=CLIENT_ID)
+        assert status_with(api, issuer.token()) == 200
+        assert status_with(api, issuer.token(iss=issuer.url.rstrip("/"))) == 401
+    finally:
+        issuer.server.stop()
+
+
+def test_an_unreachable_issuer_is_a_server_failure_not_the_callers(gateway, issuer):
+    api = gateway(JWT_ISSUER=issuer.url, JWT_AUDIENCE=CLIENT_ID)
+    token = issuer.token()
+    issuer.server.stop()
+    assert status_with(api, token) >= 500
 
 
 @pytest.mark.parametrize("case", ["expired", "wrong issuer", "wrong audience", "no audience",
-                                  "unknown kid", "other key", "no sub"])
+                                  "unknown kid", "other key", "no sub", "aud of another API",
+                                  "id token", "client id without token use"])
 def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
     other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     token = {
@@ -135,6 +178,12 @@ def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
         "unknown kid": lambda: issuer.token(kid="key-9"),
         "other key": lambda: issuer.token(key=other),
         "no sub": lambda: issuer.token(sub=None),
+        # aud names another API: our client_id beside it does not make it ours.
+        "aud of another API": lambda: issuer.token(aud="https://other.api",
+                                                   client_id=CLIENT_ID, token_use="access"),
+        # Cognito's ID token: for the client application, not an API credential.
+        "id token": lambda: issuer.token(token_use="id"),
+        "client id without token use": lambda: issuer.token(aud=None, client_id=CLIENT_ID),
     }[case]()
     assert status_with(oidc_api, token) == 401
 

@@ -61,14 +61,16 @@ def test_the_breaker_opening_is_counted_once(orders_gateway, capsys):
     assert len(named(out, "StockCheckLatency")) == 2
 
 
-def test_an_idempotent_replay_is_counted_by_its_scope(api, capsys):
+def test_an_idempotent_replay_is_counted_by_its_scope(api, capsys, monkeypatch):
+    # Set on AWS by the template: the service given in code is the one the alarms read.
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "something-else")
     product = {"sku": "K-1", "nombre": "Caja", "precioUnitario": 5, "stockActual": 3,
                "umbralMinimo": 1}
     for _ in range(2):
         assert api.post("/api/inventario", product,
                         headers={"Idempotency-Key": "k-1"}).status_code == 201
     (replay,) = named(capsys.readouterr().out, "IdempotentReplays")
-    assert replay.dimensions == {"scope": "POST /api/inventario"}
+    assert replay.dimensions == {"service": "inventory", "scope": "POST /api/inventario"}
 
 
 def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
@@ -105,3 +107,16 @@ def _logger():
 
     return get_logger("order-events")
 
+
+
+def test_a_refused_token_is_counted_apart_from_the_authorizers_failures(capsys):
+    """Lambda counts the authorizer's refusals as errors; this count lets the errors
+    alarm watch the other ones alone."""
+    from authorizer import lambda_app
+
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        lambda_app.handler({"type": "TOKEN", "authorizationToken": "Bearer nope",
+                            "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x"},
+                           lambda_context("AuthorizerFunction"))
+    (rejected,) = named(capsys.readouterr().out, "TokensRejected")
+    assert rejected.dimensions == {"service": "authorizer"}

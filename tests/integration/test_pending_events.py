@@ -2,6 +2,7 @@
 DynamoDB (a sparse index), and the scheduled sweep publishes it, once."""
 
 import os
+from datetime import timedelta
 
 import pytest
 
@@ -24,6 +25,11 @@ def product(orders_api):
         "umbralMinimo": 1}))
 
 
+def sweep(settings):
+    """The sweep, without its grace for young orders (these were all just placed)."""
+    return sweep_for(settings, get_logger("event-sweep"), grace=timedelta(0))
+
+
 def pending_ids(settings) -> list[int]:
     return [order.id for order in OrderRepository(settings).pending_events(100)]
 
@@ -42,17 +48,24 @@ def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
     assert body(down.get(f"/api/pedidos/{placed[0]['id']}")) == placed[0]
     assert order_events.wait_for(1, timeout=0.5) == []
 
-    sweep_while_down = sweep_for(settings, get_logger("event-sweep"))
-    assert sweep_while_down() == {"republished": 0, "stillPending": 2}
+    assert sweep(settings)() == {"republished": 0, "morePending": True}  # still down
 
     monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", lambda_url)  # Lambda is back
-    sweep = sweep_for(settings_with(), get_logger("event-sweep"))
-    assert sweep() == {"republished": 2, "stillPending": 0}
+    swept = sweep(settings_with())
+    assert swept() == {"republished": 2, "morePending": False}
     events = order_events.wait_for(2)
     assert sorted(event["pedidoId"] for event in events) == [o["id"] for o in placed]
     assert pending_ids(settings) == []
-    assert sweep() == {"republished": 0, "stillPending": 0}
+    assert swept() == {"republished": 0, "morePending": False}
     assert len(order_events.wait_for(3, timeout=0.5)) == 2  # each arrived once
+
+
+def test_a_young_order_is_left_to_its_own_request(orders_gateway, product, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
+    order = body(orders_gateway().post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
+    swept = sweep_for(settings_with(), get_logger("event-sweep"))()  # the real grace
+    assert swept == {"republished": 0, "morePending": False}
+    assert pending_ids(settings_with()) == [order["id"]]
 
 
 def test_a_published_event_leaves_nothing_pending(orders_api, order_events, product):

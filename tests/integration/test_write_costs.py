@@ -26,8 +26,10 @@ FLOORS = {
         {"PutItem": 1, "GetItem": 1, "TransactWriteItems": 1}, 7, 1),
     # the sku to free is read, then the product and its claim go together
     "DELETE /api/inventario/{id}": ({"GetItem": 1, "TransactWriteItems": 1}, 4, 1),
-    # the stock check's read (in the inventory) + a new id + the order
-    "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 1, "PutItem": 1}, 2, 1),
+    # the stock check's read (in the inventory) + a new id + the order, saved with its
+    # event pending, + the event off that list once published (the outbox: one write
+    # more, so that no failure after the save can lose the event)
+    "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 2, "PutItem": 1}, 3, 1),
     # one conditional update on the current status
     "PATCH /api/pedidos/{id}/status": ({"UpdateItem": 1}, 1, 0),
     # a new id + the shipment

@@ -133,8 +133,12 @@ def test_every_alarm_notifies_the_topic_and_the_topic_can_mail_an_operator():
 def test_the_alarms_cover_what_operators_must_hear_of():
     from common import metrics
 
-    watched = {(a["Namespace"], a["MetricName"],
-                json.dumps(a.get("Dimensions"), sort_keys=True)) for a in _alarms().values()}
+    # A plain alarm watches one metric; a metric-math one (the authorizer's errors) the
+    # metrics of its expression.
+    watched = {(m["Namespace"], m["MetricName"], json.dumps(m.get("Dimensions"), sort_keys=True))
+               for a in _alarms().values()
+               for m in ([a] if "MetricName" in a else
+                         [q["MetricStat"]["Metric"] for q in a["Metrics"] if "MetricStat" in q])}
 
     def watches(namespace, metric, dimensions):
         return (namespace, metric, json.dumps(dimensions, sort_keys=True)) in watched
@@ -153,6 +157,17 @@ def test_the_alarms_cover_what_operators_must_hear_of():
                            [{"Name": "FunctionName", "Value": {"Ref": function}}]), function
     for metric in (metrics.BREAKER_OPENED, metrics.EVENTS_NOT_PUBLISHED):
         assert watches(metrics.NAMESPACE, metric, [{"Name": "service", "Value": "orders"}])
+
+
+def test_a_refused_token_is_not_an_authorizer_failure_to_alarm_on():
+    alarm = _alarms()["AuthorizerErrorsAlarm"]
+    (expression,) = [q for q in alarm["Metrics"] if q.get("ReturnData")]
+    stats = {q["Id"]: q["MetricStat"]["Metric"] for q in alarm["Metrics"] if "MetricStat" in q}
+    errors, refused = expression["Expression"].replace("FILL(", "").split(" - ")
+    assert stats[errors]["MetricName"] == "Errors"
+    assert stats[refused.split(",")[0]] == {
+        "Namespace": "Logistics", "MetricName": "TokensRejected",
+        "Dimensions": [{"Name": "service", "Value": "authorizer"}]}
 
 
 def test_the_dashboard_shows_every_metric_the_code_writes():
@@ -525,7 +540,7 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     policy = runs["AuthorizerFunction"]["result"]
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}
-    assert runs["EventSweeperFunction"]["result"] == {"republished": 0, "stillPending": 0}
+    assert runs["EventSweeperFunction"]["result"] == {"republished": 0, "morePending": False}
 
 
 # The layer's budget: what the functions import at run time, with its bytecode and
@@ -648,8 +663,9 @@ def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
         token = jwt.encode({"sub": "user-1", "iss": jwks.url, "aud": "client-1", "iat": now,
                             "exp": now + 60}, private, algorithm="RS256",
                            headers={"kid": "k1"})
-        run_ = _authorizer_allows(build_dir, token, {"JWT_ISSUER": jwks.url,
-                                                     "JWT_AUDIENCE": "client-1"})
+        run_ = _authorizer_allows(build_dir, token, {
+            "JWT_ISSUER": jwks.url, "JWT_AUDIENCE": "client-1",
+            "JWT_JWKS_URL": f"{jwks.url}/keys"})
     finally:
         jwks.stop()
     assert run_["result"]["principalId"] == "user-1"

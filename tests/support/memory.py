@@ -88,10 +88,10 @@ class InMemoryOrders(_InMemory):
         super().__init__(unknown_order)
         self.pending: set[int] = set()  # orders whose event is still to be published
 
-    def mark_event_pending(self, order_id: int) -> None:
+    def add(self, entity) -> None:
         with self._lock:
-            assert order_id in self._items
-            self.pending.add(order_id)
+            super().add(entity)
+            self.pending.add(entity.id)  # the outbox: pending from the save on
 
     def pending_events(self, limit: int) -> list[Order]:
         with self._lock:

@@ -80,8 +80,8 @@ class Once:
     """Runs work once per key within `scope` (a route, a listener); a key's record lives
     IDEMPOTENCY_TTL_SECONDS, under an id starting `scope#`."""
 
-    def __init__(self, settings: Settings, scope: str):
-        self._scope = scope
+    def __init__(self, settings: Settings, scope: str, service: str):
+        self._scope, self._service = scope, service
         self._claim_time = _ClaimTime()
         config = IdempotencyConfig(
             event_key_jmespath="key", payload_validation_jmespath="payload",
@@ -113,6 +113,6 @@ class Once:
                            "A request with this Idempotency-Key is still being processed; "
                            "retry", retry_after_seconds=1) from None
         if isinstance(result, Outcome):
-            metrics.count(metrics.IDEMPOTENT_REPLAYS, scope=self._scope)
+            metrics.count(metrics.IDEMPOTENT_REPLAYS, service=self._service, scope=self._scope)
             return result
         return Outcome(result, replayed=False)

@@ -25,18 +25,21 @@ EVENTS_FORWARDED = "EventsForwarded"
 EVENTS_FAILED = "EventsFailed"  # the listener could not forward (Lambda retries it)
 EVENTS_NOT_PUBLISHED = "EventsNotPublished"  # left pending for the sweep
 EVENTS_REPUBLISHED = "EventsRepublished"
-IDEMPOTENT_REPLAYS = "IdempotentReplays"
+IDEMPOTENT_REPLAYS = "IdempotentReplays"  # dimension scope: a route, or order-events
+TOKENS_REJECTED = "TokensRejected"  # the authorizer's refusals (Lambda counts them as errors)
 
 
-def count(name: str, value: int = 1, **dimensions: str) -> None:
-    _emit(name, MetricUnit.Count, value, dimensions)
+def count(name: str, value: int = 1, *, service: str, **dimensions: str) -> None:
+    _emit(name, MetricUnit.Count, value, {"service": service, **dimensions})
 
 
-def milliseconds(name: str, value: float, **dimensions: str) -> None:
-    _emit(name, MetricUnit.Milliseconds, round(value, 2), dimensions)
+def milliseconds(name: str, value: float, *, service: str) -> None:
+    _emit(name, MetricUnit.Milliseconds, round(value, 2), {"service": service})
 
 
 def _emit(name: str, unit: MetricUnit, value: float, dimensions: dict[str, str]) -> None:
+    # The service is always given: without one Powertools would add its own (from
+    # POWERTOOLS_SERVICE_NAME), and the alarms' and dashboard's dimensions would miss it.
     metric = SingleMetric(namespace=NAMESPACE)
     metric.add_metric(name=name, unit=unit, value=value)
     for key, item in dimensions.items():

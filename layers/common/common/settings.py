@@ -96,10 +96,13 @@ class Env:
         return value
 
     def https_url(self, name: str) -> str | None:
-        """An https URL: keys and identities are not fetched in the clear, except from this
-        machine (a local identity provider, the tests)."""
-        raw = self.url(name)
-        if raw is not None and not raw.startswith("https://") and \
+        """An https URL, exactly as given (an issuer is compared with the tokens' `iss`
+        character for character): keys and identities are not fetched in the clear,
+        except from this machine (a local identity provider, the tests)."""
+        if self.url(name) is None:
+            return None
+        raw = self.text(name)
+        if not raw.startswith("https://") and \
                 urlsplit(raw).hostname not in ("127.0.0.1", "localhost"):
             self.fail(name, "an https URL (http only on 127.0.0.1), or empty")
         return raw

@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -33,8 +33,18 @@ $(SAM_READY): requirements-sam.txt
 		-r requirements-sam.txt >&2
 	@touch $@
 
+# Everything: the gateway, the notification service and the emulators; data kept in
+# LOCAL_DATA_DIR (default .local-data), the apps restarted when their code changes.
 run: $(READY)
 	@$(PY) -m infra.local.stack
+
+# The same without the gateway, for `.venv/bin/chalice local --stage local`.
+emulators: $(READY)
+	@$(PY) -m infra.local.stack --emulators
+
+# Empty LOCAL_DATA_DIR: the next start begins with empty tables.
+reset: $(READY)
+	@$(PY) -m infra.local.persistence reset
 
 token: $(READY)
 	@$(PY) -m infra.local.tokens

@@ -22,14 +22,12 @@ from aws_lambda_powertools.logging.utils import copy_config_to_registered_logger
 from app import create_gateway
 from common.logs import get_logger
 from common.settings import Settings
-from infra.local import docs
+from infra.local import APPS_READY, docs
 from infra.local.gateway import AppServer
 from infra.local.invoke import LocalLambda
 from notifications.wiring import app_for as notification_app
 from order_events.listener import SERVICE as ORDER_EVENTS
 from order_events.listener import handler_for
-
-READY = b"ready\n"
 
 
 def _listening(fd: int) -> socket.socket:
@@ -76,7 +74,7 @@ def main(argv: list[str]) -> None:
 
     threading.Thread(target=stop_when_the_stack_is_gone, daemon=True).start()
     stoppers = serve(args)
-    os.write(args.ready_fd, READY)
+    os.write(args.ready_fd, APPS_READY)
     os.close(args.ready_fd)
     stop.wait()
     for stopper in reversed(stoppers):

@@ -48,12 +48,12 @@ from authorizer.policy import Unauthorized
 from common.http import MAX_BODY_BYTES, error_response, log_request
 from infra.local.docs import Page
 from infra.local.servers import BackgroundServer
+from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 PAGE_METHODS = ("GET", "HEAD")
-DEFAULT_IDLE_TIMEOUT_SECONDS = 30
 # How long a stopping server waits for the requests it has received to be answered.
 DRAIN_SECONDS = 5
 # Each request is a Lambda invocation, and an order's stock check comes back in as a

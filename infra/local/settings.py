@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.settings import Env
-from infra.local.gateway import DEFAULT_IDLE_TIMEOUT_SECONDS
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PORTS = {"GATEWAY_PORT": 8000, "NOTIFICATION_PORT": 8001, "DYNAMODB_PORT": 8002,
                  "LAMBDA_PORT": 8003}
 DEFAULT_DATA_DIR = ".local-data"
+DEFAULT_IDLE_TIMEOUT_SECONDS = 30
 
 
 @dataclass(frozen=True)

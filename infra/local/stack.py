@@ -28,8 +28,7 @@ import boto3
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV, docs
-from infra.local.apps import READY
+from infra.local import APPS_READY, LOCAL_AWS_ENV, docs
 from infra.local.emulator import emulator
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
@@ -124,7 +123,7 @@ class LocalStack:
         try:
             answered = b""
             deadline = time.monotonic() + APPS_START_SECONDS
-            while READY not in answered and time.monotonic() < deadline:
+            while APPS_READY not in answered and time.monotonic() < deadline:
                 if select.select([ready], [], [], max(0.0, deadline - time.monotonic()))[0]:
                     chunk = os.read(ready, 64)
                     if not chunk:
@@ -132,7 +131,7 @@ class LocalStack:
                     answered += chunk
         finally:
             os.close(ready)
-        if READY not in answered:
+        if APPS_READY not in answered:
             self._stop_process(apps)
             raise AppsFailed(f"the apps did not start (exit status {apps.returncode})")
         return apps

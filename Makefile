@@ -11,25 +11,41 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
 
-# Install output goes to stderr so `make -s token` prints the token and nothing else.
-$(READY): requirements.txt layers/common/requirements.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV) >&2
-	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt >&2
+# Install output goes to stderr so `make -s token` prints the token and nothing else. The
+# install is quiet, so say first what is coming.
+$(READY): requirements.txt requirements-dev.txt layers/common/requirements.txt \
+		layers/crypto/requirements.txt
+	@if test -x $(PY); then echo "Updating .venv: the requirements changed." >&2; \
+	else echo "Creating .venv and installing dependencies, about a minute, once." >&2; \
+		$(PYTHON) -m venv $(VENV) >&2; fi
+	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt >&2
 	@# functions/ and layers/common/ are import roots, as they are on Lambda (handler dir + layer).
 	@printf '%s\n' "$(CURDIR)" "$(CURDIR)/functions" "$(CURDIR)/layers/common" \
 		> "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/logistics.pth"
 	@touch $@
 
 $(SAM_READY): requirements-sam.txt
-	@test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV) >&2
+	@if ! test -x $(SAM_VENV)/bin/python; then echo "Creating .venv-sam (the SAM CLI, for \
+	the release checks) and installing it, about a minute, once." >&2; \
+		$(PYTHON) -m venv $(SAM_VENV) >&2; fi
 	@$(SAM_VENV)/bin/pip install --quiet --no-compile --disable-pip-version-check \
 		-r requirements-sam.txt >&2
 	@touch $@
 
+# Everything: the gateway, the notification service and the emulators; data kept in
+# LOCAL_DATA_DIR (default .local-data), the apps restarted when their code changes.
 run: $(READY)
 	@$(PY) -m infra.local.stack
+
+# The same without the gateway, for `.venv/bin/chalice local --stage local`.
+emulators: $(READY)
+	@$(PY) -m infra.local.stack --emulators
+
+# Empty LOCAL_DATA_DIR: the next start begins with empty tables.
+reset: $(READY)
+	@$(PY) -m infra.local.persistence reset
 
 # STAGE=dev|prod: for that deployed stack, from its secret, with your AWS credentials.
 token: $(READY)

@@ -12,6 +12,7 @@ from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
 from common.http import PlatformApp, create_app
 from common.settings import Settings
+from infra.local.chalice_cli import check_command
 
 NAME = "logistics-gateway"
 
@@ -35,8 +36,10 @@ def create_gateway(settings: Settings) -> PlatformApp:
 
 def __getattr__(name: str):
     """`app` is built on first use (`chalice local` asks for it at start), so importing
-    create_gateway, as the local stack does with its own settings, builds nothing."""
+    create_gateway, as the local stack does with its own settings, builds nothing.
+    Chalice's command line may use it for `chalice local --stage local` alone."""
     if name == "app":
+        check_command()
         globals()["app"] = create_gateway(Settings.load())
         return globals()["app"]
     raise AttributeError(name)

@@ -15,6 +15,9 @@ Three corrections make it behave like DynamoDB where the platform can tell:
 - Memory bounded by the data. moto keeps every model object it ever built in a list on
   its class (for its introspection API, which nothing here uses), so no overwritten
   item, and no table copy, was ever freed. The DynamoDB models are not tracked here.
+- Data that survives a restart (LOCAL_DATA_DIR, infra/local/persistence.py): each
+  write request tells the snapshots which tables it wrote while it still holds their
+  locks, and a snapshot holds those locks only to copy the items.
 - Index queries in time of their partition. For a query on an index, moto sorts every
   item of the table and then tests each against the key condition: a page of 10 alerts
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
@@ -29,6 +32,7 @@ import threading
 from decimal import Decimal
 from io import BytesIO
 
+from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.model_instances import model_data
 from moto.dynamodb.comparisons import get_filter_expression
 from moto.dynamodb.exceptions import (
@@ -39,7 +43,7 @@ from moto.dynamodb.exceptions import (
     TransactionCanceledException,
     TransactWriteSingleOpException,
 )
-from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
@@ -48,10 +52,16 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import make_server
 
+from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 
 _CATALOG_OPERATIONS = {"CreateTable", "DeleteTable", "UpdateTable", "ListTables",
                        "RestoreTableFromBackup", "RestoreTableToPointInTime"}
+# Operations that change no item and no table: nothing to save after them.
+_READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems",
+                    "DescribeTable", "ListTables", "DescribeTimeToLive",
+                    "DescribeContinuousBackups", "ListTagsOfResource", "DescribeEndpoints",
+                    "DescribeLimits"}
 
 
 class _Untracked(list):
@@ -234,20 +244,34 @@ def tables_named(target: str, body: bytes) -> set[str] | None:
 
 
 class AtomicPerTable:
-    """Each request to the wrapped app holds the locks of the tables it names."""
+    """Each request to the wrapped app holds the locks of the tables it names.
+
+    An `observer` (the snapshots of LOCAL_DATA_DIR) is told which tables a request may
+    have written while their locks are still held, so it can never miss a write that a
+    client has been answered for.
+    """
 
     def __init__(self, app):
         self._app = app
         self._locks = _TableLocks()
+        self.observer = None
+
+    def holding(self, tables: set[str] | None):
+        return self._locks.holding(tables)
 
     def __call__(self, environ, start_response):
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = BytesIO(body)
-        tables = tables_named(environ.get("HTTP_X_AMZ_TARGET", ""), body)
+        target = environ.get("HTTP_X_AMZ_TARGET", "")
+        tables = tables_named(target, body)
         with self._locks.holding(tables):
             # Drain the response inside the locks: the write may happen while iterating.
-            return list(self._app(environ, start_response))
+            response = list(self._app(environ, start_response))
+            observer = self.observer
+            if observer is not None and target.rpartition(".")[2] not in _READ_OPERATIONS:
+                observer.written(tables)
+            return response
 
 
 class _QuietRequestHandler(MotoRequestHandler):
@@ -257,11 +281,41 @@ class _QuietRequestHandler(MotoRequestHandler):
         pass
 
 
-def emulator(port: int = 0) -> BackgroundServer:
+class Emulator(BackgroundServer):
+    """The emulator's server, and its tables (`keep_in` saves them in LOCAL_DATA_DIR)."""
+
+    def __init__(self, server, app: AtomicPerTable):
+        super().__init__(server.server_address, lambda: server.serve_forever(poll_interval=0.05),
+                         lambda: (server.shutdown(), server.server_close()), "aws-emulator",
+                         self._stopped)
+        self._app = app
+        self.snapshots: Snapshots | None = None
+
+    def tables(self, region: str) -> dict[str, Table]:
+        return dynamodb_backends[DEFAULT_ACCOUNT_ID][region].tables
+
+    def keep_in(self, directory: DataDir, region: str, write_through=()) -> int:
+        """Restore the tables (already created, empty) from `directory`, then save them
+        there as they change. Raises DataError, having changed nothing on disk, when a
+        file cannot be used. Returns how many items were restored."""
+        snapshots = Snapshots(directory, lambda: self.tables(region), self._app.holding,
+                              write_through)
+        restored = snapshots.restore()
+        self.snapshots = snapshots.start()
+        self._app.observer = snapshots
+        return restored
+
+    def _stopped(self) -> None:
+        if self.snapshots is not None:
+            self._app.observer = None
+            self.snapshots.stop()
+
+
+def emulator(port: int = 0) -> Emulator:
     DynamoDBBackend.transact_write_items = transact_write_items
     Table.query = query_one_partition
     _stop_tracking_dynamodb_models()
     app = AtomicPerTable(DomainDispatcherApplication(create_backend_app))
     server = make_server("127.0.0.1", port, app, threaded=True,
                          request_handler=_QuietRequestHandler)
-    return BackgroundServer.of(server, "aws-emulator")
+    return Emulator(server, app)

@@ -22,6 +22,7 @@ of the deployed API.
 """
 
 import base64
+import socket
 import time
 import uuid
 from collections.abc import Mapping
@@ -47,12 +48,14 @@ from authorizer.policy import Unauthorized
 from common.http import MAX_BODY_BYTES, error_response, log_request
 from infra.local.docs import Page
 from infra.local.servers import BackgroundServer
+from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 PAGE_METHODS = ("GET", "HEAD")
-DEFAULT_IDLE_TIMEOUT_SECONDS = 30
+# How long a stopping server waits for the requests it has received to be answered.
+DRAIN_SECONDS = 5
 # Each request is a Lambda invocation, and an order's stock check comes back in as a
 # request of its own: enough threads that waiting orders cannot starve their checks.
 THREADS = 64
@@ -232,10 +235,14 @@ class AppServer:
     need to know its own URL (the local gateway is the stock check's target).
     """
 
-    def __init__(self, port: int = 0, idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS):
+    def __init__(self, port: int = 0, idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS,
+                 sock: socket.socket | None = None):
+        """Listens on 127.0.0.1:`port`, or on `sock`, a listening socket handed over by
+        the process that keeps the port open while the apps restart (infra/local/stack.py)."""
         self._app = _LateApp()
+        where = {"sockets": [sock]} if sock is not None else {"host": "127.0.0.1", "port": port}
         self._server = create_server(
-            self._app, host="127.0.0.1", port=port, threads=THREADS, backlog=1024,
+            self._app, **where, threads=THREADS, backlog=1024,
             connection_limit=1000, asyncore_use_poll=True,
             channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
             max_request_body_size=MAX_BODY_BYTES, ident="")
@@ -253,7 +260,23 @@ class AppServer:
         """Release the port of a server that never started serving."""
         self._shutdown()
 
+    def _drain(self) -> None:
+        """Take no new connection (they wait in the listen backlog, for the next process
+        when the apps restart on the same socket), and let the requests already received
+        be answered, for DRAIN_SECONDS at most."""
+        self._server.accepting = False
+        # Wake the serving loop from a poll that still includes the listening socket.
+        self._server.trigger.pull_trigger()
+        time.sleep(0.05)
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while time.monotonic() < deadline and any(
+                getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0)
+                for channel in list(self._server._map.values())):
+            time.sleep(0.05)
+
     def _shutdown(self) -> None:
+        if self.background.serving:
+            self._drain()
         self._server.close()
         wasyncore.close_all(self._server._map)
         self._server.task_dispatcher.shutdown()

@@ -8,6 +8,7 @@ Lambda's async queue would; RequestResponse runs it and returns its result.
 
 import json
 import re
+import socket
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -34,11 +35,16 @@ def lambda_context(function_name: str) -> SimpleNamespace:
 
 
 class LocalLambda:
-    def __init__(self, handlers: dict, logger, port: int = 0):
+    def __init__(self, handlers: dict, logger, port: int = 0, sock: socket.socket | None = None):
+        """Listens on 127.0.0.1:`port`, or on `sock`, a listening socket handed over."""
         self.handlers = handlers
         self._logger = logger
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lambda-async")
-        server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class(),
+                                     bind_and_activate=sock is None)
+        if sock is not None:
+            server.socket.close()
+            server.socket, server.server_address = sock, sock.getsockname()
         server.daemon_threads = True
         self.server = BackgroundServer.of(server, "local-lambda",
                                        on_stop=lambda: self._pool.shutdown(wait=True))

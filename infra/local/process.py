@@ -16,9 +16,15 @@ READY_TIMEOUT_SECONDS = 60
 
 
 class StackProcess:
-    def __init__(self, env: dict | None = None):
+    """`python -m infra.local.stack [args]` on free ports, its data in memory and its code
+    not reloaded unless `env` says otherwise; `root` is the checkout it runs from."""
+
+    def __init__(self, env: dict | None = None, args: tuple = (), root: Path = ROOT):
         self.env = {**os.environ, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
-                    "PYTHONUNBUFFERED": "1", **(env or {})}
+                    "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": "",
+                    "RELOAD": "0", "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.args = list(args)
+        self.root = root
         # The stack must find its own endpoints, never the calling process's emulator.
         for name in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_LAMBDA"):
             self.env.pop(name, None)
@@ -27,8 +33,8 @@ class StackProcess:
 
     def start(self) -> "StackProcess":
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "infra.local.stack"], cwd=ROOT, env=self.env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [sys.executable, "-m", "infra.local.stack", *self.args], cwd=self.root,
+            env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         while not self.find(r"^Ready\."):
@@ -36,11 +42,13 @@ class StackProcess:
                 self.stop()
                 raise RuntimeError("local stack did not start:\n" + self.output())
             time.sleep(0.05)
-        self.gateway = self.find(r"^Gateway:\s+(\S+)")[1]
         self.notifications = self.find(r"^Notifications:\s+(\S+)")[1].removesuffix(
             "/notificaciones")
         self.token = self.find(r"^Token:\s+(\S+)")[1]
-        self.docs = self.find(r"^Docs:\s+(\S+)")[1]
+        self.dynamodb = self.find(r"^DynamoDB:\s+(\S+)")[1]
+        self.lambda_url = self.find(r"^Lambda:\s+(\S+)")[1]
+        gateway, docs = self.find(r"^Gateway:\s+(http\S+)"), self.find(r"^Docs:\s+(\S+)")
+        self.gateway, self.docs = gateway and gateway[1], docs and docs[1]
         return self
 
     def _read(self) -> None:

@@ -30,6 +30,10 @@ class BackgroundServer:
         return cls(server.server_address, lambda: server.serve_forever(poll_interval=0.05),
                    shutdown, name, on_stop)
 
+    @property
+    def serving(self) -> bool:
+        return self._thread.is_alive()
+
     def start(self) -> "BackgroundServer":
         self._thread.start()
         return self

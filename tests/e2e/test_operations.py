@@ -54,8 +54,8 @@ def test_a_refused_token_is_one_line_too(http, stack):
                                                 ("GATEWAY_PORT", "eighty", "'eighty'"),
                                                 ("JWT_SECRET", "short", "(hidden)")])
 def test_a_bad_setting_stops_make_run_naming_the_variable(name, value, shown):
-    env = {"PATH": os.environ["PATH"], "GATEWAY_PORT": "0",
-           "NOTIFICATION_PORT": "0", name: value}
+    env = {"PATH": os.environ["PATH"], "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
+           "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": "", name: value}
     result = subprocess.run(["make", "-s", "run"], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode != 0

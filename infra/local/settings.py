@@ -1,0 +1,52 @@
+"""What only the local stack reads (`make run`, `make emulators`): ports, data, reload.
+
+The fixed ports are the defaults a developer types URLs against, and the ones the `local`
+stage of .chalice/config.json points `chalice local` at (a test holds the two together);
+tests set every port to 0, so parallel runs never collide.
+"""
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.settings import Env
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PORTS = {"GATEWAY_PORT": 8000, "NOTIFICATION_PORT": 8001, "DYNAMODB_PORT": 8002,
+                 "LAMBDA_PORT": 8003}
+DEFAULT_DATA_DIR = ".local-data"
+DEFAULT_IDLE_TIMEOUT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class LocalSettings:
+    gateway_port: int = DEFAULT_PORTS["GATEWAY_PORT"]
+    notification_port: int = DEFAULT_PORTS["NOTIFICATION_PORT"]
+    dynamodb_port: int = DEFAULT_PORTS["DYNAMODB_PORT"]
+    lambda_port: int = DEFAULT_PORTS["LAMBDA_PORT"]
+    idle_timeout_seconds: int = DEFAULT_IDLE_TIMEOUT_SECONDS
+    # None: the tables live in memory only and are gone when the stack stops.
+    data_dir: Path | None = ROOT / DEFAULT_DATA_DIR
+    reload: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
+        read = Env(env)
+
+        def port(name: str) -> int:
+            value = read.number(name, DEFAULT_PORTS[name], minimum=0, kind=int)
+            if value > 65535:
+                read.fail(name, "a TCP port, 0-65535 (0 picks a free one)")
+            return value
+
+        # Set but empty means "in memory only", so Env.text (empty = unset) cannot read it.
+        raw_dir = env.get("LOCAL_DATA_DIR", DEFAULT_DATA_DIR).strip()
+        reload = read.text("RELOAD", "1")
+        if reload not in ("0", "1"):
+            read.fail("RELOAD", "1 (reload the apps when their code changes) or 0")
+        return cls(port("GATEWAY_PORT"), port("NOTIFICATION_PORT"), port("DYNAMODB_PORT"),
+                   port("LAMBDA_PORT"),
+                   read.number("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS,
+                               minimum=1, kind=int),
+                   (ROOT / raw_dir) if raw_dir else None, reload == "1")

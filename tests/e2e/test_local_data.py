@@ -1,0 +1,156 @@
+"""What a developer's data goes through with `make run` (LOCAL_DATA_DIR): a stop and a
+start, a crash, a file that cannot be used, `make reset`."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+import requests
+
+from infra.local.process import ROOT, StackClient, StackProcess
+from infra.local.settings import DEFAULT_DATA_DIR
+from tests.support.stack_client import token
+
+# What a crash may cost, at most: the writes answered in the last seconds before it.
+CRASH_WINDOW_SECONDS = 5
+
+
+def product(sku: str) -> dict:
+    return {"sku": sku, "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
+            "umbralMinimo": 2}
+
+
+def started(data_dir) -> tuple[StackProcess, StackClient]:
+    stack = StackProcess({"LOCAL_DATA_DIR": str(data_dir)}).start()
+    return stack, StackClient(stack, token())
+
+
+def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path):
+    stack, http = started(tmp_path)
+    try:
+        product_id = http.gateway("POST", "/api/inventario", json=product("KEEP-1")).json()["id"]
+        order = http.gateway("POST", "/api/pedidos", json={
+            "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 19.99,
+            "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product_id,
+            "cantidad": 1}).json()
+        shipment = http.gateway("POST", "/api/envios", json={
+            "pedidoId": order["id"], "tipoEnvio": "EXPRESS", "transportista": "DHL",
+            "destino": "Lima"}).json()
+        assert "Data:          " + str(tmp_path) in stack.output()
+    finally:
+        stack.proc.send_signal(signal.SIGTERM)
+        assert stack.proc.wait(timeout=30) == 0
+
+    stack, http = started(tmp_path)
+    try:
+        assert http.gateway("GET", f"/api/inventario/{product_id}").json()["sku"] == "KEEP-1"
+        assert http.gateway("GET", f"/api/pedidos/{order['id']}").json() == order
+        assert http.gateway("GET", f"/api/envios/{shipment['id']}").json() == shipment
+        # The sku is still taken, and the counters go on from where they were.
+        assert http.gateway("POST", "/api/inventario",
+                            json=product("KEEP-1")).json()["error"] == "DUPLICATE_SKU"
+        assert http.gateway("POST", "/api/inventario",
+                            json=product("KEEP-2")).json()["id"] > product_id
+    finally:
+        stack.stop()
+
+
+def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_comes_twice(
+        tmp_path):
+    stack, http = started(tmp_path)
+    answered: list[tuple[float, int]] = []
+    stop = threading.Event()
+
+    def write(writer: int):
+        session = requests.Session()
+        for n in range(100_000):
+            if stop.is_set():
+                return
+            try:
+                response = session.post(f"{stack.gateway}/api/inventario",
+                                        json=product(f"CRASH-{writer}-{n}"), timeout=5,
+                                        headers={"Authorization": f"Bearer {http.bearer}"})
+            except requests.RequestException:
+                return
+            if response.status_code == 201:
+                answered.append((time.monotonic(), response.json()["id"]))
+
+    writers = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    for writer in writers:
+        writer.start()
+    time.sleep(CRASH_WINDOW_SECONDS + 3)
+    stack.proc.kill()
+    killed_at = time.monotonic()
+    stack.proc.wait()
+    stop.set()
+    for writer in writers:
+        writer.join()
+
+    old = {i for at, i in answered if at < killed_at - CRASH_WINDOW_SECONDS}
+    assert len(old) > 20, "the burst wrote too little to tell anything"
+    stack, http = started(tmp_path)
+    try:
+        kept = [item["id"] for item in http.gateway("GET", "/api/inventario").json()]
+        assert old <= set(kept)
+        newest = max(i for _, i in answered)
+        assert http.gateway("POST", "/api/inventario",
+                            json=product("AFTER-CRASH")).json()["id"] > newest
+    finally:
+        stack.stop()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "a directory"])
+def test_a_data_file_that_cannot_be_used_stops_the_start_naming_it_and_is_left_as_it_is(
+        tmp_path, damage):
+    data_file = tmp_path / "dynamodb.json"
+    if damage == "truncated":
+        data_file.write_text('{"format": "logistics-local-dynamodb/1", "tables": {"Prod')
+    else:
+        data_file.mkdir()
+    before = data_file.read_bytes() if data_file.is_file() else None
+    env = {**os.environ, "LOCAL_DATA_DIR": str(tmp_path), "GATEWAY_PORT": "0",
+           "NOTIFICATION_PORT": "0", "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "RELOAD": "0"}
+    result = subprocess.run([sys.executable, "-m", "infra.local.stack"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "Ready." not in result.stdout
+    assert f"Local data: {data_file}" in result.stderr and "make reset" in result.stderr
+    assert (data_file.read_bytes() if before is not None else None) == before
+    assert data_file.exists()
+
+
+def test_make_reset_empties_the_data_and_refuses_while_a_stack_uses_it(tmp_path):
+    stack, http = started(tmp_path)
+    env = {**os.environ, "LOCAL_DATA_DIR": str(tmp_path)}
+    try:
+        http.gateway("POST", "/api/inventario", json=product("RESET-1"))
+        refused = subprocess.run(["make", "-s", "reset"], cwd=ROOT, env=env,
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode != 0 and "in use by another local stack" in refused.stderr
+    finally:
+        stack.stop()
+    assert json.loads((tmp_path / "dynamodb.json").read_text())["tables"]["ProductsTable"]
+
+    reset = subprocess.run(["make", "-s", "reset"], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert reset.returncode == 0, reset.stderr
+    assert f"Emptied {tmp_path}" in reset.stdout
+    assert not list(tmp_path.glob("*.json"))
+    stack, http = started(tmp_path)
+    try:
+        assert http.gateway("GET", "/api/inventario").json() == []
+    finally:
+        stack.stop()
+
+
+def test_an_empty_LOCAL_DATA_DIR_keeps_everything_in_memory():
+    stack = StackProcess({"LOCAL_DATA_DIR": ""}).start()
+    try:
+        assert "Data:          in memory only" in stack.output()
+        assert DEFAULT_DATA_DIR not in stack.output()
+    finally:
+        stack.stop()

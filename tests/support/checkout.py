@@ -1,0 +1,23 @@
+"""A copy of this checkout, as a clone would have it: for tests that change files or run
+commands a user types (`make`, `chalice ...`) where nothing of theirs can touch the
+checkout under test."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from infra.local.process import ROOT
+
+
+def copy_checkout(destination: Path) -> Path:
+    """Every file git tracks or would track (not what .gitignore keeps out: no .venv, no
+    data), as it is in the working tree."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():  # a tracked file deleted in the working tree is not copied
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination / name)
+    return destination

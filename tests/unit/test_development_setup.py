@@ -1,0 +1,67 @@
+"""The development setup's facts, each held to the one place it comes from: what
+requirements.txt holds (Chalice packages it), and where the `local` stage of
+.chalice/config.json points `chalice local`."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from common.settings import ConfigError
+from infra.local import LOCAL_AWS_ENV
+from infra.local.settings import DEFAULT_PORTS, LocalSettings
+from infra.local.settings import ROOT as STACK_ROOT
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVELOPMENT_TOOLS = {"moto", "pytest", "ruff", "cfn-lint", "schemathesis", "waitress",
+                     "openapi-spec-validator", "swagger-ui-py", "pyyaml", "aws-sam-cli"}
+
+
+def requirements(path: Path) -> set[str]:
+    """The package names a requirements file installs, following its -r includes."""
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("-r "):
+            names |= requirements(path.parent / line[3:].strip())
+        elif line:
+            names.add(re.split(r"[\[=<>~ ]", line, maxsplit=1)[0].lower())
+    return names
+
+
+def test_requirements_txt_is_the_runtime_the_layers_hold_and_no_development_tool():
+    runtime = requirements(ROOT / "requirements.txt")
+    assert runtime == requirements(ROOT / "layers" / "common" / "requirements.txt") | \
+        requirements(ROOT / "layers" / "crypto" / "requirements.txt")
+    assert not runtime & DEVELOPMENT_TOOLS
+
+
+def test_the_development_requirements_add_the_tools_to_the_runtime():
+    development = requirements(ROOT / "requirements-dev.txt")
+    assert requirements(ROOT / "requirements.txt") < development
+    assert {"moto", "pytest", "ruff", "waitress"} <= development
+
+
+def test_the_local_stage_points_chalice_local_at_the_emulators_default_ports():
+    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    env = config["stages"]["local"]["environment_variables"]
+    url = "http://127.0.0.1:{}".format
+    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == url(DEFAULT_PORTS["DYNAMODB_PORT"])
+    assert env["AWS_ENDPOINT_URL_LAMBDA"] == url(DEFAULT_PORTS["LAMBDA_PORT"])
+    # The stock check goes to chalice local itself, on its default port, 8000.
+    assert env["INVENTORY_SERVICE_URL"] == url(DEFAULT_PORTS["GATEWAY_PORT"]) == url(8000)
+    # Dummy credentials: with real ones in the shell, nothing may reach real AWS.
+    assert {k: env[k] for k in LOCAL_AWS_ENV} == LOCAL_AWS_ENV
+
+
+def test_local_settings_read_the_data_dir_reload_and_ports():
+    default = LocalSettings.from_env({})
+    assert default.data_dir == STACK_ROOT / ".local-data" and default.reload
+    assert LocalSettings.from_env({"LOCAL_DATA_DIR": ""}).data_dir is None
+    assert LocalSettings.from_env({"LOCAL_DATA_DIR": "/srv/d"}).data_dir == Path("/srv/d")
+    assert LocalSettings.from_env({"LOCAL_DATA_DIR": "mine"}).data_dir == STACK_ROOT / "mine"
+    assert not LocalSettings.from_env({"RELOAD": "0"}).reload
+    for name, value in [("RELOAD", "yes"), ("DYNAMODB_PORT", "70000"), ("LAMBDA_PORT", "-1")]:
+        with pytest.raises(ConfigError, match=f"^{name}="):
+            LocalSettings.from_env({name: value})

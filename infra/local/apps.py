@@ -25,9 +25,11 @@ from common.settings import Settings
 from infra.local import APPS_READY, docs
 from infra.local.gateway import AppServer
 from infra.local.invoke import LocalLambda
+from infra.local.sweep import SweepTimer
 from notifications.wiring import app_for as notification_app
 from order_events.listener import SERVICE as ORDER_EVENTS
 from order_events.listener import handler_for
+from orders.wiring import sweep_for
 
 
 def _listening(fd: int) -> socket.socket:
@@ -51,6 +53,9 @@ def serve(args: argparse.Namespace) -> list:
         gateway = AppServer(idle_timeout=idle, sock=_listening(args.gateway_fd))
         stoppers.append(gateway.serve(create_gateway(settings),
                                       docs.pages(gateway.url, notifications.url)).stop)
+        # The orders' events left pending (their publish failed) go out, as on AWS.
+        sweep_logger = get_logger("event-sweep")
+        stoppers.append(SweepTimer(sweep_for(settings, sweep_logger), sweep_logger).start().stop)
     return stoppers
 
 

@@ -64,11 +64,13 @@ def client(service: str, settings: Settings, config: Config | None = None):
 
 
 def dynamodb(settings: Settings):
-    """The process's DynamoDB client (one per region)."""
+    """The process's DynamoDB client: on Lambda one; in the tests, one per endpoint (a
+    client built before the emulator's endpoint is set must not be handed out after)."""
+    key = (settings.region, os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"))
     with _building:
-        if settings.region not in _dynamodb:
-            _dynamodb[settings.region] = client("dynamodb", settings, DYNAMODB_CONFIG)
-        return _dynamodb[settings.region]
+        if key not in _dynamodb:
+            _dynamodb[key] = client("dynamodb", settings, DYNAMODB_CONFIG)
+        return _dynamodb[key]
 
 
 def lambda_client(settings: Settings):

@@ -29,6 +29,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from urllib3.exceptions import LocationValueError
 
 from common import aws, metrics
+from common.http import rest_event
 from common.logs import get_logger
 from common.settings import Settings
 from common.tracing import tracer
@@ -114,21 +115,11 @@ class InventoryFunction:
 
 def stock_check_event(product_id: int, cantidad: int, caller: Caller) -> dict:
     """An API Gateway REST event for the stock check, authorized as the caller."""
-    path = STOCK_ROUTE.format(id=product_id)
-    return {
-        "resource": STOCK_ROUTE, "path": path, "httpMethod": "GET",
-        "headers": {"Accept": "application/json"}, "multiValueHeaders": {},
-        "queryStringParameters": {"cantidad": str(cantidad)},
-        "multiValueQueryStringParameters": {"cantidad": [str(cantidad)]},
-        "pathParameters": {"id": str(product_id)}, "stageVariables": None,
-        "body": None, "isBase64Encoded": False,
-        "requestContext": {
-            "resourcePath": STOCK_ROUTE, "httpMethod": "GET", "path": path,
-            # The order's correlation id: the two log lines of an order join on it.
-            "requestId": caller.request_id or str(uuid.uuid4()),
-            "authorizer": {"principalId": caller.sub, "sub": caller.sub},
-        },
-    }
+    return rest_event("GET", STOCK_ROUTE, path_parameters={"id": str(product_id)},
+                      query={"cantidad": str(cantidad)}, headers={"Accept": "application/json"},
+                      # The order's correlation id: the two log lines of an order join on it.
+                      request_id=caller.request_id or str(uuid.uuid4()),
+                      authorizer={"principalId": caller.sub, "sub": caller.sub})
 
 
 class _Opened(pybreaker.CircuitBreakerListener):

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
-from common.http import create_app
+from common.http import create_app, rest_event
 from common.settings import Settings
 from infra import template
 from inventory.wiring import routes_for as inventory_routes
@@ -64,19 +64,13 @@ class RecordedAws:
         self._invoked("AuthorizerFunction")
         policy = authorize(f"Bearer {token}", arn, self._verify)
         function = self.routes[(route, method)]
-        return self._run(function, {
-            "resource": route, "path": path, "httpMethod": method,
-            "headers": {"Content-Type": "application/json",
-                        "Authorization": f"Bearer {token}"},
-            "multiValueHeaders": {}, "queryStringParameters": query,
-            "multiValueQueryStringParameters": {k: [v] for k, v in (query or {}).items()}
-            or None, "pathParameters": _path_parameters(route, path), "stageVariables": None,
-            "body": None if body is None else json.dumps(body), "isBase64Encoded": False,
-            "requestContext": {"resourcePath": route, "httpMethod": method, "stage": STAGE,
-                               "path": f"/{STAGE}{path}", "requestId": str(uuid.uuid4()),
-                               "domainName": "abc.execute-api.us-east-1.amazonaws.com",
-                               "authorizer": {"principalId": policy["principalId"],
-                                              **policy["context"]}}})
+        return self._run(function, rest_event(
+            method, route, path_parameters=_path_parameters(route, path), query=query,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+            body=None if body is None else json.dumps(body), request_id=str(uuid.uuid4()),
+            authorizer={"principalId": policy["principalId"], **policy["context"]},
+            request_context={"stage": STAGE, "path": f"/{STAGE}{path}",
+                             "domainName": "abc.execute-api.us-east-1.amazonaws.com"}))
 
     # -- Lambda's Invoke, as the functions' own client ----------------------------------------
 

@@ -105,20 +105,31 @@ class PlatformApp(Chalice):
         It goes through Chalice and the platform's middleware, and is logged with
         sub "init-rehearsal"; not through Powertools, for which the first client
         request stays the cold start. A 5xx answer raises: the rehearsal failed."""
-        path = route.format(**path_parameters)
-        event = {"resource": route, "path": path, "httpMethod": method, "headers": {},
-                 "multiValueHeaders": {}, "queryStringParameters": query,
-                 "multiValueQueryStringParameters": query and {
-                     name: [value] for name, value in query.items()},
-                 "pathParameters": path_parameters or None, "stageVariables": None,
-                 "body": body, "isBase64Encoded": False,
-                 "requestContext": {"resourcePath": route, "httpMethod": method,
-                                    "path": path, "requestId": REHEARSAL,
-                                    "authorizer": {"sub": REHEARSAL}}}
+        event = rest_event(method, route, path_parameters=path_parameters, query=query,
+                           body=body, request_id=REHEARSAL, authorizer={"sub": REHEARSAL})
         status = Chalice.__call__(self, event, None)["statusCode"]
         if status >= 500:
-            raise RuntimeError(f"{method} {path} answered {status}")
+            raise RuntimeError(f"{method} {event['path']} answered {status}")
         return status
+
+
+def rest_event(method: str, route: str, *, request_id: str,
+               path_parameters: dict[str, str] | None = None,
+               query: dict[str, str] | None = None, headers: dict[str, str] | None = None,
+               body: str | None = None, authorizer: dict | None = None,
+               request_context: dict | None = None) -> dict:
+    """The event API Gateway (REST, proxy integration) hands a function for one request,
+    as Chalice reads it; `request_context`: more of its context (a stage, a domain)."""
+    path = route.format(**(path_parameters or {}))
+    return {"resource": route, "path": path, "httpMethod": method, "headers": headers or {},
+            "multiValueHeaders": {}, "queryStringParameters": query,
+            "multiValueQueryStringParameters":
+                {name: [value] for name, value in query.items()} if query else None,
+            "pathParameters": path_parameters or None, "stageVariables": None,
+            "body": body, "isBase64Encoded": False,
+            "requestContext": {"resourcePath": route, "httpMethod": method, "path": path,
+                               "requestId": request_id, "authorizer": authorizer or {},
+                               **(request_context or {})}}
 
 
 class _Failed(ChaliceUnhandledError):

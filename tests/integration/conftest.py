@@ -102,8 +102,7 @@ def only_operations_the_layer_keeps(monkeypatch):
     make_call = BaseClient._make_api_call
 
     def recording(client, operation, params):
-        if any(client is ours for ours in [*aws._dynamodb.values(), *aws._lambda.values(),
-                                           *aws._secretsmanager.values()]):
+        if any(client is ours for ours in aws._clients.values()):
             called.add((client.meta.service_model.service_name, operation))
         return make_call(client, operation, params)
 

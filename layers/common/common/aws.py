@@ -32,9 +32,7 @@ OPERATIONS = {
 
 _session: botocore.session.Session | None = None
 _building = threading.RLock()
-_dynamodb: dict = {}
-_lambda: dict = {}
-_secretsmanager: dict = {}
+_clients: dict = {}  # (service, region, endpoint, ...) -> its client
 
 # PynamoDB's own client settings (no parameter validation, its retries), with a pool big
 # enough for the local stack's concurrency: a full pool logs a warning per request.
@@ -64,13 +62,8 @@ def client(service: str, settings: Settings, config: Config | None = None):
 
 
 def dynamodb(settings: Settings):
-    """The process's DynamoDB client: on Lambda one; in the tests, one per endpoint (a
-    client built before the emulator's endpoint is set must not be handed out after)."""
-    key = (settings.region, os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"))
-    with _building:
-        if key not in _dynamodb:
-            _dynamodb[key] = client("dynamodb", settings, DYNAMODB_CONFIG)
-        return _dynamodb[key]
+    """The process's DynamoDB client (PynamoDB, Powertools' idempotency and ours)."""
+    return _shared("dynamodb", "DYNAMODB", settings, DYNAMODB_CONFIG)
 
 
 def lambda_client(settings: Settings):
@@ -78,23 +71,27 @@ def lambda_client(settings: Settings):
     check's breaker, and the events' sweep, decide what happens next). Publishing and the
     stock check share it, and so its open connection."""
     timeout = settings.stock_check_timeout_seconds
-    # On Lambda one client; in the local stack and the tests, one per endpoint and timeout.
-    key = (settings.region, timeout, os.environ.get("AWS_ENDPOINT_URL_LAMBDA"))
-    with _building:
-        if key not in _lambda:
-            _lambda[key] = client("lambda", settings, Config(
-                connect_timeout=min(1, timeout), read_timeout=timeout,
-                retries={"total_max_attempts": 1}))
-        return _lambda[key]
+    return _shared("lambda", "LAMBDA", settings, Config(
+        connect_timeout=min(1, timeout), read_timeout=timeout,
+        retries={"total_max_attempts": 1}), timeout)
 
 
 def secretsmanager(settings: Settings):
     """The process's Secrets Manager client (keys.py reads the platform's keys with it)."""
-    key = (settings.region, os.environ.get("AWS_ENDPOINT_URL_SECRETS_MANAGER"))
+    return _shared("secretsmanager", "SECRETS_MANAGER", settings)
+
+
+def _shared(service: str, endpoint_id: str, settings: Settings, config: Config | None = None,
+            *variant) -> object:
+    """One client per service for the process. On Lambda that is one each; in the local
+    stack and the tests, one per endpoint too (AWS_ENDPOINT_URL_<id>): a client built
+    before an emulator's endpoint was set must never be handed out after it."""
+    key = (service, settings.region, os.environ.get(f"AWS_ENDPOINT_URL_{endpoint_id}"),
+           *variant)
     with _building:
-        if key not in _secretsmanager:
-            _secretsmanager[key] = client("secretsmanager", settings)
-        return _secretsmanager[key]
+        if key not in _clients:
+            _clients[key] = client(service, settings, config)
+        return _clients[key]
 
 
 def use_client(connection, built):

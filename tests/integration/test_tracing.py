@@ -34,3 +34,33 @@ def traced(**env) -> str:
 ])
 def test_tracing_is_on_on_lambda_only_and_off_loads_nothing(env, expected):
     assert traced(**env) == expected
+
+
+WARM_UP_PROBE = """
+import logging, os
+from aws_xray_sdk import global_sdk_config
+from common.lambda_init import warm_up
+from common.tracing import tracer
+
+@tracer.capture_method(capture_response=False)
+def rehearsal():
+    return 1
+
+warm_up(rehearsal, logging.getLogger("init"))  # Lambda's init: no trace header yet
+os.environ["_X_AMZN_TRACE_ID"] = ("Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;"
+                                  "Parent=53995c3f42cd8ad8;Sampled=1")
+print(global_sdk_config.sdk_enabled(), rehearsal())
+"""
+
+
+def test_the_warm_up_records_nothing_and_tracing_resumes_for_the_invocations():
+    """Lambda runs init without a trace header: the X-Ray SDK would drop each subsegment
+    begun then with a warning line, on every cold start."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("POWERTOOLS_TRACE_DISABLED", "_X_AMZN_TRACE_ID")}
+    result = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True,
+                            text=True, timeout=60,
+                            env={**clean, "LAMBDA_TASK_ROOT": "/var/task",
+                                 "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"})
+    assert result.returncode == 0, result.stderr
+    assert (result.stdout.strip(), result.stderr) == ("True 1", "")

@@ -419,6 +419,9 @@ layers = sys.argv[2].split(os.pathsep)
 sys.path[:0] = [sys.argv[1], *layers]
 module, _, attribute = sys.argv[3].rpartition(".")
 handler = getattr(__import__(module, fromlist=[attribute]), attribute)
+# Lambda's runtime sets the trace header for each invocation, never during init.
+if sys.argv[4]:
+    os.environ["_X_AMZN_TRACE_ID"] = sys.argv[4]
 routes = [[p, m] for p, methods in getattr(handler, "routes", {}).items() for m in methods]
 context = types.SimpleNamespace(function_name="f", memory_limit_in_mb=256, aws_request_id="r",
                                 invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f",
@@ -439,31 +442,33 @@ def layers_of(build_dir: Path, function: str) -> list[Path]:
     return [build_dir / ref["Ref"] / "python" for ref in refs]
 
 
-def clean_run(build_dir: Path, function: str, stdin: str, env: dict):
+def clean_run(build_dir: Path, function: str, stdin: str, env: dict, trace: str = ""):
+    """`trace`: the X-Ray trace header of the invocation, set after init as Lambda does."""
     # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib, the
     # artifact and its layers. -B: write no bytecode beside them (Lambda's /var/task and
     # /opt are read-only).
     layers = os.pathsep.join(map(str, layers_of(build_dir, function)))
     return subprocess.run(
         [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER, str(build_dir / function),
-         layers, functions()[function]["Handler"]], input=stdin, capture_output=True,
+         layers, functions()[function]["Handler"], trace], input=stdin, capture_output=True,
         text=True, timeout=120, env={"PATH": os.environ["PATH"], **env})
 
 
 # What Lambda sets that turns tracing on (common/tracing.py): the X-Ray SDK loads and
-# sends its segments to a UDP port nobody reads.
-ON_LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
-             "_X_AMZN_TRACE_ID": "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;"
-                                 "Parent=53995c3f42cd8ad8;Sampled=1"}
+# sends its segments to a UDP port nobody reads. The invocations' trace header.
+ON_LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"}
+SAMPLED_TRACE = "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;Parent=53995c3f42cd8ad8;Sampled=1"
 
 
-def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict) -> dict:
+def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict,
+                    trace: str = SAMPLED_TRACE) -> dict:
     """What the handler answered, the routes it serves, the layers' packages it imported
-    (as "<layer dir>:<package>")."""
-    result = clean_run(build_dir, function, json.dumps(event), env)
+    (as "<layer dir>:<package>"), its log lines and what else it wrote (stderr)."""
+    result = clean_run(build_dir, function, json.dumps(event), env, trace)
     assert result.returncode == 0, f"{function}: {result.stderr}"
     *log, last = result.stdout.splitlines()
-    return {**json.loads(last), "log": [json.loads(line) for line in log]}
+    return {**json.loads(last), "log": [json.loads(line) for line in log],
+            "stderr": result.stderr}
 
 
 def rest_event(method: str, path: str, body: str | None = None) -> dict:
@@ -583,6 +588,8 @@ def test_a_bad_setting_fails_the_functions_init_naming_the_variable(build_dir):
 def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_request(runs):
     for function, run_ in runs.items():
         assert not [line for line in run_["log"] if line["level"] == "WARNING"], function
+        # Lambda runs init untraced: an AWS call recorded then is dropped with a warning.
+        assert run_["stderr"] == "", function
     rehearsal, first = runs["InventoryFunction"]["log"]
     assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 200)
     assert "cold_start" not in rehearsal
@@ -698,8 +705,8 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir
         run_ = invoke_artifact(build_dir, "OrdersFunction", event, {
             **LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": os.environ["AWS_ENDPOINT_URL_DYNAMODB"],
             "AWS_ENDPOINT_URL_LAMBDA": local_lambda, "INVENTORY_SERVICE_URL": inventory.url,
-            "LAMBDA_TASK_ROOT": str(build_dir / "OrdersFunction"), "_X_AMZN_TRACE_ID": trace,
-            "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}"})
+            "LAMBDA_TASK_ROOT": str(build_dir / "OrdersFunction"),
+            "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}"}, trace)
         documents = []
         while True:
             try:

@@ -29,8 +29,13 @@ def warm_up(rehearsal: Callable[[], object], logger) -> None:
     """Run, during init, work that changes nothing but that the first request would
     otherwise pay for: opening connections (TCP and TLS on AWS), botocore's first-call
     code, and the first run of the request path (Python specialises code as it runs
-    it). If it fails, init goes on: the first request will try again."""
+    it). Untraced, as Lambda's init is. If it fails, init goes on: the first request
+    will try again."""
+    # Imported here: this module is the first a function loads, before the tracer.
+    from common.tracing import untraced
+
     try:
-        rehearsal()
+        with untraced():
+            rehearsal()
     except Exception as exc:
         logger.warning("warming up at init failed", extra={"error": repr(exc)})

@@ -11,6 +11,9 @@ X-Ray SDK and with it botocore even when it then turns itself off (about 90 ms o
 start, most of the notification function's). When off, `tracer` only calls through.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from aws_lambda_powertools.tracing.tracer import Tracer
 
 
@@ -25,3 +28,24 @@ class _Off:
 
 
 tracer = _Off() if Tracer._is_tracer_disabled() else Tracer(patch_modules=("botocore",))
+
+
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Record nothing while inside: for the work a function does during Lambda's init.
+
+    Lambda runs init without a trace (its trace header is set per invocation), so the
+    X-Ray SDK would drop every subsegment begun then, writing a warning line for each
+    AWS call; its own switch turned off, it hands out dummies and writes nothing.
+    """
+    if isinstance(tracer, _Off):
+        yield
+        return
+    from aws_xray_sdk import global_sdk_config  # loaded with the Tracer
+
+    was_enabled = global_sdk_config.sdk_enabled()
+    global_sdk_config.set_sdk_enabled(False)
+    try:
+        yield
+    finally:
+        global_sdk_config.set_sdk_enabled(was_enabled)

@@ -29,7 +29,7 @@ from infra.local.sweep import SweepTimer
 from notifications.wiring import app_for as notification_app
 from order_events.listener import SERVICE as ORDER_EVENTS
 from order_events.listener import handler_for
-from orders.wiring import sweep_for
+from orders.sweep import Sweep
 
 
 def _listening(fd: int) -> socket.socket:
@@ -55,7 +55,7 @@ def serve(args: argparse.Namespace) -> list:
                                       docs.pages(gateway.url, notifications.url)).stop)
         # The orders' events left pending (their publish failed) go out, as on AWS.
         sweep_logger = get_logger("event-sweep")
-        stoppers.append(SweepTimer(sweep_for(settings, sweep_logger), sweep_logger).start().stop)
+        stoppers.append(SweepTimer(Sweep(settings, sweep_logger), sweep_logger).start().stop)
     return stoppers
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from common.logs import get_logger
 from orders.repository import OrderRepository
-from orders.wiring import sweep_for
+from orders.sweep import Sweep
 from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.fakes import closed_port_url
@@ -27,7 +27,7 @@ def product(orders_api):
 
 def sweep(settings):
     """The sweep, without its grace for young orders (these were all just placed)."""
-    return sweep_for(settings, get_logger("event-sweep"), grace=timedelta(0))
+    return Sweep(settings, get_logger("event-sweep"), grace=timedelta(0))
 
 
 def pending_ids(settings) -> list[int]:
@@ -63,7 +63,7 @@ def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
 def test_a_young_order_is_left_to_its_own_request(orders_gateway, product, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
     order = body(orders_gateway().post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
-    swept = sweep_for(settings_with(), get_logger("event-sweep"))()  # the real grace
+    swept = Sweep(settings_with(), get_logger("event-sweep"))()  # the real grace
     assert swept == {"republished": 0, "morePending": False}
     assert pending_ids(settings_with()) == [order["id"]]
 

@@ -48,6 +48,25 @@ def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(
     assert order_events.wait_for(1, timeout=0.5) == []  # a DryRun runs nothing
 
 
+def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
+        tables, order_events):
+    from common.logs import get_logger
+    from orders.repository import OrderRepository
+    from orders.rules import Order
+    from orders.sweep import Sweep
+
+    settings = Settings.from_env()
+    OrderRepository(settings).add(Order(  # an order whose event is still pending
+        id=1, user_id=1, user_email="a@b.co", cliente_nombre="Ana", total=5,
+        tipo_pedido="NACIONAL", destino="Lima", producto_id=1, cantidad=1,
+        status="PENDIENTE", observaciones=None, creado_en="2026-01-01T00:00:00"))
+    assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
+    before = everything_stored(tables)
+    Sweep(settings, get_logger("event-sweep")).rehearse()
+    assert everything_stored(tables) == before
+    assert order_events.wait_for(1, timeout=0.5) == []
+
+
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
     client = boto3.client("lambda")
     answer = client.invoke(FunctionName=Settings().order_events_function,

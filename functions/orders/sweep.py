@@ -1,0 +1,50 @@
+"""The event sweep: what the scheduled function (sweep_app) and the local stack run to
+publish the events orders left pending. It needs the orders table and the Lambda
+client only, so it loads neither the HTTP edge nor the stock check."""
+
+from datetime import timedelta
+
+from common import metrics
+from common.clock import utcnow
+from common.settings import Settings
+from orders import service
+from orders.events import LambdaPublisher
+from orders.outcomes import SERVICE
+from orders.repository import OrderRepository
+
+# Orders read per batch; orders younger than the grace are left to their own request;
+# no batch is started with less than the reserve left of the invocation.
+SWEEP_BATCH = 100
+SWEEP_GRACE = timedelta(minutes=1)
+SWEEP_RESERVE_MS = 15_000
+
+
+class Sweep:
+    """Publishes the events orders left pending, batch after batch, until none is left,
+    a publish fails, or the invocation runs short of time."""
+
+    def __init__(self, settings: Settings, logger, grace: timedelta = SWEEP_GRACE):
+        self._orders = OrderRepository(settings)
+        self._events = LambdaPublisher(settings, logger)
+        self._logger, self._grace = logger, grace
+
+    def __call__(self, context=None) -> dict:
+        published, swept = 0, None
+        while swept is None or (swept.more and not swept.failed and (
+                context is None or context.get_remaining_time_in_millis() > SWEEP_RESERVE_MS)):
+            swept = service.republish_pending(self._orders, self._events, SWEEP_BATCH,
+                                              created_before=utcnow() - self._grace)
+            published += swept.published
+        if published:
+            metrics.count(metrics.EVENTS_REPUBLISHED, published, service=SERVICE)
+        self._logger.info("pending events swept", extra={
+            "republished": published, "publish_failed": swept.failed,
+            "more_pending": swept.more})
+        return {"republished": published, "morePending": swept.more}
+
+    def rehearse(self) -> None:
+        """At init: a read of one pending order and a DryRun invoke, which change
+        nothing, so that the first run finds its connections open and its path warm."""
+        self._orders.pending_events(1)
+        self._events.rehearse()
+

@@ -183,11 +183,10 @@ def main() -> None:
                       if variable in res["Properties"].get("Environment", {}).get(
                           "Variables", {})}
                for name, res in functions.items()}
-    # Each function's layers as Lambda stacks them: the Globals' first, then its own.
-    shared = template.load(template_file)["Globals"]["Function"]["Layers"]
-    layers = {name: os.pathsep.join(str(build / ref["Ref"] / "python") for ref in
-                                    [*shared, *res["Properties"].get("Layers", [])])
-              for name, res in functions.items()}
+    # Each function's layers as Lambda stacks them, in a stack with the default parameters.
+    layers = {name: os.pathsep.join(str(build / layer / "python") for layer in
+                                    template.function_layers(name, path=template_file))
+              for name in functions}
     try:
         # Rounds: each takes the baseline and then every function, so that each ratio
         # pairs measurements taken moments apart on this shared machine.

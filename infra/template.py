@@ -21,7 +21,8 @@ def _intrinsic(loader, suffix, node):
         value = loader.construct_mapping(node, deep=True)
     if suffix == "GetAtt" and isinstance(value, str):
         value = value.split(".", 1)
-    return {"Ref" if suffix == "Ref" else f"Fn::{suffix}": value}
+    # !Ref and !Condition are not functions: CloudFormation's long forms drop the Fn::.
+    return {suffix if suffix in ("Ref", "Condition") else f"Fn::{suffix}": value}
 
 
 _CfnLoader.add_multi_constructor("!", _intrinsic)
@@ -35,6 +36,22 @@ def load(path: Path = TEMPLATE) -> dict:
 def resources(kind: str, path: Path = TEMPLATE) -> dict[str, dict]:
     """{logical id: resource} of every resource of one Type, e.g. AWS::DynamoDB::Table."""
     return {name: res for name, res in load(path)["Resources"].items() if res["Type"] == kind}
+
+
+def function_layers(function: str, conditions: frozenset[str] = frozenset(),
+                    path: Path = TEMPLATE) -> list[str]:
+    """The logical ids of a function's layers in the order Lambda stacks them (the
+    Globals' first, then its own), for a stack where `conditions` are the ones true."""
+    template = load(path)
+    layers = []
+    for entry in [*template["Globals"]["Function"].get("Layers", []),
+                  *template["Resources"][function]["Properties"].get("Layers", [])]:
+        if "Fn::If" in entry:
+            condition, when_true, when_false = entry["Fn::If"]
+            entry = when_true if condition in conditions else when_false
+        if entry != {"Ref": "AWS::NoValue"}:
+            layers.append(entry["Ref"])
+    return layers
 
 
 def api_routes(api: str, path: Path = TEMPLATE) -> dict[tuple[str, str], str]:

@@ -435,19 +435,20 @@ print(json.dumps({"result": result, "routes": routes, "modules": modules}))
 # The lines above the last are the function's log, one JSON object each.
 
 
-def layers_of(build_dir: Path, function: str) -> list[Path]:
-    """The function's layers as Lambda stacks them: the Globals' first, then its own."""
-    refs = [*template.load()["Globals"]["Function"]["Layers"],
-            *functions()[function].get("Layers", [])]
-    return [build_dir / ref["Ref"] / "python" for ref in refs]
+def layers_of(build_dir: Path, function: str, conditions=frozenset()) -> list[Path]:
+    """The function's layers as Lambda stacks them, in a stack where `conditions` hold."""
+    return [build_dir / layer / "python"
+            for layer in template.function_layers(function, conditions)]
 
 
-def clean_run(build_dir: Path, function: str, stdin: str, env: dict, trace: str = ""):
-    """`trace`: the X-Ray trace header of the invocation, set after init as Lambda does."""
+def clean_run(build_dir: Path, function: str, stdin: str, env: dict, trace: str = "",
+              conditions=frozenset()):
+    """`trace`: the X-Ray trace header of the invocation, set after init as Lambda does;
+    `conditions`: the template's conditions true in the stack (its layers)."""
     # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib, the
     # artifact and its layers. -B: write no bytecode beside them (Lambda's /var/task and
     # /opt are read-only).
-    layers = os.pathsep.join(map(str, layers_of(build_dir, function)))
+    layers = os.pathsep.join(map(str, layers_of(build_dir, function, conditions)))
     return subprocess.run(
         [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER, str(build_dir / function),
          layers, functions()[function]["Handler"], trace], input=stdin, capture_output=True,
@@ -461,10 +462,10 @@ SAMPLED_TRACE = "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;Parent=53995c3f42cd8ad
 
 
 def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict,
-                    trace: str = SAMPLED_TRACE) -> dict:
+                    trace: str = SAMPLED_TRACE, conditions=frozenset()) -> dict:
     """What the handler answered, the routes it serves, the layers' packages it imported
     (as "<layer dir>:<package>"), its log lines and what else it wrote (stderr)."""
-    result = clean_run(build_dir, function, json.dumps(event), env, trace)
+    result = clean_run(build_dir, function, json.dumps(event), env, trace, conditions)
     assert result.returncode == 0, f"{function}: {result.stderr}"
     *log, last = result.stdout.splitlines()
     return {**json.loads(last), "log": [json.loads(line) for line in log],
@@ -561,8 +562,8 @@ def _layer_packages(layer: Path) -> set[str]:
             if not p.name.endswith(".dist-info") and p.name != "__pycache__"}
 
 
-@pytest.mark.parametrize("layer", ["CommonLayer", "CryptoLayer"])
-def test_every_package_in_a_layer_is_imported_by_some_function(build_dir, runs, layer):
+def test_every_package_in_the_common_layer_is_imported_by_some_function(build_dir, runs):
+    layer = "CommonLayer"
     held = _layer_packages(build_dir / layer / "python")
     imported = set().union(*(run["modules"] for run in runs.values()))
     assert held - imported == set()
@@ -630,10 +631,12 @@ def test_every_module_of_the_release_has_bytecode_for_lambdas_python(build_dir):
     assert not missing, missing[:5]
 
 
-def _authorizer_allows(build_dir: Path, token: str, env: dict) -> dict:
+def _authorizer_allows(build_dir: Path, token: str, env: dict,
+                       conditions=frozenset()) -> dict:
     event = {"type": "TOKEN", "authorizationToken": f"Bearer {token}",
              "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"}
-    return invoke_artifact(build_dir, "AuthorizerFunction", event, env)
+    return invoke_artifact(build_dir, "AuthorizerFunction", event, env,
+                           conditions=conditions)
 
 
 def test_the_deployed_authorizer_verifies_with_the_key_in_secrets_manager(build_dir, emulator):
@@ -672,11 +675,30 @@ def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
                            headers={"kid": "k1"})
         run_ = _authorizer_allows(build_dir, token, {
             "JWT_ISSUER": jwks.url, "JWT_AUDIENCE": "client-1",
-            "JWT_JWKS_URL": f"{jwks.url}/keys"})
+            "JWT_JWKS_URL": f"{jwks.url}/keys"}, conditions={"VerifiesOidc"})
     finally:
         jwks.stop()
     assert run_["result"]["principalId"] == "user-1"
-    assert any(name.endswith(":cryptography") for name in run_["modules"])
+    crypto = build_dir / "CryptoLayer" / "python"
+    assert _layer_packages(crypto) - set(run_["modules"]) == set()  # all of it is used
+    assert f"{crypto}:cryptography" in run_["modules"]
+
+
+def test_the_crypto_layer_is_the_authorizers_only_where_it_verifies_rs256(runs):
+    conditions = template.load()["Conditions"]
+    assert conditions["VerifiesOidc"] == {
+        "Fn::Or": [{"Condition": "CreatesUserPool"}, {"Condition": "HasJwtIssuer"}]}
+    assert template.resources("AWS::Serverless::LayerVersion")["CryptoLayer"][
+        "Condition"] == "VerifiesOidc"
+    for function in functions():
+        with_issuer = template.function_layers(function, frozenset({"VerifiesOidc"}))
+        assert template.function_layers(function) == ["CommonLayer"], function
+        expected = ["CommonLayer", "CryptoLayer"] if function == "AuthorizerFunction" else [
+            "CommonLayer"]
+        assert with_issuer == expected, function
+    # With the shared key (HS256), PyJWT finds no cryptography to load at init.
+    assert not [name for name in runs["AuthorizerFunction"]["modules"]
+                if name.endswith(":cryptography")]
 
 
 def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir, runs,

@@ -46,11 +46,11 @@ def function_layers(function: str, conditions: frozenset[str] = frozenset(),
     layers = []
     for entry in [*template["Globals"]["Function"].get("Layers", []),
                   *template["Resources"][function]["Properties"].get("Layers", [])]:
-        if "Fn::If" in entry:
+        if isinstance(entry, dict) and "Fn::If" in entry:
             condition, when_true, when_false = entry["Fn::If"]
             entry = when_true if condition in conditions else when_false
         if entry != {"Ref": "AWS::NoValue"}:
-            layers.append(entry["Ref"])
+            layers.append(entry["Ref"] if isinstance(entry, dict) else entry)  # or an ARN
     return layers
 
 

@@ -47,4 +47,3 @@ class Sweep:
         nothing, so that the first run finds its connections open and its path warm."""
         self._orders.pending_events(1)
         self._events.rehearse()
-

@@ -18,6 +18,26 @@ def everything_stored(client) -> dict[str, list]:
             for name in client.list_tables()["TableNames"]}
 
 
+@pytest.fixture
+def aws_calls(monkeypatch) -> list[tuple[str, str, dict]]:
+    """Every AWS call the functions' own clients make from here on (not the test's):
+    (service, operation, parameters)."""
+    from botocore.client import BaseClient
+
+    from common import aws
+
+    calls = []
+    make_call = BaseClient._make_api_call
+
+    def recording(client, operation, params):
+        if any(client is ours for ours in aws._clients.values()):
+            calls.append((client.meta.service_model.service_name, operation, params))
+        return make_call(client, operation, params)
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", recording)
+    return calls
+
+
 def service_app(service: str, settings: Settings):
     """The app as the function's lambda_app builds it, and its wiring's rehearsal."""
     wiring = __import__(f"{service}.wiring", fromlist=["routes_for", "rehearse"])
@@ -49,7 +69,7 @@ def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(
 
 
 def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
-        tables, order_events):
+        tables, order_events, aws_calls):
     from common.logs import get_logger
     from orders.repository import OrderRepository
     from orders.rules import Order
@@ -61,10 +81,15 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
         tipo_pedido="NACIONAL", destino="Lima", producto_id=1, cantidad=1,
         status="PENDIENTE", observaciones=None, creado_en="2026-01-01T00:00:00"))
     assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
+    sweep = Sweep(settings, get_logger("event-sweep"))
     before = everything_stored(tables)
-    Sweep(settings, get_logger("event-sweep")).rehearse()
+    aws_calls.clear()
+    sweep.rehearse()
     assert everything_stored(tables) == before
     assert order_events.wait_for(1, timeout=0.5) == []
+    (_, query, read), (_, invoke, dry_run) = aws_calls
+    assert (query, read["IndexName"], read["Limit"]) == ("Query", "pendingEvents", 1)
+    assert (invoke, dry_run["InvocationType"]) == ("Invoke", "DryRun")
 
 
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
@@ -85,12 +110,19 @@ def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
     assert not [line for line in lines if line.get("event") == "notification received"]
 
 
-def test_the_listeners_rehearsal_reads_its_own_part_of_the_idempotency_table(tables):
-    from order_events.listener import rehearse
+def test_the_listeners_rehearsal_reads_and_puts_in_its_own_part_but_writes_nothing(
+        tables, aws_calls):
+    from order_events.listener import REHEARSAL_KEY, SERVICE, rehearse
 
     before = everything_stored(tables)
     rehearse(Settings.from_env())
     assert everything_stored(tables) == before
+    assert [(operation, params["TableName"]) for _, operation, params in aws_calls] == [
+        ("GetItem", "IdempotencyTable"), ("PutItem", "IdempotencyTable")]
+    put = aws_calls[1][2]
+    assert put["Item"] == {"id": {"S": REHEARSAL_KEY}}
+    assert REHEARSAL_KEY.startswith(f"{SERVICE}#")  # the part IAM lets it touch
+    assert put["ConditionExpression"] == "attribute_exists(#id)"
 
 
 def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(

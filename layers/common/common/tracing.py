@@ -37,6 +37,9 @@ def untraced() -> Iterator[None]:
     Lambda runs init without a trace (its trace header is set per invocation), so the
     X-Ray SDK would drop every subsegment begun then, writing a warning line for each
     AWS call; its own switch turned off, it hands out dummies and writes nothing.
+    The switch is the process's, so this is for init only, never around a request. An
+    AWS_XRAY_SDK_ENABLED in the environment overrides it (the SDK's rule): set to true,
+    the warnings are back.
     """
     if isinstance(tracer, _Off):
         yield

@@ -18,6 +18,7 @@ import jwt
 
 from common.bearer import bearer_token as common_bearer_token
 from common.keys import Key, jwt_key
+from common.lambda_init import REHEARSAL
 from common.settings import Settings
 
 ALGORITHM = "HS256"
@@ -69,7 +70,7 @@ class SharedKeyVerifier:
         """Read the key (and keep it) and verify a token with it: what PyJWT loads on
         first use, and the secret's read, happen at init."""
         key = self._key.current()
-        verify(jwt.encode({"sub": "init-rehearsal"}, key, algorithm=ALGORITHM), key)
+        verify(jwt.encode({"sub": REHEARSAL}, key, algorithm=ALGORITHM), key)
 
 
 class IssuerUnreachable(Exception):

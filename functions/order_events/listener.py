@@ -14,6 +14,7 @@ from botocore.exceptions import ClientError
 from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
 from common.idempotency import Once
+from common.lambda_init import REHEARSAL
 from common.settings import Settings
 from common.tracing import tracer
 
@@ -80,6 +81,13 @@ def handler_for(settings: Settings, logger) -> Callable:
     return handler
 
 
+# The warm-up's key, in the listener's own part of the idempotency table, and the
+# condition its put never meets.
+REHEARSAL_KEY = f"{SERVICE}#{REHEARSAL}"
+_NEVER = {"ConditionExpression": "attribute_exists(#id)",
+          "ExpressionAttributeNames": {"#id": "id"}}
+
+
 def rehearse(settings: Settings) -> None:
     """At init, on a key in this listener's own part of the idempotency table (the only
     part it may touch): a read, which opens the DynamoDB connection, then the put an
@@ -95,7 +103,3 @@ def rehearse(settings: Settings) -> None:
         if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
 
-
-REHEARSAL_KEY = f"{SERVICE}#init-rehearsal"
-_NEVER = {"ConditionExpression": "attribute_exists(#id)",
-          "ExpressionAttributeNames": {"#id": "id"}}

@@ -27,6 +27,7 @@ from common.errors import (
     Unprocessable,
     invalid_field,
 )
+from common.lambda_init import REHEARSAL
 from common.logs import get_logger
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
 from common.settings import Settings
@@ -37,8 +38,6 @@ JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
     from common.idempotency import Once
 
-# Marks the request a function answers itself during init (PlatformApp.rehearse).
-REHEARSAL = "init-rehearsal"
 STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unprocessable: 422, Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.

@@ -4,6 +4,10 @@ import gc
 from collections.abc import Callable
 from contextlib import contextmanager
 
+# Marks what a function does as a warm-up (a rehearsed request's log line, its keys):
+# never a client's.
+REHEARSAL = "init-rehearsal"
+
 
 @contextmanager
 def collector_paused():

@@ -7,7 +7,8 @@ artifact and the layer (as Lambda's /var/task and /opt/python): each imports the
 handler (Lambda's init) and answers two requests. Medians over N runs of: the import,
 against `import chalice, boto3` in the same kind of interpreter (the baseline); the
 first and the second request; the botocore clients built during init and during the
-first request.
+first request. Also the stack's floor: what the fixed stack alone costs an API function's
+init (see FLOOR), so that what is the platform's own is told apart from what is not.
 """
 
 import argparse
@@ -32,7 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
 
 # Runs in the fresh interpreter: argv = artifact, layers (os.pathsep between them),
-# handler ("" for the baseline).
+# handler ("" for the baseline, FLOOR for the stack's floor).
+FLOOR = "=floor"
+# The functions that load all of the floor (tables through PynamoDB, Idempotency-Key,
+# a key in Secrets Manager): for the others it is no floor.
+ON_THE_FLOOR = {"InventoryFunction", "OrdersFunction", "ShippingFunction"}
 PROBE = """
 import importlib.util, json, os, sys, time, types
 sys.path[:0] = [sys.argv[1], *sys.argv[2].split(os.pathsep)]
@@ -61,6 +66,29 @@ sys.meta_path.insert(0, CountClients())
 if not sys.argv[3]:
     started = time.perf_counter()
     import chalice, boto3
+    print(json.dumps({"import": time.perf_counter() - started}))
+    raise SystemExit
+if sys.argv[3].startswith("="):  # no handler starts so: FLOOR
+    # What every API function must load whatever its own code: the baseline, PynamoDB,
+    # Powertools' logger, metrics and tracer (X-Ray patching botocore, when tracing),
+    # its idempotency and parameters utilities (issue 13), and one client built from a
+    # session that reads credentials from the environment only; with the collector
+    # paused, as a function's init runs. None of the platform's code, no warm-up.
+    import gc
+    started = time.perf_counter()
+    gc.disable()
+    import chalice, boto3, pynamodb.models
+    from aws_lambda_powertools import Logger, Metrics, Tracer
+    from aws_lambda_powertools.utilities import idempotency, parameters
+    Logger(service="floor"), Metrics(namespace="Floor")
+    if os.environ.get("POWERTOOLS_TRACE_DISABLED") != "true":
+        Tracer(patch_modules=("botocore",))
+    import botocore.session
+    from botocore.credentials import CredentialResolver, EnvProvider
+    session = botocore.session.get_session()
+    session.register_component("credential_provider", CredentialResolver([EnvProvider()]))
+    session.create_client("dynamodb")
+    gc.freeze()
     print(json.dumps({"import": time.perf_counter() - started}))
     raise SystemExit
 warming = []
@@ -122,6 +150,15 @@ def events(token: str) -> dict[str, list]:
                                  "tipoPedido": "NACIONAL"} for n in (1, 2)],
         "EventSweeperFunction": [{"source": "aws.events"}] * 2,
     }
+
+
+def above_the_floor(function: str, runs: list[dict]) -> str:
+    """A function's init above the stack's floor, in ms and as a ratio to it."""
+    if function not in ON_THE_FLOOR:
+        return "-"
+    above = statistics.median(run["import"] - run["floor"] for run in runs)
+    ratio = statistics.median(run["import"] / run["floor"] for run in runs)
+    return f"{above * 1000:.0f} ({ratio:.2f}x)"
 
 
 def probe(artifact: Path, layers: str, handler: str, given: list, env: dict) -> dict:
@@ -193,16 +230,23 @@ def main() -> None:
         rounds = []
         for _ in range(args.runs):
             baseline = probe(build, str(layer), "", [], env)["import"]
+            floor = probe(build, str(layer), FLOOR, [], env)["import"]
             rounds.append({function: {**probe(build / function, layers[function], handler,
                                               given[function], {**env, **own_env[function]}),
-                                      "baseline": baseline}
+                                      "baseline": baseline, "floor": floor}
                            for function, handler in sorted(handlers.items())})
-        baseline = statistics.median(next(iter(r.values()))["baseline"] for r in rounds)
+        first = [next(iter(r.values())) for r in rounds]
+        baseline = statistics.median(r["baseline"] for r in first)
         print(f"Baseline `import chalice, boto3`: {baseline * 1000:.0f} ms (median of "
-              f"{args.runs} rounds; each ratio is the median of the rounds' own ratios)\n")
-        print("| function | import ms | vs baseline | of which warm-up ms | first request ms "
-              "| second request ms | first / second | clients built at init "
-              "| on the first request |\n|---|---|---|---|---|---|---|---|---|")
+              f"{args.runs} rounds; each ratio is the median of the rounds' own ratios)")
+        floor_ratio = statistics.median(r["floor"] / r["baseline"] for r in first)
+        print(f"The stack's floor (an API function's libraries and one client, none of "
+              f"the platform's code): {statistics.median(r['floor'] for r in first) * 1000:.0f}"
+              f" ms, {floor_ratio:.2f}x; 1.3x leaves "
+              f"{(1.3 - floor_ratio) * baseline * 1000:.0f} ms above it\n")
+        print("| function | import ms | vs baseline | above the floor ms | of which warm-up ms "
+              "| first request ms | second request ms | first / second | clients built at init "
+              "| on the first request |\n|---|---|---|---|---|---|---|---|---|---|")
         for function in sorted(handlers):
             runs = [r[function] for r in rounds]
 
@@ -211,6 +255,7 @@ def main() -> None:
 
             print(f"| {function} | {median(lambda r: r['import']) * 1000:.0f} | "
                   f"{median(lambda r: r['import'] / r['baseline']):.2f}x | "
+                  f"{above_the_floor(function, runs)} | "
                   f"{median(lambda r: r['warm_up']) * 1000:.1f} | "
                   f"{median(lambda r: r['first']) * 1000:.1f} | "
                   f"{median(lambda r: r['second']) * 1000:.1f} | "

@@ -91,19 +91,29 @@ def orders_api(orders_gateway) -> Api:
 
 
 @pytest.fixture(autouse=True)
-def only_operations_the_layer_keeps(monkeypatch):
+def only_calls_the_layer_and_the_role_allow(monkeypatch):
     """Every AWS call the functions' own clients make here is one the layer's botocore
-    keeps (common.aws.OPERATIONS): on Lambda any other would fail, having no model."""
+    keeps (common.aws.OPERATIONS): on Lambda any other would fail, having no model. And
+    each is allowed by the role of the function whose code makes it (infra/template.yaml,
+    tests/support/iam.py): the emulator enforces no IAM, AWS does."""
     from botocore.client import BaseClient
 
     from common import aws
+    from tests.support import iam
 
     called: set[tuple[str, str]] = set()
+    refused: list[tuple[list[str], iam.Access]] = []
     make_call = BaseClient._make_api_call
 
     def recording(client, operation, params):
         if any(client is ours for ours in aws._clients.values()):
-            called.add((client.meta.service_model.service_name, operation))
+            service = client.meta.service_model.service_name
+            called.add((service, operation))
+            functions = iam.functions_calling()
+            if functions and operation in aws.OPERATIONS.get(service, ()):
+                refused.extend((sorted(functions), access)
+                               for access in iam.accesses(service, operation, params)
+                               if not iam.allows_any(functions, access))
         return make_call(client, operation, params)
 
     monkeypatch.setattr(BaseClient, "_make_api_call", recording)
@@ -111,3 +121,4 @@ def only_operations_the_layer_keeps(monkeypatch):
     unknown = {(service, operation) for service, operation in called
                if operation not in aws.OPERATIONS.get(service, ())}
     assert not unknown, f"calls the layer's botocore cannot make: {sorted(unknown)}"
+    assert not refused, f"calls the function's role does not allow: {refused}"

@@ -112,12 +112,13 @@ def aws_lambda(monkeypatch):
 
 
 def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda, caplog):
-    publisher = LambdaPublisher(Settings.from_env({"ORDER_EVENTS_FUNCTION":
-                                                   "logistics-prod-OrderEvents"}), logger)
+    deployed_name = "logistics-prod-OrderEventsFunction-1A2B3C4D5E6F"  # CloudFormation's
+    publisher = LambdaPublisher(Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}),
+                                logger)
     publisher.publish(PAYLOAD)
     assert not logged(caplog, "PedidoAprobadoEvent not published")
     (call,) = aws_lambda
-    assert call["function"] == "logistics-prod-OrderEvents"
+    assert call["function"] == deployed_name
     assert call["type"] == "Event"
     assert json.loads(call["body"], parse_float=Decimal) == PAYLOAD
 

@@ -26,15 +26,19 @@ POLICY_TEMPLATES = {
 # What each item of a transaction is checked as (DynamoDB authorizes the items' own actions).
 _TRANSACT_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem",
                      "ConditionCheck": "ConditionCheckItem"}
-_CALL_ACTIONS = {("lambda", "Invoke"): "lambda:InvokeFunction",
-                 ("secretsmanager", "GetSecretValue"): "secretsmanager:GetSecretValue"}
+# The calls other than DynamoDB's: (the IAM action, the parameter naming the resource).
+_CALL_ACTIONS = {("lambda", "Invoke"): ("lambda:InvokeFunction", "FunctionName"),
+                 ("secretsmanager", "GetSecretValue"): ("secretsmanager:GetSecretValue",
+                                                        "SecretId")}
 
 
 @dataclass(frozen=True)
 class Access:
     """One thing a call asks IAM for: an action on a resource (a logical id, or
-    "Table/index/name"), with the partition keys it touches (DynamoDB's LeadingKeys;
-    None when the call names none, as a Query)."""
+    "Table/index/name"), with the partition keys it touches (DynamoDB's LeadingKeys).
+    None for a Query: its key is inside an expression, not read here, so a grant with
+    a LeadingKeys condition is taken not to cover it (stricter than AWS, which would
+    compare the key condition's partition key; no such grant includes Query)."""
 
     action: str
     resource: str
@@ -51,8 +55,8 @@ class _Grant:
 def accesses(service: str, operation: str, params: dict) -> list[Access]:
     """What IAM checks for one call."""
     if service != "dynamodb":
-        names = {"lambda": "FunctionName", "secretsmanager": "SecretId"}
-        return [Access(_CALL_ACTIONS[service, operation], params[names[service]])]
+        action, parameter = _CALL_ACTIONS[service, operation]
+        return [Access(action, params[parameter])]
     if operation == "BatchGetItem":
         return [Access("dynamodb:BatchGetItem", table, _keys(table, request["Keys"]))
                 for table, request in params["RequestItems"].items()]
@@ -77,33 +81,50 @@ def allows(function: str, access: Access) -> bool:
     return any(_matches(grant, access) for grant in _grants(function))
 
 
-def functions_calling() -> frozenset[str]:
-    """The functions whose code makes the call being made (empty for a test's own
-    calls). It is the package of the functions' modules nearest the call on this
-    thread's stack (an invoke answered in-process runs the invoked function's code
-    inside its caller's). A package two handlers share (orders: the API and the sweep)
-    narrows to one by a module only that one loads; a call from modules both load (a
-    test reading through the repository) may be either's."""
+@dataclass(frozen=True)
+class Callers:
+    """The functions whose code may be making a call, and whether each of their roles
+    must allow it (else one is enough)."""
+
+    functions: frozenset[str]
+    every: bool = True
+
+    def allow(self, access: Access) -> bool:
+        verdicts = (allows(function, access) for function in self.functions)
+        return all(verdicts) if self.every else any(verdicts)
+
+
+def callers(depth: int = 1) -> Callers | None:
+    """Whose code makes the call being made: the package of the functions' modules
+    nearest the call on this thread's stack (an invoke answered in-process runs the
+    invoked function's code inside its caller's). A package two handlers share (orders:
+    the API and the sweep) narrows to one by a module only that one loads. A call from
+    modules both load may be either's when a test makes it (reading through the
+    repository); from anywhere else (a worker thread, which keeps none of its
+    submitter's stack) both roles must allow it. Empty for a test's own calls; None
+    when nothing on the stack tells (neither a function's code nor a test's).
+    `depth`: how many frames above this one the call is (the checker's own frames)."""
     hosts = _functions_of_package()
-    package, candidates = None, frozenset()
-    frame = sys._getframe(1)
+    package, candidates, from_a_test = None, frozenset(), False
+    frame = sys._getframe(depth)
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
         top = name.split(".")[0]
+        from_a_test = from_a_test or top == "tests"
+        if top in hosts and top != package and package is not None:
+            frame = None  # another function's code: the caller of an in-process invoke
+            continue
         if top in hosts:
             if package is None:
                 package, candidates = top, hosts[top]
-            elif top != package:
-                break
             loaded_by = frozenset(function for function in hosts[top]
                                   if name in _modules_loaded_by(function))
+            # A module neither handler's imports list (none today) leaves them as they are.
             candidates = candidates & loaded_by or candidates
         frame = frame.f_back
-    return candidates
-
-
-def allows_any(functions: frozenset[str], access: Access) -> bool:
-    return any(allows(function, access) for function in functions)
+    if package is None:
+        return Callers(frozenset()) if from_a_test else None
+    return Callers(candidates, every=len(candidates) == 1 or not from_a_test)
 
 
 @cache
@@ -129,6 +150,8 @@ def _modules_loaded_by(function: str) -> frozenset[str]:
         found.add(module)
         tree = ast.parse((FUNCTIONS / f"{module.replace('.', '/')}.py").read_text())
         for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{module}: relative imports are not followed"
             if isinstance(node, ast.Import):
                 named = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
@@ -198,8 +221,7 @@ def _matches(grant: _Grant, access: Access) -> bool:
             assert key == "dynamodb:LeadingKeys", key  # the only condition the template uses
             if access.leading_keys is None:
                 return False
-            compare = {"ForAllValues:StringEquals": lambda pattern, key: pattern == key,
-                       "ForAllValues:StringLike": _like}[operator]
+            compare = _OPERATORS[operator]
             if not all(any(compare(pattern, key) for pattern in _listed(values))
                        for key in access.leading_keys):
                 return False
@@ -209,14 +231,15 @@ def _matches(grant: _Grant, access: Access) -> bool:
 @cache
 def _names(resource: str) -> tuple[str, ...]:
     """What a call may name a resource by: its logical id (local names), and for a
-    secret or a function the names a stack gives it (the secret's Name, any stack;
-    CloudFormation's "<stack>-<logical id>-<suffix>"), bare or as an ARN."""
+    secret or a function the name a stack gives it, bare or as an ARN: the secret's
+    Name (in any stack) and its ARN's 6-character suffix; CloudFormation's
+    "<stack>-<logical id>-<suffix>" for a function."""
     declared = template.load()["Resources"].get(resource, {})
     if declared.get("Type") == "AWS::SecretsManager::Secret":
         name = declared["Properties"]["Name"]["Fn::Sub"].replace("${AWS::StackName}", "*")
-        return resource, name, f"arn:*:secretsmanager:*:secret:{name}-*"
+        return resource, name, f"arn:*:secretsmanager:*:secret:{name}-??????"
     if declared.get("Type") == "AWS::Serverless::Function":
-        name = f"*-{resource.removesuffix('Function')}*"
+        name = f"*-{resource}-*"
         return resource, name, f"arn:*:lambda:*:function:{name}"
     return (resource,)
 
@@ -225,3 +248,7 @@ def _like(pattern: str, value: str, case: bool = True) -> bool:
     """IAM's wildcards: * any run of characters, ? any one."""
     expression = re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".")
     return re.fullmatch(expression, value, 0 if case else re.IGNORECASE) is not None
+
+
+_OPERATORS = {"ForAllValues:StringEquals": lambda pattern, key: pattern == key,
+              "ForAllValues:StringLike": _like}

@@ -101,7 +101,7 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
     from common import aws
     from tests.support import iam
 
-    called: set[tuple[str, str]] = set()
+    calls: list[tuple[str, str, dict]] = []  # (service, operation, parameters), for aws_calls
     refused: list[tuple[list[str], iam.Access]] = []
     untold: list[tuple[str, str]] = []
     broken: list[str] = []  # the checker's own errors: never raised into the function's call
@@ -110,7 +110,7 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
     def recording(client, operation, params):
         if any(client is ours for ours in aws._clients.values()):
             service = client.meta.service_model.service_name
-            called.add((service, operation))
+            calls.append((service, operation, params))
             try:
                 check(service, operation, params)
             except Exception as exc:  # noqa: BLE001 - reported at teardown
@@ -129,11 +129,18 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
                        if callers.functions and not callers.allow(access))
 
     monkeypatch.setattr(BaseClient, "_make_api_call", recording)
-    yield
+    yield calls
     # Calls a background thread makes after this point (a late invoke) go unchecked.
-    unknown = {(service, operation) for service, operation in called
+    unknown = {(service, operation) for service, operation, _ in calls
                if operation not in aws.OPERATIONS.get(service, ())}
     assert not unknown, f"calls the layer's botocore cannot make: {sorted(unknown)}"
     assert not broken, f"the role check failed: {broken}"
     assert not untold, f"calls no function's code and no test is seen making: {untold}"
     assert not refused, f"calls the function's role does not allow: {refused}"
+
+
+@pytest.fixture
+def aws_calls(only_calls_the_layer_and_the_role_allow) -> list[tuple[str, str, dict]]:
+    """Every AWS call the functions' own clients make from here on (not the test's):
+    (service, operation, parameters); clear it to start counting afresh."""
+    return only_calls_the_layer_and_the_role_allow

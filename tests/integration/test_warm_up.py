@@ -18,26 +18,6 @@ def everything_stored(client) -> dict[str, list]:
             for name in client.list_tables()["TableNames"]}
 
 
-@pytest.fixture
-def aws_calls(monkeypatch) -> list[tuple[str, str, dict]]:
-    """Every AWS call the functions' own clients make from here on (not the test's):
-    (service, operation, parameters)."""
-    from botocore.client import BaseClient
-
-    from common import aws
-
-    calls = []
-    make_call = BaseClient._make_api_call
-
-    def recording(client, operation, params):
-        if any(client is ours for ours in aws._clients.values()):
-            calls.append((client.meta.service_model.service_name, operation, params))
-        return make_call(client, operation, params)
-
-    monkeypatch.setattr(BaseClient, "_make_api_call", recording)
-    return calls
-
-
 def service_app(service: str, settings: Settings):
     """The app as the function's lambda_app builds it, and its wiring's rehearsal."""
     wiring = __import__(f"{service}.wiring", fromlist=["routes_for", "rehearse"])

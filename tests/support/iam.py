@@ -111,12 +111,11 @@ def callers(depth: int = 1) -> Callers | None:
         name = frame.f_globals.get("__name__", "")
         top = name.split(".")[0]
         from_a_test = from_a_test or top == "tests"
-        if top in hosts and top != package and package is not None:
-            frame = None  # another function's code: the caller of an in-process invoke
-            continue
         if top in hosts:
             if package is None:
                 package, candidates = top, hosts[top]
+            elif top != package:
+                break  # another function's code: the caller of an in-process invoke
             loaded_by = frozenset(function for function in hosts[top]
                                   if name in _modules_loaded_by(function))
             # A module neither handler's imports list (none today) leaves them as they are.

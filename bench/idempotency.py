@@ -1,4 +1,5 @@
-"""Rerunnable benchmark: what an Idempotency-Key costs, and what a replay saves (§2).
+"""Rerunnable benchmark: what an Idempotency-Key costs, and what a replay saves
+(docs/api.md#retries-without-duplicates-idempotency-key).
 
 Usage: `make bench-idempotency` (or .venv/bin/python bench/idempotency.py [--repeat N]).
 It serves the gateway in this process against a fresh emulator and, for each POST, times

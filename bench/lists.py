@@ -1,4 +1,4 @@
-"""Rerunnable benchmark: what each list costs as the tables grow (extensions §1).
+"""Rerunnable benchmark: what each list costs as the tables grow (docs/api.md#lists).
 
 Usage: `make bench-lists` (or .venv/bin/python bench/lists.py [--sizes 1000 10000]).
 For each size it loads that many products (1% in alert) and orders (statuses in turn)

@@ -1,1 +1,1 @@
-"""JWT bearer-token validation for the gateway (interface §5)."""
+"""JWT bearer-token validation for the gateway (docs/api.md#authentication)."""

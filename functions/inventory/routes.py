@@ -1,4 +1,4 @@
-"""Inventory HTTP routes (interface §4.2): read the request, call the service, answer."""
+"""Inventory HTTP routes (docs/api.md#inventory): read the request, call the service, answer."""
 
 from chalice import Blueprint
 

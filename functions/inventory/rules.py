@@ -33,7 +33,7 @@ class Product(ProductFields):
 
 
 def duplicate_sku(sku: str) -> Invalid:
-    """Skus are unique across products (interface §2.2)."""
+    """Skus are unique across products (docs/api.md#the-product)."""
     return Invalid("DUPLICATE_SKU", f"A product with sku {sku!r} already exists")
 
 

@@ -1,4 +1,4 @@
-"""Notification routes (interface §4.4). No authorizer: this API is open by contract."""
+"""Notification routes (docs/api.md#notifications). No authorizer: this API is open by contract."""
 
 from functools import partial
 

@@ -1,4 +1,5 @@
-"""The notification use case: every JSON object is accepted and logged (interface §4.4)."""
+"""The notification use case: every JSON object is accepted and logged
+(docs/api.md#notifications)."""
 
 from collections.abc import Callable
 

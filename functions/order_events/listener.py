@@ -1,9 +1,11 @@
 """The PedidoAprobadoEvent listener: one log line per event, forwarded when configured.
 
 Invoked asynchronously by the orders function. When NOTIFICATION_SERVICE_URL is set it
-also POSTs the payload to the notification service (interface §6, decisions.md). Lambda
+also POSTs the payload to the notification service
+(docs/api.md#the-order-event-pedidoaprobadoevent). Lambda
 may deliver an event twice (its retries, or a republish of a pending event): each order's
-event is handled at most once, keyed on its pedidoId (extensions §2).
+event is handled at most once, keyed on its pedidoId
+(docs/api.md#retries-without-duplicates-idempotency-key).
 """
 
 from collections.abc import Callable

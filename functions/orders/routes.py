@@ -1,4 +1,4 @@
-"""Orders HTTP routes (interface §4.1): read the request, call the service, answer."""
+"""Orders HTTP routes (docs/api.md#orders): read the request, call the service, answer."""
 
 from chalice import Blueprint
 

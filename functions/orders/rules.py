@@ -13,7 +13,8 @@ from common.validation import Checker, query_choice
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
-# The lifecycle (extensions §3): each state and where it may go; the last two are final.
+# The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
+# last two are final.
 NEXT = {"PENDIENTE": ("APROBADO", "CANCELADO"), "APROBADO": ("EN_ENVIO", "CANCELADO"),
         "EN_ENVIO": ("ENTREGADO",), "ENTREGADO": (), "CANCELADO": ()}
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
@@ -114,6 +115,6 @@ def observaciones_for(tipo_pedido: str) -> str | None:
 
 
 def approved_event(order: Order) -> dict:
-    """The PedidoAprobadoEvent payload (interface §6)."""
+    """The PedidoAprobadoEvent payload (docs/api.md#the-order-event-pedidoaprobadoevent)."""
     return {"pedidoId": order.id, "userEmail": order.user_email, "total": order.total,
             "tipoPedido": order.tipo_pedido}

@@ -110,6 +110,7 @@ def list_orders(orders: Orders, after: int, limit: int, raw_status: str | None) 
 
 
 def change_status(orders: Orders, order_id: int, raw_status: str | None) -> Order:
-    """Move an order along its lifecycle (extensions §3); no event is published."""
+    """Move an order along its lifecycle (docs/api.md#the-order-lifecycle); no event is
+    published."""
     target = rules.parse_status(raw_status)
     return orders.move(order_id, target, rules.moves_to(target))

@@ -1,4 +1,4 @@
-"""Shipping HTTP routes (interface §4.3): read the request, call the service, answer."""
+"""Shipping HTTP routes (docs/api.md#shipping): read the request, call the service, answer."""
 
 from chalice import Blueprint
 

@@ -12,7 +12,7 @@ from common.errors import NotFound, not_found
 from common.validation import Checker, query_choice, query_positive_integer
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
-# Lifecycle order; any state may follow any other (interface §3.2).
+# Lifecycle order; any state may follow any other (docs/api.md#shipping).
 STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
 INITIAL_STATUS = "CREADO"
 

@@ -38,5 +38,5 @@ def list_shipments(shipments: Shipments, after: int, limit: int, raw_status: str
 
 
 def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:
-    """Any of the four states may follow any other (interface §3.2)."""
+    """Any of the four states may follow any other (docs/api.md#shipping)."""
     return shipments.set_status(shipment_id, rules.parse_status(raw_status))

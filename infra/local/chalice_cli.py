@@ -25,7 +25,7 @@ LOCAL_STAGE = "local"
 RELEASE = ("this project is not deployed with `chalice deploy` or `chalice package`: "
            "Chalice would package app.py without functions/ and layers/common/, and the "
            "deployment would fail on import. Release with SAM instead: `make build`, then "
-           "`.venv-sam/bin/sam deploy --config-env dev` (README, Deploy). To develop: "
+           "`.venv-sam/bin/sam deploy --config-env dev` (docs/operations.md). To develop: "
            "`make run`, or `make emulators` and `.venv/bin/chalice local --stage local`.")
 NOT_LOCAL_STAGE = ("`chalice local` needs the `local` stage, which points the gateway at "
                    "`make emulators`: run `make emulators`, then "

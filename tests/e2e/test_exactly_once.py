@@ -1,4 +1,5 @@
-"""Exactly-once creation (extensions §2) and the order lifecycle (§3), over HTTP against the
+"""Exactly-once creation (docs/api.md#retries-without-duplicates-idempotency-key)
+and the order lifecycle (docs/api.md#the-order-lifecycle), over HTTP against the
 real local stack."""
 
 import json

@@ -1,4 +1,4 @@
-"""Lists that scale (extensions §1), each rule over HTTP against the real local stack."""
+"""Lists that scale (docs/api.md#lists), each rule over HTTP against the real local stack."""
 
 import re
 from urllib.parse import parse_qsl, urlsplit

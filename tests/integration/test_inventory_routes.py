@@ -1,4 +1,4 @@
-"""Inventory routes through chalice.test (interface §4.2, decisions.md)."""
+"""Inventory routes through chalice.test (docs/api.md#inventory)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal

@@ -1,4 +1,4 @@
-"""What a list costs in DynamoDB reads (extensions §1): a page follows its items, not
+"""What a list costs in DynamoDB reads (docs/api.md#lists): a page follows its items, not
 the table. Counted from botocore's events on the process's DynamoDB client."""
 
 from decimal import Decimal

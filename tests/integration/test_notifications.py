@@ -1,4 +1,4 @@
-"""The notification service (interface §4.4): no auth, any JSON object, fixed answers."""
+"""The notification service (docs/api.md#notifications): no auth, any JSON object, fixed answers."""
 
 import json
 

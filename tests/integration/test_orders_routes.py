@@ -1,4 +1,5 @@
-"""Orders routes (interface §4.1, §6): real stock checks over HTTP, real async invokes."""
+"""Orders routes (docs/api.md#orders,
+#the-order-event-pedidoaprobadoevent): real stock checks over HTTP, real async invokes."""
 
 import json
 import re

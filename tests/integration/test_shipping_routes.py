@@ -1,4 +1,4 @@
-"""Shipping routes through chalice.test (interface §2.3, §3.2, §4.3, decisions.md)."""
+"""Shipping routes through chalice.test (docs/api.md#shipping)."""
 
 import threading
 from concurrent.futures import ThreadPoolExecutor

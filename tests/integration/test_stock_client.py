@@ -1,4 +1,5 @@
-"""The stock check's circuit breaker against real sockets (decisions.md, Stock check)."""
+"""The stock check's circuit breaker against real sockets
+(docs/api.md#placing-an-order-the-stock-check)."""
 
 import contextlib
 import threading

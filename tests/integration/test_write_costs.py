@@ -1,4 +1,4 @@
-"""What each write route costs in DynamoDB, held to its floor (the README's table).
+"""What each write route costs in DynamoDB, held to its floor (bench/README.md).
 
 Counted from botocore's events on the process's DynamoDB client, so it sees every call,
 including the stock check's read by the inventory (served in this process).

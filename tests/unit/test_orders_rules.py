@@ -1,4 +1,4 @@
-"""Order rules as plain functions (decisions.md, Orders)."""
+"""Order rules as plain functions (docs/api.md#the-order)."""
 
 from datetime import datetime
 from decimal import Decimal

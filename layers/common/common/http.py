@@ -287,7 +287,7 @@ def text(body: str) -> Response:
 
 @dataclasses.dataclass(frozen=True)
 class Lists:
-    """How every list is answered (extensions §1): in pages of ascending id, a signed
+    """How every list is answered (docs/api.md#lists): in pages of ascending id, a signed
     token for the next one, and a body never over `max_bytes`."""
 
     token_key: "keys.Key"
@@ -356,7 +356,8 @@ _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 
 class CreatedOnce:
-    """A POST that creates, done once per `Idempotency-Key` (extensions §2).
+    """A POST that creates, done once per `Idempotency-Key`
+    (docs/api.md#retries-without-duplicates-idempotency-key).
 
     A key is the caller's (the token's sub) on this route; the first request with it is
     processed, and its 201 remembered; a repeat with an equal JSON body gets that 201

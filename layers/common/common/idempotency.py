@@ -1,4 +1,5 @@
-"""Doing a thing once per key (extensions §2), through Powertools' idempotency utility.
+"""Doing a thing once per key, through Powertools' idempotency utility
+(docs/api.md#retries-without-duplicates-idempotency-key).
 
 The first call with a key claims it (a conditional put in IdempotencyTable), runs, and
 stores its result; a repeat with the same payload gets the stored result back without
@@ -69,7 +70,8 @@ def _canonical(value):
 
 class _InProgressFirst(DynamoDBPersistenceLayer):
     """A repeat while the first is still being processed is told to retry, whatever its
-    body (extensions §2); Powertools would compare the bodies first and answer 422."""
+    body (docs/api.md#retries-without-duplicates-idempotency-key); Powertools would compare
+    the bodies first and answer 422."""
 
     def _validate_payload(self, data_payload, stored_data_record) -> None:
         if stored_data_record.status != STATUS_CONSTANTS["INPROGRESS"]:

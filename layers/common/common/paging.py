@@ -1,4 +1,4 @@
-"""Lists in pages (extensions §1): a page, its limit, and the signed token of the next one.
+"""Lists in pages (docs/api.md#lists): a page, its limit, and the signed token of the next one.
 
 Every list is in ascending id, so "where the next page starts" is one number: the id
 after which it continues. A token carries that id bound to the list and its filters,

@@ -57,7 +57,7 @@ class DecimalAttribute(Attribute[Decimal]):
 class StatusIndex(GlobalSecondaryIndex):
     """Items by their `status`, in id order: for lists filtered by status. All of a
     status share one index partition: on DynamoDB that caps writes of one status at
-    about 1,000 items a second (see the README)."""
+    about 1,000 items a second (docs/architecture.md)."""
 
     class Meta:
         index_name = "byStatus"

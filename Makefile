@@ -47,9 +47,11 @@ emulators: $(READY)
 reset: $(READY)
 	@$(PY) -m infra.local.persistence reset
 
+# An operator's token; ROLE=customer USER_ID=42 a customer's; SUB= its subject.
 # STAGE=dev|prod: for that deployed stack, from its secret, with your AWS credentials.
 token: $(READY)
-	@$(PY) -m infra.tokens $(if $(STAGE),--stage $(STAGE)) $(if $(SUB),--subject $(SUB))
+	@$(PY) -m infra.tokens $(if $(STAGE),--stage $(STAGE)) $(if $(SUB),--subject $(SUB)) \
+		$(if $(ROLE),--role $(ROLE)) $(if $(USER_ID),--user-id $(USER_ID))
 
 lint: $(READY)
 	@$(PY) -m ruff check .

@@ -71,7 +71,7 @@ if not sys.argv[3]:
 if sys.argv[3].startswith("="):  # no handler starts so: FLOOR
     # What every API function must load whatever its own code: the baseline, PynamoDB,
     # Powertools' logger, metrics and tracer (X-Ray patching botocore, when tracing),
-    # its idempotency and parameters utilities (issue 13), and one client built from a
+    # its idempotency utility, and one client built from a
     # session that reads credentials from the environment only; with the collector
     # paused, as a function's init runs. None of the platform's code, no warm-up.
     import gc
@@ -79,7 +79,7 @@ if sys.argv[3].startswith("="):  # no handler starts so: FLOOR
     gc.disable()
     import chalice, boto3, pynamodb.models
     from aws_lambda_powertools import Logger, Metrics, Tracer
-    from aws_lambda_powertools.utilities import idempotency, parameters
+    from aws_lambda_powertools.utilities import idempotency
     Logger(service="floor"), Metrics(namespace="Floor")
     if os.environ.get("POWERTOOLS_TRACE_DISABLED") != "true":
         Tracer(patch_modules=("botocore",))

@@ -1,8 +1,10 @@
-"""`make token`: one line, a bearer token valid 24 hours.
+"""`make token`: one line, a bearer token valid 24 hours, an operator's unless told.
 
-Without STAGE, for the local stack (signed with JWT_SECRET, or its development default).
-With STAGE=dev|prod, for that deployed stack: signed with the key its template generated
-in Secrets Manager (`<stack name>/jwt-signing-key`), read with the caller's own AWS
+`ROLE=customer USER_ID=42` makes it a customer's (docs/api.md#who-may-do-what); `SUB=`
+sets its subject. Without STAGE, for the local stack (signed with JWT_SECRET, or its
+development default). With STAGE=dev|prod, for that deployed stack: signed with the key its
+template generated in Secrets Manager (`<stack name>/jwt-signing-key`), in the version the
+stack's own functions would sign with now (common.keys), read with the caller's own AWS
 credentials, so only someone allowed to read that secret can mint one. A stack that takes
 tokens from an OIDC issuer (JWT_ISSUER) refuses these: sign in with the issuer instead.
 """
@@ -13,7 +15,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from infra.local.tokens import issue, local_token
+from common.callers import CUSTOMER, OPERATOR, ROLES
+from infra.local.tokens import LOCAL_SUBJECT, issue, local_token
 
 ROOT = Path(__file__).resolve().parent.parent
 # The template names the secret <stack name>/<this> (tests/release holds them together).
@@ -31,32 +34,52 @@ def stage_stack(stage: str, samconfig: Path = ROOT / "samconfig.toml") -> tuple[
     return stack, region
 
 
-def stage_token(stage: str, subject: str) -> str:
+def stage_token(stage: str, subject: str, role: str, user_id: int | None) -> str:
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
+
+    from common.keys import SecretRing
 
     stack, region = stage_stack(stage)
     secret_id = f"{stack}/{JWT_SECRET_NAME}"
     try:
-        secret = boto3.client("secretsmanager", region_name=region).get_secret_value(
-            SecretId=secret_id)["SecretString"]
+        key = SecretRing(secret_id, boto3.client("secretsmanager", region_name=region)).signing()
     except (BotoCoreError, ClientError) as exc:
         raise SystemExit(f"Cannot read the secret {secret_id} in {region} with your AWS "
                          f"credentials: {exc}") from None
-    return issue(subject, secret.encode("utf-8"))
+    return issue(subject, key, role=role, user_id=user_id)
+
+
+def _user_id(raw: str | None) -> int | None:
+    if raw in (None, ""):
+        return None
+    if not raw.isdigit() or int(raw) < 1:
+        raise SystemExit(f"USER_ID={raw!r}: must be a positive integer")
+    return int(raw)
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", help="a samconfig.toml environment: dev, prod")
     parser.add_argument("--subject", help="the token's sub (default: you@STAGE)")
+    parser.add_argument("--role", default=OPERATOR, help="operator (default) or customer")
+    parser.add_argument("--user-id", help="the customer's userId (required for a customer)")
     args = parser.parse_args(argv)
+    role = (args.role or OPERATOR).lower()
+    if role not in ROLES:
+        raise SystemExit(f"ROLE={args.role!r}: must be one of {', '.join(ROLES)}")
+    user_id = _user_id(args.user_id)
+    if role == CUSTOMER and user_id is None:
+        raise SystemExit("ROLE=customer needs USER_ID=<the customer's userId>, e.g. USER_ID=42")
     if args.stage:
-        print(stage_token(args.stage, args.subject or f"{getpass.getuser()}@{args.stage}"))
+        subject = args.subject or f"{getpass.getuser()}@{args.stage}"
+        print(stage_token(args.stage, subject, role, user_id))
     else:
         from common.settings import Settings
 
-        print(local_token(Settings.load()))
+        subject = args.subject or (f"customer-{user_id}@localhost" if role == CUSTOMER
+                                   else LOCAL_SUBJECT)
+        print(local_token(Settings.load(), subject, role, user_id))
 
 
 if __name__ == "__main__":

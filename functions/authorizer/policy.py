@@ -4,7 +4,7 @@ The Lambda authorizer (lambda_app.py) and the local gateway both call `authorize
 local and cloud decide alike.
 """
 
-from authorizer.tokens import InvalidToken, Verifier, bearer_token
+from authorizer.tokens import InvalidToken, Verifier, token_in
 
 
 class Unauthorized(Exception):
@@ -17,20 +17,21 @@ class Unauthorized(Exception):
 
 
 def authorize(authorization: str | None, method_arn: str, verify: Verifier) -> dict:
-    """An Allow policy for a token `verify` accepts; otherwise Unauthorized, with the
-    reason for logs."""
+    """An Allow policy for a token `verify` accepts, its caller (role, user id) in the
+    context API Gateway hands the functions; otherwise Unauthorized, with the reason for
+    logs."""
     try:
-        claims = verify(bearer_token(authorization))
+        caller = verify(token_in(authorization))
     except InvalidToken as exc:
         raise Unauthorized(str(exc)) from None
     return {
-        "principalId": claims["sub"],
+        "principalId": caller.sub,
         "policyDocument": {
             "Version": "2012-10-17",
             "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow",
                            "Resource": [_whole_api(method_arn)]}],
         },
-        "context": {"sub": claims["sub"]},
+        "context": caller.context(),
     }
 
 

@@ -1,81 +1,227 @@
-"""Verifying the gateway's bearer tokens (issuing them is the local token tool's).
+"""Verifying the gateway's bearer tokens, and who each one belongs to (issuing them is the
+token tool's: infra/tokens.py).
 
 Two kinds, never both at once:
-- by default, HS256 tokens signed with the platform's shared key (keys.jwt_key: the
-  environment locally, Secrets Manager on AWS);
-- when JWT_ISSUER is set, RS256 tokens from that OIDC issuer (a Cognito user pool, or
-  any other), checked against the keys it publishes (its JWKS), its name and the client
-  they were issued for.
+- by default, HS256 tokens signed with the platform's shared key (common.keys: the
+  environment locally, a rotated Secrets Manager secret on AWS; a token names the key's
+  version in `kid`);
+- when JWT_ISSUER is set, RS256 tokens from that OIDC issuer (a Cognito user pool, or any
+  other), checked against the keys it publishes (its JWKS), its name and the client they
+  were issued for.
 Each accepts its one algorithm only, so `alg: none` and algorithm swaps (an HS256 token
 signed with the issuer's public key) fail.
+
+Every token must expire (`exp`), within MAX_LIFETIME_SECONDS of when it was issued, and
+must not claim to be issued in the future (`iat`, beyond LEEWAY_SECONDS of clock skew).
+Its role and user id (docs/api.md#who-may-do-what) come from its claims, see caller_of.
 """
 
+import contextlib
 import json
+import threading
+import time
 import urllib.request
 from collections.abc import Callable
 
 import jwt
 
-from common.bearer import bearer_token as common_bearer_token
-from common.keys import Key, jwt_key
+from common.bearer import bearer_token
+from common.callers import CUSTOMER, OPERATOR, ROLES, Caller
+from common.keys import KeyRing, jwt_keys
 from common.lambda_init import REHEARSAL
 from common.settings import Settings
 
 ALGORITHM = "HS256"
 OIDC_ALGORITHM = "RS256"
-# The issuer's keys are fetched once and kept this long: an issuer outage shorter than
-# that goes unnoticed, and a key the issuer withdraws is refused within it. A token with
-# a key id not among them makes one fetch (a rotation), at most one every 30 s (PyJWT).
+# A leaked token is a credential until it expires: none may live longer than a day.
+MAX_LIFETIME_SECONDS = 24 * 3600
+# Clock skew tolerated between whoever issued a token and this function, for `iat` only
+# (an expired token is refused at once, as it always was).
+LEEWAY_SECONDS = 30
+# Where roles and user ids are in a token (docs/operations.md#identity): a `role` claim
+# (HS256 tokens, or any issuer that sets one), else membership of this Cognito group.
+ROLE_CLAIM, GROUPS_CLAIM, OPERATOR_GROUP = "role", "cognito:groups", "operators"
+USER_ID_CLAIMS = ("userId", "custom:userId")
+# The issuer's keys are kept this long; a token naming a key not among them, or the keys
+# expiring, makes one fetch at most every JWKS_RETRY_SECONDS. When a fetch fails, the keys
+# already fetched keep working (an issuer outage is not our callers' fault); only with none
+# at all does the authorizer fail.
 JWKS_CACHE_SECONDS = 3600
-JWKS_TIMEOUT_SECONDS = 3
+JWKS_RETRY_SECONDS = 30
+JWKS_TIMEOUT_SECONDS = 2
 
-Verifier = Callable[[str], dict]  # a token -> its claims, or InvalidToken
+Verifier = Callable[[str], Caller]  # a token -> its caller, or InvalidToken
 
 
 class InvalidToken(Exception):
     """The request must not pass: why is for the logs, never for the client."""
 
 
-def bearer_token(header: str | None) -> str:
-    """The token of an `Authorization: Bearer <token>` header."""
-    token = common_bearer_token(header)
+class _OtherKey(InvalidToken):
+    """The signature does not match this key (another version may be the one)."""
+
+
+def token_in(header: str | None) -> str:
+    """The token of an `Authorization: Bearer <token>` header; InvalidToken without one."""
+    token = bearer_token(header)
     if token is None:
         raise InvalidToken("no Bearer token in the Authorization header")
     return token
 
 
-def verify(token: str, secret: bytes) -> dict:
-    """The token's claims if it is a valid HS256 token for `secret` with a subject.
+def caller_of(claims: dict, default_role: str) -> Caller:
+    """Who a verified token belongs to. `role` is "operator" or "customer"; without it, a
+    member of the Cognito group "operators" is an operator, and anyone else has
+    `default_role` (HS256 tokens: operator, as every token was before roles; an issuer's:
+    customer). A customer's token carries its userId (`userId`, or Cognito's
+    `custom:userId`): a positive integer."""
+    sub = claims.get("sub")
+    if not isinstance(sub, str) or not sub.strip():
+        raise InvalidToken("sub must be a non-empty string")
+    role = claims.get(ROLE_CLAIM)
+    if role is None:
+        groups = claims.get(GROUPS_CLAIM)
+        role = OPERATOR if isinstance(groups, list) and OPERATOR_GROUP in groups \
+            else default_role
+    if role not in ROLES:
+        raise InvalidToken(f"role {role!r} is not one this platform knows")
+    user_id = _user_id(next((claims[c] for c in USER_ID_CLAIMS if c in claims), None))
+    if role == CUSTOMER and user_id is None:
+        raise InvalidToken("a customer's token must carry its userId (a positive integer)")
+    return Caller(sub, role, user_id)
 
-    exp, nbf and iat are checked by PyJWT whenever they are present.
-    """
+
+def _user_id(raw) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 38:
+        raw = int(raw)  # Cognito's custom attributes are strings
+    return raw if isinstance(raw, int) and raw >= 1 else None
+
+
+def check_times(claims: dict, now: float | None = None) -> None:
+    """`exp` is checked by PyJWT (required); here: not issued in the future, and not
+    valid for longer than MAX_LIFETIME_SECONDS."""
+    now = time.time() if now is None else now
+    issued = claims.get("iat")
+    if issued is not None:
+        if isinstance(issued, bool) or not isinstance(issued, int | float):
+            raise InvalidToken("iat must be a number")
+        if issued > now + LEEWAY_SECONDS:
+            raise InvalidToken("the token claims to be issued in the future (iat)")
+    start = issued if issued is not None else now
+    if claims["exp"] - start > MAX_LIFETIME_SECONDS:
+        raise InvalidToken(f"the token is valid for more than {MAX_LIFETIME_SECONDS} s")
+
+
+def _decode(token: str, key, algorithm: str, **checks) -> dict:
     try:
-        claims = jwt.decode(token, secret, algorithms=[ALGORITHM],
+        claims = jwt.decode(token, key, algorithms=[algorithm],
                             # No audience is part of the contract: one present is not
                             # a reason to refuse (PyJWT would, without an expected aud).
-                            options={"require": ["sub"], "verify_aud": False})
+                            options={"require": ["sub", "exp"], "verify_aud": False,
+                                     "verify_iat": False}, **checks)
+    except jwt.InvalidSignatureError as exc:
+        raise _OtherKey(str(exc)) from None
     except jwt.PyJWTError as exc:
         raise InvalidToken(str(exc)) from None
-    return _with_subject(claims)
+    check_times(claims)
+    return claims
+
+
+def _kid(token: str) -> str | None:
+    try:
+        kid = jwt.get_unverified_header(token).get("kid")
+    except jwt.PyJWTError as exc:
+        raise InvalidToken(str(exc)) from None
+    if kid is not None and not isinstance(kid, str):
+        raise InvalidToken("kid must be a string")
+    return kid
 
 
 class SharedKeyVerifier:
-    def __init__(self, key: Key):
-        self._key = key
+    """HS256 tokens signed with a version of the platform's key the ring accepts."""
 
-    def __call__(self, token: str) -> dict:
-        return verify(token, self._key.current())
+    def __init__(self, keys: KeyRing):
+        self._keys = keys
+
+    def __call__(self, token: str) -> Caller:
+        candidates = self._keys.verifying(_kid(token))
+        if not candidates:
+            raise InvalidToken("signed with a key version this platform does not accept")
+        for key in candidates[:-1]:  # a token without kid: the current key, then the previous
+            try:
+                return caller_of(_decode(token, key.secret, ALGORITHM), OPERATOR)
+            except _OtherKey:
+                continue
+        return caller_of(_decode(token, candidates[-1].secret, ALGORITHM), OPERATOR)
 
     def rehearse(self) -> None:
         """Read the key (and keep it) and verify a token with it: what PyJWT loads on
         first use, and the secret's read, happen at init."""
-        key = self._key.current()
-        verify(jwt.encode({"sub": REHEARSAL}, key, algorithm=ALGORITHM), key)
+        key = self._keys.signing()
+        now = int(time.time())
+        self(jwt.encode({"sub": REHEARSAL, "iat": now, "exp": now + 60}, key.secret,
+                        algorithm=ALGORITHM, headers={"kid": key.kid}))
 
 
 class IssuerUnreachable(Exception):
-    """The issuer's keys could not be fetched: not the caller's fault, so not a 401 (the
-    authorizer fails, API Gateway answers 500, and the errors alarm goes off)."""
+    """The issuer's keys could not be fetched and none are at hand: not the caller's
+    fault, so not a 401 (the authorizer fails, API Gateway answers 500, and the errors
+    alarm goes off)."""
+
+
+class IssuerKeys:
+    """An OIDC issuer's signing keys (its JWKS), kept and refreshed as the module says."""
+
+    def __init__(self, issuer: str, jwks_url: str | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self._issuer, self._jwks_url, self._clock = issuer, jwks_url, clock
+        self._lock = threading.Lock()
+        self._keys: dict[str, jwt.PyJWK] | None = None
+        self._expires = self._next_fetch = float("-inf")
+
+    def key_for(self, kid: str | None) -> jwt.PyJWK:
+        with self._lock:
+            now = self._clock()
+            wanted = self._keys is None or now >= self._expires or kid not in self._keys
+            if wanted and now >= self._next_fetch:
+                self._next_fetch = now + JWKS_RETRY_SECONDS
+                try:
+                    self._keys = self._fetch()
+                    self._expires = now + JWKS_CACHE_SECONDS
+                except IssuerUnreachable:
+                    if self._keys is None:
+                        raise
+            keys = self._keys
+        if keys is None:
+            raise IssuerUnreachable("the issuer's keys have not been fetched yet")
+        if kid not in keys:
+            raise InvalidToken(f"the issuer has no key {kid!r}")
+        return keys[kid]
+
+    def _fetch(self) -> dict[str, jwt.PyJWK]:
+        if self._jwks_url is None:
+            self._jwks_url = _get_json(self._issuer.rstrip("/") +
+                                       "/.well-known/openid-configuration").get("jwks_uri")
+            if not isinstance(self._jwks_url, str):
+                raise IssuerUnreachable("the issuer's discovery document names no jwks_uri")
+        try:
+            found = jwt.PyJWKSet.from_dict(_get_json(self._jwks_url))
+        except jwt.PyJWTError as exc:
+            raise IssuerUnreachable(f"the issuer's keys cannot be read: {exc}") from exc
+        return {key.key_id: key for key in found.keys if key.key_id}
+
+
+def _get_json(url: str) -> dict:
+    try:
+        with urllib.request.urlopen(url, timeout=JWKS_TIMEOUT_SECONDS) as answer:  # noqa: S310
+            found = json.load(answer)
+    except (OSError, ValueError) as exc:
+        raise IssuerUnreachable(f"{url}: {exc}") from exc
+    if not isinstance(found, dict):
+        raise IssuerUnreachable(f"{url}: not a JSON object")
+    return found
 
 
 class OidcVerifier:
@@ -86,23 +232,11 @@ class OidcVerifier:
 
     def __init__(self, issuer: str, audience: str, jwks_url: str | None = None):
         self.issuer, self.audience = issuer, audience
-        self._jwks_url = jwks_url
-        self._keys: jwt.PyJWKClient | None = None
+        self.keys = IssuerKeys(issuer, jwks_url)
 
-    def __call__(self, token: str) -> dict:
-        try:
-            key = self._client().get_signing_key_from_jwt(token)
-        except jwt.PyJWKClientConnectionError as exc:
-            raise IssuerUnreachable(str(exc)) from exc
-        except (jwt.PyJWTError, jwt.PyJWKClientError) as exc:
-            raise InvalidToken(str(exc)) from None
-        try:
-            claims = jwt.decode(token, key.key, algorithms=[OIDC_ALGORITHM],
-                                issuer=self.issuer,
-                                options={"require": ["sub", "iss", "exp"],
-                                         "verify_aud": False})
-        except jwt.PyJWTError as exc:
-            raise InvalidToken(str(exc)) from None
+    def __call__(self, token: str) -> Caller:
+        key = self.keys.key_for(_kid(token))
+        claims = _decode(token, key.key, OIDC_ALGORITHM, issuer=self.issuer)
         if claims.get("token_use") == "id":
             raise InvalidToken("an ID token is not an API credential")
         audiences = claims.get("aud")
@@ -112,37 +246,15 @@ class OidcVerifier:
                 raise InvalidToken("the token was issued for another audience")
         elif claims.get("token_use") != "access" or claims.get("client_id") != self.audience:
             raise InvalidToken("the token was issued for another client")
-        return _with_subject(claims)
+        return caller_of(claims, CUSTOMER)
 
     def rehearse(self) -> None:
         """Find the issuer's keys and fetch them (and keep them) at init."""
-        self._client().get_jwk_set()
-
-    def _client(self) -> jwt.PyJWKClient:
-        if self._keys is None:
-            self._keys = jwt.PyJWKClient(self._jwks_url or _discovered_jwks_url(self.issuer),
-                                         cache_jwk_set=True, lifespan=JWKS_CACHE_SECONDS,
-                                         timeout=JWKS_TIMEOUT_SECONDS)
-        return self._keys
-
-
-def _discovered_jwks_url(issuer: str) -> str:
-    """Where the issuer publishes its keys, from its OIDC discovery document."""
-    url = issuer.rstrip("/") + "/.well-known/openid-configuration"
-    try:
-        with urllib.request.urlopen(url, timeout=JWKS_TIMEOUT_SECONDS) as answer:  # noqa: S310
-            return json.load(answer)["jwks_uri"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise IssuerUnreachable(f"no discovery document at {url}: {exc}") from exc
+        with contextlib.suppress(InvalidToken):  # no key is named None: fetched all the same
+            self.keys.key_for(None)
 
 
 def verifier_for(settings: Settings) -> Verifier:
     if settings.jwt_issuer:
         return OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
-    return SharedKeyVerifier(jwt_key(settings))
-
-
-def _with_subject(claims: dict) -> dict:
-    if not isinstance(claims.get("sub"), str) or not claims["sub"].strip():
-        raise InvalidToken("sub must be a non-empty string")
-    return claims
+    return SharedKeyVerifier(jwt_keys(settings))

@@ -2,8 +2,17 @@
 
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists, json_object, no_content, ok, path_id, query_param
-from inventory import service
+from common.http import (
+    CreatedOnce,
+    Lists,
+    caller_of,
+    json_object,
+    no_content,
+    ok,
+    path_id,
+    query_param,
+)
+from inventory import access, service
 from inventory.service import Products
 
 
@@ -15,13 +24,16 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> Blueprint:
         return lists.answer(bp.current_request, lambda after, limit: service.list_products(
             products, after, limit))
 
+    # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
+        access.may_change_catalog(caller_of(bp.current_request))
         return once.answer(bp.current_request,
                            lambda body: service.create_product(products, body))
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():
+        access.may_read_alerts(caller_of(bp.current_request))
         return lists.answer(bp.current_request, lambda after, limit: service.low_stock_alerts(
             products, after, limit))
 
@@ -31,12 +43,14 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> Blueprint:
 
     @bp.route("/api/inventario/{id}", methods=["PUT"])
     def replace_product(id):
+        access.may_change_catalog(caller_of(bp.current_request))
         product_id = path_id(id)
         return ok(service.replace_product(products, product_id,
                                           json_object(bp.current_request)))
 
     @bp.route("/api/inventario/{id}", methods=["DELETE"])
     def delete_product(id):
+        access.may_change_catalog(caller_of(bp.current_request))
         service.delete_product(products, path_id(id))
         return no_content()
 

@@ -1,5 +1,5 @@
-"""The table behind orders, its index of orders by status (in id order), and the sparse
-index of orders whose event still has to be published."""
+"""The table behind orders, its indexes of orders by status and by customer (in id order),
+and the sparse index of orders whose event still has to be published."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
@@ -21,6 +21,17 @@ class PendingEventIndex(GlobalSecondaryIndex):
     id = NumberAttribute(range_key=True)
 
 
+class UserIndex(GlobalSecondaryIndex):
+    """A customer's orders, in id order (docs/api.md#who-may-do-what)."""
+
+    class Meta:
+        index_name = "byUser"
+        projection = AllProjection()
+
+    user_id = NumberAttribute(hash_key=True, attr_name="userId")
+    id = NumberAttribute(range_key=True)
+
+
 class OrderModel(Model):
     Meta = model_meta("OrdersTable")
 
@@ -39,4 +50,5 @@ class OrderModel(Model):
     evento_pendiente = UnicodeAttribute(attr_name="eventoPendiente", null=True)
 
     by_status = StatusIndex()
+    by_user = UserIndex()
     pending_events = PendingEventIndex()

@@ -24,29 +24,41 @@ class OrderRepository(Repository):
     def __init__(self, settings: Settings):
         super().__init__(settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order)
 
-    def page(self, after: int, limit: int, status: str | None = None) -> Page:
+    def page(self, after: int, limit: int, status: str | None = None,
+             user_id: int | None = None) -> Page:
+        """One customer's orders from their index (of one status, filtered there: a
+        customer has few); else one status's from its index; else the whole list."""
+        if user_id is not None:
+            only = OrderModel.status == status if status is not None else None
+            return self._index_page(OrderModel.by_user, user_id, after, limit, only)
         if status is None:
             return super().page(after, limit)
         return self._index_page(OrderModel.by_status, status, after, limit)
 
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order:
-        """Set the status to `target` if it is now one of `allowed_from`; an order already
-        in `target` is returned as it is. Returns the order as stored after."""
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
+             user_id: int | None = None) -> Order:
+        """Set the status to `target` if it is now one of `allowed_from` (and, given a
+        `user_id`, the order is that user's: else it is not found); an order already in
+        `target` is returned as it is. Returns the order as stored after."""
         if not possible_id(order_id):
             raise unknown_order(order_id)
         if allowed_from:
             item = OrderModel(order_id)
+            condition = OrderModel.id.exists() & OrderModel.status.is_in(*allowed_from)
+            if user_id is not None:
+                condition &= OrderModel.user_id == user_id
             try:
                 # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`.
-                item.update(actions=[OrderModel.status.set(target)],
-                            condition=OrderModel.id.exists()
-                            & OrderModel.status.is_in(*allowed_from))
+                item.update(actions=[OrderModel.status.set(target)], condition=condition)
                 return storage.to_domain(item, Order)
             except UpdateError as exc:
                 if not storage.condition_failed(exc):
                     raise
-        # Not moved: the order is gone, already there, or may not go there from where it is.
+        # Not moved: the order is gone or not this user's, already there, or may not go
+        # there from where it is.
         current = self.get(order_id)
+        if user_id is not None and current.user_id != user_id:
+            raise unknown_order(order_id)
         if current.status != target:
             raise invalid_transition(current.status, target)
         return current

@@ -2,12 +2,11 @@
 
 from chalice import Blueprint
 
-from common.bearer import bearer_token
 from common.clock import utcnow
-from common.http import CreatedOnce, Lists, gateway_base_url, ok, path_id, query_param
-from orders import service
+from common.http import CreatedOnce, Lists, caller_of, ok, on_behalf_of, path_id, query_param
+from orders import access, service
 from orders.service import Orders, Outcomes, Publisher
-from orders.stock_client import Caller, StockChecker
+from orders.stock_client import StockChecker
 
 
 def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: Outcomes,
@@ -16,34 +15,33 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: 
 
     @bp.route("/api/pedidos", methods=["GET"])
     def list_orders():
-        status = query_param(bp.current_request, "status")
-        return lists.answer(bp.current_request, lambda after, limit: service.list_orders(
-            orders, after, limit, status), filters={"status": status})
+        request = bp.current_request
+        caller, status = caller_of(request), query_param(request, "status")
+        return lists.answer(request, lambda after, limit: service.list_orders(
+            orders, caller, after, limit, status), filters={"status": status})
 
     @bp.route("/api/pedidos", methods=["POST"])
     def create_order():
         request = bp.current_request
-        authorizer = request.context.get("authorizer") or {}
-        # The caller's own identity: inventory sits behind the same authorizer.
-        caller = Caller(token=bearer_token(request.headers.get("authorization")),
-                        sub=authorizer.get("sub") or authorizer.get("principalId"),
-                        gateway_url=gateway_base_url(request),
-                        request_id=request.context.get("requestId"))
+        # The stock check is asked as the caller: inventory sits behind the same authorizer.
+        on_behalf = on_behalf_of(request)
 
         def check_stock(product_id: int, cantidad: int):
-            return stock.check(product_id, cantidad, caller)
+            return stock.check(product_id, cantidad, on_behalf)
 
         return once.answer(request, lambda body: service.place_order(
-            orders, check_stock, events, outcomes, body, utcnow()))
+            orders, check_stock, events, outcomes, on_behalf.caller, body, utcnow()))
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):
-        return ok(service.get_order(orders, path_id(id)))
+        return ok(service.get_order(orders, caller_of(bp.current_request), path_id(id)))
 
     @bp.route("/api/pedidos/{id}/status", methods=["PATCH"])
     def change_status(id):
-        order_id = path_id(id)
-        status = query_param(bp.current_request, "status")
-        return ok(service.change_status(orders, order_id, status))
+        request = bp.current_request
+        caller, status = caller_of(request), query_param(request, "status")
+        # A role's refusal (403) comes before anything else of the request is read.
+        access.may_move_to(caller, status)
+        return ok(service.change_status(orders, caller, path_id(id), status))
 
     return bp

@@ -13,6 +13,7 @@ from common.validation import Checker, query_choice
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = "PENDIENTE"
+CANCELLED = "CANCELADO"
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.
 NEXT = {"PENDIENTE": ("APROBADO", "CANCELADO"), "APROBADO": ("EN_ENVIO", "CANCELADO"),

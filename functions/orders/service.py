@@ -5,10 +5,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
+from common.callers import Caller
 from common.clock import to_iso
 from common.errors import Invalid, Unavailable
 from common.paging import Page
-from orders import rules
+from orders import access, rules
 from orders.rules import InventoryUnavailable, Order, StockAnswer
 
 
@@ -17,8 +18,11 @@ class Orders(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, order_id: int) -> Order: ...
-    def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order: ...
+    def page(self, after: int, limit: int, status: str | None = None,
+             user_id: int | None = None) -> Page: ...
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
+             user_id: int | None = None) -> Order:
+        """`user_id`: move it only if it is that user's (else it is not found)."""
     def add(self, order: Order) -> None:
         """Saved with its event pending (an outbox)."""
     def pending_events(self, limit: int) -> list[Order]: ...
@@ -51,12 +55,13 @@ _REFUSALS = {
 
 
 def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
-                outcomes: Outcomes, body: dict, now: datetime) -> Order:
+                outcomes: Outcomes, caller: Caller, body: dict, now: datetime) -> Order:
     """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
     sweep (republish_pending) publishes it. The order stands; its event is never lost."""
     request = rules.parse_order(body)
+    access.may_place(caller, request)
     try:
         answer = check_stock(request.producto_id, request.cantidad)
     except InventoryUnavailable as exc:
@@ -100,17 +105,25 @@ def republish_pending(orders: Orders, events: Publisher, limit: int,
     return Swept(len(pending), failed=False, more=len(pending) == limit)
 
 
-def get_order(orders: Orders, order_id: int) -> Order:
-    return orders.get(order_id)
+def get_order(orders: Orders, caller: Caller, order_id: int) -> Order:
+    """The order; someone else's is, to a customer, as unknown as an id no order has."""
+    order = orders.get(order_id)
+    if not access.sees(caller, order):
+        raise rules.unknown_order(order_id)
+    return order
 
 
-def list_orders(orders: Orders, after: int, limit: int, raw_status: str | None) -> Page:
-    """A page of the orders after id `after`, all or those in one status."""
-    return orders.page(after, limit, status=rules.parse_status_filter(raw_status))
+def list_orders(orders: Orders, caller: Caller, after: int, limit: int,
+                raw_status: str | None) -> Page:
+    """A page of the orders after id `after` the caller may see, all or in one status."""
+    return orders.page(after, limit, status=rules.parse_status_filter(raw_status),
+                       user_id=access.owner_filter(caller))
 
 
-def change_status(orders: Orders, order_id: int, raw_status: str | None) -> Order:
+def change_status(orders: Orders, caller: Caller, order_id: int,
+                  raw_status: str | None) -> Order:
     """Move an order along its lifecycle (docs/api.md#the-order-lifecycle); no event is
     published."""
     target = rules.parse_status(raw_status)
-    return orders.move(order_id, target, rules.moves_to(target))
+    return orders.move(order_id, target, rules.moves_to(target),
+                       user_id=access.owner_filter(caller))

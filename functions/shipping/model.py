@@ -1,4 +1,5 @@
-"""The table behind shipments, and its indexes: by status and by order, in id order."""
+"""The table behind shipments, and its indexes: by status, by order and by the order's
+customer, in id order."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
@@ -16,6 +17,18 @@ class OrderIndex(GlobalSecondaryIndex):
     id = NumberAttribute(range_key=True)
 
 
+class OwnerIndex(GlobalSecondaryIndex):
+    """The shipments of one customer's orders, in id order; sparse: a shipment of an order
+    unknown when it was created has no owner."""
+
+    class Meta:
+        index_name = "byUser"
+        projection = AllProjection()
+
+    owner_id = NumberAttribute(hash_key=True, attr_name="userId")
+    id = NumberAttribute(range_key=True)
+
+
 class ShipmentModel(Model):
     Meta = model_meta("ShipmentsTable")
 
@@ -30,6 +43,8 @@ class ShipmentModel(Model):
     # Stored as the API's ISO strings (common.clock.to_iso), returned unchanged.
     fecha_estimada_entrega = UnicodeAttribute(attr_name="fechaEstimadaEntrega")
     creado_en = UnicodeAttribute(attr_name="creadoEn")
+    owner_id = NumberAttribute(attr_name="userId", null=True)
 
     by_status = StatusIndex()
     by_order = OrderIndex()
+    by_user = OwnerIndex()

@@ -24,12 +24,16 @@ class ShipmentRepository(Repository):
                          unknown=unknown_shipment)
 
     def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None) -> Page:
+             pedido_id: int | None = None, owner_id: int | None = None) -> Page:
         """By order when given one (an order has few shipments, so filtering them by
-        status is cheap), else by status, else the whole list."""
+        status and owner is cheap); else by owner (a customer's, filtered by status);
+        else by status; else the whole list."""
         if pedido_id is not None:
-            only = ShipmentModel.status == status if status is not None else None
-            return self._index_page(ShipmentModel.by_order, pedido_id, after, limit, only)
+            return self._index_page(ShipmentModel.by_order, pedido_id, after, limit,
+                                    _only(status, owner_id))
+        if owner_id is not None:
+            return self._index_page(ShipmentModel.by_user, owner_id, after, limit,
+                                    _only(status, None))
         if status is not None:
             return self._index_page(ShipmentModel.by_status, status, after, limit)
         return super().page(after, limit)
@@ -48,3 +52,14 @@ class ShipmentRepository(Repository):
                 raise unknown_shipment(shipment_id) from None
             raise
         return storage.to_domain(item, Shipment)
+
+
+def _only(status: str | None, owner_id: int | None):
+    """The filter keeping a status and an owner, either or both (None: keep all)."""
+    conditions = [condition for condition in (
+        ShipmentModel.status == status if status is not None else None,
+        ShipmentModel.owner_id == owner_id if owner_id is not None else None)
+        if condition is not None]
+    if not conditions:
+        return None
+    return conditions[0] if len(conditions) == 1 else conditions[0] & conditions[1]

@@ -3,35 +3,43 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import CreatedOnce, Lists, ok, path_id, query_param
-from shipping import service
+from common.http import CreatedOnce, Lists, caller_of, ok, on_behalf_of, path_id, query_param
+from shipping import access, service
+from shipping.order_owners import OrderOwners
 from shipping.service import Shipments
 
 
-def blueprint(shipments: Shipments, lists: Lists, once: CreatedOnce) -> Blueprint:
+def blueprint(shipments: Shipments, owners: OrderOwners, lists: Lists,
+              once: CreatedOnce) -> Blueprint:
     bp = Blueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
     def list_shipments():
         request = bp.current_request
+        caller = caller_of(request)
         filters = {"status": query_param(request, "status"),
                    "pedidoId": query_param(request, "pedidoId")}
         return lists.answer(request, lambda after, limit: service.list_shipments(
-            shipments, after, limit, filters["status"], filters["pedidoId"]), filters)
+            shipments, caller, after, limit, filters["status"], filters["pedidoId"]), filters)
 
+    # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/envios", methods=["POST"])
     def create_shipment():
-        return once.answer(bp.current_request,
-                           lambda body: service.create_shipment(shipments, body, utcnow()))
+        request = bp.current_request
+        access.may_create(caller_of(request))
+        on_behalf = on_behalf_of(request)
+        return once.answer(request, lambda body: service.create_shipment(
+            shipments, lambda pedido_id: owners.owner_of(pedido_id, on_behalf), body,
+            utcnow()))
 
     @bp.route("/api/envios/{id}", methods=["GET"])
     def get_shipment(id):
-        return ok(service.get_shipment(shipments, path_id(id)))
+        return ok(service.get_shipment(shipments, caller_of(bp.current_request), path_id(id)))
 
     @bp.route("/api/envios/{id}/status", methods=["PATCH"])
     def change_status(id):
-        shipment_id = path_id(id)
-        status = query_param(bp.current_request, "status")
-        return ok(service.change_status(shipments, shipment_id, status))
+        request = bp.current_request
+        access.may_change_status(caller_of(request))
+        return ok(service.change_status(shipments, path_id(id), query_param(request, "status")))
 
     return bp

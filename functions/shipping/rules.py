@@ -4,7 +4,7 @@ The clock is a parameter (`now`), so the date arithmetic is tested with a fixed 
 the routes pass common.clock.utcnow().
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from common.clock import to_iso
@@ -37,6 +37,9 @@ class Shipment(ShipmentRequest):
     ruta_descripcion: str
     fecha_estimada_entrega: str
     creado_en: str
+    # Whose order it fulfils (the order's userId; None for an order unknown when it was
+    # created): its customer may follow it. Not shown in the API.
+    owner_id: int | None = field(default=None, metadata={"internal": True})
 
 
 def unknown_shipment(shipment_id: int) -> NotFound:
@@ -56,7 +59,8 @@ def parse_shipment(body: dict) -> ShipmentRequest:
     return request
 
 
-def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> Shipment:
+def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime,
+                 owner_id: int | None = None) -> Shipment:
     """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
     strategy = for_tipo(request.tipo_envio)
     return Shipment(
@@ -70,6 +74,7 @@ def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime) -> S
         destino=request.destino,
         fecha_estimada_entrega=to_iso(strategy.estimated_delivery(now)),
         creado_en=to_iso(now),
+        owner_id=owner_id,
     )
 
 

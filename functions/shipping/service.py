@@ -1,10 +1,13 @@
-"""Shipping use cases, one function each; the repository and the instant are passed in."""
+"""Shipping use cases, one function each; the repository, whose an order is, and the
+instant are passed in."""
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
+from common.callers import Caller
 from common.paging import Page
-from shipping import rules
+from shipping import access, rules
 from shipping.rules import Shipment
 
 
@@ -14,27 +17,40 @@ class Shipments(Protocol):
     def next_id(self) -> int: ...
     def get(self, shipment_id: int) -> Shipment: ...
     def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None) -> Page: ...
+             pedido_id: int | None = None, owner_id: int | None = None) -> Page: ...
     def add(self, shipment: Shipment) -> None: ...
     def set_status(self, shipment_id: int, status: str) -> Shipment: ...
 
 
-def create_shipment(shipments: Shipments, body: dict, now: datetime) -> Shipment:
+# An order's id -> its customer's userId (None: no such order); raises Unavailable.
+OwnerOf = Callable[[int], int | None]
+
+
+def create_shipment(shipments: Shipments, owner_of: OwnerOf, body: dict,
+                    now: datetime) -> Shipment:
     request = rules.parse_shipment(body)
-    shipment = rules.new_shipment(request, shipments.next_id(), now)
+    owner = owner_of(request.pedido_id)
+    shipment = rules.new_shipment(request, shipments.next_id(), now, owner)
     shipments.add(shipment)
     return shipment
 
 
-def get_shipment(shipments: Shipments, shipment_id: int) -> Shipment:
-    return shipments.get(shipment_id)
+def get_shipment(shipments: Shipments, caller: Caller, shipment_id: int) -> Shipment:
+    """The shipment; one of someone else's orders is, to a customer, as unknown as an id
+    no shipment has."""
+    shipment = shipments.get(shipment_id)
+    if not access.sees(caller, shipment):
+        raise rules.unknown_shipment(shipment_id)
+    return shipment
 
 
-def list_shipments(shipments: Shipments, after: int, limit: int, raw_status: str | None,
-                   raw_pedido_id: str | None) -> Page:
-    """A page of the shipments after id `after`: all, of one status, of one order."""
+def list_shipments(shipments: Shipments, caller: Caller, after: int, limit: int,
+                   raw_status: str | None, raw_pedido_id: str | None) -> Page:
+    """A page of the shipments after id `after` the caller may see: all, of one status,
+    of one order."""
     status, pedido_id = rules.parse_filters(raw_status, raw_pedido_id)
-    return shipments.page(after, limit, status=status, pedido_id=pedido_id)
+    return shipments.page(after, limit, status=status, pedido_id=pedido_id,
+                          owner_id=access.owner_filter(caller))
 
 
 def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:

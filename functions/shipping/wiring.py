@@ -1,4 +1,5 @@
-"""Which implementations the shipping routes get: shipments in DynamoDB."""
+"""Which implementations the shipping routes get: shipments in DynamoDB, and whose an order
+is asked of the orders service (an invoke of its function on AWS, HTTP when given a URL)."""
 
 from chalice import Blueprint
 
@@ -6,14 +7,18 @@ from common.http import CreatedOnce, Lists, PlatformApp
 from common.idempotency import Once
 from common.settings import Settings
 from shipping import routes
+from shipping.order_owners import OrderOwners
 from shipping.repository import ShipmentRepository
 
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/envios"
 
 
-def routes_for(settings: Settings) -> Blueprint:
-    return routes.blueprint(ShipmentRepository(settings), Lists.from_settings(settings),
+def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
+    """`lambda_client`: another Lambda client than the process's own (a recording one)."""
+    return routes.blueprint(ShipmentRepository(settings),
+                            OrderOwners.from_settings(settings, lambda_client),
+                            Lists.from_settings(settings),
                             CreatedOnce(Once(settings, CREATE_SCOPE, "shipping")))
 
 

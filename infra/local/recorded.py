@@ -14,7 +14,8 @@ from types import SimpleNamespace
 
 from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
-from common.http import create_app, rest_event
+from common.gateway_events import rest_event
+from common.http import create_app
 from common.settings import Settings
 from infra import template
 from inventory.wiring import routes_for as inventory_routes
@@ -47,11 +48,13 @@ class RecordedAws:
         self.routes = template.api_routes("GatewayApi")
         # The template passes each function's deployed name; here they are their own.
         self.names = {settings.inventory_function: "InventoryFunction",
+                      settings.orders_function: "OrdersFunction",
                       settings.order_events_function: "OrderEventsFunction"}
         self.handlers = {
             "InventoryFunction": create_app("inventory", settings, inventory_routes(settings)),
             "OrdersFunction": create_app("orders", settings, order_routes(settings, self)),
-            "ShippingFunction": create_app("shipping", settings, shipping_routes(settings)),
+            "ShippingFunction": create_app("shipping", settings,
+                                           shipping_routes(settings, self)),
         }
 
     # -- API Gateway ------------------------------------------------------------------------

@@ -77,12 +77,13 @@ class LocalStack:
         self.notification_url = self._listen("notifications", "NOTIFICATION_PORT",
                                              self.local.notification_port)
         # Unless told otherwise, order events go to the local notification service, and
-        # the stock check to the gateway's own address.
+        # the stock check and a shipment's order lookup to the gateway's own address.
         os.environ["AWS_ENDPOINT_URL_LAMBDA"] = self.lambda_url
         os.environ.setdefault("NOTIFICATION_SERVICE_URL", self.notification_url)
         if self.with_gateway:
             self.gateway_url = self._listen("gateway", "GATEWAY_PORT", self.local.gateway_port)
             os.environ.setdefault("INVENTORY_SERVICE_URL", self.gateway_url)
+            os.environ.setdefault("ORDERS_SERVICE_URL", self.gateway_url)
         self.settings = Settings.from_env()
         self.apps = self._start_apps()
         return self

@@ -15,11 +15,23 @@ def settings_with(**env) -> Settings:
     return Settings.from_env({**os.environ, **env})
 
 
+@pytest.fixture(scope="session")
+def served_gateway(emulator):
+    """The gateway served over real HTTP in this process, for the calls one service makes
+    to another (a new shipment asks the orders service whose order it is)."""
+    from app import create_gateway
+    from infra.local.gateway import AppServer
+
+    server = AppServer().serve(create_gateway(Settings.from_env()))
+    yield server.url
+    server.stop()
+
+
 @pytest.fixture
-def gateway(tables):
+def gateway(tables, served_gateway):
     """Builds the gateway app, as the local stack would, from settings with these variables."""
     def build(**env) -> Api:
-        return gateway_api(settings_with(**env))
+        return gateway_api(settings_with(**{"ORDERS_SERVICE_URL": served_gateway, **env}))
     return build
 
 

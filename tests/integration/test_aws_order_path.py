@@ -8,11 +8,13 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
+from common.callers import CUSTOMER, Caller
+from common.service_calls import ByInvoke, OnBehalf
 from common.settings import Settings
 from infra.local.recorded import RecordedAws
 from infra.local.tokens import local_token
 from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import Caller, InventoryFunction, StockChecker
+from orders.stock_client import StockChecker
 
 ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
          "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
@@ -66,13 +68,13 @@ class ScriptedLambda:
                 "Payload": io.BytesIO(json.dumps(self.answer["payload"]).encode())}
 
 
-CALLER = Caller(token=None, sub="ana@example.com", gateway_url="https://unused",
-                request_id="corr-1")
+CALLER = OnBehalf(Caller("ana@example.com", CUSTOMER, 7), token=None,
+                  gateway_url="https://unused", request_id="corr-1")
 
 
 def checker(client) -> StockChecker:
     return StockChecker(fail_max=1, reset_seconds=60,
-                        inventory=InventoryFunction("inventory-fn", client))
+                        inventory=ByInvoke("inventory-fn", client))
 
 
 @pytest.mark.parametrize("payload, answer", [
@@ -92,7 +94,10 @@ def test_the_inventory_functions_answers_are_read_and_never_trip_the_breaker(pay
     assert event["resource"] == "/api/inventario/{id}/stock"
     assert event["path"] == "/api/inventario/7/stock"
     assert event["multiValueQueryStringParameters"] == {"cantidad": ["2"]}
-    assert event["requestContext"]["authorizer"]["sub"] == "ana@example.com"
+    # authorized as the caller: the inventory's own rules see who asks
+    assert event["requestContext"]["authorizer"] == {
+        "principalId": "ana@example.com", "sub": "ana@example.com", "role": "customer",
+        "userId": "7"}
     assert event["requestContext"]["requestId"] == "corr-1"
 
 

@@ -4,6 +4,7 @@ an OIDC issuer (RS256, its JWKS served here on 127.0.0.1 by a test server)."""
 import contextlib
 import json
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import boto3
@@ -11,10 +12,14 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from key_rotation.rotation import STEPS, rotate
 
-from common.keys import jwt_key, page_token_key
+from authorizer import tokens
+from authorizer.tokens import SharedKeyVerifier
+from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
 from common.settings import ConfigError
 from infra.local.servers import BackgroundServer
+from infra.local.tokens import issue
 from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.tokens import make_token
@@ -42,18 +47,60 @@ def secrets(emulator, monkeypatch):
 def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
     client, jwt_id, page_id = secrets
     settings = settings_with(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
-    key = jwt_key(settings)
-    assert key.current() == JWT_KEY.encode()
-    assert page_token_key(settings).current() == PAGE_KEY.encode()
+    keys = jwt_keys(settings)
+    assert keys.signing().secret == JWT_KEY.encode()
+    assert page_token_keys(settings).signing().secret == PAGE_KEY.encode()
     client.put_secret_value(SecretId=jwt_id, SecretString="x" * 64)
-    assert key.current() == JWT_KEY.encode()  # cached: one read per container per 5 min
+    assert keys.signing().secret == JWT_KEY.encode()  # kept: one read per container per 5 min
 
 
 def test_a_secret_too_short_to_sign_with_is_refused(secrets):
     client, jwt_id, _ = secrets
     client.put_secret_value(SecretId=jwt_id, SecretString="short")
     with pytest.raises(ConfigError, match="fewer than 32 bytes"):
-        jwt_key(settings_with(JWT_SECRET_ID=jwt_id)).current()
+        jwt_keys(settings_with(JWT_SECRET_ID=jwt_id)).signing()
+
+
+def test_rotating_the_key_refuses_no_token_before_during_or_after(secrets):
+    """Three containers, each with its own cache of the key, read at different times; the
+    key rotated by the rotation function, step by step, in the emulator's Secrets
+    Manager. Tokens issued by any container at any moment are accepted by every one."""
+    client, jwt_id, _ = secrets
+    now = [time.time()]
+    containers = [SecretRing(jwt_id, client, lambda: now[0]) for _ in range(3)]
+    verifiers = [SharedKeyVerifier(ring) for ring in containers]
+    issued = []
+
+    def every_container_issues_and_accepts_every_token():
+        issued.extend(issue(f"c{n}", ring.signing()) for n, ring in enumerate(containers))
+        for verify in verifiers:
+            assert [verify(token).sub for token in issued] == [
+                jwt.decode(token, options={"verify_signature": False})["sub"]
+                for token in issued]
+
+    every_container_issues_and_accepts_every_token()
+    now[0] += 200  # the containers' caches are of different ages from here on
+    verifiers[0](issue("late-reader", containers[0].signing()))
+    version = str(uuid.uuid4())  # what Secrets Manager names a new version
+    for step in STEPS:
+        rotate(client, jwt_id, version, step)
+        every_container_issues_and_accepts_every_token()
+        now[0] += 150  # each container rereads on its own schedule meanwhile
+        every_container_issues_and_accepts_every_token()
+    now[0] += PROPAGATION_SECONDS
+    every_container_issues_and_accepts_every_token()
+    assert {jwt.get_unverified_header(token)["kid"] for token in issued[-3:]} == {version}
+    stages = client.describe_secret(SecretId=jwt_id)["VersionIdsToStages"]
+    assert stages[version] == ["AWSCURRENT"]
+
+
+def test_a_rotation_step_run_twice_changes_nothing_more(secrets):
+    client, _, page_id = secrets
+    for step in STEPS:
+        rotate(client, page_id, "6f1b2c3d-0000-4000-8000-000000000002", step)
+        rotate(client, page_id, "6f1b2c3d-0000-4000-8000-000000000002", step)
+    stages = client.describe_secret(SecretId=page_id)["VersionIdsToStages"]
+    assert sorted(labels for labels in stages.values()) == [["AWSCURRENT"], ["AWSPREVIOUS"]]
 
 
 def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(
@@ -112,7 +159,7 @@ class Issuer:
     def token(self, kid="key-1", key=None, algorithm="RS256", **claims) -> str:
         now = int(time.time())
         payload = {"sub": "user-42", "iss": self.url, "aud": CLIENT_ID, "iat": now,
-                   "exp": now + 300, **claims}
+                   "exp": now + 300, "cognito:groups": ["operators"], **claims}
         payload = {name: value for name, value in payload.items() if value is not None}
         return jwt.encode(payload, key or self.key, algorithm=algorithm,
                           headers={"kid": kid})
@@ -207,3 +254,27 @@ def test_with_an_issuer_the_shared_key_no_longer_signs_tokens(oidc_api):
 def test_an_issuer_needs_the_client_it_issues_for():
     with pytest.raises(ConfigError, match="JWT_AUDIENCE"):
         settings_with(JWT_ISSUER="https://cognito-idp.us-east-1.amazonaws.com/pool")
+
+
+# -- roles from the issuer's tokens, and its keys when it is down ---------------------------
+
+def test_an_issuers_user_outside_the_operators_group_is_a_customer_by_its_user_id(
+        oidc_api, issuer):
+    oidc_api.token = issuer.token(**{"cognito:groups": None, "userId": "7"})
+    assert oidc_api.post("/api/inventario", {"sku": "X"}).status_code == 403
+    assert oidc_api.get("/api/pedidos").status_code == 200
+    # Cognito's access token: the user's attribute, as the pre token trigger adds it
+    assert status_with(oidc_api, issuer.token(**{"cognito:groups": ["staff"],
+                                                 "custom:userId": "8"})) == 200
+    # a customer the token does not say the userId of may do nothing
+    assert status_with(oidc_api, issuer.token(**{"cognito:groups": None})) == 401
+
+
+def test_keys_already_fetched_keep_working_while_the_issuer_is_down(
+        oidc_api, issuer, monkeypatch):
+    monkeypatch.setattr(tokens, "JWKS_CACHE_SECONDS", 0)  # every request wants them afresh
+    monkeypatch.setattr(tokens, "JWKS_RETRY_SECONDS", 0)
+    assert status_with(oidc_api, issuer.token()) == 200
+    issuer.server.stop()
+    assert status_with(oidc_api, issuer.token()) == 200
+    assert status_with(oidc_api, issuer.token(kid="key-9")) == 401

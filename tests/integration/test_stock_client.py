@@ -8,8 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from common.callers import SYSTEM
+from common.service_calls import OnBehalf
+from common.service_calls import OverHttp as InventoryOverHttp
 from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import Caller, InventoryOverHttp, StockChecker
+from orders.stock_client import StockChecker
 from tests.support.fakes import ScriptedServer, closed_port_url, elapsed
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl"
@@ -30,7 +33,7 @@ class OverHttp:
         self.breaker = stock.breaker
 
     def check(self, url: str, product_id: int, cantidad: int, token: str | None):
-        caller = Caller(token=token, sub="ana@example.com", gateway_url=url)
+        caller = OnBehalf(SYSTEM, token=token, gateway_url=url)
         return self.stock.check(product_id, cantidad, caller)
 
 

@@ -32,12 +32,14 @@ FLOORS = {
     "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 2, "PutItem": 1}, 3, 1),
     # one conditional update on the current status
     "PATCH /api/pedidos/{id}/status": ({"UpdateItem": 1}, 1, 0),
-    # a new id + the shipment
-    "POST /api/envios": ({"UpdateItem": 1, "PutItem": 1}, 2, 0),
+    # whose order it is (the orders service's read of the order, so that its customer
+    # can follow it) + a new id + the shipment
+    "POST /api/envios": ({"GetItem": 1, "UpdateItem": 1, "PutItem": 1}, 2, 1),
     # one conditional update of the status alone
     "PATCH /api/envios/{id}/status": ({"UpdateItem": 1}, 1, 0),
     # with an Idempotency-Key: + the claim (a conditional put) + the stored result
-    "POST /api/envios with an Idempotency-Key": ({"UpdateItem": 2, "PutItem": 2}, 4, 0),
+    "POST /api/envios with an Idempotency-Key": (
+        {"GetItem": 1, "UpdateItem": 2, "PutItem": 2}, 4, 1),
     # a replay: the claim's put fails and hands back the stored record
     "POST /api/envios, replayed": ({"PutItem": 1}, 1, 0),
 }

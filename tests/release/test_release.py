@@ -480,7 +480,11 @@ def rest_event(method: str, path: str, body: str | None = None) -> dict:
             "stageVariables": None, "body": body, "isBase64Encoded": False,
             "requestContext": {"resourcePath": path, "httpMethod": method, "stage": "api",
                                "path": f"/api{path}", "requestId": "test",
-                               "domainName": "abc.execute-api.us-east-1.amazonaws.com"}}
+                               "domainName": "abc.execute-api.us-east-1.amazonaws.com",
+                               # as the authorizer's policy passes its caller on
+                               "authorizer": {"principalId": "ops@example.com",
+                                              "sub": "ops@example.com",
+                                              "role": "operator"}}}
 
 
 def test_each_artifact_holds_only_its_own_package(build_dir):
@@ -516,8 +520,11 @@ def runs(build_dir, emulator, local_lambda):
     client = boto3.client("dynamodb")
     template.drop_tables(client)
     template.create_tables(client)
+    key = boto3.client("secretsmanager", endpoint_url=emulator.url).create_secret(
+        Name=f"release-{os.getpid()}/page-token-key", SecretString="k" * 64)["ARN"]
     aws = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": emulator.url,
-           "AWS_ENDPOINT_URL_LAMBDA": local_lambda, **ON_LAMBDA}
+           "AWS_ENDPOINT_URL_LAMBDA": local_lambda,
+           "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url, **ON_LAMBDA}
     samples = {
         "InventoryFunction": rest_event("GET", "/api/inventario"),
         "OrdersFunction": rest_event("GET", "/api/pedidos"),
@@ -529,6 +536,11 @@ def runs(build_dir, emulator, local_lambda):
         "OrderEventsFunction": {"pedidoId": 1, "userEmail": "a@b.co", "total": 1.5,
                                 "tipoPedido": "NACIONAL"},
         "EventSweeperFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
+        "KeyRotationFunction": {"SecretId": key, "Step": "createSecret",
+                                "ClientRequestToken": "0b6f9c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f"},
+        "TokenClaimsFunction": {"version": "2", "triggerSource": "TokenGeneration_Authentication",
+                                "request": {"userAttributes": {"custom:userId": "42"}},
+                                "response": {}},
     }
     assert set(functions()) == set(samples)
     return {function: invoke_artifact(build_dir, function, event, aws)
@@ -547,6 +559,10 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}
     assert runs["EventSweeperFunction"]["result"] == {"republished": 0, "morePending": False}
+    assert runs["KeyRotationFunction"]["result"] is None  # a new version, pending
+    assert runs["TokenClaimsFunction"]["result"]["response"] == {
+        "claimsAndScopeOverrideDetails": {
+            "accessTokenGeneration": {"claimsToAddOrOverride": {"userId": "42"}}}}
 
 
 # The layer's budget: what the functions import at run time, with its bytecode and
@@ -671,7 +687,8 @@ def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
     try:
         now = int(time.time())
         token = jwt.encode({"sub": "user-1", "iss": jwks.url, "aud": "client-1", "iat": now,
-                            "exp": now + 60}, private, algorithm="RS256",
+                            "exp": now + 60, "cognito:groups": ["operators"]}, private,
+                           algorithm="RS256",
                            headers={"kid": "k1"})
         run_ = _authorizer_allows(build_dir, token, {
             "JWT_ISSUER": jwks.url, "JWT_AUDIENCE": "client-1",
@@ -722,7 +739,8 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir
                        "cantidad": 1})
     event = rest_event("POST", "/api/pedidos", body)
     event["headers"]["Authorization"] = f"Bearer {make_token()}"
-    event["requestContext"]["authorizer"] = {"sub": "ana@example.com"}
+    event["requestContext"]["authorizer"] = {"sub": "ana@example.com", "role": "customer",
+                                             "userId": "1"}
     try:
         run_ = invoke_artifact(build_dir, "OrdersFunction", event, {
             **LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": os.environ["AWS_ENDPOINT_URL_DYNAMODB"],

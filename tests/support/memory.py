@@ -101,12 +101,15 @@ class InMemoryOrders(_InMemory):
         with self._lock:
             self.pending.discard(order_id)
 
-    def page(self, after: int, limit: int, status: str | None = None) -> Page:
-        return super().page(after, limit, status=status)
+    def page(self, after: int, limit: int, status: str | None = None,
+             user_id: int | None = None) -> Page:
+        return super().page(after, limit, status=status, user_id=user_id)
 
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...]) -> Order:
+    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
+             user_id: int | None = None) -> Order:
         with self._lock:
-            if order_id not in self._items:
+            if order_id not in self._items or \
+                    user_id not in (None, self._items[order_id].user_id):
                 raise unknown_order(order_id)
             current = self._items[order_id]
             if current.status in allowed_from:
@@ -121,8 +124,9 @@ class InMemoryShipments(_InMemory):
         super().__init__(unknown_shipment)
 
     def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None) -> Page:
-        return super().page(after, limit, status=status, pedido_id=pedido_id)
+             pedido_id: int | None = None, owner_id: int | None = None) -> Page:
+        return super().page(after, limit, status=status, pedido_id=pedido_id,
+                            owner_id=owner_id)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         with self._lock:

@@ -5,10 +5,11 @@ import subprocess
 from infra.local.process import ROOT
 
 
-def token() -> str:
-    """A token from `make -s token`, the command the README tells people to use."""
-    result = subprocess.run(["make", "-s", "token"], cwd=ROOT, capture_output=True,
-                            text=True, check=True, timeout=120)
+def token(*variables: str) -> str:
+    """A token from `make -s token [ROLE=customer USER_ID=42]`, the command the README
+    tells people to use."""
+    result = subprocess.run(["make", "-s", "token", *variables], cwd=ROOT,
+                            capture_output=True, text=True, check=True, timeout=120)
     lines = result.stdout.splitlines()
     assert len(lines) == 1, result.stdout
     return lines[0]

@@ -1,43 +1,54 @@
-"""The JWT authorizer: the token rules and the Lambda handler."""
+"""The JWT authorizer: the token rules, who a token belongs to, and the Lambda handler."""
 
+import time
 
+import jwt
 import pytest
 
 from authorizer import lambda_app, tokens
 from authorizer.policy import Unauthorized, authorize
-from common.keys import FixedKey
+from common.callers import CUSTOMER, OPERATOR, Caller
+from common.keys import FixedRing
 from common.settings import ConfigError, Settings
 from infra.local.invoke import lambda_context
 from infra.local.tokens import issue
 from tests.support.tokens import BAD_HEADERS, SECRET, make_token
 
 ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET/api/inventario"
+RING = FixedRing(SECRET)
 
 
-def test_a_valid_token_yields_its_claims():
-    assert tokens.verify(make_token(), SECRET)["sub"] == "ana@example.com"
+def verify(token: str, ring=RING) -> Caller:
+    return tokens.SharedKeyVerifier(ring)(token)
+
+
+def handler(header: str) -> dict:
+    return lambda_app.handler({"type": "TOKEN", "authorizationToken": header,
+                               "methodArn": ARN}, lambda_context("AuthorizerFunction"))
+
+
+def test_a_valid_token_yields_its_caller():
+    assert verify(make_token()) == Caller("ana@example.com", OPERATOR)
 
 
 def test_bearer_scheme_is_case_insensitive():
-    assert tokens.bearer_token("bearer abc") == "abc"
+    assert tokens.token_in("bearer abc") == "abc"
 
 
 @pytest.mark.parametrize("header", BAD_HEADERS.values(), ids=BAD_HEADERS.keys())
 def test_bad_tokens_are_rejected_by_the_lambda_authorizer_with_unauthorized(header):
     with pytest.raises(Exception, match="^Unauthorized$"):
-        lambda_app.handler({"type": "TOKEN", "authorizationToken": header, "methodArn": ARN},
-                           lambda_context("AuthorizerFunction"))
+        handler(header)
 
 
 def test_the_reason_of_a_refusal_is_kept_for_the_logs():
     with pytest.raises(Unauthorized) as err:
-        authorize(BAD_HEADERS["expired"], ARN, tokens.SharedKeyVerifier(FixedKey(SECRET)))
+        authorize(BAD_HEADERS["expired"], ARN, tokens.SharedKeyVerifier(RING))
     assert "expired" in err.value.reason
 
 
 def test_the_lambda_authorizer_allows_the_whole_api_for_a_valid_token():
-    policy = lambda_app.handler({"type": "TOKEN", "authorizationToken": f"Bearer {make_token()}",
-                                 "methodArn": ARN}, lambda_context("AuthorizerFunction"))
+    policy = handler(f"Bearer {make_token()}")
     assert policy["principalId"] == "ana@example.com"
     statement = policy["policyDocument"]["Statement"][0]
     assert statement["Effect"] == "Allow"
@@ -45,17 +56,107 @@ def test_the_lambda_authorizer_allows_the_whole_api_for_a_valid_token():
     assert statement["Resource"] == ["arn:aws:execute-api:us-east-1:123456789012:abc123/prod/*"]
 
 
-def test_local_tokens_last_24_hours():
-    claims = tokens.verify(issue("dev", SECRET), SECRET)
+# -- who a token belongs to -----------------------------------------------------------------
+
+def test_the_policy_passes_the_role_and_user_id_to_the_functions_never_more():
+    customer = handler(f"Bearer {make_token(role='customer', userId=42)}")
+    assert customer["context"] == {"sub": "ana@example.com", "role": "customer",
+                                   "userId": "42"}
+    assert handler(f"Bearer {make_token(role='operator')}")["context"] == {
+        "sub": "ana@example.com", "role": "operator"}
+
+
+def test_a_token_without_a_role_is_an_operators_as_every_token_was_before_roles():
+    assert verify(make_token()).role == OPERATOR
+
+
+@pytest.mark.parametrize("role", ["admin", "Operator", "", 7, None])
+def test_a_role_the_platform_does_not_know_is_refused(role):
+    claims = {"role": role} if role is not None else {"role": "superuser"}
+    with pytest.raises(tokens.InvalidToken, match="role"):
+        verify(make_token(**claims))
+
+
+@pytest.mark.parametrize("user_id", [None, 0, -3, "abc", 1.5, True, "4.0"])
+def test_a_customer_without_a_positive_integer_user_id_is_refused(user_id):
+    claims = {"role": "customer", "userId": user_id}
+    if user_id is None:
+        claims["userId"] = None  # make_token drops it: no userId at all
+    with pytest.raises(tokens.InvalidToken, match="userId"):
+        verify(make_token(**claims))
+
+
+def test_a_customer_user_id_may_come_as_cognitos_string_attribute():
+    claims = {"sub": "u", "exp": 1, "role": "customer", "custom:userId": "42"}
+    assert tokens.caller_of(claims, OPERATOR) == Caller("u", CUSTOMER, 42)
+
+
+def test_an_issuers_token_is_a_customers_unless_in_the_operators_group():
+    base = {"sub": "u", "exp": 1, "userId": 9}
+    assert tokens.caller_of(base, CUSTOMER).role == CUSTOMER
+    assert tokens.caller_of({**base, "cognito:groups": ["operators"]}, CUSTOMER).role == OPERATOR
+    assert tokens.caller_of({**base, "cognito:groups": ["staff"]}, CUSTOMER).role == CUSTOMER
+
+
+def test_an_edited_role_fails_the_signature():
+    header, payload, signature = make_token(role="customer", userId=3).split(".")
+    forged = jwt.utils.base64url_encode(
+        b'{"sub":"ana@example.com","role":"operator","exp":%d}' % (time.time() + 60)).decode()
+    with pytest.raises(tokens.InvalidToken):
+        verify(f"{header}.{forged}.{signature}")
+
+
+# -- token hygiene --------------------------------------------------------------------------
+
+def test_a_token_without_exp_is_refused_whatever_its_signature():
+    with pytest.raises(tokens.InvalidToken, match="exp"):
+        verify(make_token(exp=None))
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        handler("Bearer " + jwt.encode({"sub": "a"}, SECRET, "HS256"))
+
+
+def test_a_token_issued_in_the_future_is_refused_beyond_a_small_leeway():
+    now = int(time.time())
+    assert verify(make_token(iat=now + 5))  # clock skew
+    with pytest.raises(tokens.InvalidToken, match="future"):
+        verify(make_token(iat=now + 120, exp=now + 300))
+
+
+def test_a_token_may_not_live_longer_than_a_day():
+    now = int(time.time())
+    assert verify(make_token(iat=now, exp=now + 24 * 3600))
+    with pytest.raises(tokens.InvalidToken, match="more than"):
+        verify(make_token(iat=now, exp=now + 24 * 3600 + 1))
+    with pytest.raises(tokens.InvalidToken, match="more than"):
+        verify(make_token(iat=None, exp=253402300799))  # the year 9999, no iat
+
+
+def test_local_tokens_last_24_hours_and_name_their_key():
+    token = issue("dev", RING.signing())
+    claims = jwt.decode(token, SECRET, algorithms=["HS256"])
     assert claims["exp"] - claims["iat"] == 24 * 3600
+    assert jwt.get_unverified_header(token)["kid"] == RING.signing().kid
+
+
+def test_a_customers_local_token_carries_its_user_id():
+    token = issue("c", RING.signing(), role=CUSTOMER, user_id=42)
+    assert verify(token) == Caller("c", CUSTOMER, 42)
+
+
+def test_a_token_naming_a_key_version_the_platform_does_not_hold_is_refused():
+    token = jwt.encode({"sub": "a", "exp": int(time.time()) + 60}, SECRET, "HS256",
+                       headers={"kid": "some-other-version"})
+    with pytest.raises(tokens.InvalidToken, match="version"):
+        verify(token)
 
 
 def test_the_secret_comes_from_jwt_secret():
     secret = "a-deployment-secret-of-at-least-32-bytes"
-    token = issue("dev", Settings.from_env({"JWT_SECRET": secret}).jwt_secret)
-    assert tokens.verify(token, secret.encode())["sub"] == "dev"
+    ring = FixedRing(Settings.from_env({"JWT_SECRET": secret}).jwt_secret)
+    token = issue("dev", ring.signing())
+    assert verify(token, ring).sub == "dev"
     with pytest.raises(tokens.InvalidToken):
-        tokens.verify(token, SECRET)
+        verify(token)
 
 
 def test_a_short_secret_is_refused():

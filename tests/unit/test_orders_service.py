@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 
+from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, Unavailable
 from orders import service
 from orders.rules import InventoryUnavailable, StockAnswer
@@ -31,7 +32,7 @@ class StockCheck:
 
 
 def listed(orders) -> list:
-    return service.list_orders(orders, 0, 1000, None).items
+    return service.list_orders(orders, OPERATOR, 0, 1000, None).items
 
 
 @pytest.fixture
@@ -49,9 +50,9 @@ def outcomes():
     return RecordingOutcomes()
 
 
-def place(orders, events, stock=None, body=BODY, outcomes=None):
+def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR):
     return service.place_order(orders, stock or StockCheck(), events,
-                               outcomes or RecordingOutcomes(), body, NOW)
+                               outcomes or RecordingOutcomes(), caller, body, NOW)
 
 
 def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):
@@ -61,7 +62,7 @@ def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events
     assert (order.id, order.status, order.creado_en) == (1, "PENDIENTE",
                                                          "2026-11-22T09:30:00.000500")
     assert order.total == Decimal("59.97")
-    assert service.get_order(orders, 1) == order
+    assert service.get_order(orders, OPERATOR, 1) == order
     assert listed(orders) == [order]
     assert events.published == [{"pedidoId": 1, "userEmail": "ana@example.com",
                                   "total": Decimal("59.97"), "tipoPedido": "NACIONAL"}]
@@ -109,7 +110,7 @@ def test_an_order_is_saved_with_its_event_pending_until_it_is_published(orders, 
     assert orders.pending == set()  # published by its own request: off the list
     events.down = True
     unpublished = place(orders, events)
-    assert service.get_order(orders, unpublished.id) == unpublished  # the order stands
+    assert service.get_order(orders, OPERATOR, unpublished.id) == unpublished  # the order stands
     assert orders.pending == {unpublished.id} and len(events.published) == 1
     assert order.id != unpublished.id
 

@@ -90,7 +90,7 @@ def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
         "id": 42, "pedido_id": 7, "status": "CREADO", "tipo_envio": tipo,
         "transportista": "Servientrega", "guia_despecho": guide, "ruta_descripcion": route,
         "destino": "Medellín", "fecha_estimada_entrega": estimate,
-        "creado_en": "2026-11-22T23:30:00.000001",
+        "creado_en": "2026-11-22T23:30:00.000001", "owner_id": None,
     }
 
 

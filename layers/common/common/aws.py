@@ -18,16 +18,19 @@ from botocore.credentials import CredentialResolver, EnvProvider
 from common.settings import Settings
 
 # Every AWS operation the functions call, by service: PynamoDB's item calls, Powertools'
-# idempotency records, the Lambda invokes, the keys' secrets. The layer's botocore keeps
-# the models of these and nothing else (layers/common/trim_botocore.py): a client is
-# built from its model during every cold start, and parsing 60 operations and making
-# each a method, to call seven, is most of that cost. A call outside this list would
+# idempotency records, the Lambda invokes, the keys' secrets and their rotation. The
+# layer's botocore keeps the models of these and nothing else
+# (layers/common/trim_botocore.py): a client is built from its model during every cold
+# start, and parsing 60 operations and making each a method, to call a few, is most of
+# that cost. A call outside this list would
 # fail on Lambda; the integration tests refuse one.
 OPERATIONS = {
     "dynamodb": frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query",
                            "BatchGetItem", "TransactWriteItems"}),
     "lambda": frozenset({"Invoke"}),
-    "secretsmanager": frozenset({"GetSecretValue"}),
+    # The keys' reads, and their rotation (key_rotation).
+    "secretsmanager": frozenset({"GetSecretValue", "DescribeSecret", "PutSecretValue",
+                                 "UpdateSecretVersionStage"}),
 }
 
 _session: botocore.session.Session | None = None

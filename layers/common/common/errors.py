@@ -22,6 +22,13 @@ class Invalid(DomainError):
     """The request cannot be carried out as sent: a bad field, or refused by a rule."""
 
 
+class Forbidden(DomainError):
+    """The caller's role may not do this (docs/api.md#who-may-do-what)."""
+
+    def __init__(self, message: str):
+        super().__init__("FORBIDDEN", message, details=[])
+
+
 class NotFound(DomainError):
     """The thing the request names does not exist."""
 

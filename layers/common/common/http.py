@@ -18,18 +18,23 @@ from aws_lambda_powertools.logging import correlation_paths
 from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
 
 from common import jsonio, keys
+from common.bearer import bearer_token
+from common.callers import SYSTEM, Caller
 from common.errors import (
     Conflict,
     DomainError,
+    Forbidden,
     Invalid,
     NotFound,
     Unavailable,
     Unprocessable,
     invalid_field,
 )
+from common.gateway_events import rest_event
 from common.lambda_init import REHEARSAL
 from common.logs import get_logger
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
+from common.service_calls import OnBehalf
 from common.settings import Settings
 from common.tracing import tracer
 
@@ -38,7 +43,8 @@ JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
     from common.idempotency import Once
 
-STATUS = {Invalid: 400, NotFound: 404, Conflict: 409, Unprocessable: 422, Unavailable: 503}
+STATUS = {Invalid: 400, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
+          Unavailable: 503}
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
 _CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
@@ -105,30 +111,12 @@ class PlatformApp(Chalice):
         sub "init-rehearsal"; not through Powertools, for which the first client
         request stays the cold start. A 5xx answer raises: the rehearsal failed."""
         event = rest_event(method, route, path_parameters=path_parameters, query=query,
-                           body=body, request_id=REHEARSAL, authorizer={"sub": REHEARSAL})
+                           body=body, request_id=REHEARSAL,
+                           authorizer={**SYSTEM.context(), "sub": REHEARSAL})
         status = Chalice.__call__(self, event, None)["statusCode"]
         if status >= 500:
             raise RuntimeError(f"{method} {event['path']} answered {status}")
         return status
-
-
-def rest_event(method: str, route: str, *, request_id: str,
-               path_parameters: dict[str, str] | None = None,
-               query: dict[str, str] | None = None, headers: dict[str, str] | None = None,
-               body: str | None = None, authorizer: dict | None = None,
-               request_context: dict | None = None) -> dict:
-    """The event API Gateway (REST, proxy integration) hands a function for one request,
-    as Chalice reads it; `request_context`: more of its context (a stage, a domain)."""
-    path = route.format(**(path_parameters or {}))
-    return {"resource": route, "path": path, "httpMethod": method, "headers": headers or {},
-            "multiValueHeaders": {}, "queryStringParameters": query,
-            "multiValueQueryStringParameters":
-                {name: [value] for name, value in query.items()} if query else None,
-            "pathParameters": path_parameters or None, "stageVariables": None,
-            "body": body, "isBase64Encoded": False,
-            "requestContext": {"resourcePath": route, "httpMethod": method, "path": path,
-                               "requestId": request_id, "authorizer": authorizer or {},
-                               **(request_context or {})}}
 
 
 class _Failed(ChaliceUnhandledError):
@@ -245,11 +233,13 @@ def _in_platform_format(response: Response) -> Response:
 
 def api_json(value):
     """A domain value as the API shows it: dataclasses become objects whose keys are the
-    camelCase of their field names (precio_unitario -> precioUnitario), id first."""
+    camelCase of their field names (precio_unitario -> precioUnitario), id first; a field
+    marked `internal` is the platform's own and not shown."""
     if isinstance(value, list | tuple):
         return [api_json(item) for item in value]
     if dataclasses.is_dataclass(value):
-        fields = sorted(dataclasses.fields(value), key=lambda f: f.name != "id")
+        fields = sorted((f for f in dataclasses.fields(value) if not f.metadata.get("internal")),
+                        key=lambda f: f.name != "id")
         return {_camel(f.name): api_json(getattr(value, f.name)) for f in fields}
     return value
 
@@ -290,12 +280,12 @@ class Lists:
     """How every list is answered (docs/api.md#lists): in pages of ascending id, a signed
     token for the next one, and a body never over `max_bytes`."""
 
-    token_key: "keys.Key"
+    token_keys: keys.KeyRing
     max_bytes: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Lists":
-        return cls(keys.page_token_key(settings), settings.max_response_bytes)
+        return cls(keys.page_token_keys(settings), settings.max_response_bytes)
 
     def answer(self, request, fetch: Callable[[int, int], Page],
                filters: Mapping[str, str | None] | None = None) -> Response:
@@ -305,12 +295,11 @@ class Lists:
         query = request.query_params or {}
         limit = parse_limit(query.get("limit"))
         list_name = request.context.get("resourcePath", request.path)
-        key = self.token_key.current()
-        after = read_token(key, query.get("nextToken"), list_name, filters)
+        after = read_token(self.token_keys, query.get("nextToken"), list_name, filters)
         body, resume_after = self._body(fetch, after, limit)
         headers = {}
         if resume_after is not None:
-            token = issue_token(key, list_name, filters, resume_after)
+            token = issue_token(self.token_keys, list_name, filters, resume_after)
             headers = {"X-Next-Token": token,
                        "Link": f'<{_next_page_link(request, token)}>; rel="next"'}
         return Response(body=body, status_code=200,
@@ -376,10 +365,8 @@ class CreatedOnce:
         body = json_object(request)
         if key is None:
             return created(create(body))
-        authorizer = request.context.get("authorizer") or {}
-        caller = authorizer.get("sub") or authorizer.get("principalId")
         outcome = self._once.run(
-            {"caller": caller, "key": key}, body,
+            {"caller": caller_of(request).sub, "key": key}, body,
             lambda: {"body": created(create(body)).body}, request.lambda_context)
         headers = {"Content-Type": JSON_CONTENT_TYPE}
         if outcome.replayed:
@@ -398,6 +385,11 @@ def json_object(request) -> dict:
     if not isinstance(body, dict):
         raise Invalid("INVALID_JSON", "The body must be a JSON object")
     return body
+
+
+def caller_of(request) -> Caller:
+    """Who sent the request, as the gateway's authorizer told the function."""
+    return Caller.from_context(request.context.get("authorizer"))
 
 
 def path_id(raw: str) -> int:
@@ -429,3 +421,11 @@ def gateway_base_url(request) -> str:
     full_path, own_path = context.get("path", ""), event.get("path")
     prefix = full_path[: -len(own_path)] if own_path and full_path.endswith(own_path) else ""
     return f"https://{domain}{prefix}"
+
+
+def on_behalf_of(request) -> OnBehalf:
+    """What a call to another service needs to make it for this request's caller."""
+    return OnBehalf(caller=caller_of(request),
+                    token=bearer_token(request.headers.get("authorization")),
+                    gateway_url=gateway_base_url(request),
+                    request_id=request.context.get("requestId"))

@@ -1,61 +1,141 @@
 """The platform's two keys: the one bearer tokens are signed with (HS256) and the one list
-page tokens are signed with.
+page tokens are signed with, each as a ring of versions so that it can be rotated.
 
-Locally each comes from the environment (JWT_SECRET, PAGE_TOKEN_KEY, with development
-defaults). On AWS each is a Secrets Manager secret the template generates, named by
-JWT_SECRET_ID or PAGE_TOKEN_KEY_ID, so no key is in an environment variable or a
-template parameter. A secret is read through Powertools' parameters utility and kept for
-CACHE_SECONDS, so a rotation reaches every container within that time without a read
-per request.
+Locally each is one fixed key from the environment (JWT_SECRET, PAGE_TOKEN_KEY, with
+development defaults). On AWS each is a Secrets Manager secret the template generates and
+rotates (JWT_SECRET_ID, PAGE_TOKEN_KEY_ID), so no key is in an environment variable.
+
+Rotation without an outage (docs/operations.md#rotating-a-key):
+- Every token names the version it was signed with (`kid`). Verification accepts the
+  secret's AWSCURRENT and AWSPREVIOUS versions, so tokens issued before a rotation keep
+  working until they expire.
+- A container reads the secret at most every REFRESH_SECONDS. A version that has just
+  become current is not signed with until PROPAGATION_SECONDS after it was created: by
+  then every container has read it, so no container refuses a token another one issued.
+  Until then signing goes on with the previous version, which every container accepts.
+- A token naming a version this container has not read makes it read the secret again at
+  once (at most once every MIN_REREAD_SECONDS, so junk cannot turn into a read per request).
 """
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from common.settings import MIN_JWT_SECRET_BYTES, ConfigError, Settings
 
-CACHE_SECONDS = 300
+REFRESH_SECONDS = 300
+PROPAGATION_SECONDS = REFRESH_SECONDS + 60
+MIN_REREAD_SECONDS = 5
+CURRENT, PREVIOUS = "AWSCURRENT", "AWSPREVIOUS"
 
 
+@dataclass(frozen=True)
 class Key:
-    def current(self) -> bytes:
+    kid: str  # the version's name, carried by every token signed with it
+    secret: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class _Version:
+    key: Key
+    created: float  # seconds since the epoch
+
+
+class KeyRing:
+    """The keys a token may be signed with: `signing()` the one to sign with now,
+    `verifying(kid)` the ones a token naming `kid` may be checked against."""
+
+    def signing(self) -> Key:
+        raise NotImplementedError
+
+    def verifying(self, kid: str | None) -> list[Key]:
         raise NotImplementedError
 
 
-class FixedKey(Key):
-    def __init__(self, value: bytes):
-        self._value = value
-
-    def current(self) -> bytes:
-        return self._value
+def fingerprint(secret: bytes) -> str:
+    """A fixed key's name: tells keys apart without giving anything of them away."""
+    return "k-" + hashlib.sha256(b"kid:" + secret).hexdigest()[:12]
 
 
-class SecretKey(Key):
-    def __init__(self, secret_id: str, provider):
-        self._id, self._provider = secret_id, provider
+class FixedRing(KeyRing):
+    """One key that never changes (the local stack's, from the environment)."""
 
-    def current(self) -> bytes:
-        value = self._provider.get(self._id, max_age=CACHE_SECONDS)
-        key = value.encode("utf-8") if isinstance(value, str) else bytes(value)
-        if len(key) < MIN_JWT_SECRET_BYTES:
-            raise ConfigError(f"the secret {self._id} holds fewer than "
+    def __init__(self, secret: bytes):
+        self._key = Key(fingerprint(secret), secret)
+
+    def signing(self) -> Key:
+        return self._key
+
+    def verifying(self, kid: str | None) -> list[Key]:
+        return [self._key] if kid in (None, self._key.kid) else []
+
+
+class SecretRing(KeyRing):
+    """A Secrets Manager secret's current and previous versions, read through the
+    process's client and kept REFRESH_SECONDS (see the module's text)."""
+
+    def __init__(self, secret_id: str, client, clock: Callable[[], float] = time.time):
+        self._id, self._client, self._clock = secret_id, client, clock
+        self._lock = threading.Lock()
+        self._current: _Version | None = None
+        self._previous: _Version | None = None
+        self._read_at = float("-inf")
+
+    def signing(self) -> Key:
+        current, previous = self._versions()
+        if previous is not None and self._clock() - current.created < PROPAGATION_SECONDS:
+            return previous.key
+        return current.key
+
+    def verifying(self, kid: str | None) -> list[Key]:
+        versions = [v for v in self._versions() if v is not None]
+        if kid is not None and all(v.key.kid != kid for v in versions) \
+                and self._clock() - self._read_at >= MIN_REREAD_SECONDS:
+            versions = [v for v in self._versions(force=True) if v is not None]
+        return [v.key for v in versions if kid is None or v.key.kid == kid]
+
+    def _versions(self, force: bool = False) -> tuple[_Version, _Version | None]:
+        with self._lock:
+            if force or self._current is None or \
+                    self._clock() - self._read_at >= REFRESH_SECONDS:
+                self._current = self._read(CURRENT)
+                self._previous = self._read(PREVIOUS)
+                self._read_at = self._clock()
+            return self._current, self._previous
+
+    def _read(self, stage: str) -> _Version | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            found = self._client.get_secret_value(SecretId=self._id, VersionStage=stage)
+        except ClientError as exc:
+            if stage == PREVIOUS and exc.response["Error"]["Code"] == "ResourceNotFoundException":
+                return None  # never rotated yet
+            raise
+        value = found.get("SecretString")
+        secret = value.encode("utf-8") if value is not None else bytes(found["SecretBinary"])
+        if len(secret) < MIN_JWT_SECRET_BYTES:
+            raise ConfigError(f"the secret {self._id} ({stage}) holds fewer than "
                               f"{MIN_JWT_SECRET_BYTES} bytes")
-        return key
+        created = found.get("CreatedDate")
+        return _Version(Key(found["VersionId"], secret),
+                        created.timestamp() if isinstance(created, datetime) else 0.0)
 
 
-def jwt_key(settings: Settings) -> Key:
-    return _key(settings, settings.jwt_secret_id, settings.jwt_secret)
+def jwt_keys(settings: Settings) -> KeyRing:
+    return _ring(settings, settings.jwt_secret_id, settings.jwt_secret)
 
 
-def page_token_key(settings: Settings) -> Key:
-    return _key(settings, settings.page_token_key_id, settings.page_token_key)
+def page_token_keys(settings: Settings) -> KeyRing:
+    return _ring(settings, settings.page_token_key_id, settings.page_token_key)
 
 
-def _key(settings: Settings, secret_id: str | None, literal: bytes) -> Key:
+def _ring(settings: Settings, secret_id: str | None, literal: bytes) -> KeyRing:
     if secret_id is None:
-        return FixedKey(literal)
-    # Loaded only where a key is a secret: the utility imports boto3 (and the client,
-    # botocore), which a function without one (notifications, everything locally) need
-    # not load at its cold start.
-    from aws_lambda_powertools.utilities.parameters import SecretsProvider
-
+        return FixedRing(literal)
     from common import aws
 
-    return SecretKey(secret_id, SecretsProvider(boto3_client=aws.secretsmanager(settings)))
+    return SecretRing(secret_id, aws.secretsmanager(settings))

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from common.errors import invalid_field
+from common.keys import KeyRing
 
 MAX_LIMIT = 1000
 _DIGITS = re.compile(r"[0-9]{1,4}")
@@ -56,28 +57,33 @@ def _scope(list_name: str, filters: Mapping[str, str | None]) -> dict:
                         if value is not None}}
 
 
-def issue_token(key: bytes, list_name: str, filters: Mapping[str, str | None],
+def issue_token(keys: KeyRing, list_name: str, filters: Mapping[str, str | None],
                 after: int) -> str:
-    payload = json.dumps({**_scope(list_name, filters), "after": after},
+    key = keys.signing()
+    payload = json.dumps({**_scope(list_name, filters), "after": after, "kid": key.kid},
                          separators=(",", ":"), sort_keys=True).encode("utf-8")
-    return f"{_encode(payload)}.{_encode(_sign(key, payload))}"
+    return f"{_encode(payload)}.{_encode(_sign(key.secret, payload))}"
 
 
-def read_token(key: bytes, token: str | None, list_name: str,
+def read_token(keys: KeyRing, token: str | None, list_name: str,
                filters: Mapping[str, str | None]) -> int:
     """The id after which the page starts: 0 without a token; 400 for one this list and
-    these filters did not issue."""
+    these filters did not issue. The token names the key version it was signed with;
+    the current and the previous version are accepted (common.keys)."""
     if token is None:
         return 0
     refused = invalid_field("nextToken", "is not a token this list issued for these filters")
     encoded, _, mac = token.partition(".")
     try:
         payload, signature = _decode(encoded), _decode(mac)
-    except ValueError:
+        content = json.loads(payload)
+        kid = content.get("kid")
+    except (ValueError, AttributeError):
         raise refused from None
-    if not hmac.compare_digest(signature, _sign(key, payload)):
+    if not isinstance(kid, str | None) or not any(
+            hmac.compare_digest(signature, _sign(key.secret, payload))
+            for key in keys.verifying(kid)):
         raise refused
-    content = json.loads(payload)
     if {k: content.get(k) for k in ("list", "filters")} != _scope(list_name, filters):
         raise refused
     return content["after"]

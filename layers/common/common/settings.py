@@ -139,6 +139,9 @@ class Settings:
     # HTTP through the gateway the order came in on (see orders.stock_client).
     inventory_service_url: str | None = None
     inventory_function: str | None = None
+    # Whose order a new shipment fulfils, asked of the orders service the same ways.
+    orders_service_url: str | None = None
+    orders_function: str | None = None
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
@@ -199,6 +202,9 @@ class Settings:
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             inventory_function=read.matching("INVENTORY_FUNCTION", _FUNCTION, None,
                                              "a Lambda function name or ARN, or empty"),
+            orders_service_url=read.url("ORDERS_SERVICE_URL"),
+            orders_function=read.matching("ORDERS_FUNCTION", _FUNCTION, None,
+                                          "a Lambda function name or ARN, or empty"),
             breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number("STOCK_CHECK_TIMEOUT_SECONDS", 2.0,

@@ -1,0 +1,1 @@
+"""The key-rotation function: Secrets Manager's rotation of the platform's two keys."""

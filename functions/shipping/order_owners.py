@@ -1,0 +1,48 @@
+"""Whose order a new shipment fulfils: asked of the orders service, as the operator who
+creates the shipment (common.service_calls), so that its customer can follow it
+(docs/api.md#who-may-do-what). The shipping service never reads the orders' table."""
+
+import json
+
+from common import aws
+from common.errors import Unavailable
+from common.service_calls import CallFailed, CannotAsk, OnBehalf, service
+from common.settings import Settings
+
+ORDER_ROUTE = "/api/pedidos/{id}"
+RETRY_AFTER_SECONDS = 5
+
+
+def _unavailable() -> Unavailable:
+    return Unavailable("ORDERS_UNAVAILABLE", "The orders service did not say whose order "
+                       "this is; the shipment was not created: retry",
+                       retry_after_seconds=RETRY_AFTER_SECONDS)
+
+
+class OrderOwners:
+    def __init__(self, orders):
+        self._orders = orders  # common.service_calls.OverHttp or ByInvoke
+
+    @classmethod
+    def from_settings(cls, settings: Settings, lambda_client=None) -> "OrderOwners":
+        return cls(service(settings.orders_service_url, settings.orders_function,
+                           settings.stock_check_timeout_seconds,
+                           lambda: lambda_client or aws.lambda_client(settings)))
+
+    def owner_of(self, pedido_id: int, on_behalf: OnBehalf) -> int | None:
+        """The order's userId; None when no order has that id (a shipment may name one
+        the orders service does not know: docs/api.md#shipping)."""
+        try:
+            status, body = self._orders.get(ORDER_ROUTE, {"id": str(pedido_id)}, {}, on_behalf)
+        except (CallFailed, CannotAsk):
+            raise _unavailable() from None
+        if status == 404:
+            return None
+        if status == 200:
+            try:
+                user_id = json.loads(body).get("userId")
+            except (ValueError, AttributeError):
+                user_id = None
+            if isinstance(user_id, int) and not isinstance(user_id, bool):
+                return user_id
+        raise _unavailable()

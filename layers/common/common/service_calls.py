@@ -1,0 +1,108 @@
+"""One service asking another a question, as a client of its API would: the orders
+service asks the inventory for stock, the shipping service asks the orders service whose
+an order is. Services never import each other; they call.
+
+Two ways to send the same request:
+- on AWS, a synchronous invoke of the other service's function with the API Gateway event
+  of the request, authorized as the original caller, so the call crosses API Gateway
+  once (IAM says which function may invoke which);
+- when given a URL, and locally, the endpoint over HTTP on one connection pool per
+  process, with the caller's own bearer token.
+"""
+
+import json
+import re
+import uuid
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import urllib3
+from botocore.exceptions import BotoCoreError, ClientError
+from urllib3.exceptions import LocationValueError
+
+from common.callers import Caller
+from common.gateway_events import rest_event
+
+# A JWS in compact form: three base64url parts. Anything else is never sent on.
+_JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+
+
+class CallFailed(Exception):
+    """The other service could not answer: unreachable, no answer in time, throttled,
+    or its function failed."""
+
+
+class CannotAsk(Exception):
+    """The request could not even be built (nothing the other service did)."""
+
+
+@dataclass(frozen=True)
+class OnBehalf:
+    """Who a call between services is made for, and what it needs to pass that on."""
+
+    caller: Caller
+    token: str | None  # the bearer token the authorizer accepted
+    gateway_url: str  # the gateway the original request came in on
+    request_id: str | None = None  # its correlation id: the services' log lines join on it
+
+
+class OverHttp:
+    """The other service's API over HTTP at `url` (None: the gateway the request came in on)."""
+
+    def __init__(self, url: str | None, timeout_seconds: float):
+        self._url = url
+        self._http = urllib3.PoolManager(maxsize=64, retries=False,
+                                         timeout=urllib3.Timeout(total=timeout_seconds))
+
+    def get(self, route: str, path_parameters: dict[str, str], query: dict[str, str],
+            on_behalf: OnBehalf) -> tuple[int, bytes]:
+        path = route.format(**path_parameters)
+        url = f"{self._url or on_behalf.gateway_url}{path}"
+        if query:
+            url += f"?{urlencode(query)}"
+        token = on_behalf.token
+        headers = {"Authorization": f"Bearer {token}"} if token and _JWT.fullmatch(token) else {}
+        try:
+            response = self._http.request("GET", url, headers=headers)
+        except (LocationValueError, ValueError) as exc:
+            raise CannotAsk(str(exc)) from exc
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise CallFailed(str(exc)) from exc  # refused, reset, timed out
+        return response.status, response.data
+
+
+class ByInvoke:
+    """The other service's function invoked with the request's API Gateway event, as the
+    gateway would have sent it after its authorizer: the same route, the same code."""
+
+    def __init__(self, function_name: str, client):
+        self._function = function_name
+        self._client = client  # quick to give up, never retried inline (common.aws)
+
+    def get(self, route: str, path_parameters: dict[str, str], query: dict[str, str],
+            on_behalf: OnBehalf) -> tuple[int, bytes]:
+        event = rest_event("GET", route, path_parameters=path_parameters, query=query or None,
+                           headers={"Accept": "application/json"},
+                           request_id=on_behalf.request_id or str(uuid.uuid4()),
+                           authorizer={"principalId": on_behalf.caller.sub,
+                                       **on_behalf.caller.context()})
+        try:
+            answer = self._client.invoke(FunctionName=self._function,
+                                         InvocationType="RequestResponse",
+                                         Payload=json.dumps(event).encode())
+            response = json.loads(answer["Payload"].read())
+        except (BotoCoreError, ClientError, ValueError) as exc:  # timeout, throttled, down
+            raise CallFailed(str(exc)) from exc
+        if answer.get("FunctionError") or not isinstance(response, dict):
+            raise CallFailed(f"the function failed: {response!r}")
+        body = response.get("body") or ""
+        return int(response.get("statusCode", 500)), body.encode("utf-8")
+
+
+def service(url: str | None, function: str | None, timeout_seconds: float, lambda_client):
+    """How to reach a service, as the settings say: over HTTP when given a URL, else by
+    invoking its function when given one, else over HTTP through the gateway the request
+    came in on. `lambda_client()` builds the Lambda client, only when needed."""
+    if url or not function:
+        return OverHttp(url, timeout_seconds)
+    return ByInvoke(function, lambda_client())

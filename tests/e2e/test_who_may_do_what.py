@@ -1,0 +1,80 @@
+"""Who may do what, over HTTP against the real local stack, with tokens from `make -s
+token` (docs/api.md#who-may-do-what)."""
+
+import subprocess
+
+import jwt
+import pytest
+
+from infra.local.process import ROOT, StackClient
+from tests.support.stack_client import token
+
+PRODUCT = {"sku": "WHO-1", "nombre": "Caja", "precioUnitario": 3, "stockActual": 50,
+           "umbralMinimo": 5}
+ORDER = {"userEmail": "c@example.com", "clienteNombre": "C", "total": 9,
+         "tipoPedido": "NACIONAL", "destino": "Quito", "cantidad": 1}
+
+
+@pytest.fixture(scope="module")
+def customers(stack, http):
+    """Customers 42 and 43, each with an order and a shipment placed by the operator."""
+    product = http.gateway("POST", "/api/inventario", json=PRODUCT).json()
+    mine = {}
+    for user in (42, 43):
+        order = http.gateway("POST", "/api/pedidos", json={
+            **ORDER, "userId": user, "productoId": product["id"]}).json()
+        shipment = http.gateway("POST", "/api/envios", json={
+            "pedidoId": order["id"], "tipoEnvio": "TERRESTRE", "transportista": "DHL",
+            "destino": "Quito"}).json()
+        client = StackClient(stack, token("ROLE=customer", f"USER_ID={user}"))
+        mine[user] = (client, order, shipment)
+    return product, mine
+
+
+def test_make_token_prints_a_customers_token_with_its_user_id():
+    claims = jwt.decode(token("ROLE=customer", "USER_ID=42"), options={"verify_signature": False})
+    assert (claims["role"], claims["userId"]) == ("customer", 42)
+    assert claims["exp"] - claims["iat"] == 24 * 3600
+    assert jwt.decode(token(), options={"verify_signature": False})["role"] == "operator"
+
+
+def test_a_customer_token_needs_its_user_id():
+    result = subprocess.run(["make", "-s", "token", "ROLE=customer"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and "USER_ID" in result.stderr
+
+
+def test_a_customers_forbidden_calls_are_403_and_change_nothing(http, customers):
+    product, mine = customers
+    client, order, shipment = mine[42]
+    before = [http.gateway("GET", path).json() for path in
+              ("/api/inventario", "/api/pedidos", "/api/envios")]
+    calls = [("POST", "/api/inventario", PRODUCT),
+             ("PUT", f"/api/inventario/{product['id']}", {**PRODUCT, "stockActual": 0}),
+             ("DELETE", f"/api/inventario/{product['id']}", None),
+             ("GET", "/api/inventario/alertas", None),
+             ("POST", "/api/envios", {"pedidoId": order["id"], "tipoEnvio": "EXPRESS",
+                                      "transportista": "X", "destino": "Y"}),
+             ("PATCH", f"/api/envios/{shipment['id']}/status?status=ENTREGADO", None),
+             ("PATCH", f"/api/pedidos/{order['id']}/status?status=APROBADO", None),
+             ("POST", "/api/pedidos", {**ORDER, "userId": 43, "productoId": product["id"]})]
+    for method, path, body in calls:
+        answer = client.gateway(method, path, json=body)
+        assert answer.status_code == 403, (method, path, answer.text)
+        assert answer.json() == {"error": "FORBIDDEN", "message": answer.json()["message"],
+                                 "details": []}
+    after = [http.gateway("GET", path).json() for path in
+             ("/api/inventario", "/api/pedidos", "/api/envios")]
+    assert after == before
+
+
+def test_a_customer_sees_only_their_own(http, customers):
+    _, mine = customers
+    client, order, shipment = mine[42]
+    _, other_order, other_shipment = mine[43]
+    assert [o["id"] for o in client.gateway("GET", "/api/pedidos").json()] == [order["id"]]
+    assert [s["id"] for s in client.gateway("GET", "/api/envios").json()] == [shipment["id"]]
+    for path in (f"/api/pedidos/{other_order['id']}", f"/api/envios/{other_shipment['id']}"):
+        assert client.gateway("GET", path).status_code == 404
+    cancelled = client.gateway("PATCH", f"/api/pedidos/{order['id']}/status?status=CANCELADO")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "CANCELADO"

@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -92,6 +92,10 @@ bench-idempotency: $(READY)
 # Lambda invocations on the AWS path, and the layer's weight.
 bench-costs: $(READY)
 	@$(PY) bench/costs.py
+
+# What the local gateway's throttle costs a request, against no throttle.
+bench-throttle: $(READY)
+	@$(PY) bench/throttle.py
 
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.

@@ -88,3 +88,11 @@ def drop_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
     for name in tables(path):
         if name in existing:
             dynamodb_client.delete_table(TableName=name)
+
+
+def identity_validation(api: str = "GatewayApi", path: Path = TEMPLATE) -> str | None:
+    """The regular expression API Gateway holds `api`'s authorization header to before it
+    runs the authorizer (a header that does not match is 401 at once)."""
+    auth = load(path)["Resources"][api]["Properties"].get("Auth", {})
+    authorizer = auth.get("Authorizers", {}).get(auth.get("DefaultAuthorizer"), {})
+    return authorizer.get("Identity", {}).get("ValidationExpression")

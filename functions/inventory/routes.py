@@ -12,7 +12,7 @@ from common.http import (
     path_id,
     query_param,
 )
-from inventory import access, service
+from inventory import access, rules, service
 from inventory.service import Products
 
 
@@ -28,8 +28,8 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> Blueprint:
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
         access.may_change_catalog(caller_of(bp.current_request))
-        return once.answer(bp.current_request,
-                           lambda body: service.create_product(products, body))
+        return once.answer(bp.current_request, rules.parse_product,
+                           lambda fields: service.create_product(products, fields))
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():

@@ -19,8 +19,8 @@ class Products(Protocol):
     def remove(self, product_id: int) -> None: ...
 
 
-def create_product(products: Products, body: dict) -> Product:
-    fields = rules.parse_product(body)
+def create_product(products: Products, fields: rules.ProductFields) -> Product:
+    """A product of checked fields (rules.parse_product), under the next id."""
     product = rules.product(products.next_id(), fields)
     products.add(product)
     return product

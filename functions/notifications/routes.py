@@ -4,8 +4,9 @@ from functools import partial
 
 from chalice import Blueprint
 
-from common.http import json_object, log_with_request, text
+from common.http import log_with_request, text
 from notifications import service
+from notifications.payloads import parse_payload
 
 
 def blueprint(logger) -> Blueprint:
@@ -15,7 +16,7 @@ def blueprint(logger) -> Blueprint:
     def receive_notification():
         # The payload goes on the request's one log line.
         log = partial(log_with_request, logger)
-        return text(service.receive(json_object(bp.current_request), log))
+        return text(service.receive(parse_payload(bp.current_request.raw_body), log))
 
     @bp.route("/notificaciones/health", methods=["GET"])
     def health():

@@ -3,13 +3,16 @@
 
 from collections.abc import Callable
 
+from notifications.payloads import Payload, log_fields
+
 PROCESSED = "Notificación procesada"
 HEALTHY = "notification-service UP"
 
 
-def receive(payload: dict, log: Callable[..., None]) -> str:
-    """Logs the payload whatever it holds, and confirms with the fixed text."""
-    log(event="notification received", payload=payload)
+def receive(payload: Payload, log: Callable[..., None]) -> str:
+    """Logs the payload whatever it holds (cut when large), and confirms with the fixed
+    text."""
+    log(event="notification received", **log_fields(payload))
     return PROCESSED
 
 

@@ -15,6 +15,7 @@ from botocore.exceptions import ClientError
 
 from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
+from common.fingerprints import fingerprint
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL
 from common.settings import Settings
@@ -73,7 +74,7 @@ def handler_for(settings: Settings, logger) -> Callable:
     @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(clear_state=True)
     def handler(event, context):
-        outcome = once.run({"pedidoId": event.get("pedidoId")}, event,
+        outcome = once.run({"pedidoId": event.get("pedidoId")}, fingerprint(event),
                            lambda: handle(event, forward, logger), context)
         if outcome.replayed:
             logger.info(f"{ORDER_APPROVED} already handled",

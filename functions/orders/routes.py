@@ -29,8 +29,10 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: 
         def check_stock(product_id: int, cantidad: int):
             return stock.check(product_id, cantidad, on_behalf)
 
-        return once.answer(request, lambda body: service.place_order(
-            orders, check_stock, events, outcomes, on_behalf.caller, body, utcnow()))
+        return once.answer(
+            request, lambda body: service.order_to_place(on_behalf.caller, body),
+            lambda order: service.place_order(orders, check_stock, events, outcomes, order,
+                                              utcnow()))
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):

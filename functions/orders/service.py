@@ -54,14 +54,20 @@ _REFUSALS = {
 }
 
 
+def order_to_place(caller: Caller, body: dict) -> rules.OrderRequest:
+    """The order a body asks for, checked (400), and the caller's to place (403)."""
+    request = rules.parse_order(body)
+    access.may_place(caller, request)
+    return request
+
+
 def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
-                outcomes: Outcomes, caller: Caller, body: dict, now: datetime) -> Order:
-    """Validate, check stock, save, publish PedidoAprobadoEvent; `now` is its creadoEn.
+                outcomes: Outcomes, request: rules.OrderRequest, now: datetime) -> Order:
+    """Check stock, save, publish PedidoAprobadoEvent for a checked order request
+    (order_to_place); `now` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
     sweep (republish_pending) publishes it. The order stands; its event is never lost."""
-    request = rules.parse_order(body)
-    access.may_place(caller, request)
     try:
         answer = check_stock(request.producto_id, request.cantidad)
     except InventoryUnavailable as exc:

@@ -4,7 +4,7 @@ from chalice import Blueprint
 
 from common.clock import utcnow
 from common.http import CreatedOnce, Lists, caller_of, ok, on_behalf_of, path_id, query_param
-from shipping import access, service
+from shipping import access, rules, service
 from shipping.order_owners import OrderOwners
 from shipping.service import Shipments
 
@@ -28,8 +28,8 @@ def blueprint(shipments: Shipments, owners: OrderOwners, lists: Lists,
         request = bp.current_request
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
-        return once.answer(request, lambda body: service.create_shipment(
-            shipments, lambda pedido_id: owners.owner_of(pedido_id, on_behalf), body,
+        return once.answer(request, rules.parse_shipment, lambda shipment: service.create_shipment(
+            shipments, lambda pedido_id: owners.owner_of(pedido_id, on_behalf), shipment,
             utcnow()))
 
     @bp.route("/api/envios/{id}", methods=["GET"])

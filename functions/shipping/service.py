@@ -26,9 +26,10 @@ class Shipments(Protocol):
 OwnerOf = Callable[[int], int | None]
 
 
-def create_shipment(shipments: Shipments, owner_of: OwnerOf, body: dict,
+def create_shipment(shipments: Shipments, owner_of: OwnerOf, request: rules.ShipmentRequest,
                     now: datetime) -> Shipment:
-    request = rules.parse_shipment(body)
+    """A shipment of a checked request (rules.parse_shipment), recording whose order it
+    fulfils."""
     owner = owner_of(request.pedido_id)
     shipment = rules.new_shipment(request, shipments.next_id(), now, owner)
     shipments.add(shipment)

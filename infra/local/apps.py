@@ -25,7 +25,9 @@ from common.settings import Settings
 from infra.local import APPS_READY, docs
 from infra.local.gateway import AppServer
 from infra.local.invoke import LocalLambda
+from infra.local.settings import LocalSettings, Throttle
 from infra.local.sweep import SweepTimer
+from infra.local.throttle import TokenBucket
 from notifications.wiring import app_for as notification_app
 from order_events.listener import SERVICE as ORDER_EVENTS
 from order_events.listener import handler_for
@@ -34,6 +36,10 @@ from orders.sweep import Sweep
 
 def _listening(fd: int) -> socket.socket:
     return socket.socket(fileno=fd)
+
+
+def bucket(throttle: Throttle) -> TokenBucket:
+    return TokenBucket(throttle.rate, throttle.burst)
 
 
 def serve(args: argparse.Namespace) -> list:
@@ -47,12 +53,15 @@ def serve(args: argparse.Namespace) -> list:
                            handler_for(settings, get_logger(ORDER_EVENTS))},
                           get_logger("local-lambda"), sock=_listening(args.lambda_fd))
     stoppers = [invoker.server.start().stop]
+    limits = LocalSettings.from_env()
     notifications = AppServer(idle_timeout=idle, sock=_listening(args.notifications_fd))
-    stoppers.append(notifications.serve(notification_app(settings)).stop)
+    stoppers.append(notifications.serve(notification_app(settings),
+                                        throttle=bucket(limits.notification_throttle)).stop)
     if args.gateway_fd is not None:
         gateway = AppServer(idle_timeout=idle, sock=_listening(args.gateway_fd))
         stoppers.append(gateway.serve(create_gateway(settings),
-                                      docs.pages(gateway.url, notifications.url)).stop)
+                                      docs.pages(gateway.url, notifications.url),
+                                      bucket(limits.gateway_throttle)).stop)
         # The orders' events left pending (their publish failed) go out, as on AWS.
         sweep_logger = get_logger("event-sweep")
         stoppers.append(SweepTimer(Sweep(settings, sweep_logger), sweep_logger).start().stop)

@@ -22,6 +22,7 @@ of the deployed API.
 """
 
 import base64
+import re
 import socket
 import time
 import uuid
@@ -46,9 +47,11 @@ from waitress.task import ErrorTask
 
 from authorizer.policy import Unauthorized
 from common.http import MAX_BODY_BYTES, error_response, log_request
+from infra import template
 from infra.local.docs import Page
 from infra.local.servers import BackgroundServer
 from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
+from infra.local.throttle import TOO_MANY_BODY, TokenBucket
 
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
@@ -56,6 +59,8 @@ METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 PAGE_METHODS = ("GET", "HEAD")
 # How long a stopping server waits for the requests it has received to be answered.
 DRAIN_SECONDS = 5
+# What a chunked body's framing may add to its 1 MiB before waitress stops reading it.
+CHUNK_FRAMING_ALLOWANCE = 64 * 1024
 # Each request is a Lambda invocation, and an order's stock check comes back in as a
 # request of its own: enough threads that waiting orders cannot starve their checks.
 THREADS = 64
@@ -69,11 +74,17 @@ class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
     def __init__(self, app_object):
         super().__init__(app_object)
         self._app = app_object
+        expression = template.identity_validation()
+        self._identity = re.compile(expression) if expression else None
 
     def authorize(self, raw_path, lambda_event, lambda_context):
         started = time.perf_counter()
         request_id = {"x-amzn-RequestId": lambda_context.aws_request_id}
+        header = (lambda_event.get("headers") or {}).get("authorization")
         try:
+            if header is not None and self._identity and not self._identity.search(header):
+                # API Gateway's identity validation: refused before the authorizer runs.
+                raise Unauthorized("the Authorization header is not a Bearer token")
             return super().authorize(raw_path, lambda_event, lambda_context)
         except NotAuthorizedError:  # Chalice's own, for a missing header
             reason = "no Authorization header"
@@ -138,15 +149,20 @@ class GatewayApp:
     """WSGI in front of one Chalice app: what API Gateway does between a client and it,
     plus the fixed `pages` of this server (path -> Page), which need no token."""
 
-    def __init__(self, app, pages: Mapping[str, Page] | None = None):
+    def __init__(self, app, pages: Mapping[str, Page] | None = None,
+                 throttle: TokenBucket | None = None):
         self._gateway = ApiGatewayLocalGateway(app, chalice_config(app))
         self._pages = dict(pages or {})
         self._logger = app.logger
+        self._throttle = throttle
+        self._origin = _allowed_origin(app)
 
     def __call__(self, environ, start_response):
         method = environ["REQUEST_METHOD"]
         page = self._pages.get(environ.get("PATH_INFO", ""))
-        if page is not None:
+        if self._throttle is not None and not self._throttle.take():
+            status, headers, body = self._throttled(environ, method)
+        elif page is not None:
             status, headers, body = self._page(environ, method, page)
         elif method not in METHODS:
             status, headers, body = _platform_error(
@@ -159,6 +175,17 @@ class GatewayApp:
                         for value in (values if isinstance(values, list) else [values])]
                        + [("Content-Length", str(len(body)))])
         return [b"" if method == "HEAD" else body]
+
+    def _throttled(self, environ, method: str):
+        """API Gateway's 429: before any authorizer, function or page, and logged."""
+        started = time.perf_counter()
+        headers = {"Content-Type": "application/json",
+                   "x-amzn-ErrorType": "TooManyRequestsException"}
+        if self._origin:  # the template's DEFAULT_4XX response adds it on AWS
+            headers["Access-Control-Allow-Origin"] = self._origin
+        path = environ.get("PATH_INFO", "")
+        log_request(self._logger, started, method=method, route=None, path=path, status=429)
+        return 429, headers, TOO_MANY_BODY
 
     def _page(self, environ, method: str, page: Page):
         started = time.perf_counter()
@@ -245,15 +272,18 @@ class AppServer:
             self._app, **where, threads=THREADS, backlog=1024,
             connection_limit=1000, asyncore_use_poll=True,
             channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
-            max_request_body_size=MAX_BODY_BYTES, ident="")
+            # waitress refuses a body of its limit or more, and counts a chunked body's
+            # framing: the app checks the exact 1 MiB (common.http), this only bounds reads.
+            max_request_body_size=MAX_BODY_BYTES + CHUNK_FRAMING_ALLOWANCE, ident="")
         self._server.channel_class = _PlatformChannel
         address = (self._server.effective_host, self._server.effective_port)
         self.background = BackgroundServer(address, self._server.run, self._shutdown,
                                            f"http-{address[1]}")
         self.url = self.background.url
 
-    def serve(self, app, pages: Mapping[str, Page] | None = None) -> BackgroundServer:
-        self._app.app = GatewayApp(app, pages)
+    def serve(self, app, pages: Mapping[str, Page] | None = None,
+              throttle: TokenBucket | None = None) -> BackgroundServer:
+        self._app.app = GatewayApp(app, pages, throttle)
         return self.background.start()
 
     def close(self) -> None:

@@ -17,6 +17,20 @@ DEFAULT_PORTS = {"GATEWAY_PORT": 8000, "NOTIFICATION_PORT": 8001, "DYNAMODB_PORT
                  "LAMBDA_PORT": 8003}
 DEFAULT_DATA_DIR = ".local-data"
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30
+# Throttling, as the template's stages do it: {variable: template parameter}; the defaults
+# are the parameters' own (tests/release holds the two together).
+THROTTLE_PARAMETERS = {
+    "THROTTLE_RATE_LIMIT": "GatewayThrottleRateLimit",
+    "THROTTLE_BURST_LIMIT": "GatewayThrottleBurstLimit",
+    "NOTIFICATION_THROTTLE_RATE_LIMIT": "NotificationThrottleRateLimit",
+    "NOTIFICATION_THROTTLE_BURST_LIMIT": "NotificationThrottleBurstLimit",
+}
+
+
+@dataclass(frozen=True)
+class Throttle:
+    rate: float  # requests a second, on average
+    burst: int  # requests at once
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,8 @@ class LocalSettings:
     # None: the tables live in memory only and are gone when the stack stops.
     data_dir: Path | None = ROOT / DEFAULT_DATA_DIR
     reload: bool = True
+    gateway_throttle: Throttle | None = None  # None: the template's
+    notification_throttle: Throttle | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
@@ -45,8 +61,21 @@ class LocalSettings:
         reload = read.text("RELOAD", "1")
         if reload not in ("0", "1"):
             read.fail("RELOAD", "1 (reload the apps when their code changes) or 0")
+        from infra import template
+
+        defaults = template.load()["Parameters"]
+
+        def throttle(prefix: str) -> Throttle:
+            rate, burst = (f"{prefix}THROTTLE_RATE_LIMIT", f"{prefix}THROTTLE_BURST_LIMIT")
+            return Throttle(
+                read.number(rate, float(defaults[THROTTLE_PARAMETERS[rate]]["Default"]),
+                            minimum=0.001),
+                read.number(burst, int(defaults[THROTTLE_PARAMETERS[burst]]["Default"]),
+                            minimum=1, kind=int))
+
         return cls(port("GATEWAY_PORT"), port("NOTIFICATION_PORT"), port("DYNAMODB_PORT"),
                    port("LAMBDA_PORT"),
                    read.number("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS,
                                minimum=1, kind=int),
-                   (ROOT / raw_dir) if raw_dir else None, reload == "1")
+                   (ROOT / raw_dir) if raw_dir else None, reload == "1",
+                   throttle(""), throttle("NOTIFICATION_"))

@@ -8,6 +8,8 @@ for the operation, its Content-Type, headers and body are the documented ones, a
 without shrinking, so a run is the same every time and bounded in time.
 """
 
+import uuid
+
 import pytest
 import requests
 from hypothesis import HealthCheck, settings
@@ -81,3 +83,22 @@ def test_every_answer_is_the_documented_one(case, stacks):
     else:
         case.call_and_validate(base_url=stack.gateway, session=session, checks=CHECKS,
                                headers={"Authorization": f"Bearer {stack.token}"}, timeout=30)
+
+
+creates = load({
+    "seed": SEED + 1,
+    "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
+    "phases": {"stateful": {"enabled": False}},
+}).include(method="POST", path_regex=r"^/api/")
+
+
+@creates.parametrize()
+@settings(database=None, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_create_with_an_idempotency_key_is_answered_as_documented(case, stacks):
+    """The same generated bodies, each with a key of its own: the key's path (the body
+    checked, then fingerprinted, then claimed) is held to the same checks, no 5xx."""
+    _, (stack, session) = stacks
+    key = f"fuzz-{uuid.uuid4()}"
+    case.call_and_validate(base_url=stack.gateway, session=session, checks=CHECKS,
+                           headers={"Authorization": f"Bearer {stack.token}",
+                                    "Idempotency-Key": key}, timeout=30)

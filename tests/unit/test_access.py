@@ -13,6 +13,7 @@ from orders import service as orders
 from orders.rules import StockAnswer, parse_order
 from shipping import access as shipping_access
 from shipping import service as shipping
+from shipping.rules import parse_shipment
 from tests.support.memory import (
     InMemoryOrders,
     InMemoryShipments,
@@ -65,7 +66,8 @@ def store():
 
 def place(store, caller, body=ORDER):
     return orders.place_order(store, lambda product, units: StockAnswer.AVAILABLE,
-                              RecordingPublisher(), RecordingOutcomes(), caller, body, NOW)
+                              RecordingPublisher(), RecordingOutcomes(),
+                              orders.order_to_place(caller, body), NOW)
 
 
 def test_an_order_for_someone_else_is_refused_after_validation_and_saves_nothing(store):
@@ -114,8 +116,8 @@ def test_a_customer_follows_the_shipments_of_their_own_orders_only():
     owners = {1: 7, 2: 8}  # order id -> its customer; order 3 unknown
 
     def create(pedido_id):
-        return shipping.create_shipment(store, owners.get, {**SHIPMENT, "pedidoId": pedido_id},
-                                        NOW)
+        return shipping.create_shipment(
+            store, owners.get, parse_shipment({**SHIPMENT, "pedidoId": pedido_id}), NOW)
 
     mine, theirs, orphan = create(1), create(2), create(3)
     assert (mine.owner_id, theirs.owner_id, orphan.owner_id) == (7, 8, None)

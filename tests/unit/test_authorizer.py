@@ -162,3 +162,25 @@ def test_the_secret_comes_from_jwt_secret():
 def test_a_short_secret_is_refused():
     with pytest.raises(ConfigError, match="JWT_SECRET"):
         Settings.from_env({"JWT_SECRET": "too-short"})
+
+
+# -- the identity validation expression (API Gateway's, before the authorizer) --------------
+
+@pytest.mark.parametrize("header", [f"Bearer {make_token()}", f"bearer {make_token()}",
+                                    f"BEARER  {make_token(role='customer', userId=1)}"])
+def test_every_bearer_token_header_passes_the_identity_validation(header):
+    import re
+
+    from infra import template
+
+    assert re.search(template.identity_validation(), header)
+
+
+@pytest.mark.parametrize("header", ["Basic abc", "Bearer", "Bearer a b", "Bearer é", "",
+                                   "x Bearer abc"])
+def test_junk_fails_the_identity_validation(header):
+    import re
+
+    from infra import template
+
+    assert not re.search(template.identity_validation(), header)

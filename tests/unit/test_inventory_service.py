@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 
 from common.errors import Invalid, NotFound
-from inventory import service
+from inventory import rules, service
 from tests.support.memory import InMemoryProducts
 
 BODY = {"sku": "SKU-1", "nombre": "Caja", "precioUnitario": Decimal("19.99"),
@@ -17,9 +17,13 @@ def products():
     return InMemoryProducts()
 
 
+
+def create(products, body):
+    return service.create_product(products, rules.parse_product(body))
+
 def test_create_gives_the_next_id_and_stores_the_product(products):
-    first = service.create_product(products, BODY)
-    second = service.create_product(products, {**BODY, "sku": "SKU-2"})
+    first = create(products, BODY)
+    second = create(products, {**BODY, "sku": "SKU-2"})
     assert (first.id, second.id) == (1, 2)
     assert service.get_product(products, 1) == first
     assert first.precio_unitario == Decimal("19.99") and first.bodega == "B1"
@@ -28,27 +32,27 @@ def test_create_gives_the_next_id_and_stores_the_product(products):
 
 def test_an_invalid_body_stores_nothing(products):
     with pytest.raises(Invalid) as err:
-        service.create_product(products, {**BODY, "nombre": " "})
+        create(products, {**BODY, "nombre": " "})
     assert err.value.code == "VALIDATION_ERROR"
     assert service.list_products(products, 0, 1000).items == []
 
 
 def test_a_duplicate_sku_is_refused(products):
-    service.create_product(products, BODY)
+    create(products, BODY)
     with pytest.raises(Invalid) as err:
-        service.create_product(products, BODY)
+        create(products, BODY)
     assert err.value.code == "DUPLICATE_SKU"
     assert len(service.list_products(products, 0, 1000).items) == 1
 
 
 def test_replace_keeps_the_id_and_replaces_every_field(products):
-    created = service.create_product(products, BODY)
+    created = create(products, BODY)
     replaced = service.replace_product(products, created.id, {**BODY, "sku": "NEW",
                                                               "bodega": None})
     assert replaced.id == created.id and replaced.sku == "NEW" and replaced.bodega is None
     assert service.get_product(products, created.id) == replaced
     # The old sku is free again.
-    assert service.create_product(products, BODY).sku == "SKU-1"
+    assert create(products, BODY).sku == "SKU-1"
 
 
 def test_replace_validates_before_looking_the_product_up(products):
@@ -60,8 +64,8 @@ def test_replace_validates_before_looking_the_product_up(products):
 
 
 def test_replace_refuses_another_products_sku(products):
-    service.create_product(products, BODY)
-    other = service.create_product(products, {**BODY, "sku": "SKU-2"})
+    create(products, BODY)
+    other = create(products, {**BODY, "sku": "SKU-2"})
     with pytest.raises(Invalid) as err:
         service.replace_product(products, other.id, BODY)
     assert err.value.code == "DUPLICATE_SKU"
@@ -69,7 +73,7 @@ def test_replace_refuses_another_products_sku(products):
 
 
 def test_delete_removes_and_then_the_product_is_unknown(products):
-    created = service.create_product(products, BODY)
+    created = create(products, BODY)
     service.delete_product(products, created.id)
     for use_case in (service.get_product, service.delete_product):
         with pytest.raises(NotFound):
@@ -83,16 +87,16 @@ def test_impossible_ids_are_not_found(products, ident):
 
 
 def test_alerts_are_the_products_strictly_below_their_threshold(products):
-    low = service.create_product(products, {**BODY, "sku": "LOW", "stockActual": 2})
-    service.create_product(products, {**BODY, "sku": "AT", "stockActual": 3})
-    service.create_product(products, {**BODY, "sku": "ZERO", "stockActual": 0,
+    low = create(products, {**BODY, "sku": "LOW", "stockActual": 2})
+    create(products, {**BODY, "sku": "AT", "stockActual": 3})
+    create(products, {**BODY, "sku": "ZERO", "stockActual": 0,
                                       "umbralMinimo": 0})
     assert service.low_stock_alerts(products, 0, 1000).items == [low]
 
 
 @pytest.mark.parametrize("cantidad, expected", [("0", True), ("2", True), ("3", False)])
 def test_stock_check(products, cantidad, expected):
-    created = service.create_product(products, BODY)
+    created = create(products, BODY)
     assert service.check_stock(products, created.id, cantidad) is expected
 
 

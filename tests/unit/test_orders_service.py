@@ -52,7 +52,8 @@ def outcomes():
 
 def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR):
     return service.place_order(orders, stock or StockCheck(), events,
-                               outcomes or RecordingOutcomes(), caller, body, NOW)
+                               outcomes or RecordingOutcomes(),
+                               service.order_to_place(caller, body), NOW)
 
 
 def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):

@@ -6,7 +6,7 @@ import pytest
 
 from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, NotFound
-from shipping import service
+from shipping import rules, service
 from tests.support.memory import InMemoryShipments
 
 BODY = {"pedidoId": 7, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
@@ -22,8 +22,12 @@ def shipments():
     return InMemoryShipments()
 
 
+
+def create(shipments, body, now):
+    return service.create_shipment(shipments, NO_ORDER, rules.parse_shipment(body), now)
+
 def test_create_generates_the_guide_route_and_estimate_from_one_instant(shipments):
-    shipment = service.create_shipment(shipments, NO_ORDER, BODY, NOW)
+    shipment = create(shipments, BODY, NOW)
     assert (shipment.id, shipment.status) == (1, "CREADO")
     assert shipment.guia_despecho == "EXP-20261122-000001"
     assert shipment.ruta_descripcion == "Express prioritario \u2014 Lima"
@@ -34,12 +38,12 @@ def test_create_generates_the_guide_route_and_estimate_from_one_instant(shipment
 
 def test_an_invalid_body_stores_nothing(shipments):
     with pytest.raises(Invalid):
-        service.create_shipment(shipments, NO_ORDER, {**BODY, "tipoEnvio": "AEREO"}, NOW)
+        create(shipments, {**BODY, "tipoEnvio": "AEREO"}, NOW)
     assert service.list_shipments(shipments, OPERATOR, 0, 1000, None, None).items == []
 
 
 def test_any_state_may_follow_any_other(shipments):
-    created = service.create_shipment(shipments, NO_ORDER, BODY, NOW)
+    created = create(shipments, BODY, NOW)
     for status in ("ENTREGADO", "CREADO", "EN_RUTA", "EN_RUTA"):
         changed = service.change_status(shipments, created.id, status)
         assert changed == service.get_shipment(shipments, OPERATOR, created.id)

@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 import jmespath
@@ -30,6 +30,7 @@ from common.errors import (
     Unprocessable,
     invalid_field,
 )
+from common.fingerprints import fingerprint
 from common.gateway_events import rest_event
 from common.lambda_init import REHEARSAL
 from common.logs import get_logger
@@ -42,6 +43,7 @@ MAX_BODY_BYTES = 1024 * 1024
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
     from common.idempotency import Once
+C = TypeVar("C")  # what a create route's body becomes once checked
 
 STATUS = {Invalid: 400, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
           Unavailable: 503}
@@ -357,17 +359,22 @@ class CreatedOnce:
     def __init__(self, once: "Once"):
         self._once = once
 
-    def answer(self, request, create: Callable[[dict], object]) -> Response:
-        """`create(body)` makes the thing and returns it, as `created` would answer it."""
+    def answer(self, request, parse: Callable[[dict], C], create: Callable[[C], object]
+               ) -> Response:
+        """`parse(body)` checks the body and turns it into what `create` takes (400 or
+        403 for one it refuses), before any key is claimed: a body gets the same answer
+        with a key as without. `create(command)` makes the thing and returns it, as
+        `created` answers it."""
         key = request.headers.get("idempotency-key")
         if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
             raise invalid_field("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
         body = json_object(request)
+        command = parse(body)
         if key is None:
-            return created(create(body))
+            return created(create(command))
         outcome = self._once.run(
-            {"caller": caller_of(request).sub, "key": key}, body,
-            lambda: {"body": created(create(body)).body}, request.lambda_context)
+            {"caller": caller_of(request).sub, "key": key}, fingerprint(body),
+            lambda: {"body": created(create(command)).body}, request.lambda_context)
         headers = {"Content-Type": JSON_CONTENT_TYPE}
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"

@@ -10,7 +10,6 @@ told to retry. A call that fails drops its claim, so only successes are remember
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -27,7 +26,6 @@ from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import S
 from common import aws, metrics
 from common.errors import Conflict, Unprocessable
 from common.settings import Settings
-from common.validation import canonical
 
 # A claim whose request died is free again after this long at most (less on Lambda: the
 # invocation's own remaining time).
@@ -55,17 +53,6 @@ class _ClaimTime:
         context = getattr(self._current, "context", None)
         remaining = context.get_remaining_time_in_millis() if context is not None else None
         return min(remaining, MAX_CLAIM_MILLIS) if remaining is not None else MAX_CLAIM_MILLIS
-
-
-def _canonical(value):
-    """JSON as compared: equal after parsing (key order, whitespace, 19.990 vs 19.99)."""
-    if isinstance(value, dict):
-        return {key: _canonical(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_canonical(item) for item in value]
-    if isinstance(value, int | Decimal) and not isinstance(value, bool):
-        return canonical(value)
-    return value
 
 
 class _InProgressFirst(DynamoDBPersistenceLayer):
@@ -101,12 +88,13 @@ class Once:
     def _first_time(request: dict, work: Callable[[], dict]) -> dict:
         return work()
 
-    def run(self, key, payload, work: Callable[[], dict], context=None) -> Outcome:
-        """`work()` once for `key`; a repeat must bring an equal `payload` and gets what
-        `work` returned (a JSON object) back. `context`: the invocation's Lambda context."""
+    def run(self, key, payload: str, work: Callable[[], dict], context=None) -> Outcome:
+        """`work()` once for `key`; a repeat must bring an equal `payload` (the request's
+        fingerprint: common.fingerprints) and gets what `work` returned (a JSON object)
+        back. `context`: the invocation's Lambda context."""
         self._claim_time.invocation(context)
         try:
-            result = self._run(request={"key": key, "payload": _canonical(payload)}, work=work)
+            result = self._run(request={"key": key, "payload": payload}, work=work)
         except IdempotencyValidationError:
             raise Unprocessable("IDEMPOTENCY_KEY_REUSED",
                                 "This Idempotency-Key was used with another body") from None

@@ -58,6 +58,18 @@ def test_sam_validate_passes():
     run(sam_tool("sam"), "validate", "--language-extensions", "--template-file", str(TEMPLATE))
 
 
+def test_every_samconfig_environment_expands_the_templates_loops():
+    """sam package, and so deploy, fails on the template's Fn::ForEach unless told to
+    expand it; deploys read samconfig.toml, and none can be run offline to show it."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    environments = [name for name, section in config.items() if isinstance(section, dict)]
+    assert {"default", "dev", "prod"} <= set(environments)
+    for name in environments:
+        assert config[name]["global"]["parameters"]["language_extensions"] is True, name
+
+
 def test_the_translated_cloudformation_lints_clean(tmp_path):
     translated = tmp_path / "cloudformation.yaml"
     run(sam_tool("python"), str(ROOT / "infra" / "translate.py"), str(TEMPLATE), str(translated))

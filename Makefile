@@ -10,6 +10,9 @@ SAM_VENV := .venv-sam
 SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
+# infra/template.yaml writes its alarms as loops (AWS::LanguageExtensions): sam build and
+# validate must expand them (samconfig.toml says the same for commands run from the root).
+export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
 .PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle clean
 

@@ -1,5 +1,13 @@
-"""Reading infra/template.yaml, the one declaration of the platform's AWS resources."""
+"""Reading infra/template.yaml, the one declaration of the platform's AWS resources.
 
+`load()` is the template as written, which is what the local stack reads (tables,
+functions, routes); `expanded()` is what CloudFormation makes of it once the
+AWS::LanguageExtensions transform has run (the alarms are written as loops).
+"""
+
+import copy
+import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -33,9 +41,156 @@ def load(path: Path = TEMPLATE) -> dict:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=_CfnLoader)
 
 
-def resources(kind: str, path: Path = TEMPLATE) -> dict[str, dict]:
-    """{logical id: resource} of every resource of one Type, e.g. AWS::DynamoDB::Table."""
-    return {name: res for name, res in load(path)["Resources"].items() if res["Type"] == kind}
+def resources(kind: str, path: Path = TEMPLATE, as_deployed: bool = False) -> dict[str, dict]:
+    """{logical id: resource} of every resource of one Type, e.g. AWS::DynamoDB::Table:
+    those written out, or with `as_deployed` also those its loops write (see expand)."""
+    template = expanded(path) if as_deployed else load(path)
+    return {name: res for name, res in template["Resources"].items()
+            if not name.startswith(FOR_EACH) and res["Type"] == kind}
+
+
+# -- AWS::LanguageExtensions, as far as the template uses it ----------------------------
+
+LANGUAGE_EXTENSIONS = "AWS::LanguageExtensions"
+FOR_EACH = "Fn::ForEach::"
+
+
+@cache
+def expanded(path: Path = TEMPLATE) -> dict:
+    """The template file as CloudFormation has it once its transform ran (see expand)."""
+    return expand(load(path))
+
+
+def expand(template: dict) -> dict:
+    """A template as CloudFormation has it once the AWS::LanguageExtensions transform
+    has run: every Fn::ForEach written out, Fn::FindInMap of literal keys looked up,
+    Fn::ToJsonString turned into the JSON text it makes (a Fn::Sub where it holds a Ref,
+    a Fn::GetAtt or a Fn::Sub), and a Fn::Sub whose variables are plain strings written
+    with them put in (a string once nothing is left to substitute). What this does not
+    know (a loop over a parameter, another function inside Fn::ToJsonString) is refused,
+    never passed through half-done. `template` is left as it was."""
+    out = _expand(template, template.get("Mappings", {}))
+    transform = [t for t in _as_list(out.get("Transform")) if t != LANGUAGE_EXTENSIONS]
+    if transform:
+        out["Transform"] = transform[0] if len(transform) == 1 else transform
+    # A mapping every lookup of which was resolved is no longer read: cfn-lint would
+    # flag it unused in what SAM translates this to (infra/translate.py).
+    still_read = {args[0] for args in _find_in_maps(out)}
+    mappings = {name: m for name, m in out.pop("Mappings", {}).items() if name in still_read}
+    if mappings:
+        out["Mappings"] = mappings
+    return out
+
+
+def _as_list(value) -> list:
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
+def _expand(node, mappings: dict):
+    if isinstance(node, list):
+        return [_expand(item, mappings) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key.startswith(FOR_EACH):
+            identifier, collection, fragment = value
+            if not (isinstance(collection, list) and all(isinstance(v, str) for v in collection)):
+                raise ValueError(f"{key}: only a written list of strings is expanded here")
+            made = [_expand(_substitute(fragment, identifier, item), mappings)
+                    for item in collection]
+        else:
+            made = [{key: _expand(value, mappings)}]
+        for part in made:
+            for made_key, made_value in part.items():
+                if made_key in out or (made_key != key and made_key in node):
+                    raise ValueError(f"{made_key} is written twice")
+                out[made_key] = made_value
+    return _resolve(out, mappings)
+
+
+def _substitute(node, identifier: str, value: str):
+    """A loop's fragment for one item: ${identifier} and &{identifier} (the item less its
+    non-alphanumerics, for logical ids) in every key and string, Ref identifier the item."""
+    if isinstance(node, str):
+        return node.replace("${" + identifier + "}", value).replace(
+            "&{" + identifier + "}", re.sub("[^0-9A-Za-z]", "", value))
+    if isinstance(node, list):
+        return [_substitute(item, identifier, value) for item in node]
+    if isinstance(node, dict):
+        if node == {"Ref": identifier}:
+            return value
+        return {_substitute(k, identifier, value): _substitute(v, identifier, value)
+                for k, v in node.items()}
+    return node
+
+
+def _resolve(node: dict, mappings: dict):
+    """One intrinsic whose arguments are already expanded, made what the transform makes."""
+    if len(node) != 1:
+        return node
+    ((function, args),) = node.items()
+    if function == "Fn::FindInMap" and all(isinstance(a, str) for a in args[:3]):
+        name, top, second = args[:3]
+        found = mappings.get(name, {}).get(top, {})
+        if second in found:
+            return copy.deepcopy(found[second])
+        if len(args) == 4:
+            return args[3]["DefaultValue"]
+        raise KeyError(f"Fn::FindInMap {args[:3]}: no such entry in Mappings")
+    if function == "Fn::Sub":
+        return _sub(*_as_list(args)) if isinstance(_as_list(args)[0], str) else node
+    if function == "Fn::ToJsonString":
+        return _sub(json.dumps(_with_placeholders(args), separators=(",", ":")))
+    return node
+
+
+def _sub(text: str, variables: dict | None = None):
+    """Fn::Sub with the variables given as plain strings put in: its string, once nothing
+    is left to substitute (CloudFormation's result either way)."""
+    rest = {}
+    for name, value in (variables or {}).items():
+        if isinstance(value, str) and "${" not in value:
+            text = text.replace("${" + name + "}", value)
+        else:
+            rest[name] = value
+    if rest:
+        return {"Fn::Sub": [text, rest]}
+    return {"Fn::Sub": text} if "${" in text else text
+
+
+def _with_placeholders(node):
+    """Fn::ToJsonString's argument with each Ref, Fn::GetAtt and Fn::Sub as the ${...} a
+    Fn::Sub of the JSON text resolves to the same value (names and ids need no escaping
+    in JSON), and literal ${ escaped."""
+    if isinstance(node, str):
+        return node.replace("${", "${!")
+    if isinstance(node, list):
+        return [_with_placeholders(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if len(node) == 1:
+        ((function, args),) = node.items()
+        if function == "Ref" and isinstance(args, str) and args != "AWS::NoValue":
+            return "${" + args + "}"
+        if function == "Fn::GetAtt" and isinstance(args, list):
+            return "${" + ".".join(args) + "}"
+        if function == "Fn::Sub" and isinstance(args, str):
+            return args
+        if function.startswith("Fn::") or function in ("Ref", "Condition"):
+            raise ValueError(f"{function} inside Fn::ToJsonString is not expanded here")
+    return {key: _with_placeholders(value) for key, value in node.items()}
+
+
+def _find_in_maps(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "Fn::FindInMap" and isinstance(value, list) and isinstance(value[0], str):
+                yield value
+            yield from _find_in_maps(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _find_in_maps(item)
 
 
 def function_layers(function: str, conditions: frozenset[str] = frozenset(),

@@ -55,7 +55,19 @@ def test_cfn_lint_passes():
 
 
 def test_sam_validate_passes():
-    run(sam_tool("sam"), "validate", "--template-file", str(TEMPLATE))
+    run(sam_tool("sam"), "validate", "--language-extensions", "--template-file", str(TEMPLATE))
+
+
+def test_every_samconfig_environment_expands_the_templates_loops():
+    """sam package, and so deploy, fails on the template's Fn::ForEach unless told to
+    expand it; deploys read samconfig.toml, and none can be run offline to show it."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "samconfig.toml").read_text(encoding="utf-8"))
+    environments = [name for name, section in config.items() if isinstance(section, dict)]
+    assert {"default", "dev", "prod"} <= set(environments)
+    for name in environments:
+        assert config[name]["global"]["parameters"]["language_extensions"] is True, name
 
 
 def test_the_translated_cloudformation_lints_clean(tmp_path):
@@ -117,8 +129,9 @@ def test_every_function_logs_to_its_own_group_kept_for_the_retention_parameter()
 
 
 def _alarms() -> dict[str, dict]:
-    return {name: res["Properties"] for name, res in template.load()["Resources"].items()
-            if res["Type"] == "AWS::CloudWatch::Alarm"}
+    """Every alarm as CloudFormation has it: most are written as loops."""
+    return {name: res["Properties"]
+            for name, res in template.resources("AWS::CloudWatch::Alarm", as_deployed=True).items()}
 
 
 def test_every_alarm_notifies_the_topic_and_the_topic_can_mail_an_operator():
@@ -173,7 +186,8 @@ def test_a_refused_token_is_not_an_authorizer_failure_to_alarm_on():
 def test_the_dashboard_shows_every_metric_the_code_writes():
     from common import metrics
 
-    body = template.load()["Resources"]["Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"]
+    dashboard = template.resources("AWS::CloudWatch::Dashboard", as_deployed=True)["Dashboard"]
+    body = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
     names = {value for name, value in vars(metrics).items() if name.isupper()
              and name != "NAMESPACE" and isinstance(value, str)}
     assert names and all(f'"{name}' in body for name in names)
@@ -409,7 +423,8 @@ def test_every_table_belongs_to_a_model():
 @pytest.fixture(scope="module")
 def build_dir(tmp_path_factory):
     target = tmp_path_factory.mktemp("sam") / "build"
-    run(sam_tool("sam"), "build", "--template-file", str(TEMPLATE), "--build-dir", str(target))
+    run(sam_tool("sam"), "build", "--language-extensions", "--template-file", str(TEMPLATE),
+        "--build-dir", str(target))
     return target
 
 

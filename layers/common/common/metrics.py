@@ -27,6 +27,8 @@ EVENTS_NOT_PUBLISHED = "EventsNotPublished"  # left pending for the sweep
 EVENTS_REPUBLISHED = "EventsRepublished"
 IDEMPOTENT_REPLAYS = "IdempotentReplays"  # dimension scope: a route, or order-events
 TOKENS_REJECTED = "TokensRejected"  # the authorizer's refusals (Lambda counts them as errors)
+# Not written by the code: the template counts each API's 429s from its access log.
+THROTTLED_REQUESTS = "ThrottledRequests"
 
 
 def count(name: str, value: int = 1, *, service: str, **dimensions: str) -> None:

@@ -8,9 +8,10 @@ from the same `routes_for` functions.
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+from authorizer import wiring as authorizer
 from authorizer.policy import authorize
-from authorizer.tokens import verifier_for
-from common.http import PlatformApp, create_app
+from common import aws
+from common.service_app import PlatformApp, create_app
 from common.settings import Settings
 from infra.local.chalice_cli import check_command
 
@@ -21,11 +22,12 @@ def create_gateway(settings: Settings) -> PlatformApp:
     app = create_app(NAME, settings, *(service.routes_for(settings) for service in
                                        (inventory.wiring, orders.wiring, shipping.wiring)))
 
-    verify = verifier_for(settings)
+    verify = authorizer.create(settings).verify
 
     @app.authorizer()
     def jwt_authorizer(auth_request):
-        return authorize(auth_request.token, auth_request.method_arn, verify)
+        with aws.acting_as(authorizer.FUNCTION):
+            return authorize(auth_request.token, auth_request.method_arn, verify)
 
     # Every gateway route is guarded: set here once, so a new route cannot forget it.
     for route_methods in app.routes.values():

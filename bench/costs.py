@@ -1,7 +1,7 @@
 """Rerunnable benchmark: what each request costs on AWS, and what the layer weighs.
 
 Usage: `make bench-costs` (or .venv/bin/python bench/costs.py).
-1. Every write route, run on the AWS path in this process (infra.local.recorded: API
+1. Every write route, run on the AWS path in this process (tests.support.recorded_aws: API
    Gateway and its authorizer in front of each function, functions invoking each other
    through a recording Lambda client) against a fresh emulator: its DynamoDB operations
    and estimated request units (botocore's events), and for an order the API Gateway
@@ -23,9 +23,9 @@ from common.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.metering import metered
-from infra.local.recorded import RecordedAws
 from infra.local.tokens import local_token
+from tests.support.metering import metered
+from tests.support.recorded_aws import RecordedAws
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = {"sku": "C-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
@@ -72,7 +72,7 @@ def routes(aws: RecordedAws, token: str) -> None:
           "Lambda invocations (sync + async) |\n|---|---|---|---|---|---|")
     for label, case in cases:
         aws.counts.clear()
-        with metered(aws.settings) as meter:
+        with metered() as meter:
             case()
         ops = ", ".join(f"{n} {op}" for op, n in sorted(meter.operations.items()))
         invocations = (f"{aws.counts['synchronous Lambda invocations']} + "

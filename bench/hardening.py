@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from infra.local.process import StackClient, StackProcess
+from tests.support.stack_process import StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**6, "umbralMinimo": 0}
 ORDER = {"userId": 1, "userEmail": "b@example.com", "clienteNombre": "Bench", "total": 1,

@@ -25,8 +25,8 @@ from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.gateway import AppServer
 from infra.local.invoke import LocalLambda
-from infra.local.metering import metered
 from infra.local.tokens import local_token
+from tests.support.metering import metered
 
 SKUS = itertools.count(1)
 
@@ -90,13 +90,13 @@ def main() -> None:
                     ("first, new key", lambda r=route, b=body: post(
                         url, bearer, r, b(), key=f"k-{time.perf_counter_ns()}")),
             ):
-                with metered(settings) as meter:
+                with metered() as meter:
                     send()
                 times = [send()[0] for _ in range(args.repeat)]
                 rows[label] = (meter, statistics.median(times))
             replayed_body = body()
             post(url, bearer, route, replayed_body, key="replayed")
-            with metered(settings) as meter:
+            with metered() as meter:
                 assert post(url, bearer, route, replayed_body, key="replayed")[1].headers[
                     "Idempotent-Replayed"] == "true"
             rows["replay"] = (meter, statistics.median(

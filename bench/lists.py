@@ -25,13 +25,13 @@ from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.gateway import AppServer
-from infra.local.metering import metered
 from infra.local.tokens import local_token
 from inventory.model import ProductModel
 from inventory.repository import item_of
 from inventory.rules import Product
 from orders.model import OrderModel
 from orders.rules import STATUSES
+from tests.support.metering import metered
 
 REPEAT = 15
 

@@ -12,7 +12,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from infra.local.process import StackClient, StackProcess
+from tests.support.stack_process import StackClient, StackProcess
 
 
 def percentile(values, q):

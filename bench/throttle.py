@@ -18,7 +18,7 @@ import time
 from common.settings import Settings
 from infra.local.gateway import GatewayApp
 from infra.local.throttle import TokenBucket
-from notifications.wiring import app_for
+from notifications.wiring import create as app_for
 
 
 def environ() -> dict:

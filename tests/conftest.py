@@ -35,3 +35,12 @@ def tables(emulator):
     template.drop_tables(client)
     template.create_tables(client)
     return client
+
+
+@pytest.fixture(autouse=True)
+def no_function_runs_this_process(monkeypatch):
+    """Importing a function's entry point (a test of its handler does) makes the process
+    that function's, as on Lambda; the tests run many: each says whose code it runs."""
+    from common import aws
+
+    monkeypatch.setattr(aws, "HOME", None)

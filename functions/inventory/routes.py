@@ -2,16 +2,10 @@
 
 from chalice import Blueprint
 
-from common.http import (
-    CreatedOnce,
-    Lists,
-    caller_of,
-    json_object,
-    no_content,
-    ok,
-    path_id,
-    query_param,
-)
+from common.creating import CreatedOnce
+from common.lists import Lists
+from common.readers import caller_of, json_object, path_id, query_param
+from common.responses import no_content, ok
 from inventory import access, rules, service
 from inventory.service import Products
 

@@ -2,19 +2,31 @@
 
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists, PlatformApp
+from common import aws
+from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lists import Lists
+from common.service_app import PlatformApp, create_app
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
 
+SERVICE = "inventory"
+FUNCTION = "InventoryFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/inventario"
 
 
 def routes_for(settings: Settings) -> Blueprint:
-    return routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
-                            CreatedOnce(Once(settings, CREATE_SCOPE, "inventory")))
+    with aws.acting_as(FUNCTION):
+        blueprint = routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
+                                     CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

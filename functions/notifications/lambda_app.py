@@ -1,11 +1,12 @@
-"""Lambda entry point of the notification function (SAM Handler:
-notifications.lambda_app.app). It runs once, in Lambda's init, before the first request."""
+"""Lambda entry point of the notification function (SAM Handler: notifications.lambda_app.handler).
 
-from common.lambda_init import collector_paused, warm_up
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
+"""
+
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.settings import Settings
-    from notifications.wiring import app_for, rehearse
+    from notifications import wiring
 
-    app = app_for(Settings.load())
-    warm_up(lambda: rehearse(app), app.logger)
+    handler = start(wiring)

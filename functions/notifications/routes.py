@@ -4,7 +4,8 @@ from functools import partial
 
 from chalice import Blueprint
 
-from common.http import log_with_request, text
+from common.responses import text
+from common.service_app import log_with_request
 from notifications import service
 from notifications.payloads import parse_payload
 

@@ -1,14 +1,12 @@
-"""Lambda entry point of the order-events listener (SAM Handler:
-order_events.lambda_app.handler). It runs once, in Lambda's init, before the first event."""
+"""Lambda entry point of the order-events listener (SAM Handler: order_events.lambda_app.handler).
 
-from common.lambda_init import collector_paused, warm_up
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
+"""
+
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.logs import get_logger
-    from common.settings import Settings
-    from order_events.listener import SERVICE, handler_for, rehearse
+    from order_events import wiring
 
-    settings = Settings.load()
-    logger = get_logger(SERVICE)
-    handler = handler_for(settings, logger)
-    warm_up(lambda: rehearse(settings), logger)
+    handler = start(wiring)

@@ -19,7 +19,6 @@ from common.fingerprints import fingerprint
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL
 from common.settings import Settings
-from common.tracing import tracer
 
 SERVICE = "order-events"
 FORWARD_TIMEOUT_SECONDS = 5
@@ -49,7 +48,7 @@ def forward_to(base_url: str) -> Forward:
     return forward
 
 
-def handle(event: dict, forward: Forward | None, logger) -> dict:
+def handle_once(event: dict, forward: Forward | None, logger) -> dict:
     fields = {"event": ORDER_APPROVED, "payload": event}
     if forward is not None:
         try:
@@ -65,23 +64,22 @@ def handle(event: dict, forward: Forward | None, logger) -> dict:
     return {"forwarded": forward is not None}
 
 
-def handler_for(settings: Settings, logger) -> Callable:
-    """The Lambda handler, forwarding as the settings say, once per order."""
+def handler_for(settings: Settings, logger) -> Callable[[dict, object], dict]:
+    """What the function does with an event: forwards it as the settings say, once per
+    order."""
     url = settings.notification_service_url
     forward = forward_to(url) if url else None
     once = Once(settings, SERVICE, SERVICE)
 
-    @tracer.capture_lambda_handler(capture_response=False)
-    @logger.inject_lambda_context(clear_state=True)
-    def handler(event, context):
+    def handle(event: dict, context) -> dict:
         outcome = once.run({"pedidoId": event.get("pedidoId")}, fingerprint(event),
-                           lambda: handle(event, forward, logger), context)
+                           lambda: handle_once(event, forward, logger), context)
         if outcome.replayed:
             logger.info(f"{ORDER_APPROVED} already handled",
                         extra={"event": ORDER_APPROVED, "payload": event})
         return outcome.result
 
-    return handler
+    return handle
 
 
 # The warm-up's key, in the listener's own part of the idempotency table, and the

@@ -1,15 +1,12 @@
-"""Lambda entry point of the orders function (SAM Handler: orders.lambda_app.app).
+"""Lambda entry point of the orders function (SAM Handler: orders.lambda_app.handler).
 
-Everything below runs once, in Lambda's init, before the first request.
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
 """
 
-from common.lambda_init import collector_paused, warm_up
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.http import create_app
-    from common.settings import Settings
-    from orders.wiring import rehearse, routes_for
+    from orders import wiring
 
-    settings = Settings.load()
-    app = create_app("orders", settings, routes_for(settings))
-    warm_up(lambda: rehearse(app, settings), app.logger)
+    handler = start(wiring)

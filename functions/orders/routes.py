@@ -3,7 +3,10 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import CreatedOnce, Lists, caller_of, ok, on_behalf_of, path_id, query_param
+from common.creating import CreatedOnce
+from common.lists import Lists
+from common.readers import caller_of, on_behalf_of, path_id, query_param
+from common.responses import ok
 from orders import access, service
 from orders.service import Orders, Outcomes, Publisher
 from orders.stock_client import StockChecker
@@ -25,14 +28,10 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: 
         request = bp.current_request
         # The stock check is asked as the caller: inventory sits behind the same authorizer.
         on_behalf = on_behalf_of(request)
-
-        def check_stock(product_id: int, cantidad: int):
-            return stock.check(product_id, cantidad, on_behalf)
-
         return once.answer(
             request, lambda body: service.order_to_place(on_behalf.caller, body),
-            lambda order: service.place_order(orders, check_stock, events, outcomes, order,
-                                              utcnow()))
+            lambda order: service.place_order(orders, stock, events, outcomes, order,
+                                              on_behalf, utcnow()))
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):

@@ -1,7 +1,6 @@
 """Order use cases, one function each; storage, the stock check and the event publisher
 are passed in. No order is saved unless the stock check says the units are there."""
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
@@ -9,6 +8,7 @@ from common.callers import Caller
 from common.clock import to_iso
 from common.errors import Invalid, Unavailable
 from common.paging import Page
+from common.service_calls import OnBehalf
 from orders import access, rules
 from orders.rules import InventoryUnavailable, Order, StockAnswer
 
@@ -41,8 +41,10 @@ class Outcomes(Protocol):
     def refused(self, reason: str) -> None: ...
 
 
-# (product id, units) -> the inventory's answer; raises InventoryUnavailable.
-StockCheck = Callable[[int, int], StockAnswer]
+class Stock(Protocol):
+    def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
+        """The inventory's answer, asked on behalf of the order's caller; raises
+        InventoryUnavailable when the breaker is open."""
 
 _REFUSALS = {
     StockAnswer.INSUFFICIENT: ("INSUFFICIENT_STOCK",
@@ -61,15 +63,15 @@ def order_to_place(caller: Caller, body: dict) -> rules.OrderRequest:
     return request
 
 
-def place_order(orders: Orders, check_stock: StockCheck, events: Publisher,
-                outcomes: Outcomes, request: rules.OrderRequest, now: datetime) -> Order:
+def place_order(orders: Orders, stock: Stock, events: Publisher, outcomes: Outcomes,
+                request: rules.OrderRequest, on_behalf: OnBehalf, now: datetime) -> Order:
     """Check stock, save, publish PedidoAprobadoEvent for a checked order request
     (order_to_place); `now` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
     sweep (republish_pending) publishes it. The order stands; its event is never lost."""
     try:
-        answer = check_stock(request.producto_id, request.cantidad)
+        answer = stock.check(request.producto_id, request.cantidad, on_behalf)
     except InventoryUnavailable as exc:
         outcomes.refused("INVENTORY_UNAVAILABLE")
         raise Unavailable("INVENTORY_UNAVAILABLE",

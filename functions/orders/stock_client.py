@@ -70,11 +70,11 @@ class StockChecker:
                    reset_seconds=settings.breaker_reset_seconds, inventory=inventory)
 
     @tracer.capture_method(capture_response=False)
-    def check(self, product_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
+    def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
         """Whether `cantidad` units of the product are in stock, asked on behalf of the
         order's caller."""
         try:
-            return self.breaker.call(self._ask, product_id, cantidad, on_behalf)
+            return self.breaker.call(self._ask, producto_id, cantidad, on_behalf)
         except pybreaker.CircuitBreakerError:
             raise InventoryUnavailable(self.breaker.seconds_until_trial()) from None
         except CallFailed:
@@ -82,10 +82,11 @@ class StockChecker:
         except CannotAsk:
             return StockAnswer.NOT_CONFIRMED  # a request that could not be built
 
-    def _ask(self, product_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
+    def _ask(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
         started = time.perf_counter()
         try:
-            status, body = self._inventory.get(STOCK_ROUTE, {"id": str(product_id)},
+            # The inventory's own route: the product is its {id}.
+            status, body = self._inventory.get(STOCK_ROUTE, {"id": str(producto_id)},
                                                {"cantidad": str(cantidad)}, on_behalf)
         finally:  # a failure's time is the one operators most need to see
             metrics.milliseconds(metrics.STOCK_CHECK_LATENCY,

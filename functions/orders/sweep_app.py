@@ -1,21 +1,13 @@
-"""Lambda entry point of the event sweep (SAM Handler: orders.sweep_app.handler), run on a
-schedule: it publishes the PedidoAprobadoEvent of every order whose publish failed.
-The module body runs once, in Lambda's init."""
+"""Lambda entry point of the event sweep, run on a schedule: it publishes the
+PedidoAprobadoEvent of every order whose publish failed (SAM Handler: orders.sweep_app.handler).
 
-from common.lambda_init import collector_paused, warm_up
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
+"""
+
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.logs import get_logger
-    from common.settings import Settings
-    from common.tracing import tracer
-    from orders.sweep import Sweep
+    from orders import sweep_wiring
 
-    logger = get_logger("event-sweep")
-    sweep = Sweep(Settings.load(), logger)
-    warm_up(sweep.rehearse, logger)
-
-
-@tracer.capture_lambda_handler(capture_response=False)
-@logger.inject_lambda_context(clear_state=True)
-def handler(event, context):
-    return sweep(context)
+    handler = start(sweep_wiring)

@@ -6,9 +6,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists, PlatformApp
+from common import aws
+from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lists import Lists
 from common.logs import get_logger
+from common.service_app import PlatformApp, create_app
 from common.settings import Settings
 from orders import routes
 from orders.events import LambdaPublisher
@@ -16,17 +19,25 @@ from orders.outcomes import OrderMetrics
 from orders.repository import OrderRepository
 from orders.stock_client import StockChecker
 
+SERVICE = "orders"
+FUNCTION = "OrdersFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/pedidos"
 
 
 def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
-    return routes.blueprint(OrderRepository(settings),
-                            StockChecker.from_settings(settings, lambda_client),
-                            LambdaPublisher(settings, get_logger("orders"), lambda_client),
-                            OrderMetrics(), Lists.from_settings(settings),
-                            CreatedOnce(Once(settings, CREATE_SCOPE, "orders")))
+    with aws.acting_as(FUNCTION):
+        blueprint = routes.blueprint(
+            OrderRepository(settings), StockChecker.from_settings(settings, lambda_client),
+            LambdaPublisher(settings, get_logger(SERVICE), lambda_client), OrderMetrics(),
+            Lists.from_settings(settings), CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
 
 
 def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
@@ -34,7 +45,8 @@ def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
     a DryRun invoke of the order-events function, which checks the permission and runs
     nothing, so that the Lambda connection that publishing and the stock check share
     is open."""
-    publisher = LambdaPublisher(settings, app.logger, lambda_client)
+    with aws.acting_as(FUNCTION):
+        publisher = LambdaPublisher(settings, app.logger, lambda_client)
     with ThreadPoolExecutor(max_workers=1) as beside:
         # Both mostly wait on the network (TCP and TLS on AWS): they wait together.
         dry_run = beside.submit(publisher.rehearse)

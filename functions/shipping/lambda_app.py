@@ -1,15 +1,12 @@
-"""Lambda entry point of the shipping function (SAM Handler: shipping.lambda_app.app).
+"""Lambda entry point of the shipping function (SAM Handler: shipping.lambda_app.handler).
 
-Everything below runs once, in Lambda's init, before the first request.
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
 """
 
-from common.lambda_init import collector_paused, warm_up
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.http import create_app
-    from common.settings import Settings
-    from shipping.wiring import rehearse, routes_for
+    from shipping import wiring
 
-    settings = Settings.load()
-    app = create_app("shipping", settings, routes_for(settings))
-    warm_up(lambda: rehearse(app, settings), app.logger)
+    handler = start(wiring)

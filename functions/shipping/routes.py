@@ -3,7 +3,10 @@
 from chalice import Blueprint
 
 from common.clock import utcnow
-from common.http import CreatedOnce, Lists, caller_of, ok, on_behalf_of, path_id, query_param
+from common.creating import CreatedOnce
+from common.lists import Lists
+from common.readers import caller_of, on_behalf_of, path_id, query_param
+from common.responses import ok
 from shipping import access, rules, service
 from shipping.order_owners import OrderOwners
 from shipping.service import Shipments

@@ -3,23 +3,35 @@ is asked of the orders service (an invoke of its function on AWS, HTTP when give
 
 from chalice import Blueprint
 
-from common.http import CreatedOnce, Lists, PlatformApp
+from common import aws
+from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lists import Lists
+from common.service_app import PlatformApp, create_app
 from common.settings import Settings
 from shipping import routes
 from shipping.order_owners import OrderOwners
 from shipping.repository import ShipmentRepository
 
+SERVICE = "shipping"
+FUNCTION = "ShippingFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/envios"
 
 
 def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
-    return routes.blueprint(ShipmentRepository(settings),
-                            OrderOwners.from_settings(settings, lambda_client),
-                            Lists.from_settings(settings),
-                            CreatedOnce(Once(settings, CREATE_SCOPE, "shipping")))
+    with aws.acting_as(FUNCTION):
+        blueprint = routes.blueprint(ShipmentRepository(settings),
+                                     OrderOwners.from_settings(settings, lambda_client),
+                                     Lists.from_settings(settings),
+                                     CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

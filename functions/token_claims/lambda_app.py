@@ -1,16 +1,12 @@
-"""Lambda entry point of the token-claims function (SAM Handler:
-token_claims.lambda_app.handler): Cognito's pre token generation trigger. The module body
-runs once, in Lambda's init."""
+"""Lambda entry point of the token-claims trigger (SAM Handler: token_claims.lambda_app.handler).
 
-from common.lambda_init import collector_paused
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.lambda_init.start).
+"""
+
+from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from common.logs import get_logger
-    from token_claims.claims import with_user_id
+    from token_claims import wiring
 
-    logger = get_logger("token-claims")
-
-
-@logger.inject_lambda_context(clear_state=True)
-def handler(event, context):
-    return with_user_id(event)
+    handler = start(wiring)

@@ -24,14 +24,13 @@ from common.logs import get_logger
 from common.settings import Settings
 from infra.local import APPS_READY, docs
 from infra.local.gateway import AppServer
-from infra.local.invoke import LocalLambda
+from infra.local.invoke import LocalLambda, lambda_context
 from infra.local.settings import LocalSettings, Throttle
 from infra.local.sweep import SweepTimer
 from infra.local.throttle import TokenBucket
-from notifications.wiring import app_for as notification_app
-from order_events.listener import SERVICE as ORDER_EVENTS
-from order_events.listener import handler_for
-from orders.sweep import Sweep
+from notifications.wiring import create as notification_app
+from order_events import wiring as order_events
+from orders import sweep_wiring
 
 
 def _listening(fd: int) -> socket.socket:
@@ -50,7 +49,7 @@ def serve(args: argparse.Namespace) -> list:
                                       include={"waitress"})
     idle = args.idle_timeout
     invoker = LocalLambda({settings.order_events_function:
-                           handler_for(settings, get_logger(ORDER_EVENTS))},
+                           order_events.create(settings)},
                           get_logger("local-lambda"), sock=_listening(args.lambda_fd))
     stoppers = [invoker.server.start().stop]
     limits = LocalSettings.from_env()
@@ -63,8 +62,9 @@ def serve(args: argparse.Namespace) -> list:
                                       docs.pages(gateway.url, notifications.url),
                                       bucket(limits.gateway_throttle)).stop)
         # The orders' events left pending (their publish failed) go out, as on AWS.
-        sweep_logger = get_logger("event-sweep")
-        stoppers.append(SweepTimer(Sweep(settings, sweep_logger), sweep_logger).start().stop)
+        sweep = sweep_wiring.create(settings)
+        stoppers.append(SweepTimer(lambda: sweep({}, lambda_context(sweep_wiring.FUNCTION)),
+                                   sweep.logger).start().stop)
     return stoppers
 
 

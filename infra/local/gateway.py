@@ -46,7 +46,8 @@ from waitress.server import create_server
 from waitress.task import ErrorTask
 
 from authorizer.policy import Unauthorized
-from common.http import MAX_BODY_BYTES, error_response, log_request
+from common.responses import error_response
+from common.service_app import MAX_BODY_BYTES, log_request
 from infra import template
 from infra.local.docs import Page
 from infra.local.servers import BackgroundServer
@@ -273,7 +274,7 @@ class AppServer:
             connection_limit=1000, asyncore_use_poll=True,
             channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
             # waitress refuses a body of its limit or more, and counts a chunked body's
-            # framing: the app checks the exact 1 MiB (common.http), this only bounds reads.
+            # framing: the app checks the exact 1 MiB (common.service_app), this only bounds reads.
             max_request_body_size=MAX_BODY_BYTES + CHUNK_FRAMING_ALLOWANCE, ident="")
         self._server.channel_class = _PlatformChannel
         address = (self._server.effective_host, self._server.effective_port)

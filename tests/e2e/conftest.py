@@ -2,8 +2,8 @@
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 
 @pytest.fixture(scope="session")

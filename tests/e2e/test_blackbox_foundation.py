@@ -4,7 +4,7 @@ import signal
 import socket
 from concurrent.futures import ThreadPoolExecutor
 
-from infra.local.process import StackProcess
+from tests.support.stack_process import StackProcess
 
 PRODUCT = {"sku": "BB-1", "nombre": "Pallet", "precioUnitario": 120.5, "stockActual": 4,
            "umbralMinimo": 5, "bodega": "Norte", "descripcion": None}

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 ORDER = {"userId": 3, "userEmail": "luis@example.com", "clienteNombre": "Luis",
          "total": 120.40, "tipoPedido": "INTERNACIONAL", "destino": "Quito", "cantidad": 2}

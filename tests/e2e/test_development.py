@@ -16,8 +16,8 @@ import pytest
 import requests
 
 from infra.local.chalice_cli import NOT_LOCAL_STAGE
-from infra.local.process import StackProcess
 from tests.support.checkout import copy_checkout
+from tests.support.stack_process import StackProcess
 
 FIRST_RUN = "Creating .venv and installing dependencies, about a minute, once."
 # No make of ours, no venv: a terminal on a fresh machine.

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from infra.local.process import StackProcess
 from tests.support.described import CHECKS, load
+from tests.support.stack_process import StackProcess
 
 schema = load()
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 100, "umbralMinimo": 0}

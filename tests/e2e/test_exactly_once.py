@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from tests.support import raw_http
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 from tests.support.tokens import make_token
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 1000, "umbralMinimo": 1}

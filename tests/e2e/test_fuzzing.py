@@ -14,8 +14,8 @@ import pytest
 import requests
 from hypothesis import HealthCheck, settings
 
-from infra.local.process import StackProcess
 from tests.support.described import CHECKS, is_notification, load
+from tests.support.stack_process import StackProcess
 
 SEED = 12
 EXAMPLES_PER_OPERATION = 50

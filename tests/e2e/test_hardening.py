@@ -12,9 +12,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from tests.support import raw_http
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 PRODUCT = {"sku": "H-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1000,
            "umbralMinimo": 0}

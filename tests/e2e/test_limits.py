@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from infra.local.process import StackClient, StackProcess
 from tests.support import raw_http
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 ONE_MIB = 1024 * 1024
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 1, "umbralMinimo": 0}

@@ -5,8 +5,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 5, "umbralMinimo": 1}
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}

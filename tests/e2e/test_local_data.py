@@ -12,9 +12,9 @@ import time
 import pytest
 import requests
 
-from infra.local.process import ROOT, StackClient, StackProcess
 from infra.local.settings import DEFAULT_DATA_DIR
 from tests.support.stack_client import token
+from tests.support.stack_process import ROOT, StackClient, StackProcess
 
 # What a crash may cost, at most: the writes answered in the last seconds before it.
 CRASH_WINDOW_SECONDS = 5

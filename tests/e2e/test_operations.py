@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from infra.local.process import ROOT
 from tests.support import raw_http
+from tests.support.stack_process import ROOT
 
 
 def _logged(stack) -> list[dict]:

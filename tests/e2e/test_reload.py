@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from infra.local.process import StackClient, StackProcess
 from infra.local.reload import POLL_SECONDS
 from tests.support.checkout import copy_checkout
 from tests.support.stack_client import token
+from tests.support.stack_process import StackClient, StackProcess
 
 HEALTH = "/notificaciones/health"
 SERVICE = "functions/notifications/service.py"
@@ -60,7 +60,7 @@ def test_a_change_under_functions_reloads_the_apps_and_keeps_data_and_ports(copy
 def test_a_change_under_layers_reloads_too_and_broken_code_waits_for_the_fix(copy):
     stack, http = started(copy, "1")
     try:
-        layer = copy / "layers/common/common/http.py"
+        layer = copy / "layers/common/common/responses.py"
         source = layer.read_text()
         layer.write_text(source + "\nthis is not Python\n")
         stack.wait_for_line(lambda line: "the apps did not start" in line, timeout=30)

@@ -6,8 +6,8 @@ import subprocess
 import jwt
 import pytest
 
-from infra.local.process import ROOT, StackClient
 from tests.support.stack_client import token
+from tests.support.stack_process import ROOT, StackClient
 
 PRODUCT = {"sku": "WHO-1", "nombre": "Caja", "precioUnitario": 3, "stockActual": 50,
            "umbralMinimo": 5}

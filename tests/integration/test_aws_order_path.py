@@ -11,10 +11,10 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 from common.callers import CUSTOMER, Caller
 from common.service_calls import ByInvoke, OnBehalf
 from common.settings import Settings
-from infra.local.recorded import RecordedAws
 from infra.local.tokens import local_token
 from orders.rules import InventoryUnavailable, StockAnswer
 from orders.stock_client import StockChecker
+from tests.support.recorded_aws import RecordedAws
 
 ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
          "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}

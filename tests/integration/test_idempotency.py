@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from common import aws
 from common.errors import Conflict
 from common.idempotency import MAX_CLAIM_MILLIS, Once
 from common.settings import Settings
@@ -21,9 +22,13 @@ def context(remaining_millis: int):
         get_remaining_time_in_millis=lambda: int((deadline - time.monotonic()) * 1000))
 
 
+SCOPE = "POST /api/inventario"  # a scope the inventory's role may write
+
+
 @pytest.fixture
 def once(tables):
-    return Once(Settings.from_env(), "test-scope", "tests")
+    with aws.acting_as("InventoryFunction"):
+        yield Once(Settings.from_env(), SCOPE, "tests")
 
 
 def test_the_claim_of_a_request_that_died_expires_with_its_invocation(once):
@@ -59,4 +64,4 @@ def test_a_success_is_replayed_and_stored_under_its_scope(once, tables):
     assert (first.result, first.replayed) == ({"id": 7}, False)
     assert (again.result, again.replayed) == ({"id": 7}, True)
     (item,) = tables.scan(TableName="IdempotencyTable", ConsistentRead=True)["Items"]
-    assert item["id"]["S"].startswith("test-scope#")
+    assert item["id"]["S"].startswith(f"{SCOPE}#")

@@ -16,12 +16,14 @@ from key_rotation.rotation import STEPS, rotate
 
 from authorizer import tokens
 from authorizer.tokens import SharedKeyVerifier
+from common import aws
 from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
 from common.settings import ConfigError
 from infra.local.servers import BackgroundServer
 from infra.local.tokens import issue
 from tests.integration.conftest import settings_with
 from tests.support.api import body
+from tests.support.endpoints import point
 from tests.support.tokens import make_token
 
 JWT_KEY = "a-generated-jwt-signing-key-of-64-characters-0123456789abcdefghij"
@@ -33,7 +35,7 @@ CLIENT_ID = "app-client-7"
 def secrets(emulator, monkeypatch):
     """Secrets Manager (moto, in the emulator) holding the two keys, as the template
     generates them."""
-    monkeypatch.setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", emulator.url)
+    point(monkeypatch, "SECRETS_MANAGER", emulator.url)
     client = boto3.client("secretsmanager")
     ids = {}
     for name, value in (("stack/jwt-signing-key", JWT_KEY),
@@ -47,17 +49,20 @@ def secrets(emulator, monkeypatch):
 def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
     client, jwt_id, page_id = secrets
     settings = settings_with(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
-    keys = jwt_keys(settings)
-    assert keys.signing().secret == JWT_KEY.encode()
-    assert page_token_keys(settings).signing().secret == PAGE_KEY.encode()
-    client.put_secret_value(SecretId=jwt_id, SecretString="x" * 64)
-    assert keys.signing().secret == JWT_KEY.encode()  # kept: one read per container per 5 min
+    with aws.acting_as("AuthorizerFunction"):
+        keys = jwt_keys(settings)
+        assert keys.signing().secret == JWT_KEY.encode()
+        client.put_secret_value(SecretId=jwt_id, SecretString="x" * 64)
+        assert keys.signing().secret == JWT_KEY.encode()  # kept: read once per 5 minutes
+    with aws.acting_as("InventoryFunction"):
+        assert page_token_keys(settings).signing().secret == PAGE_KEY.encode()
 
 
 def test_a_secret_too_short_to_sign_with_is_refused(secrets):
     client, jwt_id, _ = secrets
     client.put_secret_value(SecretId=jwt_id, SecretString="short")
-    with pytest.raises(ConfigError, match="fewer than 32 bytes"):
+    with pytest.raises(ConfigError, match="fewer than 32 bytes"), \
+            aws.acting_as("AuthorizerFunction"):
         jwt_keys(settings_with(JWT_SECRET_ID=jwt_id)).signing()
 
 

@@ -5,21 +5,25 @@ from decimal import Decimal
 
 import pytest
 
+from common import aws
 from common.settings import Settings
-from infra.local.metering import metered
 from inventory.repository import ProductRepository
 from inventory.rules import parse_product, product
 from tests.support.api import body
+from tests.support.metering import metered
 
 
 @pytest.fixture
 def catalog(tables):
     """300 products, 3 of them in alert (ids 100, 200, 300)."""
-    products = ProductRepository(Settings.from_env())
-    for i in range(1, 301):
-        fields = parse_product({"sku": f"C-{i}", "nombre": "n", "precioUnitario": Decimal(1),
-                                "stockActual": 0 if i % 100 == 0 else 5, "umbralMinimo": 1})
-        products.add(product(products.next_id(), fields))
+    with aws.acting_as("InventoryFunction"):
+        products = ProductRepository(Settings.from_env())
+        for i in range(1, 301):
+            fields = parse_product({"sku": f"C-{i}", "nombre": "n",
+                                    "precioUnitario": Decimal(1),
+                                    "stockActual": 0 if i % 100 == 0 else 5,
+                                    "umbralMinimo": 1})
+            products.add(product(products.next_id(), fields))
     return products
 
 

@@ -11,6 +11,7 @@ from decimal import Decimal
 import boto3
 import pytest
 
+from common import aws
 from common.logs import get_logger
 from common.settings import Settings
 from infra import template
@@ -131,7 +132,7 @@ def test_unknown_functions_are_not_found(local_lambda):
 
 
 def test_apps_keep_one_current_request_per_thread():
-    from common.http import create_app
+    from common.service_app import create_app
 
     app = create_app("probe", Settings())
     app.current_request = "request of the main thread"
@@ -147,10 +148,11 @@ def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
     from chalice.test import TestHTTPClient
 
     from common.errors import Invalid
-    from common.http import create_app
+    from common.service_app import create_app
 
     settings = Settings.from_env({"CORS_ALLOW_ORIGIN": "https://ops.example.com"})
     routes = Blueprint("probe")
+    routes.function = "InventoryFunction"
 
     @routes.route("/ok")
     def fine():
@@ -182,11 +184,12 @@ def test_the_emulator_holds_on_to_stored_items_only(tables):
     from inventory.repository import ProductRepository
     from inventory.rules import parse_product, product
 
-    products = ProductRepository(Settings.from_env())
-    for i in range(150):
-        fields = parse_product({"sku": f"M-{i}", "nombre": "n", "precioUnitario": 1,
-                                "stockActual": 1, "umbralMinimo": 0})
-        products.add(product(products.next_id(), fields))
+    with aws.acting_as("InventoryFunction"):
+        products = ProductRepository(Settings.from_env())
+        for i in range(150):
+            fields = parse_product({"sku": f"M-{i}", "nombre": "n", "precioUnitario": 1,
+                                    "stockActual": 1, "umbralMinimo": 0})
+            products.add(product(products.next_id(), fields))
     gc.collect()
     stored = 150 * 2 + 1  # each product, its sku claim, the counter
     alive = sum(1 for obj in gc.get_objects() if isinstance(obj, Item))

@@ -5,9 +5,11 @@ import pytest
 
 from common.settings import Settings
 from infra.local.invoke import lambda_context
-from order_events.listener import NotForwarded, handler_for
+from order_events import wiring as order_events
+from order_events.listener import NotForwarded
 from tests.integration.conftest import settings_with
 from tests.support.api import body
+from tests.support.endpoints import point
 from tests.support.fakes import closed_port_url
 from tests.support.metrics import metrics_in, named
 
@@ -75,17 +77,15 @@ def test_an_idempotent_replay_is_counted_by_its_scope(api, capsys, monkeypatch):
 
 def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
     from infra.local.gateway import AppServer
-    from notifications.wiring import app_for
+    from notifications.wiring import create as app_for
 
     notifications = AppServer().serve(app_for(Settings()))
     try:
-        handler = handler_for(settings_with(NOTIFICATION_SERVICE_URL=notifications.url),
-                              _logger())
+        handler = order_events.create(settings_with(NOTIFICATION_SERVICE_URL=notifications.url))
         handler(EVENT, lambda_context("OrderEvents"))
     finally:
         notifications.stop()
-    failing = handler_for(settings_with(NOTIFICATION_SERVICE_URL=closed_port_url()),
-                          _logger())
+    failing = order_events.create(settings_with(NOTIFICATION_SERVICE_URL=closed_port_url()))
     with pytest.raises(NotForwarded):
         failing({**EVENT, "pedidoId": 6}, lambda_context("OrderEvents"))
     out = capsys.readouterr().out
@@ -96,7 +96,7 @@ def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
 
 def test_an_event_that_could_not_be_published_is_counted(orders_gateway, product, capsys,
                                                          monkeypatch):
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
+    point(monkeypatch, "LAMBDA", closed_port_url())
     api = orders_gateway()
     assert api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}).status_code == 201
     assert len(named(capsys.readouterr().out, "EventsNotPublished")) == 1

@@ -7,10 +7,11 @@ import pytest
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 
+from common import aws
 from common.logs import get_logger
 from common.settings import Settings
 from infra.local.invoke import lambda_context
-from order_events.listener import SERVICE, NotForwarded, handler_for
+from order_events.listener import SERVICE, NotForwarded
 from orders.events import LambdaPublisher
 from tests.support.fakes import closed_port_url
 
@@ -21,14 +22,16 @@ logger = get_logger(SERVICE)
 
 def listener(**env):
     """The Lambda handler as the function builds it at init, from these variables."""
-    return handler_for(Settings.from_env(env), logger)
+    from order_events import wiring
+
+    return wiring.create(Settings.from_env(env))
 
 
 @pytest.fixture
 def notification_service():
     """The real notification app on a free port."""
     from infra.local.gateway import AppServer
-    from notifications.wiring import app_for
+    from notifications.wiring import create as app_for
 
     server = AppServer().serve(app_for(Settings()))
     yield server.url
@@ -113,9 +116,10 @@ def aws_lambda(monkeypatch):
 
 def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda, caplog):
     deployed_name = "logistics-prod-OrderEventsFunction-1A2B3C4D5E6F"  # CloudFormation's
-    publisher = LambdaPublisher(Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}),
-                                logger)
-    publisher.publish(PAYLOAD)
+    with aws.acting_as("OrdersFunction"):
+        publisher = LambdaPublisher(
+            Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}), logger)
+        publisher.publish(PAYLOAD)
     assert not logged(caplog, "PedidoAprobadoEvent not published")
     (call,) = aws_lambda
     assert call["function"] == deployed_name

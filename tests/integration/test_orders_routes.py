@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support.api import body, error_code
+from tests.support.endpoints import point
 from tests.support.fakes import closed_port_url
 
 ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana Pérez",
@@ -93,7 +94,7 @@ def test_the_event_is_published_with_the_order_payload(orders_api, product, orde
 
 
 def test_a_publish_failure_never_fails_the_order(orders_gateway, product, monkeypatch, caplog):
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
+    point(monkeypatch, "LAMBDA", closed_port_url())
     api = orders_gateway()  # its publisher now reaches for a queue that is not there
     response = place(api, productoId=product["id"])
     assert response.status_code == 201

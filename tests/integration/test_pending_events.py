@@ -6,11 +6,13 @@ from datetime import timedelta
 
 import pytest
 
+from common import aws
 from common.logs import get_logger
 from orders.repository import OrderRepository
-from orders.sweep import Sweep
+from orders.sweep import SWEEP_GRACE, Sweep
 from tests.integration.conftest import settings_with
 from tests.support.api import body
+from tests.support.endpoints import point
 from tests.support.fakes import closed_port_url
 
 ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
@@ -25,19 +27,30 @@ def product(orders_api):
         "umbralMinimo": 1}))
 
 
-def sweep(settings):
-    """The sweep, without its grace for young orders (these were all just placed)."""
-    return Sweep(settings, get_logger("event-sweep"), grace=timedelta(0))
+SWEEPER = "EventSweeperFunction"
+
+
+def sweep(settings, grace=timedelta(0)):
+    """The sweep, as its function runs it; by default without its grace for young orders
+    (these were all just placed)."""
+    with aws.acting_as(SWEEPER):
+        built = Sweep(settings, get_logger("event-sweep"), grace=grace)
+
+    def run():
+        with aws.acting_as(SWEEPER):
+            return built()
+    return run
 
 
 def pending_ids(settings) -> list[int]:
-    return [order.id for order in OrderRepository(settings).pending_events(100)]
+    with aws.acting_as(SWEEPER):
+        return [order.id for order in OrderRepository(settings).pending_events(100)]
 
 
 def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
         orders_gateway, order_events, product, monkeypatch):
     lambda_url = os.environ["AWS_ENDPOINT_URL_LAMBDA"]  # the recorder's (order_events)
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())  # Lambda unreachable
+    point(monkeypatch, "LAMBDA", closed_port_url())  # Lambda unreachable
     down = orders_gateway()
     placed = [body(down.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
               for _ in range(2)]
@@ -50,7 +63,7 @@ def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
 
     assert sweep(settings)() == {"republished": 0, "morePending": True}  # still down
 
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", lambda_url)  # Lambda is back
+    point(monkeypatch, "LAMBDA", lambda_url)  # Lambda is back
     swept = sweep(settings_with())
     assert swept() == {"republished": 2, "morePending": False}
     events = order_events.wait_for(2)
@@ -61,9 +74,9 @@ def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
 
 
 def test_a_young_order_is_left_to_its_own_request(orders_gateway, product, monkeypatch):
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
+    point(monkeypatch, "LAMBDA", closed_port_url())
     order = body(orders_gateway().post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
-    swept = Sweep(settings_with(), get_logger("event-sweep"))()  # the real grace
+    swept = sweep(settings_with(), grace=SWEEP_GRACE)()
     assert swept == {"republished": 0, "morePending": False}
     assert pending_ids(settings_with()) == [order["id"]]
 
@@ -80,9 +93,9 @@ def test_the_local_stack_sweeps_on_a_timer_too(orders_gateway, order_events, pro
     from infra.local.sweep import SweepTimer
 
     lambda_url = os.environ["AWS_ENDPOINT_URL_LAMBDA"]
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", closed_port_url())
+    point(monkeypatch, "LAMBDA", closed_port_url())
     order = body(orders_gateway().post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
-    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", lambda_url)
+    point(monkeypatch, "LAMBDA", lambda_url)
     timer = SweepTimer(sweep(settings_with()), get_logger("event-sweep"), every_seconds=0.1)
     timer.start()
     try:

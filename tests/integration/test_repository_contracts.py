@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 
+from common import aws
 from common.errors import Conflict, Invalid, NotFound
 from common.paging import Page
 from common.settings import Settings
@@ -20,19 +21,22 @@ from tests.support.memory import InMemoryOrders, InMemoryProducts, InMemoryShipm
 NOW = datetime(2026, 11, 22, 10, 0)
 
 
-def implementations(dynamodb, memory):
+def implementations(dynamodb, memory, function: str):
+    """Each repository as the function that owns its table uses it (its role's calls)."""
     @pytest.fixture(params=["dynamodb", "memory"])
     def repository(request):
         if request.param == "memory":
-            return memory()
+            yield memory()
+            return
         request.getfixturevalue("tables")
-        return dynamodb(Settings.from_env())
+        with aws.acting_as(function):
+            yield dynamodb(Settings.from_env())
     return repository
 
 
-products = implementations(ProductRepository, InMemoryProducts)
-orders = implementations(OrderRepository, InMemoryOrders)
-shipments = implementations(ShipmentRepository, InMemoryShipments)
+products = implementations(ProductRepository, InMemoryProducts, "InventoryFunction")
+orders = implementations(OrderRepository, InMemoryOrders, "OrdersFunction")
+shipments = implementations(ShipmentRepository, InMemoryShipments, "ShippingFunction")
 
 
 def product(products, sku: str = "A", **fields):

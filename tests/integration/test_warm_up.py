@@ -7,7 +7,9 @@ import boto3
 import pytest
 from aws_lambda_powertools.logging import logger as powertools_logger
 
-from common.http import REHEARSAL, create_app
+from common import aws
+from common.lambda_init import REHEARSAL
+from common.service_app import create_app
 from common.settings import Settings
 from infra.local.invoke import lambda_context
 from tests.support.logs import captured_lines
@@ -56,15 +58,17 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
     from orders.sweep import Sweep
 
     settings = Settings.from_env()
-    OrderRepository(settings).add(Order(  # an order whose event is still pending
-        id=1, user_id=1, user_email="a@b.co", cliente_nombre="Ana", total=5,
-        tipo_pedido="NACIONAL", destino="Lima", producto_id=1, cantidad=1,
-        status="PENDIENTE", observaciones=None, creado_en="2026-01-01T00:00:00"))
-    assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
-    sweep = Sweep(settings, get_logger("event-sweep"))
-    before = everything_stored(tables)
-    aws_calls.clear()
-    sweep.rehearse()
+    with aws.acting_as("OrdersFunction"):
+        OrderRepository(settings).add(Order(  # an order whose event is still pending
+            id=1, user_id=1, user_email="a@b.co", cliente_nombre="Ana", total=5,
+            tipo_pedido="NACIONAL", destino="Lima", producto_id=1, cantidad=1,
+            status="PENDIENTE", observaciones=None, creado_en="2026-01-01T00:00:00"))
+    with aws.acting_as("EventSweeperFunction"):
+        assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
+        sweep = Sweep(settings, get_logger("event-sweep"))
+        before = everything_stored(tables)
+        aws_calls.clear()
+        sweep.rehearse()
     assert everything_stored(tables) == before
     assert order_events.wait_for(1, timeout=0.5) == []
     (_, query, read), (_, invoke, dry_run) = aws_calls
@@ -81,11 +85,11 @@ def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
 
 
 def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
-    from notifications.wiring import app_for, rehearse
+    from notifications.wiring import create, rehearse
 
-    app = app_for(Settings.from_env())
+    app = create(Settings.from_env())
     with captured_lines(app.logger) as lines:
-        rehearse(app)
+        rehearse(app, Settings.from_env())
     assert [line["status"] for line in lines] == [400]
     assert not [line for line in lines if line.get("event") == "notification received"]
 
@@ -95,7 +99,8 @@ def test_the_listeners_rehearsal_reads_and_puts_in_its_own_part_but_writes_nothi
     from order_events.listener import REHEARSAL_KEY, SERVICE, rehearse
 
     before = everything_stored(tables)
-    rehearse(Settings.from_env())
+    with aws.acting_as("OrderEventsFunction"):
+        rehearse(Settings.from_env())
     assert everything_stored(tables) == before
     assert [(operation, params["TableName"]) for _, operation, params in aws_calls] == [
         ("GetItem", "IdempotencyTable"), ("PutItem", "IdempotencyTable")]

@@ -6,8 +6,8 @@ including the stock check's read by the inventory (served in this process).
 
 import pytest
 
-from infra.local.metering import metered
 from tests.support.api import body
+from tests.support.metering import metered
 
 PRODUCT = {"sku": "W-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
            "umbralMinimo": 1}

@@ -294,7 +294,7 @@ def test_only_the_orders_function_may_invoke_inventory_and_is_told_its_name():
 
 
 def test_a_preflight_on_aws_allows_the_headers_the_functions_read():
-    from common.http import CORS_ALLOW_HEADERS
+    from common.service_app import CORS_ALLOW_HEADERS
 
     cors = template.load()["Resources"]["GatewayApi"]["Properties"]["Cors"]
     assert cors["AllowHeaders"] == "'" + ",".join(CORS_ALLOW_HEADERS) + "'"
@@ -313,7 +313,7 @@ def test_every_gateway_route_is_an_api_event_and_every_event_a_route():
 
 
 def test_every_notification_route_is_an_api_event_and_every_event_a_route():
-    from notifications.lambda_app import app
+    from notifications.lambda_app import handler as app
 
     assert set(template.api_routes("NotificationApi")) == chalice_routes(app)
 

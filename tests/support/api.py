@@ -58,7 +58,7 @@ def gateway_api(settings) -> Api:
 
 
 def notification_api(settings) -> Api:
-    from notifications.wiring import app_for
+    from notifications.wiring import create as app_for
 
     return Api(app_for(settings))
 

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from infra.local.process import ROOT
+from tests.support.stack_process import ROOT
 
 
 def copy_checkout(destination: Path) -> Path:

@@ -6,15 +6,11 @@ and DynamoDB's LeadingKeys condition, and SAM's secret-reading and Lambda-invoki
 policy templates. Locally every table, function and secret is named by its logical id.
 """
 
-import ast
 import re
-import sys
 from dataclasses import dataclass
 from functools import cache
 
 from infra import template
-
-FUNCTIONS = template.TEMPLATE.parent.parent / "functions"
 
 # SAM's policy templates the template uses: (the IAM actions, the parameter naming the
 # resource) as SAM expands them.
@@ -79,87 +75,6 @@ def accesses(service: str, operation: str, params: dict) -> list[Access]:
 def allows(function: str, access: Access) -> bool:
     """Whether the function's role allows `access` (no statement of ours denies)."""
     return any(_matches(grant, access) for grant in _grants(function))
-
-
-@dataclass(frozen=True)
-class Callers:
-    """The functions whose code may be making a call, and whether each of their roles
-    must allow it (else one is enough)."""
-
-    functions: frozenset[str]
-    every: bool = True
-
-    def allow(self, access: Access) -> bool:
-        verdicts = (allows(function, access) for function in self.functions)
-        return all(verdicts) if self.every else any(verdicts)
-
-
-def callers(depth: int = 1) -> Callers | None:
-    """Whose code makes the call being made: the package of the functions' modules
-    nearest the call on this thread's stack (an invoke answered in-process runs the
-    invoked function's code inside its caller's). A package two handlers share (orders:
-    the API and the sweep) narrows to one by a module only that one loads. A call from
-    modules both load may be either's when a test makes it (reading through the
-    repository); from anywhere else (a worker thread, which keeps none of its
-    submitter's stack) both roles must allow it. Empty for a test's own calls; None
-    when nothing on the stack tells (neither a function's code nor a test's).
-    `depth`: how many frames above this one the call is (the checker's own frames)."""
-    hosts = _functions_of_package()
-    package, candidates, from_a_test = None, frozenset(), False
-    frame = sys._getframe(depth)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        top = name.split(".")[0]
-        from_a_test = from_a_test or top == "tests"
-        if top in hosts:
-            if package is None:
-                package, candidates = top, hosts[top]
-            elif top != package:
-                break  # another function's code: the caller of an in-process invoke
-            loaded_by = frozenset(function for function in hosts[top]
-                                  if name in _modules_loaded_by(function))
-            # A module neither handler's imports list (none today) leaves them as they are.
-            candidates = candidates & loaded_by or candidates
-        frame = frame.f_back
-    if package is None:
-        return Callers(frozenset()) if from_a_test else None
-    return Callers(candidates, every=len(candidates) == 1 or not from_a_test)
-
-
-@cache
-def _functions_of_package() -> dict[str, frozenset[str]]:
-    hosts: dict[str, frozenset[str]] = {}
-    for name, function in template.resources("AWS::Serverless::Function").items():
-        package = function["Properties"]["Handler"].split(".")[0]
-        hosts[package] = hosts.get(package, frozenset()) | {name}
-    return hosts
-
-
-@cache
-def _modules_loaded_by(function: str) -> frozenset[str]:
-    """The modules of its own package a function's handler imports, directly or not
-    (read from the source, so nothing runs: a handler's import is its whole init)."""
-    handler = template.resources("AWS::Serverless::Function")[function]["Properties"]["Handler"]
-    package = handler.split(".")[0]
-    pending, found = [handler.rsplit(".", 1)[0]], set()
-    while pending:
-        module = pending.pop()
-        if module in found:
-            continue
-        found.add(module)
-        tree = ast.parse((FUNCTIONS / f"{module.replace('.', '/')}.py").read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                assert node.level == 0, f"{module}: relative imports are not followed"
-            if isinstance(node, ast.Import):
-                named = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                named = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-            else:
-                continue
-            pending.extend(name for name in named if name.split(".")[0] == package
-                           and (FUNCTIONS / f"{name.replace('.', '/')}.py").is_file())
-    return frozenset(found)
 
 
 @cache

@@ -2,7 +2,7 @@
 
 import subprocess
 
-from infra.local.process import ROOT
+from tests.support.stack_process import ROOT
 
 
 def token(*variables: str) -> str:

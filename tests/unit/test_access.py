@@ -59,15 +59,19 @@ def test_a_customer_may_only_cancel(status):
         orders_access.may_move_to(ANA, status)
 
 
+class InStock:
+    def check(self, producto_id, cantidad, on_behalf):
+        return StockAnswer.AVAILABLE
+
+
 @pytest.fixture
 def store():
     return InMemoryOrders()
 
 
 def place(store, caller, body=ORDER):
-    return orders.place_order(store, lambda product, units: StockAnswer.AVAILABLE,
-                              RecordingPublisher(), RecordingOutcomes(),
-                              orders.order_to_place(caller, body), NOW)
+    return orders.place_order(store, InStock(), RecordingPublisher(), RecordingOutcomes(),
+                              orders.order_to_place(caller, body), None, NOW)
 
 
 def test_an_order_for_someone_else_is_refused_after_validation_and_saves_nothing(store):

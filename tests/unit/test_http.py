@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 
 from common.errors import Conflict, Invalid, NotFound, Unavailable, invalid_field
-from common.http import api_json, domain_error_response, gateway_base_url, path_id
+from common.readers import gateway_base_url, path_id
+from common.responses import api_json, domain_error_response
 
 
 @pytest.mark.parametrize("raw", ["1\n", "1 ", "+1", "", "١"])

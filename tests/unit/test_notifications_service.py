@@ -41,13 +41,19 @@ def test_a_payload_just_under_the_limit_is_logged_whole():
     assert logged_line(parse_payload(raw))["payload"] == json.loads(raw)
 
 
-@pytest.mark.parametrize("depth", [960, 5_000, 200_000])
-def test_any_json_object_however_deep_is_a_payload(depth):
+@pytest.mark.parametrize("depth", [65, 960, 5_000, 200_000])
+def test_any_json_object_however_deep_is_a_payload_and_its_line_stays_shallow(depth):
     raw = ('{"a":' * depth + "1" + "}" * depth).encode()
     payload = parse_payload(raw)
     assert payload.text == raw.decode() and payload.size == len(raw)
     line = jsonio.dumps({"event": "x", **log_fields(payload)})  # never a RecursionError
     assert len(line) < 64 * 1024
+    assert isinstance(json.loads(line)["payload"], str)  # any log reader can read the line
+
+
+def test_a_payload_within_the_depth_is_logged_as_json():
+    raw = ('{"a":' * 64 + "1" + "}" * 64).encode()
+    assert isinstance(logged_line(parse_payload(raw))["payload"], dict)
 
 
 @pytest.mark.parametrize("raw", [b"", b"[]", b'"x"', b"{", b'{"a":1}}', b"\xff", b"NaN",

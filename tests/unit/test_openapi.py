@@ -17,7 +17,7 @@ import orders.rules
 import shipping.rules
 import shipping.strategies
 from app import create_gateway
-from common import http, ids, paging, validation
+from common import creating, ids, paging, service_app, validation
 from common.settings import Settings
 from infra.local.docs import DOCUMENT
 
@@ -61,7 +61,7 @@ def test_every_gateway_route_is_documented_and_every_gateway_operation_is_a_rout
 
 
 def test_every_notification_route_is_documented_and_every_operation_is_a_route():
-    assert documented(notification_paths()) == routes(notifications.wiring.app_for(Settings()))
+    assert documented(notification_paths()) == routes(notifications.wiring.create(Settings()))
 
 
 def test_the_notification_paths_are_on_their_own_server_and_the_gateway_on_another():
@@ -118,7 +118,7 @@ def test_limits_are_the_codes():
     parameters = DESCRIBED["components"]["parameters"]
     assert parameters["limit"]["schema"]["maximum"] == paging.MAX_LIMIT
     assert parameters["IdempotencyKey"]["schema"]["maxLength"] == 255
-    assert http._IDEMPOTENCY_KEY.pattern == r"[\x21-\x7e]{1,255}"
+    assert creating._IDEMPOTENCY_KEY.pattern == r"[\x21-\x7e]{1,255}"
     assert SCHEMAS["Id"]["maximum"] == ids.MAX_ID
     assert SCHEMAS["Count"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
     assert SCHEMAS["PositiveInteger"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
@@ -133,7 +133,7 @@ def test_limits_are_the_codes():
     assert SCHEMAS["OrderInput"]["properties"]["userEmail"]["pattern"] == (
         "^" + validation.EMAIL.pattern + "$")
     assert "1,048,576" in DESCRIBED["components"]["responses"]["PayloadTooLarge"]["description"]
-    assert http.MAX_BODY_BYTES == 1_048_576
+    assert service_app.MAX_BODY_BYTES == 1_048_576
 
 
 def test_states_and_kinds_are_the_codes():

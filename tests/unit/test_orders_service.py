@@ -24,8 +24,8 @@ class StockCheck:
         self.answer = answer
         self.asked: list[tuple[int, int]] = []
 
-    def __call__(self, product_id: int, cantidad: int) -> StockAnswer:
-        self.asked.append((product_id, cantidad))
+    def check(self, producto_id: int, cantidad: int, on_behalf) -> StockAnswer:
+        self.asked.append((producto_id, cantidad))
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -53,7 +53,7 @@ def outcomes():
 def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR):
     return service.place_order(orders, stock or StockCheck(), events,
                                outcomes or RecordingOutcomes(),
-                               service.order_to_place(caller, body), NOW)
+                               service.order_to_place(caller, body), None, NOW)
 
 
 def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):

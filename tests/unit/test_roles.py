@@ -1,11 +1,9 @@
 """The reading of the template's roles (tests/support/iam.py) that the integration tests
 check every AWS call of the functions against: it must refuse what AWS would refuse."""
 
-import threading
-
 import pytest
 
-from tests.support.iam import Access, Callers, accesses, allows, callers
+from tests.support.iam import Access, accesses, allows
 
 SKU_CLAIM = {"TransactItems": [
     {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": "7"}}}},
@@ -66,53 +64,6 @@ def test_a_call_is_seen_as_iam_sees_it():
 ])
 def test_a_role_allows_what_it_grants_and_nothing_else(function, access, allowed):
     assert allows(function, access) is allowed
-
-
-def called_from(module: str):
-    """callers() as seen from code of `module`."""
-    scope = {"__name__": module, "callers": callers}
-    exec("def call(inner=None, answers=None):\n"
-         "    answer = inner() if inner else callers()\n"
-         "    answers is None or answers.append(answer)\n"
-         "    return answer", scope)
-    return scope["call"]
-
-
-def test_a_call_belongs_to_the_function_whose_code_makes_it():
-    assert called_from("inventory.repository")() == Callers(frozenset({"InventoryFunction"}))
-    assert called_from("tests.unit.something")() == Callers(frozenset())
-    # the orders package hosts two handlers: a module only one loads decides
-    assert called_from("orders.sweep")(called_from("orders.repository")) == Callers(
-        frozenset({"EventSweeperFunction"}))
-    assert called_from("orders.routes")(called_from("orders.repository")) == Callers(
-        frozenset({"OrdersFunction"}))
-    # an invoke answered in-process: the innermost function's code is the caller
-    assert called_from("orders.stock_client")(called_from("inventory.repository")) == Callers(
-        frozenset({"InventoryFunction"}))
-
-
-def on_a_thread(call):
-    """What `call` answers on a thread of its own: no test on its stack."""
-    answers = []
-    worker = threading.Thread(target=call, kwargs={"answers": answers})
-    worker.start()
-    worker.join()
-    return answers[0]
-
-
-def test_code_both_handlers_load_needs_both_roles_unless_a_test_calls_it():
-    both = frozenset({"OrdersFunction", "EventSweeperFunction"})
-    assert called_from("orders.repository")() == Callers(both, every=False)
-    assert on_a_thread(called_from("orders.events")) == Callers(both, every=True)
-    publish = Access("lambda:InvokeFunction", "OrderEventsFunction")
-    stock_check = Access("lambda:InvokeFunction", "InventoryFunction")
-    assert Callers(both, every=True).allow(publish)
-    assert not Callers(both, every=True).allow(stock_check)
-    assert Callers(both, every=False).allow(stock_check)
-
-
-def test_a_call_nothing_on_the_stack_explains_is_told_apart():
-    assert on_a_thread(called_from("common.counters")) is None
 
 
 def test_every_part_of_the_tables_the_code_writes_is_in_its_role():

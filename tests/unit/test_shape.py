@@ -14,8 +14,10 @@ FUNCTIONS = ROOT / "functions"
 COMMON = ROOT / "layers" / "common" / "common"
 SERVICES = ("inventory", "orders", "shipping")
 PACKAGES = sorted(p.name for p in FUNCTIONS.iterdir() if (p / "__init__.py").exists())
-# The HTTP edge: the only modules that may know Chalice.
+# The HTTP edge: the only modules that may know Chalice (a service's own, and the common
+# layer's app, answers, lists, creation once per key and request readers).
 EDGE = {"routes.py", "lambda_app.py", "wiring.py"}
+COMMON_EDGE = {"service_app.py", "responses.py", "lists.py", "creating.py", "readers.py"}
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -35,7 +37,7 @@ def sources(*folders: Path) -> list[Path]:
 
 @pytest.mark.parametrize("path", sources(FUNCTIONS, COMMON), ids=lambda p: str(p.relative_to(ROOT)))
 def test_nothing_below_the_http_edge_imports_chalice(path):
-    at_edge = path.name in EDGE or path == COMMON / "http.py"
+    at_edge = path.name in EDGE or (path.parent == COMMON and path.name in COMMON_EDGE)
     assert at_edge or "chalice" not in imported_roots(path)
 
 
@@ -54,8 +56,9 @@ def test_only_repositories_and_models_know_pynamodb(path):
 
 
 def test_nothing_outside_tests_imports_from_tests():
-    outside = [p for p in sources(ROOT / "functions", ROOT / "layers", ROOT / "infra",
-                                  ROOT / "bench") if ".venv" not in p.parts]
+    # The benchmarks are harnesses too: they may drive the stack the way the tests do.
+    outside = [p for p in sources(ROOT / "functions", ROOT / "layers", ROOT / "infra")
+               if ".venv" not in p.parts]
     outside.append(ROOT / "app.py")
     assert [p for p in outside if "tests" in imported_roots(p)] == []
 

@@ -1,6 +1,6 @@
 """What can go wrong in a use case, said without HTTP.
 
-Rules, services and repositories raise these; the HTTP edge (common.http) is the one
+Rules, services and repositories raise these; the HTTP edge (common.responses) is the one
 place that turns each kind into a status code and the platform's error body. Each
 carries a stable `code` for clients and a `message` for people.
 """

@@ -29,6 +29,22 @@ def collector_paused():
             gc.enable()
 
 
+def start(wiring) -> Callable:
+    """A function's init, the same in every function: its settings read and checked, its
+    handler built by its package's `wiring.create(settings)` as `wiring.FUNCTION` (the
+    function's logical id in the template, whose role its AWS calls are made under),
+    then warmed up by `wiring.rehearse(handler, settings)`. Returns the handler Lambda
+    calls."""
+    from common import aws
+    from common.settings import Settings
+
+    settings = Settings.load()
+    aws.HOME = wiring.FUNCTION  # this process runs this function only
+    handler = wiring.create(settings)
+    warm_up(lambda: wiring.rehearse(handler, settings), handler.logger)
+    return handler
+
+
 def warm_up(rehearsal: Callable[[], object], logger) -> None:
     """Run, during init, work that changes nothing but that the first request would
     otherwise pay for: opening connections (TCP and TLS on AWS), botocore's first-call

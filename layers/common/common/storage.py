@@ -28,14 +28,16 @@ def model_meta(logical_id: str) -> type:
 
 
 def bind(settings: Settings, *models: type[Model]) -> None:
-    """Point each model at its table as the settings name it, through the process's one
-    DynamoDB client (common.aws), built now rather than on the first request.
+    """Point each model at its table as the settings name it, through the DynamoDB client
+    of whichever function is acting (common.aws), built now rather than on the first
+    request.
 
     PynamoDB keeps a model's table and connection on its class, so this is done once, at
     init. The endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which
     the local stack points at the emulator and which is unset on AWS.
     """
-    client = aws.dynamodb(settings)
+    aws.dynamodb(settings)
+    client = aws.routed_dynamodb(settings)
     for model in models:
         model.Meta.table_name = settings.table_name(model.Meta.logical_id)
         model.Meta.region = settings.region

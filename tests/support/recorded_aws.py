@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
 from common.gateway_events import rest_event
-from common.http import create_app
+from common.service_app import create_app
 from common.settings import Settings
 from infra import template
 from inventory.wiring import routes_for as inventory_routes

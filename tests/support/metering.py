@@ -1,6 +1,6 @@
 """Counting the DynamoDB work a request does, from botocore's own events.
 
-Hooked on the process's one DynamoDB client (common.aws), it sees every call the
+Hooked on the functions' DynamoDB clients (common.aws), it sees every call the
 platform makes: each operation, and the items it read or wrote as DynamoDB bills them
 (a key asked for in a batch costs a read whether or not it is there; a query or scan
 reads what it evaluates, before any filter).
@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from common import aws
-from common.settings import Settings
 
 _WRITES = {"PutItem": 1, "UpdateItem": 1, "DeleteItem": 1}
 
@@ -63,8 +62,9 @@ class Meter:
 
 
 @contextlib.contextmanager
-def metered(settings: Settings | None = None):
-    """A Meter of the DynamoDB calls this process makes inside the block."""
+def metered():
+    """A Meter of the DynamoDB calls this process's functions make inside the block,
+    through any of their clients built so far (common.aws builds one per function)."""
     meter = Meter()
 
     def before(params, context, **_):  # the call's own parameters, kept for after it
@@ -73,12 +73,14 @@ def metered(settings: Settings | None = None):
     def after(model, parsed, context, **_):
         meter.record(model.name, context.get("metered_params", {}), parsed)
 
-    events = aws.dynamodb(settings or Settings.from_env()).meta.events
     hooks = [("before-parameter-build.dynamodb", before), ("after-call.dynamodb", after)]
-    for event, hook in hooks:
-        events.register(event, hook, unique_id=f"{event}-{id(meter)}")
+    clients = aws.clients("dynamodb")
+    for client in clients:
+        for event, hook in hooks:
+            client.meta.events.register(event, hook, unique_id=f"{event}-{id(meter)}")
     try:
         yield meter
     finally:
-        for event, _ in hooks:
-            events.unregister(event, unique_id=f"{event}-{id(meter)}")
+        for client in clients:
+            for event, _ in hooks:
+                client.meta.events.unregister(event, unique_id=f"{event}-{id(meter)}")

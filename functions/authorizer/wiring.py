@@ -1,0 +1,38 @@
+"""What the authorizer function is made of: the verifier the settings call for (the shared
+key, or an OIDC issuer), and the policy it answers API Gateway with."""
+
+from authorizer.policy import Unauthorized, authorize
+from authorizer.tokens import verifier_for
+from common import aws, metrics
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+
+SERVICE = "authorizer"
+FUNCTION = "AuthorizerFunction"
+
+
+class Authorizer(FunctionHandler):
+    def __init__(self, settings: Settings):
+        with aws.acting_as(FUNCTION):
+            self.verify = verifier_for(settings)
+        super().__init__(FUNCTION, get_logger(SERVICE), self._handle)
+
+    def _handle(self, event: dict, context) -> dict:
+        try:
+            return authorize(event.get("authorizationToken"), event.get("methodArn", ""),
+                             self.verify)
+        except Unauthorized as exc:
+            self.logger.info("token rejected", extra={"reason": exc.reason})
+            # Lambda counts the raise as an error: this count tells refusals apart (alarms).
+            metrics.count(metrics.TOKENS_REJECTED, service=SERVICE)
+            raise
+
+
+def create(settings: Settings) -> Authorizer:
+    return Authorizer(settings)
+
+
+def rehearse(handler: Authorizer, settings: Settings) -> None:
+    """At init: the key read (or the issuer's keys fetched) and a token verified with it."""
+    handler.verify.rehearse()

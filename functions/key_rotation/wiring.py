@@ -1,0 +1,28 @@
+"""What the key-rotation function is made of: one rotation step per invocation, with the
+process's Secrets Manager client."""
+
+from common import aws
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from key_rotation.rotation import rotate
+
+SERVICE = "key-rotation"
+FUNCTION = "KeyRotationFunction"
+
+
+def create(settings: Settings) -> FunctionHandler:
+    logger = get_logger(SERVICE)
+    with aws.acting_as(FUNCTION):
+        client = aws.secretsmanager(settings)
+
+    def handle(event: dict, context) -> None:
+        rotate(client, event["SecretId"], event["ClientRequestToken"], event["Step"])
+        logger.info("key rotation step done", extra={"secret": event["SecretId"],
+                                                     "step": event["Step"]})
+
+    return FunctionHandler(FUNCTION, logger, handle)
+
+
+def rehearse(handler: FunctionHandler, settings: Settings) -> None:
+    """Nothing: it runs once a month per key; a warm-up would cost more than it saves."""

@@ -1,0 +1,21 @@
+"""What the order-events function is made of: the listener, forwarding as configured."""
+
+from common import aws
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from order_events import listener
+
+FUNCTION = "OrderEventsFunction"
+
+
+def create(settings: Settings) -> FunctionHandler:
+    logger = get_logger(listener.SERVICE)
+    with aws.acting_as(FUNCTION):
+        handle = listener.handler_for(settings, logger)
+    return FunctionHandler(FUNCTION, logger, handle)
+
+
+def rehearse(handler: FunctionHandler, settings: Settings) -> None:
+    with aws.acting_as(FUNCTION):
+        listener.rehearse(settings)

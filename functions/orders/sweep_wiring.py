@@ -1,0 +1,30 @@
+"""What the event-sweep function is made of: the sweep (orders.sweep) on a schedule."""
+
+from common import aws
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from orders.sweep import Sweep
+
+SERVICE = "event-sweep"
+FUNCTION = "EventSweeperFunction"
+
+
+class SweepHandler(FunctionHandler):
+    def __init__(self, settings: Settings):
+        logger = get_logger(SERVICE)
+        with aws.acting_as(FUNCTION):
+            self.sweep = Sweep(settings, logger)
+        super().__init__(FUNCTION, logger, self.sweep_pending)
+
+    def sweep_pending(self, event: dict, context) -> dict:
+        return self.sweep(context)
+
+
+def create(settings: Settings) -> SweepHandler:
+    return SweepHandler(settings)
+
+
+def rehearse(handler: SweepHandler, settings: Settings) -> None:
+    with aws.acting_as(FUNCTION):
+        handler.sweep.rehearse()

@@ -1,0 +1,21 @@
+"""What the token-claims function is made of: the pre token generation trigger."""
+
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from token_claims.claims import with_user_id
+
+SERVICE = "token-claims"
+FUNCTION = "TokenClaimsFunction"
+
+
+def create(settings: Settings) -> FunctionHandler:
+    def add_claims(event: dict, context) -> dict:
+        return with_user_id(event)
+
+    return FunctionHandler(FUNCTION, get_logger(SERVICE), add_claims)
+
+
+def rehearse(handler: FunctionHandler, settings: Settings) -> None:
+    """The trigger's one path, on a user with no userId: nothing to connect to."""
+    with_user_id({"request": {"userAttributes": {}}})

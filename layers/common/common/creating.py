@@ -1,0 +1,54 @@
+"""Creating once per `Idempotency-Key`
+(docs/api.md#retries-without-duplicates-idempotency-key)."""
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from chalice import Response
+
+from common.errors import invalid_field
+from common.fingerprints import fingerprint
+from common.readers import caller_of, json_object
+from common.responses import JSON_CONTENT_TYPE, created
+
+if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
+    from common.idempotency import Once
+C = TypeVar("C")  # what a create route's body becomes once checked
+
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+class CreatedOnce:
+    """A POST that creates, done once per `Idempotency-Key`
+    (docs/api.md#retries-without-duplicates-idempotency-key).
+
+    A key is the caller's (the token's sub) on this route; the first request with it is
+    processed, and its 201 remembered; a repeat with an equal JSON body gets that 201
+    and body again with `Idempotent-Replayed: true`, and changes nothing. The body is
+    stored as the JSON text that was sent, so money replays with its exact digits.
+    """
+
+    def __init__(self, once: "Once"):
+        self._once = once
+
+    def answer(self, request, parse: Callable[[dict], C], create: Callable[[C], object]
+               ) -> Response:
+        """`parse(body)` checks the body and turns it into what `create` takes (400 or
+        403 for one it refuses), before any key is claimed: a body gets the same answer
+        with a key as without. `create(command)` makes the thing and returns it, as
+        `created` answers it."""
+        key = request.headers.get("idempotency-key")
+        if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
+            raise invalid_field("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
+        body = json_object(request)
+        command = parse(body)
+        if key is None:
+            return created(create(command))
+        outcome = self._once.run(
+            {"caller": caller_of(request).sub, "key": key}, fingerprint(body),
+            lambda: {"body": created(create(command)).body}, request.lambda_context)
+        headers = {"Content-Type": JSON_CONTENT_TYPE}
+        if outcome.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        return Response(body=outcome.result["body"], status_code=201, headers=headers)

@@ -1,0 +1,77 @@
+"""How every list is answered (docs/api.md#lists): in pages of ascending id, with a signed
+token for the next one, and a body never over MAX_RESPONSE_BYTES."""
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from urllib.parse import quote
+
+from chalice import Response
+
+from common import jsonio, keys
+from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
+from common.responses import JSON_CONTENT_TYPE, api_json
+from common.settings import Settings
+
+
+@dataclasses.dataclass(frozen=True)
+class Lists:
+    """How every list is answered (docs/api.md#lists): in pages of ascending id, a signed
+    token for the next one, and a body never over `max_bytes`."""
+
+    token_keys: keys.KeyRing
+    max_bytes: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "Lists":
+        return cls(keys.page_token_keys(settings), settings.max_response_bytes)
+
+    def answer(self, request, fetch: Callable[[int, int], Page],
+               filters: Mapping[str, str | None] | None = None) -> Response:
+        """Answer with the page that `fetch(after, limit)` reads; the filters (query
+        parameters) bind the token, so it cannot be used with other ones."""
+        filters = filters or {}
+        query = request.query_params or {}
+        limit = parse_limit(query.get("limit"))
+        list_name = request.context.get("resourcePath", request.path)
+        after = read_token(self.token_keys, query.get("nextToken"), list_name, filters)
+        body, resume_after = self._body(fetch, after, limit)
+        headers = {}
+        if resume_after is not None:
+            token = issue_token(self.token_keys, list_name, filters, resume_after)
+            headers = {"X-Next-Token": token,
+                       "Link": f'<{_next_page_link(request, token)}>; rel="next"'}
+        return Response(body=body, status_code=200,
+                        headers={"Content-Type": JSON_CONTENT_TYPE, **headers})
+
+    def _body(self, fetch, after: int, limit: int | None) -> tuple[str, int | None]:
+        """The JSON array of the page, cut where the next item would pass `max_bytes`
+        (never before its first item), and where the list goes on after it.
+
+        With a limit, one read of at most `limit` items; without, reads of MAX_LIMIT
+        until the list ends or the body is full."""
+        parts, size = [], 2  # the brackets
+        while True:
+            page = fetch(after, limit or MAX_LIMIT)
+            for item in page.items:
+                encoded = jsonio.dumps(api_json(item), ascii_only=False)
+                cost = len(encoded.encode("utf-8")) + (1 if parts else 0)
+                if parts and size + cost > self.max_bytes:
+                    return f"[{','.join(parts)}]", after
+                parts.append(encoded)
+                size += cost
+                after = item.id
+            if page.resume_after is None or limit is not None:
+                return f"[{','.join(parts)}]", page.resume_after
+            after = page.resume_after
+
+
+def _next_page_link(request, token: str) -> str:
+    """The same path (with any stage prefix) and query, with this token: a relative
+    reference (RFC 8288)."""
+    path = request.context.get("path", request.path)
+    query = request.query_params or {}
+    pairs = [(name, value) for name in query if name != "nextToken"
+             for value in query.getlist(name)]
+    pairs.append(("nextToken", token))
+    return path + "?" + "&".join(f"{quote(name, safe='')}={quote(value, safe='')}"
+                                 for name, value in pairs)

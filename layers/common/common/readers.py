@@ -1,0 +1,67 @@
+"""Reading a request at the HTTP edge: its body, its path id and query, who sent it, and
+what a call to another service needs to be made for it."""
+
+import re
+
+from common import jsonio
+from common.bearer import bearer_token
+from common.callers import Caller
+from common.errors import Invalid
+from common.service_calls import OnBehalf
+
+_NUMERIC_ID = re.compile(r"-?[0-9]+")
+
+
+def json_object(request) -> dict:
+    """The request body as a JSON object, or a 400 that says what is wrong with it."""
+    try:
+        body = jsonio.loads(request.raw_body)
+    except jsonio.InvalidJson as exc:
+        raise Invalid("INVALID_JSON", str(exc).capitalize()) from None
+    if not isinstance(body, dict):
+        raise Invalid("INVALID_JSON", "The body must be a JSON object")
+    return body
+
+
+def caller_of(request) -> Caller:
+    """Who sent the request, as the gateway's authorizer told the function."""
+    return Caller.from_context(request.context.get("authorizer"))
+
+
+def path_id(raw: str) -> int:
+    """A numeric path id. Non-numeric text is the client's mistake (400); a number no
+    entity can have (0, negative, 45 digits) is simply not found by the repository."""
+    if not _NUMERIC_ID.fullmatch(raw):
+        raise Invalid("INVALID_ID", f"Id must be a number, got {raw!r}")
+    # Python refuses int() past 4300 digits; no id comes near, so such a one is unknown.
+    return int(raw) if len(raw) <= 4000 else -1
+
+
+def query_param(request, name: str) -> str | None:
+    return (request.query_params or {}).get(name)
+
+
+def gateway_base_url(request) -> str:
+    """The base URL of the gateway a request came in on, stage prefix included.
+
+    It is read from what API Gateway itself puts in the event, never from headers the
+    client chose (a forged Host would send a call carrying the caller's token to a
+    server of the client's choosing). Outside API Gateway the local stack configures
+    the URL instead; the Host header is only the last resort of a bare `chalice local`.
+    """
+    event = request.to_original_event()
+    context = event.get("requestContext") or {}
+    domain = context.get("domainName")
+    if not domain:
+        return f"http://{request.headers.get('host', '127.0.0.1')}"
+    full_path, own_path = context.get("path", ""), event.get("path")
+    prefix = full_path[: -len(own_path)] if own_path and full_path.endswith(own_path) else ""
+    return f"https://{domain}{prefix}"
+
+
+def on_behalf_of(request) -> OnBehalf:
+    """What a call to another service needs to make it for this request's caller."""
+    return OnBehalf(caller=caller_of(request),
+                    token=bearer_token(request.headers.get("authorization")),
+                    gateway_url=gateway_base_url(request),
+                    request_id=request.context.get("requestId"))

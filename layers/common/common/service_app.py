@@ -1,0 +1,195 @@
+"""A service's Chalice app: the platform's request log, error format, body limit and CORS
+around its routes. Every error a route raises, and every answer Chalice gives itself, come
+out here in the platform's format (common.responses), and each request is logged, once.
+"""
+
+import functools
+import threading
+import time
+
+import jmespath
+from aws_lambda_powertools.logging import correlation_paths
+from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
+
+from common import aws
+from common.callers import SYSTEM
+from common.errors import DomainError
+from common.gateway_events import rest_event
+from common.lambda_init import REHEARSAL
+from common.logs import get_logger
+from common.responses import domain_error_response, error_response
+from common.settings import Settings
+from common.tracing import tracer
+
+MAX_BODY_BYTES = 1024 * 1024
+# Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
+_CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
+                  "UnsupportedMediaType": "UNSUPPORTED_MEDIA_TYPE",
+                  "BadRequest": "BAD_REQUEST", "InternalServerError": "INTERNAL_ERROR"}
+# Bodies are parsed as JSON whatever Content-Type says (curl -d sends a form type), and
+# a GET may carry any Content-Type: no route answers 415.
+ANY_CONTENT_TYPE = ["*/*"]
+# What a browser on the allowed origin may send, and read of an answer (the template's
+# preflight, answered by API Gateway on AWS, allows the same).
+CORS_ALLOW_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key")
+CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed",
+                       "Retry-After")
+
+
+class PlatformApp(Chalice):
+    """A Chalice app that logs each invocation as one line with its Lambda context.
+
+    Chalice keeps the current request on the app: right on Lambda (one request per
+    container at a time), wrong for a threaded local server, where concurrent requests
+    would read each other's. Here it is per thread, as `chalice local` does it.
+    """
+
+    def __init__(self, name: str, logger):
+        self._per_thread = threading.local()
+        super().__init__(app_name=name, configure_logs=False)  # our logger writes the line
+        self.logger = logger
+        self._invoke = tracer.capture_lambda_handler(capture_response=False)(
+            logger.inject_lambda_context(
+                correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
+            )(super().__call__))
+        # Powertools parses this path on the first request; jmespath keeps it parsed.
+        jmespath.compile(correlation_paths.API_GATEWAY_REST)
+
+    @property
+    def current_request(self):
+        return getattr(self._per_thread, "request", None)
+
+    @current_request.setter
+    def current_request(self, value):
+        self._per_thread.request = value
+
+    @property
+    def lambda_context(self):
+        return getattr(self._per_thread, "context", None)
+
+    @lambda_context.setter
+    def lambda_context(self, value):
+        self._per_thread.context = value
+
+    def __call__(self, event, context):
+        try:
+            return self._invoke(event, context)
+        finally:
+            # An invocation's keys end with it: a line written between invocations on
+            # this thread (the local gateway's 401) must not carry them.
+            self.logger.thread_safe_clear_keys()
+
+    def rehearse(self, method: str, route: str, body: str | None = None,
+                 query: dict[str, str] | None = None, **path_parameters: str) -> int:
+        """Answer, during init, a request that changes nothing (a read, a refused body),
+        so that the first client's request finds its path warm (see lambda_init.warm_up).
+        It goes through Chalice and the platform's middleware, and is logged with
+        sub "init-rehearsal"; not through Powertools, for which the first client
+        request stays the cold start. A 5xx answer raises: the rehearsal failed."""
+        event = rest_event(method, route, path_parameters=path_parameters, query=query,
+                           body=body, request_id=REHEARSAL,
+                           authorizer={**SYSTEM.context(), "sub": REHEARSAL})
+        status = Chalice.__call__(self, event, None)["statusCode"]
+        if status >= 500:
+            raise RuntimeError(f"{method} {event['path']} answered {status}")
+        return status
+
+
+class _Failed(ChaliceUnhandledError):
+    """A view's exception, carried past Chalice's own handler to the platform's."""
+
+
+def create_app(name: str, settings: Settings, *blueprints: Blueprint,
+               cors: bool = True) -> PlatformApp:
+    """A service's app: the platform's error format, body limit, CORS and request log."""
+    app = PlatformApp(name, get_logger(name))
+    origin = settings.cors_allow_origin
+    if cors:
+        app.api.cors = CORSConfig(allow_origin=origin,
+                                  allow_headers=list(CORS_ALLOW_HEADERS),
+                                  expose_headers=list(CORS_EXPOSE_HEADERS), max_age=600)
+
+    @app.middleware("http")
+    def platform_http(request, get_response):
+        started = time.perf_counter()
+        failure = None
+        if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
+            response = error_response(413, "PAYLOAD_TOO_LARGE",
+                                      f"The body is larger than {MAX_BODY_BYTES} bytes")
+        else:
+            try:
+                response = _in_platform_format(get_response(request))
+            except Exception as exc:  # a view's (carried as _Failed), or Chalice's own
+                cause = exc.__cause__ if isinstance(exc, _Failed) else exc
+                if isinstance(cause, DomainError):
+                    response = domain_error_response(cause)
+                else:
+                    failure = cause
+                    response = error_response(500, "INTERNAL_ERROR",
+                                              "An internal error occurred")
+        if cors:
+            # Chalice adds CORS headers only to responses its view returned normally;
+            # every error gets them too (a 503's Retry-After is for the browser as well).
+            response.headers.setdefault("Access-Control-Allow-Origin", origin)
+            response.headers.setdefault("Access-Control-Expose-Headers",
+                                        ",".join(CORS_EXPOSE_HEADERS))
+        authorizer = request.context.get("authorizer") or {}
+        log_request(app.logger, started, failure, method=request.method,
+                    route=request.context.get("resourcePath"),
+                    path=request.context.get("path", request.path),
+                    status=response.status_code,
+                    sub=authorizer.get("sub") or authorizer.get("principalId"))
+        return response
+
+    for blueprint in blueprints:
+        before = {(path, method) for path, methods in app.routes.items() for method in methods}
+        app.register_blueprint(blueprint)
+        for path, methods in app.routes.items():
+            for method, route in methods.items():
+                if (path, method) not in before:
+                    route.content_types = ANY_CONTENT_TYPE
+                    # The blueprint says whose function's routes these are (its wiring).
+                    route.view_function = _as_platform_view(route.view_function,
+                                                            blueprint.function)
+    return app
+
+
+def _as_platform_view(view, function: str):
+    """The view run as its function; and its exception, which Chalice would answer itself
+    in its own format before middleware sees it, carried as _Failed to platform_http,
+    which answers in ours."""
+
+    @functools.wraps(view)
+    def guarded(**kwargs):
+        try:
+            with aws.acting_as(function):
+                return view(**kwargs)
+        except Exception as exc:
+            raise _Failed(str(exc)) from exc
+
+    return guarded
+
+
+def log_request(logger, started: float, failure: BaseException | None = None, **fields) -> None:
+    """The one line of a request: method, route, path, status, sub and whatever else
+    the caller knows, its duration, and the traceback of an unexpected failure."""
+    fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    if failure is None:
+        logger.info("request", extra=fields)
+    else:
+        logger.error("request", extra=fields,
+                     exc_info=(type(failure), failure, failure.__traceback__))
+
+
+def log_with_request(logger, **keys) -> None:
+    """Add keys to this request's one log line (and to any other line it writes)."""
+    logger.append_keys(**keys)
+
+
+def _in_platform_format(response: Response) -> Response:
+    body = response.body
+    if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
+        code = _CHALICE_CODES.get(body["Code"], "ERROR")
+        return error_response(response.status_code, code, body.get("Message") or code,
+                              headers=response.headers)
+    return response

@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 # validate must expand them (samconfig.toml says the same for commands run from the root).
 export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -55,6 +55,14 @@ reset: $(READY)
 token: $(READY)
 	@$(PY) -m infra.tokens $(if $(STAGE),--stage $(STAGE)) $(if $(SUB),--subject $(SUB)) \
 		$(if $(ROLE),--role $(ROLE)) $(if $(USER_ID),--user-id $(USER_ID))
+
+# The order events Lambda gave up on (the local stack's, or STAGE=dev|prod's), and sending
+# them back once the cause is fixed.
+dead-letters: $(READY)
+	@$(PY) -m infra.dead_letters list $(if $(STAGE),--stage $(STAGE))
+
+redrive: $(READY)
+	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
 
 lint: $(READY)
 	@$(PY) -m ruff check .

@@ -13,7 +13,7 @@ from authorizer.policy import authorize
 from common import aws
 from common.service_app import PlatformApp, create_app
 from common.settings import Settings
-from infra.local.chalice_cli import check_command
+from infra.chalice_local import check_command
 
 NAME = "logistics-gateway"
 

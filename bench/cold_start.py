@@ -27,7 +27,7 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.invoke import LocalLambda
+from tests.support.fake_lambda import LocalLambda
 
 ROOT = Path(__file__).resolve().parent.parent
 SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"

@@ -23,10 +23,11 @@ from common.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.gateway import AppServer
-from infra.local.invoke import LocalLambda
+from infra.local.http_server import AppServer
 from infra.local.tokens import local_token
+from tests.support.fake_lambda import LocalLambda
 from tests.support.metering import metered
+from tests.support.served_app import ChaliceWsgi
 
 SKUS = itertools.count(1)
 
@@ -77,7 +78,7 @@ def main() -> None:
     bound = AppServer()  # the gateway is its own stock check's target
     os.environ["INVENTORY_SERVICE_URL"] = bound.url
     settings = Settings.from_env()
-    server = bound.serve(create_gateway(settings))
+    server = bound.serve(ChaliceWsgi(create_gateway(settings)))
     bearer, url = local_token(settings), server.url
     print("| request | DynamoDB operations (one request) | items read / written | "
           "median ms |\n|---|---|---|---|")

@@ -24,7 +24,6 @@ from common.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.gateway import AppServer
 from infra.local.tokens import local_token
 from inventory.model import ProductModel
 from inventory.repository import item_of
@@ -32,6 +31,7 @@ from inventory.rules import Product
 from orders.model import OrderModel
 from orders.rules import STATUSES
 from tests.support.metering import metered
+from tests.support.served_app import serve
 
 REPEAT = 15
 
@@ -77,7 +77,7 @@ def run(size: int) -> dict[str, tuple]:
     settings = Settings.from_env()
     gateway = create_gateway(settings)  # binds the models to this emulator's tables
     load(size)
-    server = AppServer().serve(gateway)
+    server = serve(gateway)
     bearer = local_token(settings)
     # The token a client walking the catalog would hold half way through it.
     token = issue_token(settings.page_token_key, "/api/inventario", {}, size // 2)

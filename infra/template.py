@@ -251,3 +251,9 @@ def identity_validation(api: str = "GatewayApi", path: Path = TEMPLATE) -> str |
     auth = load(path)["Resources"][api]["Properties"].get("Auth", {})
     authorizer = auth.get("Authorizers", {}).get(auth.get("DefaultAuthorizer"), {})
     return authorizer.get("Identity", {}).get("ValidationExpression")
+
+
+def create_queues(sqs_client, path: Path = TEMPLATE) -> None:
+    """Create every queue of the template under its logical id (its local name)."""
+    for name in resources("AWS::SQS::Queue", path):
+        sqs_client.create_queue(QueueName=name)

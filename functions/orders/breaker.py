@@ -1,24 +1,33 @@
-"""pybreaker's circuit breaker, with no lock held while the guarded call runs.
+"""The stock check's circuit breaker: pybreaker's, with its state shared by every execution
+environment of the orders function, and no lock held while the guarded call runs.
 
-pybreaker holds its lock for the whole call, so one slow inventory queues every other
-stock check of the process behind it (16 checks against a hung inventory answered after
-2, 4, 6 ... seconds). Here the lock guards only the breaker's bookkeeping: admitting a
-call, then recording its outcome. The rules stay pybreaker's: `fail_max` failures open
-it; while open, calls are refused until `reset_timeout` has passed; then exactly one
-trial call is let through, which closes it on success and opens it again on failure;
-the call whose failure trips it is told so (CircuitBreakerError).
+pybreaker keeps a breaker's state in a storage; here the storage is one DynamoDB item
+(orders.breaker_state), so an inventory outage opens the breaker for every environment
+after `fail_max` failures in all, not `fail_max` in each of them. The state is read at
+most once a second per environment, so a healthy order pays no call for it most of the
+time; every change is one conditional write, so two environments never both open it or
+both run the trial.
+
+pybreaker holds its lock for the whole guarded call, which would queue every other stock
+check of an environment behind a slow one. Here nothing is held while the call runs: the
+storage's writes admit a call and record its outcome. The rules stay pybreaker's:
+`fail_max` failures open it; while open, calls are refused until `reset_timeout` has
+passed; then exactly one trial call is let through, which closes it on success and opens
+it again on failure; the call whose failure opens it is told so (CircuitBreakerError).
 """
 
 import math
-from datetime import UTC, datetime
+import time
 
 import pybreaker
 
+from orders.breaker_state import BreakerState
+
 
 class ConcurrentBreaker(pybreaker.CircuitBreaker):
-    def __init__(self, **options):
-        super().__init__(**options)
-        self._trial_running = False
+    def __init__(self, state: BreakerState, **options):
+        super().__init__(state_storage=state, **options)
+        self._shared = state
 
     def call(self, func, *args, **kwargs):
         trial = self._admit()
@@ -35,46 +44,40 @@ class ConcurrentBreaker(pybreaker.CircuitBreaker):
 
     def seconds_until_trial(self) -> int:
         """How long, rounded up and at least 1, until an open breaker lets a trial through."""
-        opened_at = self._state_storage.opened_at or datetime.now(UTC)
-        remaining = (opened_at - datetime.now(UTC)).total_seconds() + self.reset_timeout
-        return max(1, math.ceil(remaining))
+        opened_at = self._shared.opened_seconds() or time.time()
+        return max(1, math.ceil(opened_at + self.reset_timeout - time.time()))
 
     def _admit(self) -> bool:
         """Let a call through, or refuse it; True when it is the half-open trial."""
-        with self._lock:
-            state = self.current_state
-            if state == pybreaker.STATE_CLOSED:
-                return False
-            if state == pybreaker.STATE_OPEN:
-                opened_at = self._state_storage.opened_at
-                waited = (datetime.now(UTC) - opened_at).total_seconds() if opened_at else 0
-                if opened_at and waited < self.reset_timeout:
-                    raise pybreaker.CircuitBreakerError("circuit breaker open")
-                self.half_open()
-            if self._trial_running:
-                raise pybreaker.CircuitBreakerError("a trial call is deciding")
-            self._trial_running = True
+        if self._shared.state == pybreaker.STATE_CLOSED:
+            return False
+        if self._shared.claim_trial(self.reset_timeout):
+            self._notice(pybreaker.STATE_HALF_OPEN)
             return True
+        raise pybreaker.CircuitBreakerError("circuit breaker open")
 
     def _failed(self, trial: bool) -> None:
-        with self._lock:
-            if trial:
-                self._trial_running = False
-                self.open()
-                raise pybreaker.CircuitBreakerError("trial call failed, circuit breaker open")
-            if self.current_state != pybreaker.STATE_CLOSED:
-                # Admitted while closed, failed after others opened it: it is open now.
-                raise pybreaker.CircuitBreakerError("circuit breaker open")
-            self._inc_counter()
-            if self.fail_counter >= self.fail_max:
-                self.open()
-                raise pybreaker.CircuitBreakerError("failures threshold reached, "
-                                                    "circuit breaker open")
+        if trial:
+            self._shared.end_trial(succeeded=False)
+            self._notice(pybreaker.STATE_OPEN)
+            raise pybreaker.CircuitBreakerError("trial call failed, circuit breaker open")
+        outcome = self._shared.count_failure(self.fail_max)
+        if outcome == BreakerState.OPENED:
+            self._notice(pybreaker.STATE_OPEN)
+            raise pybreaker.CircuitBreakerError("failures threshold reached, "
+                                                "circuit breaker open")
+        if outcome == BreakerState.ALREADY_OPEN:
+            # Admitted while closed, failed after another environment opened it.
+            raise pybreaker.CircuitBreakerError("circuit breaker open")
 
     def _succeeded(self, trial: bool) -> None:
-        with self._lock:
-            if trial:
-                self._trial_running = False
-                self.close()
-            elif self.current_state == pybreaker.STATE_CLOSED:
-                self._state_storage.reset_counter()
+        if trial:
+            self._shared.end_trial(succeeded=True)
+            self._notice(pybreaker.STATE_CLOSED)
+        else:
+            self._shared.forget_failures()
+
+    def _notice(self, state: str) -> None:
+        """Tell the listeners (the BreakerOpened metric) of a change this environment
+        made; pybreaker's cached state follows it."""
+        self._state = self._create_new_state(state, prev_state=self._state, notify=True)

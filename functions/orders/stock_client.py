@@ -24,6 +24,7 @@ from common.service_calls import CallFailed, CannotAsk, OnBehalf, service
 from common.settings import Settings
 from common.tracing import tracer
 from orders.breaker import ConcurrentBreaker
+from orders.breaker_state import BreakerState, DynamoDBBreakerState
 from orders.outcomes import SERVICE
 from orders.rules import InventoryUnavailable, StockAnswer
 
@@ -51,8 +52,10 @@ class _Opened(pybreaker.CircuitBreakerListener):
 
 class StockChecker:
     def __init__(self, *, fail_max: int, reset_seconds: float, inventory: Inventory,
-                 logger=None):
-        self.breaker = ConcurrentBreaker(fail_max=fail_max, reset_timeout=reset_seconds,
+                 state: BreakerState | None = None, logger=None):
+        """`state`: where the breaker's state is kept (by default, in this process)."""
+        self.breaker = ConcurrentBreaker(state or BreakerState(), fail_max=fail_max,
+                                         reset_timeout=reset_seconds,
                                          name="inventory-stock-check",
                                          exclude=[lambda exc: not isinstance(
                                              exc, CallFailed)],
@@ -61,13 +64,17 @@ class StockChecker:
 
     @classmethod
     def from_settings(cls, settings: Settings, lambda_client=None) -> "StockChecker":
-        """The process's breaker (each Lambda container holds its own), asking the
-        inventory the way the settings say (common.service_calls.service)."""
+        """The breaker every environment of the orders function shares (its state in
+        CircuitBreakersTable), asking the inventory the way the settings say
+        (common.service_calls.service)."""
         inventory = service(settings.inventory_service_url, settings.inventory_function,
                             settings.stock_check_timeout_seconds,
                             lambda: lambda_client or aws.lambda_client(settings))
+        state = DynamoDBBreakerState(aws.dynamodb(settings),
+                                     settings.table_name("CircuitBreakersTable"))
         return cls(fail_max=settings.breaker_fail_max,
-                   reset_seconds=settings.breaker_reset_seconds, inventory=inventory)
+                   reset_seconds=settings.breaker_reset_seconds, inventory=inventory,
+                   state=state)
 
     @tracer.capture_method(capture_response=False)
     def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:

@@ -10,6 +10,8 @@ moto keeps DynamoDB in memory and has no durable store, so the emulator keeps on
 - A write-through table (the counters) is saved in its own file before the request
   that changed it is answered, so an id handed out is never handed out again after a
   crash, even when the item it was for was lost.
+- `queues.json` holds the messages of every queue (the dead-letter queue of the order
+  events), saved before each request that changed them is answered.
 
 Every file is replaced atomically (a temporary file, fsync, rename), so a crash leaves
 the previous version or the next, never half of one. At start the files are read and
@@ -26,6 +28,7 @@ import json
 import os
 import sys
 import threading
+import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -33,6 +36,8 @@ from moto.dynamodb.models.table import Table
 
 FORMAT = "logistics-local-dynamodb/1"
 SNAPSHOT_FILE = "dynamodb.json"
+QUEUES_FORMAT = "logistics-local-queues/1"
+QUEUES_FILE = "queues.json"
 SNAPSHOT_SECONDS = 1.0
 _LOCK_FILE = ".lock"
 _DYNAMODB_TYPES = {"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
@@ -123,9 +128,12 @@ class Snapshots:
 
     def __init__(self, directory: DataDir, tables: Callable[[], dict[str, Table]],
                  locks: Callable[[set[str]], contextlib.AbstractContextManager],
-                 write_through: Iterable[str] = ()):
+                 write_through: Iterable[str] = (),
+                 queues: Callable[[], dict] = dict):
         self.directory = directory
         self._tables = tables
+        self._queues = queues
+        self._queue_guard = threading.Lock()
         self._locks = locks
         self._write_through = frozenset(write_through)
         self._guard = threading.Lock()
@@ -136,11 +144,12 @@ class Snapshots:
 
     # -- start: read back ----------------------------------------------------------------
 
-    def restore(self) -> int:
-        """Put every saved item back into its (empty) table; raises DataError naming the
-        file that cannot be used. Returns how many items were restored."""
+    def restore(self) -> dict[str, int]:
+        """Put every saved item back into its (empty) table, and every saved message into
+        its queue; raises DataError naming the file that cannot be used. Returns how many
+        each table and queue got back."""
         tables = self._tables()
-        restored = 0
+        restored: dict[str, int] = {}
         for path in self._files_present():
             for name, items in self._read(path, tables).items():
                 for item in items:
@@ -149,10 +158,39 @@ class Snapshots:
                     except Exception as exc:
                         raise DataError(f"Local data: {path}: an item of {name!r} cannot be "
                                         f"restored ({exc}); the file was left as it is") from None
-                restored += len(items)
+                restored[name] = len(items)
         for name, table in tables.items():
             self._saved[name] = self._as_text(table)
+        restored.update(self._restore_queues())
         return restored
+
+    def _restore_queues(self) -> dict[str, int]:
+        from moto.sqs.models import Message
+
+        path = self.directory.file(QUEUES_FILE)
+        if not path.exists():
+            return {}
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            saved = document["queues"]
+            assert document["format"] == QUEUES_FORMAT and isinstance(saved, dict)
+        except (ValueError, KeyError, TypeError, AssertionError):
+            raise DataError(f"Local data: {path} is not a queues file of this stack; it was "
+                            "left as it is") from None
+        queues = self._queues()
+        for name, bodies in saved.items():
+            if name in queues:
+                for body in bodies:
+                    queues[name].add_message(Message(str(uuid.uuid4()), body))
+        return {name: len(bodies) for name, bodies in saved.items() if name in queues}
+
+    def queues_written(self) -> None:
+        """Called by the emulator after a request that changed a queue's messages."""
+        with self._queue_guard:
+            saved = {name: [message.body for message in queue._messages]
+                     for name, queue in self._queues().items()}
+            _write_atomically(self.directory.file(QUEUES_FILE), json.dumps(
+                {"format": QUEUES_FORMAT, "queues": saved}, separators=(",", ":")) + "\n")
 
     def _files_present(self) -> list[Path]:
         names = [SNAPSHOT_FILE, *(f"{name}.json" for name in sorted(self._write_through))]

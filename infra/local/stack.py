@@ -1,48 +1,65 @@
-"""`make run` and `make emulators`: the platform on 127.0.0.1, the way the cloud wires it.
+"""`make run` and `make emulators`: the template (infra/template.yaml) run on 127.0.0.1 the
+way AWS runs it.
 
-This process holds what must outlive a code change: the DynamoDB emulator (tables from
-template.yaml, kept in LOCAL_DATA_DIR) and the listening socket of every server. The
-apps (infra/local/apps.py: the gateway with the API's description at /openapi.json and
-/docs, the notification service, the Lambda invoke stand-in that runs the order-events
-listener) run in a child process, started again on the same sockets when their code
-changes (RELOAD=1); the data is never reloaded.
+- AWS's services: moto's DynamoDB and SQS (tables and queues from the template, kept in
+  LOCAL_DATA_DIR), in a process of their own (infra/local/aws_process.py).
+- Lambda: every function of the template in execution environments of its own (worker
+  processes, one invocation at a time each; infra/local/lambdas.py), invoked through
+  Lambda's Invoke API on LAMBDA_PORT, which the functions' own clients call (the stock
+  check, a shipment's order lookup, the order event).
+- API Gateway: each API of the template on its port (GatewayApi on GATEWAY_PORT,
+  NotificationApi on NOTIFICATION_PORT), routing each request to its function and
+  running the TOKEN authorizer as API Gateway does (infra/local/api_gateway.py).
+- The schedules of the template's functions (the event sweep), locally every minute.
 
-`make emulators` (`--emulators`) is the same without the gateway, for `chalice local
---stage local`, whose stage in .chalice/config.json points at these fixed ports.
+`make emulators` (`--emulators`) is the same without the gateway's HTTP server, for
+`chalice local --stage local`, which serves the gateway app itself.
 
-Settings are read and checked once, at start: a bad value stops it there, before
-anything starts. Ctrl-C or SIGTERM stops all of it, the data saved.
+Settings are read and checked once, at start: a bad value stops it there, before anything
+starts. A code change replaces the environments of the functions whose code changed (the
+data and the ports stay). Ctrl-C or SIGTERM stops all of it, the data saved.
 """
 
+import json
 import os
-import select
 import signal
 import socket
-import subprocess
 import sys
+import tempfile
 import threading
-import time
+from pathlib import Path
 
 import boto3
 
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import APPS_READY, LOCAL_AWS_ENV, docs
-from infra.local.emulator import emulator
+from infra.local import LOCAL_AWS_ENV, docs
+from infra.local.api_gateway import ApiGateway, api
+from infra.local.aws_process import AwsProcess
+from infra.local.functions import FunctionSpec, functions
+from infra.local.http_server import AppServer
+from infra.local.lambdas import LambdaService, endpoint
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
-from infra.local.settings import ROOT, LocalSettings
+from infra.local.settings import ROOT, LocalSettings, Throttle
+from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_token
 
-# Saved before each id is answered (infra/local/persistence.py): the counters' table.
-WRITE_THROUGH = {"CountersTable"}
-APPS_START_SECONDS = 60
-APPS_STOP_SECONDS = 15
+# A schedule runs at least this often locally (the sweep's five minutes would be long to
+# wait for while watching an event come back).
+LOCAL_SCHEDULE_SECONDS = 60
+LOG_LOCK = threading.Lock()
 
 
-class AppsFailed(RuntimeError):
-    """The apps' process ended before it was serving."""
+def log_line(function: str, line: str) -> None:
+    """A function's log line, on this process's output: JSON as the function wrote it,
+    anything else (a traceback of a failed init) wrapped into JSON."""
+    if not line.startswith("{"):
+        line = json.dumps({"level": "WARNING", "function": function, "message": line})
+    with LOG_LOCK:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 class LocalStack:
@@ -50,43 +67,104 @@ class LocalStack:
         self.local = local
         self.with_gateway = with_gateway
         self.data: DataDir | None = None
-        self.restored = 0
-        self.apps: subprocess.Popen | None = None
-        self._sockets: dict[str, socket.socket] = {}
+        self.restored: dict[str, int] = {}
+        self.lambdas: LambdaService | None = None
         self._stoppers: list = []
+        self._sockets: list[socket.socket] = []
 
     def start(self) -> "LocalStack":
         """Raises ConfigError before starting anything for an unusable setting, DataError
-        for data that cannot be used, OSError for a port in use, AppsFailed."""
+        for data that cannot be used, OSError for a port in use."""
         for key, value in LOCAL_AWS_ENV.items():
             os.environ.setdefault(key, value)
-        region = Settings.from_env().region  # every value checked before anything starts
+        self.settings = Settings.from_env()  # every value checked before anything starts
+        region = self.settings.region
+        aws = AwsProcess(self.local.dynamodb_port, region, self.local.data_dir)
+        self._stoppers.append(aws.stop)
         if self.local.data_dir is not None:
-            self.data = DataDir(self.local.data_dir).hold()
-            self._stoppers.append(self.data.release)
-        port = self.local.dynamodb_port
-        dynamodb = self._bound("DYNAMODB_PORT", port, lambda: emulator(port)).start()
-        self._stoppers.append(dynamodb.stop)
-        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url  # before any client exists
-        template.create_tables(boto3.client("dynamodb"))
-        if self.data is not None:
-            self.restored = dynamodb.keep_in(self.data, region, WRITE_THROUGH)
+            self.data = DataDir(self.local.data_dir)
+        self.restored = {table: count for table, count in aws.restored.items() if count}
+        self.dynamodb_url = aws.url
+        for service in ("DYNAMODB", "SQS"):
+            os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
 
-        self.dynamodb_url = dynamodb.url
-        self.lambda_url = self._listen("lambda", "LAMBDA_PORT", self.local.lambda_port)
-        self.notification_url = self._listen("notifications", "NOTIFICATION_PORT",
-                                             self.local.notification_port)
-        # Unless told otherwise, order events go to the local notification service, and
-        # the stock check and a shipment's order lookup to the gateway's own address.
+        lambda_socket = self._listen("LAMBDA_PORT", self.local.lambda_port)
+        notification_socket = self._listen("NOTIFICATION_PORT", self.local.notification_port)
+        gateway_socket = (self._listen("GATEWAY_PORT", self.local.gateway_port)
+                          if self.with_gateway else None)
+        self.lambda_url = _url(lambda_socket)
+        self.notification_url = _url(notification_socket)
+        self.gateway_url = _url(gateway_socket) if gateway_socket else None
         os.environ["AWS_ENDPOINT_URL_LAMBDA"] = self.lambda_url
-        os.environ.setdefault("NOTIFICATION_SERVICE_URL", self.notification_url)
-        if self.with_gateway:
-            self.gateway_url = self._listen("gateway", "GATEWAY_PORT", self.local.gateway_port)
-            os.environ.setdefault("INVENTORY_SERVICE_URL", self.gateway_url)
-            os.environ.setdefault("ORDERS_SERVICE_URL", self.gateway_url)
-        self.settings = Settings.from_env()
-        self.apps = self._start_apps()
+
+        urls = {"NotificationApi": self.notification_url}
+        if self.gateway_url:
+            urls["GatewayApi"] = self.gateway_url
+        specs = functions(urls, region, self._base_env(region))
+        self.lambdas = LambdaService(specs, self._task_roots(specs), log_line,
+                                     self._to_queue)
+        self._stoppers.append(self.lambdas.stop)
+        self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)
+        self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
+        if gateway_socket is not None:
+            self._serve("GatewayApi", gateway_socket, self.local.gateway_throttle,
+                        docs.pages(self.gateway_url, self.notification_url))
+        for name, spec in specs.items():
+            for seconds in spec.schedules_seconds:
+                self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
+        self.lambdas.warm(_first_called(specs))
         return self
+
+    def _base_env(self, region: str) -> dict[str, str]:
+        """What every function's environment holds besides its own variables: where
+        AWS's services are, dummy credentials, its region; and Powertools told it runs
+        outside Lambda (no X-Ray daemon to send traces to)."""
+        kept = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR")
+                if key in os.environ}
+        return {**kept, **LOCAL_AWS_ENV, "AWS_REGION": region, "AWS_DEFAULT_REGION": region,
+                "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
+                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true"}
+
+    def _task_roots(self, specs: dict[str, FunctionSpec]) -> dict[str, Path]:
+        """For each function, a folder holding its package alone, as its artifact does
+        (a link to the package, so a change to the code is the function's at once)."""
+        scratch = Path(tempfile.mkdtemp(prefix="logistics-functions-"))
+        self._stoppers.append(lambda: _remove_links(scratch))
+        roots = {}
+        for name, spec in specs.items():
+            root = scratch / name
+            root.mkdir()
+            (root / spec.package).symlink_to(spec.code_dir / spec.package)
+            roots[name] = root
+        return roots
+
+    def _to_queue(self, queue: str, record: dict) -> None:
+        """A failed asynchronous invocation, sent to its on-failure destination."""
+        sqs = boto3.client("sqs", endpoint_url=self.dynamodb_url)
+        url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
+        get_logger("local-lambda").error("asynchronous invocation sent to its dead-letter "
+                                         "queue", extra={"queue": queue,
+                                                         "condition": record["requestContext"]
+                                                         ["condition"]})
+
+    def _serve(self, name: str, sock: socket.socket, throttle: Throttle, pages=None) -> None:
+        gateway = ApiGateway(api(name, self.settings.cors_allow_origin), self.lambdas,
+                             self.settings.region, pages,
+                             TokenBucket(throttle.rate, throttle.burst))
+        server = AppServer(idle_timeout=self.local.idle_timeout_seconds, sock=sock)
+        self._stoppers.append(server.serve(gateway).stop)
+
+    def _schedule(self, function: str, every_seconds: float) -> None:
+        stopped = threading.Event()
+
+        def run():
+            while not stopped.wait(every_seconds):
+                self.lambdas.submit(function, json.dumps(
+                    {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}))
+
+        threading.Thread(target=run, name=f"schedule-{function}", daemon=True).start()
+        self._stoppers.append(stopped.set)
 
     @staticmethod
     def _bound(variable: str, port: int, bind):
@@ -96,76 +174,58 @@ class LocalStack:
             raise OSError(f"{variable}={port}: cannot listen there ({exc.strerror}); "
                           "is another make run or make emulators using it?") from None
 
-    def _listen(self, name: str, variable: str, port: int) -> str:
+    def _listen(self, variable: str, port: int) -> socket.socket:
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._sockets[name] = sock  # closed by stop() whatever happens next
+        self._sockets.append(sock)  # closed by stop() whatever happens next
         self._bound(variable, port, lambda: sock.bind(("127.0.0.1", port)))
         sock.listen(1024)
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+        return sock
 
-    # -- the apps' process ---------------------------------------------------------------
-
-    def _start_apps(self) -> subprocess.Popen:
-        ready, ready_there = os.pipe()
-        command = [sys.executable, "-m", "infra.local.apps", "--ready-fd", str(ready_there),
-                   "--idle-timeout", str(self.local.idle_timeout_seconds)]
-        for name, sock in self._sockets.items():
-            command += [f"--{name}-fd", str(sock.fileno())]
-        # The code the watcher looks at is the code the apps import, whatever else the
-        # interpreter's path holds.
-        path = [str(ROOT), str(ROOT / "functions"), str(ROOT / "layers" / "common")]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            path + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}
-        handed = (ready_there, *(sock.fileno() for sock in self._sockets.values()))
-        apps = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                                pass_fds=handed)
-        os.close(ready_there)
-        try:
-            answered = b""
-            deadline = time.monotonic() + APPS_START_SECONDS
-            while APPS_READY not in answered and time.monotonic() < deadline:
-                if select.select([ready], [], [], max(0.0, deadline - time.monotonic()))[0]:
-                    chunk = os.read(ready, 64)
-                    if not chunk:
-                        break
-                    answered += chunk
-        finally:
-            os.close(ready)
-        if APPS_READY not in answered:
-            self._stop_process(apps)
-            raise AppsFailed(f"the apps did not start (exit status {apps.returncode})")
-        return apps
-
-    @staticmethod
-    def _stop_process(apps: subprocess.Popen) -> None:
-        if apps.poll() is None:
-            apps.terminate()
-            try:
-                apps.wait(timeout=APPS_STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                apps.kill()
-                apps.wait()
-        if apps.stdin is not None:
-            apps.stdin.close()
-
-    def restart_apps(self) -> None:
-        """The apps again, with the code as it is now; the data and the ports stay."""
-        if self.apps is not None:
-            self._stop_process(self.apps)
-        self.apps = None
-        self.apps = self._start_apps()
+    def reload(self, changed: list[str]) -> list[str]:
+        """Replace the environments of the functions whose code is among `changed`
+        (paths from the checkout's top); returns their names."""
+        affected = [name for name, spec in self.lambdas.specs.items()
+                    if any(_is_code_of(spec, ROOT / path) for path in changed)]
+        self.lambdas.recycle(affected)
+        return affected
 
     def stop(self) -> None:
-        """The apps first, so that nothing writes any more; then the emulator, whose last
-        snapshot then holds every write that was answered."""
-        if self.apps is not None:
-            self._stop_process(self.apps)
-            self.apps = None
-        while self._sockets:
-            self._sockets.popitem()[1].close()
+        """The servers and functions first, so that nothing writes any more; then the
+        emulator, whose last snapshot then holds every write that was answered."""
         while self._stoppers:
             self._stoppers.pop()()
+        for sock in self._sockets:
+            sock.close()
+
+
+def _url(sock: socket.socket) -> str:
+    return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def _remove_links(scratch: Path) -> None:
+    for root in scratch.iterdir():
+        for link in root.iterdir():
+            link.unlink()
+        root.rmdir()
+    scratch.rmdir()
+
+
+def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
+    return (path.is_relative_to(spec.code_dir / spec.package)
+            or any(path.is_relative_to(layer) for layer in spec.layer_dirs)
+            or path == Path(__file__).with_name("runtime.py"))
+
+
+def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
+    """The functions a request reaches at once, warmed at start so that the first one
+    does not pay their cold start: those behind an API or an authorizer, and those
+    another function is told to invoke."""
+    named = {value for spec in specs.values() for value in spec.environment.values()}
+    behind_apis = {function for api_name in ("GatewayApi", "NotificationApi")
+                   for function in template.api_routes(api_name).values()}
+    behind_apis.add("AuthorizerFunction")
+    return sorted(name for name in specs if name in named | behind_apis)
 
 
 def _banner(stack: LocalStack) -> list[str]:
@@ -181,7 +241,8 @@ def _banner(stack: LocalStack) -> list[str]:
                   "Gateway:       not served here: in another terminal run "
                   "`.venv/bin/chalice local --stage local`"]
     lines += [f"DynamoDB:      {stack.dynamodb_url}",
-              f"Lambda:        {stack.lambda_url}  (runs the order-events listener)"]
+              f"Lambda:        {stack.lambda_url}  (runs the template's "
+              f"{len(stack.lambdas.specs)} functions)"]
     token = local_token(stack.settings)
     lines.append(f"Token:         {token}")
     if stack.with_gateway:
@@ -191,11 +252,12 @@ def _banner(stack: LocalStack) -> list[str]:
         lines.append("Data:          in memory only (LOCAL_DATA_DIR is empty): gone when "
                      "this stops")
     else:
-        lines.append(f"Data:          {stack.data.path}  ({stack.restored} items restored; "
-                     "kept across restarts, `make reset` empties it)")
+        lines.append(f"Data:          {stack.data.path}  ({sum(stack.restored.values())} items "
+                     "restored; kept across restarts, `make reset` empties it)")
     watched = ", ".join(f"{name}/" if "." not in name else name for name in WATCHED)
-    lines.append(f"Reload:        on: a change under {watched} restarts the apps, not the "
-                 "data (RELOAD=0 turns it off)" if stack.local.reload else "Reload:        off")
+    lines.append(f"Reload:        on: a change under {watched} replaces the functions it "
+                 "touches, not the data (RELOAD=0 turns it off)"
+                 if stack.local.reload else "Reload:        off")
     return lines
 
 
@@ -206,7 +268,7 @@ def main(argv: list[str]) -> None:
         stack.start()
     except ConfigError as exc:
         stop_process(exc)
-    except (DataError, AppsFailed, OSError) as exc:
+    except (DataError, OSError) as exc:
         stack.stop()
         sys.exit(f"Could not start the local stack: {exc}" if not isinstance(exc, DataError)
                  else str(exc))
@@ -217,26 +279,16 @@ def main(argv: list[str]) -> None:
     print("Ready. Ctrl-C stops everything.", flush=True)
     log = get_logger("local-stack")
     watcher = CodeWatcher(ROOT) if local.reload else None
-    status = 0
     while not stopped.wait(POLL_SECONDS):
         changed = watcher.changed() if watcher else []
         if changed:
-            log.info("code changed: restarting the apps", extra={"changed": changed})
-            try:
-                stack.restart_apps()
-                log.info("apps restarted")
-            except AppsFailed as exc:
-                log.error(f"{exc}: fix the code, the next change tries again")
-        elif stack.apps is not None and stack.apps.poll() is not None:
-            log.error("the apps stopped", extra={"exit_status": stack.apps.returncode})
-            stack.apps = None
-            if watcher is None:
-                status = 1
-                break
+            replaced = stack.reload(changed)
+            log.info("code changed: the functions' environments replaced",
+                     extra={"changed": changed, "functions": replaced})
     stack.stop()
     kept = f" The data is in {stack.data.path}." if stack.data is not None else ""
     print(f"Stopped.{kept}", flush=True)
-    sys.exit(status)
+    sys.exit(0)
 
 
 if __name__ == "__main__":

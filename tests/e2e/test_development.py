@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from infra.local.chalice_cli import NOT_LOCAL_STAGE
+from infra.chalice_local import NOT_LOCAL_STAGE
 from tests.support.checkout import copy_checkout
 from tests.support.stack_process import StackProcess
 
@@ -97,8 +97,10 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
     try:
         out.wait_for(r"^Ready\. Ctrl-C stops everything\.$")
         banner = [line for _, line in out.lines]
+        # The banner's lines; the JSON lines around it are the functions' logs (their
+        # init's rehearsals, as on Lambda).
         heads = [line.split(":")[0] for line in banner[:banner.index(
-            "Ready. Ctrl-C stops everything.")]]
+            "Ready. Ctrl-C stops everything.")] if not line.startswith("{")]
         assert heads == ["Gateway", "Notifications", "Docs", "DynamoDB", "Lambda", "Token",
                          "Try", "Data", "Reload"]
         gateway = out.wait_for(r"^Gateway:\s+(http\S+)")[1]

@@ -53,11 +53,20 @@ def test_a_burst_over_the_gateways_limit_gets_429s_writes_nothing_and_recovers(t
 
 def test_a_throttled_request_never_reaches_the_authorizer_or_a_function(tight):
     time.sleep(3)
-    answers = burst(lambda n: tight.gateway("GET", "/api/inventario", auth=False), 12)
-    assert {a.status_code for a in answers} == {401, 429}
+    before = len(tight.stack.lines)
+    junk = {"Authorization": "Bearer not.a.token"}  # passes the identity validation
+    answers = burst(lambda n: tight.gateway("GET", "/api/inventario", auth=False,
+                                            headers=junk), 12)
+    statuses = [a.status_code for a in answers]
+    assert set(statuses) == {401, 429}
     time.sleep(1)
-    stopped = [line for line in tight.stack.lines if '"status":429' in line]
-    assert stopped and all('"reason"' not in line for line in stopped)
+    lines = [json.loads(line) for line in tight.stack.lines[before:] if line.startswith("{")]
+    stopped = [line for line in lines if line.get("status") == 429]
+    assert len(stopped) == statuses.count(429)
+    assert {line["reason"] for line in stopped} == {"TooManyRequestsException"}
+    # Only the requests the throttle let through ran the authorizer (which refused each).
+    refused = [line for line in lines if line.get("message") == "token rejected"]
+    assert len(refused) == statuses.count(401)
 
 
 def test_the_notification_service_has_limits_of_its_own(tight):

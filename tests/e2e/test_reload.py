@@ -1,7 +1,9 @@
-"""`make run` reloads the apps' code when a file under functions/ or layers/ changes, and
-keeps the data; RELOAD=0 keeps the code it started with. Each test edits a copy of the
-checkout, never the one under test."""
+"""`make run` replaces the environments of the functions whose code changed (a file under
+functions/ or layers/), and keeps the data and the ports; code that does not import
+answers 502 at once until it is fixed; RELOAD=0 keeps the code it started with. Each test
+edits a copy of the checkout, never the one under test."""
 
+import json
 import time
 
 import pytest
@@ -52,18 +54,52 @@ def test_a_change_under_functions_reloads_the_apps_and_keeps_data_and_ports(copy
         assert health_becomes(http, "notification-service RELOADED", timeout=30), stack.output()
         # Same ports, same data (held in memory by the stack, which did not restart).
         assert http.gateway("GET", f"/api/inventario/{created['id']}").json() == created
-        assert stack.find(r'"message":"code changed: restarting the apps".*' + SERVICE)
+        [line] = [json.loads(line) for line in stack.output().splitlines()
+                  if "code changed" in line]
+        assert line["changed"] == [SERVICE]
+        assert line["functions"] == ["NotificationFunction"]  # only the one it is code of
     finally:
         stack.stop()
 
 
-def test_a_change_under_layers_reloads_too_and_broken_code_waits_for_the_fix(copy):
+def assert_502_at_once(call) -> None:
+    started_at = time.monotonic()
+    answer = call()
+    assert answer.status_code == 502, answer.text
+    assert answer.json() == {"message": "Internal server error"}
+    assert time.monotonic() - started_at < 1.0  # never a hang
+
+
+def test_broken_code_answers_502_at_once_for_its_functions_only_until_fixed(copy):
+    stack, http = started(copy, "1")
+    try:
+        routes = copy / "functions/inventory/routes.py"
+        source = routes.read_text()
+        routes.write_text(source + "\ndef broken(:\n")
+        stack.wait_for_line(lambda line: "code changed" in line, timeout=30)
+        for _ in range(2):
+            assert_502_at_once(lambda: http.gateway("GET", "/api/inventario"))
+        assert stack.find("SyntaxError"), stack.output()  # the reason, on the stack's log
+        # The other functions never noticed.
+        assert http.gateway("GET", "/api/pedidos").status_code == 200
+        assert http.notify("GET", HEALTH).status_code == 200
+        routes.write_text(source)
+        deadline = time.monotonic() + 30
+        while http.gateway("GET", "/api/inventario").status_code != 200:
+            assert time.monotonic() < deadline, stack.output()
+            time.sleep(0.1)
+    finally:
+        stack.stop()
+
+
+def test_broken_code_in_the_layer_fails_fast_too_and_waits_for_the_fix(copy):
     stack, http = started(copy, "1")
     try:
         layer = copy / "layers/common/common/responses.py"
         source = layer.read_text()
-        layer.write_text(source + "\nthis is not Python\n")
-        stack.wait_for_line(lambda line: "the apps did not start" in line, timeout=30)
+        layer.write_text(source + "\ndef broken(:\n")
+        stack.wait_for_line(lambda line: "code changed" in line, timeout=30)
+        assert_502_at_once(lambda: http.notify("GET", HEALTH))
         layer.write_text(source)
         edit(copy, SERVICE, '"notification-service UP"', '"notification-service FIXED"')
         assert health_becomes(http, "notification-service FIXED", timeout=30), stack.output()

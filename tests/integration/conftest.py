@@ -21,9 +21,9 @@ def served_gateway(emulator):
     """The gateway served over real HTTP in this process, for the calls one service makes
     to another (a new shipment asks the orders service whose order it is)."""
     from app import create_gateway
-    from infra.local.gateway import AppServer
+    from tests.support.served_app import serve
 
-    server = AppServer().serve(create_gateway(Settings.from_env()))
+    server = serve(create_gateway(Settings.from_env()))
     yield server.url
     server.stop()
 
@@ -68,7 +68,7 @@ class EventRecorder:
 @pytest.fixture
 def order_events(monkeypatch):
     """Order events land in a recorder; apps built after this publish to it."""
-    from infra.local.invoke import LocalLambda
+    from tests.support.fake_lambda import LocalLambda
 
     recorder = EventRecorder()
     invoker = LocalLambda({Settings().order_events_function: recorder.handle},
@@ -83,9 +83,9 @@ def order_events(monkeypatch):
 def inventory_gateway(tables):
     """The gateway served over real HTTP in this process: the stock check's target."""
     from app import create_gateway
-    from infra.local.gateway import AppServer
+    from tests.support.served_app import serve
 
-    server = AppServer().serve(create_gateway(Settings.from_env()))
+    server = serve(create_gateway(Settings.from_env()))
     yield server.url
     server.stop()
 

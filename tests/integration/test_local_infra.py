@@ -16,7 +16,7 @@ from common.logs import get_logger
 from common.settings import Settings
 from infra import template
 from infra.local.emulator import AtomicPerTable, tables_named
-from infra.local.invoke import LocalLambda
+from tests.support.fake_lambda import LocalLambda
 
 
 def dynamodb_request(operation: str, body: dict) -> dict:
@@ -129,17 +129,6 @@ def test_unknown_functions_are_not_found(local_lambda):
     client, _, _ = local_lambda
     with pytest.raises(client.exceptions.ResourceNotFoundException):
         client.invoke(FunctionName="Nope", InvocationType="Event", Payload=b"{}")
-
-
-def test_apps_keep_one_current_request_per_thread():
-    from common.service_app import create_app
-
-    app = create_app("probe", Settings())
-    app.current_request = "request of the main thread"
-    other = threading.Thread(target=lambda: setattr(app, "current_request", "another request"))
-    other.start()
-    other.join()
-    assert app.current_request == "request of the main thread"
 
 
 def test_cors_allow_origin_is_honoured_on_success_and_on_errors():

@@ -4,12 +4,12 @@ embedded metric format, namespace Logistics)."""
 import pytest
 
 from common.settings import Settings
-from infra.local.invoke import lambda_context
 from order_events import wiring as order_events
 from order_events.listener import NotForwarded
 from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point
+from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 from tests.support.metrics import metrics_in, named
 
@@ -76,10 +76,10 @@ def test_an_idempotent_replay_is_counted_by_its_scope(api, capsys, monkeypatch):
 
 
 def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
-    from infra.local.gateway import AppServer
     from notifications.wiring import create as app_for
+    from tests.support.served_app import serve
 
-    notifications = AppServer().serve(app_for(Settings()))
+    notifications = serve(app_for(Settings()))
     try:
         handler = order_events.create(settings_with(NOTIFICATION_SERVICE_URL=notifications.url))
         handler(EVENT, lambda_context("OrderEvents"))

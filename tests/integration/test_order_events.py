@@ -10,9 +10,9 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from common import aws
 from common.logs import get_logger
 from common.settings import Settings
-from infra.local.invoke import lambda_context
 from order_events.listener import SERVICE, NotForwarded
 from orders.events import LambdaPublisher
+from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 
 PAYLOAD = {"pedidoId": 12, "userEmail": "ana@example.com", "total": Decimal("59.97"),
@@ -30,10 +30,10 @@ def listener(**env):
 @pytest.fixture
 def notification_service():
     """The real notification app on a free port."""
-    from infra.local.gateway import AppServer
     from notifications.wiring import create as app_for
+    from tests.support.served_app import serve
 
-    server = AppServer().serve(app_for(Settings()))
+    server = serve(app_for(Settings()))
     yield server.url
     server.stop()
 

@@ -85,21 +85,3 @@ def test_a_published_event_leaves_nothing_pending(orders_api, order_events, prod
     order = body(orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
     assert [event["pedidoId"] for event in order_events.wait_for(1)] == [order["id"]]
     assert pending_ids(settings_with()) == []
-
-
-
-def test_the_local_stack_sweeps_on_a_timer_too(orders_gateway, order_events, product,
-                                               monkeypatch):
-    from infra.local.sweep import SweepTimer
-
-    lambda_url = os.environ["AWS_ENDPOINT_URL_LAMBDA"]
-    point(monkeypatch, "LAMBDA", closed_port_url())
-    order = body(orders_gateway().post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
-    point(monkeypatch, "LAMBDA", lambda_url)
-    timer = SweepTimer(sweep(settings_with()), get_logger("event-sweep"), every_seconds=0.1)
-    timer.start()
-    try:
-        assert [event["pedidoId"] for event in order_events.wait_for(1)] == [order["id"]]
-    finally:
-        timer.stop()
-    assert pending_ids(settings_with()) == []

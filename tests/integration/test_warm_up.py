@@ -11,7 +11,7 @@ from common import aws
 from common.lambda_init import REHEARSAL
 from common.service_app import create_app
 from common.settings import Settings
-from infra.local.invoke import lambda_context
+from tests.support.fake_lambda import lambda_context
 from tests.support.logs import captured_lines
 
 

@@ -514,7 +514,7 @@ def local_lambda():
     """Lambda's Invoke API, for the orders function's DryRun at init."""
     import logging
 
-    from infra.local.invoke import LocalLambda
+    from tests.support.fake_lambda import LocalLambda
 
     server = LocalLambda({"OrderEventsFunction": lambda event, context: None},
                          logging.getLogger("release")).server.start()

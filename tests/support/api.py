@@ -5,7 +5,7 @@ import json
 from chalice.test import TestHTTPClient
 
 from common import jsonio
-from infra.local.gateway import ApiGatewayLocalGateway, chalice_config
+from infra.chalice_local import ApiGatewayLocalGateway, chalice_config
 from infra.local.tokens import local_token
 
 

@@ -10,8 +10,8 @@ from authorizer.policy import Unauthorized, authorize
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.keys import FixedRing
 from common.settings import ConfigError, Settings
-from infra.local.invoke import lambda_context
 from infra.local.tokens import issue
+from tests.support.fake_lambda import lambda_context
 from tests.support.tokens import BAD_HEADERS, SECRET, make_token
 
 ARN = "arn:aws:execute-api:us-east-1:123456789012:abc123/prod/GET/api/inventario"

@@ -128,3 +128,17 @@ def test_an_issuer_is_fetched_over_https_unless_it_is_this_machine(issuer, accep
     else:
         with pytest.raises(ConfigError, match="JWT_ISSUER"):
             Settings.from_env(env)
+
+
+def test_the_list_of_variables_is_exactly_what_settings_read():
+    from common.settings import VARIABLES
+
+    read = set()
+
+    class Recording(dict):
+        def get(self, key, default=None):
+            read.add(key)
+            return default
+
+    Settings.from_env(Recording())
+    assert read == set(VARIABLES)

@@ -7,7 +7,6 @@ running again; with another payload it is refused; while the first still runs it
 told to retry. A call that fails drops its claim, so only successes are remembered.
 """
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,19 +38,15 @@ class Outcome:
 
 
 class _ClaimTime:
-    """Tells Powertools how long a claim may live: what is left of the current thread's
-    invocation, at most MAX_CLAIM_MILLIS. Per thread, because the local stack runs many
-    invocations at once in one process and Powertools keeps one config object."""
+    """Tells Powertools how long a claim may live: what is left of the invocation, at most
+    MAX_CLAIM_MILLIS (and MAX_CLAIM_MILLIS outside one, as in a test)."""
 
     def __init__(self):
-        self._current = threading.local()
-
-    def invocation(self, context) -> None:
-        self._current.context = context
+        self.context = None
 
     def get_remaining_time_in_millis(self) -> int:
-        context = getattr(self._current, "context", None)
-        remaining = context.get_remaining_time_in_millis() if context is not None else None
+        remaining = (self.context.get_remaining_time_in_millis()
+                     if self.context is not None else None)
         return min(remaining, MAX_CLAIM_MILLIS) if remaining is not None else MAX_CLAIM_MILLIS
 
 
@@ -92,7 +87,7 @@ class Once:
         """`work()` once for `key`; a repeat must bring an equal `payload` (the request's
         fingerprint: common.fingerprints) and gets what `work` returned (a JSON object)
         back. `context`: the invocation's Lambda context."""
-        self._claim_time.invocation(context)
+        self._claim_time.context = context  # one invocation at a time per environment
         try:
             result = self._run(request={"key": key, "payload": payload}, work=work)
         except IdempotencyValidationError:

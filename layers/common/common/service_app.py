@@ -4,7 +4,6 @@ out here in the platform's format (common.responses), and each request is logged
 """
 
 import functools
-import threading
 import time
 
 import jmespath
@@ -37,15 +36,10 @@ CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed"
 
 
 class PlatformApp(Chalice):
-    """A Chalice app that logs each invocation as one line with its Lambda context.
-
-    Chalice keeps the current request on the app: right on Lambda (one request per
-    container at a time), wrong for a threaded local server, where concurrent requests
-    would read each other's. Here it is per thread, as `chalice local` does it.
-    """
+    """A Chalice app that logs each invocation as one line with its Lambda context, and
+    traces it."""
 
     def __init__(self, name: str, logger):
-        self._per_thread = threading.local()
         super().__init__(app_name=name, configure_logs=False)  # our logger writes the line
         self.logger = logger
         self._invoke = tracer.capture_lambda_handler(capture_response=False)(
@@ -55,29 +49,8 @@ class PlatformApp(Chalice):
         # Powertools parses this path on the first request; jmespath keeps it parsed.
         jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
-    @property
-    def current_request(self):
-        return getattr(self._per_thread, "request", None)
-
-    @current_request.setter
-    def current_request(self, value):
-        self._per_thread.request = value
-
-    @property
-    def lambda_context(self):
-        return getattr(self._per_thread, "context", None)
-
-    @lambda_context.setter
-    def lambda_context(self, value):
-        self._per_thread.context = value
-
     def __call__(self, event, context):
-        try:
-            return self._invoke(event, context)
-        finally:
-            # An invocation's keys end with it: a line written between invocations on
-            # this thread (the local gateway's 401) must not carry them.
-            self.logger.thread_safe_clear_keys()
+        return self._invoke(event, context)
 
     def rehearse(self, method: str, route: str, body: str | None = None,
                  query: dict[str, str] | None = None, **path_parameters: str) -> int:
@@ -89,7 +62,13 @@ class PlatformApp(Chalice):
         event = rest_event(method, route, path_parameters=path_parameters, query=query,
                            body=body, request_id=REHEARSAL,
                            authorizer={**SYSTEM.context(), "sub": REHEARSAL})
-        status = Chalice.__call__(self, event, None)["statusCode"]
+        # Its own keys, as Powertools gives every invocation (clear_state): none left by
+        # an earlier request, none left for the next.
+        self.logger.clear_state()
+        try:
+            status = Chalice.__call__(self, event, None)["statusCode"]
+        finally:
+            self.logger.clear_state()
         if status >= 500:
             raise RuntimeError(f"{method} {event['path']} answered {status}")
         return status

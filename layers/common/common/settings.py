@@ -37,7 +37,7 @@ _SECRET_ID = re.compile(r"[A-Za-z0-9/_+=.@:-]{1,2048}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The tables of infra/template.yaml (tests/release holds this list to the template).
 TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
-          "CountersTable", "IdempotencyTable")
+          "CountersTable", "IdempotencyTable", "CircuitBreakersTable")
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -120,6 +120,17 @@ def table_env_var(logical_id: str) -> str:
     stem = logical_id.removesuffix("Table")
     snake = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(stem))
     return f"{snake.upper()}_TABLE"
+
+
+# Every variable Settings.from_env reads (tests/unit/test_settings.py holds the two
+# together): the local runtime passes those a developer sets on to the functions.
+VARIABLES = ("AWS_REGION", "AWS_DEFAULT_REGION", "CORS_ALLOW_ORIGIN", "POWERTOOLS_LOG_LEVEL",
+             "JWT_SECRET", "JWT_SECRET_ID", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_JWKS_URL",
+             "PAGE_TOKEN_KEY", "PAGE_TOKEN_KEY_ID", "INVENTORY_SERVICE_URL",
+             "INVENTORY_FUNCTION", "ORDERS_SERVICE_URL", "ORDERS_FUNCTION", "BREAKER_FAIL_MAX",
+             "BREAKER_RESET_SECONDS", "STOCK_CHECK_TIMEOUT_SECONDS",
+             "NOTIFICATION_SERVICE_URL", "ORDER_EVENTS_FUNCTION", "MAX_RESPONSE_BYTES",
+             "IDEMPOTENCY_TTL_SECONDS", *map(table_env_var, TABLES))
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
-"""A local stand-in for the Lambda Invoke API, so code calls boto3 the same way here as on AWS.
+"""Lambda's Invoke API in the test's own process, answered by callables of the test's:
+for tests that run functions' code in-process and need to see what they invoke (an
+order's event, say). The local stack runs the template's functions for real
+(infra/local/lambdas.py).
 
-The orders function publishes PedidoAprobadoEvent with `lambda.invoke(...,
-InvocationType="Event")`. Locally AWS_ENDPOINT_URL_LAMBDA points here: an Event
-invocation is answered 202 at once and its handler runs on a background thread, as
-Lambda's async queue would; RequestResponse runs it and returns its result.
+An Event invocation is answered 202 at once and its handler runs on a background thread;
+RequestResponse runs it and returns its result.
 """
 
 import json

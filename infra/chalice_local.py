@@ -1,0 +1,159 @@
+"""The gateway app under Chalice's own local server: `chalice local --stage local` (and
+chalice.test in the tests), answering as API Gateway does.
+
+- `chalice local --stage local` is a way to develop: it serves the gateway app in one
+  process against `make emulators` (the `local` stage's environment points at them). Its
+  gateway class is swapped for the one below, which corrects what clients can tell from
+  API Gateway: a bad token is 401 (Chalice's local server drops the connection), the
+  identity validation expression refuses junk headers before the authorizer runs, a path
+  no route has is 403 "Missing Authentication Token", and `;` in an id is part of it.
+- Every other command that loads the app (`chalice deploy`, `chalice package`, ...)
+  stops before it builds or deploys anything: Chalice packages app.py, chalicelib/,
+  vendor/ and requirements.txt, not functions/ or layers/common/, and one function
+  holding every service is not the release's shape either (infra/template.yaml is).
+
+Chalice sets AWS_CHALICE_CLI_MODE for its commands (its documented way for an app to
+tell); which command runs is click's current context, or, in the worker process of
+`chalice local`'s reloader (which serves from a thread, without that context), the
+CHALICE_WORKER variable the reloader sets for `chalice local` alone.
+"""
+
+import os
+import re
+import threading
+import time
+import uuid
+
+import click
+from chalice.config import Config
+from chalice.local import (
+    ForbiddenError,
+    InvalidAuthorizerError,
+    LambdaEventConverter,
+    LocalGateway,
+    LocalGatewayAuthorizer,
+    LocalGatewayException,
+    NotAuthorizedError,
+    RouteMatcher,
+)
+
+from authorizer.policy import Unauthorized
+from common.service_app import log_request
+from infra import template
+
+LOCAL_STAGE = "local"
+RELEASE = ("this project is not deployed with `chalice deploy` or `chalice package`: "
+           "Chalice would package app.py without functions/ and layers/common/, and the "
+           "deployment would fail on import. Release with SAM instead: `make build`, then "
+           "`.venv-sam/bin/sam deploy --config-env dev` (docs/operations.md). To develop: "
+           "`make run`, or `make emulators` and `.venv/bin/chalice local --stage local`.")
+NOT_LOCAL_STAGE = ("`chalice local` needs the `local` stage, which points the gateway at "
+                   "`make emulators`: run `make emulators`, then "
+                   "`.venv/bin/chalice local --stage local`.")
+UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
+NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
+
+
+def _command() -> str | None:
+    if os.environ.get("CHALICE_WORKER"):
+        return "local"
+    context = click.get_current_context(silent=True)
+    return context.command.name if context is not None else None
+
+
+def _stop(message: str) -> None:
+    if threading.current_thread() is threading.main_thread():
+        raise click.ClickException(message)
+    # The reloader's worker serves from a thread: an exception would end the thread and
+    # leave the process waiting for a file change, so end the process.
+    click.echo(f"Error: {message}", err=True)
+    os._exit(2)
+
+
+def check_command() -> None:
+    """Nothing outside the Chalice command line; under it, see the module's text."""
+    if os.environ.get("AWS_CHALICE_CLI_MODE") != "true":
+        return
+    if _command() != "local":
+        _stop(RELEASE)
+    # The local stage's environment is applied before the app is loaded: without its
+    # endpoints, every request would go to real AWS, or fail for want of credentials.
+    if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+        _stop(NOT_LOCAL_STAGE)
+    import chalice.local
+
+    chalice.local.LocalGateway = ApiGatewayLocalGateway
+
+
+def _allowed_origin(app) -> str | None:
+    return getattr(app.api.cors, "allow_origin", None)
+
+
+class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
+    def __init__(self, app_object):
+        super().__init__(app_object)
+        self._app = app_object
+        expression = template.identity_validation()
+        self._identity = re.compile(expression) if expression else None
+
+    def authorize(self, raw_path, lambda_event, lambda_context):
+        started = time.perf_counter()
+        request_id = {"x-amzn-RequestId": lambda_context.aws_request_id}
+        header = (lambda_event.get("headers") or {}).get("authorization")
+        try:
+            if header is not None and self._identity and not self._identity.search(header):
+                # API Gateway's identity validation: refused before the authorizer runs.
+                raise Unauthorized("the Authorization header is not a Bearer token")
+            return super().authorize(raw_path, lambda_event, lambda_context)
+        except NotAuthorizedError:  # Chalice's own, for a missing header
+            reason = "no Authorization header"
+        except LocalGatewayException:
+            raise
+        except Unauthorized as exc:
+            reason = exc.reason
+        except Exception as exc:
+            # Any other authorizer failure is a 500 on API Gateway, never a pass.
+            raise InvalidAuthorizerError(
+                {**request_id, "x-amzn-ErrorType": "AuthorizerConfigurationException"},
+                b'{"message":null}') from exc
+        self._log_refusal(lambda_event, reason, started)
+        headers = {**request_id, "x-amzn-ErrorType": "UnauthorizedException"}
+        origin = _allowed_origin(self._app)
+        if origin:  # the template's GatewayResponses add it on AWS
+            headers["Access-Control-Allow-Origin"] = origin
+        raise NotAuthorizedError(headers, UNAUTHORIZED_BODY) from None
+
+    def _log_refusal(self, event, reason: str, started: float) -> None:
+        """The one log line of a request the authorizer turned away."""
+        context = event["requestContext"]
+        log_request(self._app.logger, started, method=context["httpMethod"],
+                    route=context["resourcePath"], path=context["path"], status=401,
+                    reason=reason, correlation_id=context.get("requestId"))
+
+
+class _WholeSegments(RouteMatcher):
+    def match_route(self, url):
+        matched = super().match_route(url.replace(";", "%3B"))
+        return matched._replace(captured={name: value.replace("%3B", ";")
+                                          for name, value in matched.captured.items()})
+
+
+class ApiGatewayLocalGateway(LocalGateway):
+    def __init__(self, app_object, config):
+        super().__init__(app_object, config)
+        self.event_converter = LambdaEventConverter(_WholeSegments(list(app_object.routes)),
+                                                    app_object.api.binary_types)
+        self._authorizer = ApiGatewayAuthorizer(app_object)
+
+    def _generate_lambda_event(self, method, path, headers, body):
+        try:
+            event = super()._generate_lambda_event(method, path, headers, body)
+        except ValueError:  # no route has this path
+            raise ForbiddenError({"x-amzn-ErrorType": "MissingAuthenticationTokenException"},
+                                 NO_ROUTE_BODY) from None
+        event["requestContext"]["requestId"] = str(uuid.uuid4())
+        return event
+
+
+def chalice_config(app) -> Config:
+    return Config.create(chalice_stage=LOCAL_STAGE, app_name=app.app_name)

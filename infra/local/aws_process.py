@@ -1,0 +1,113 @@
+"""AWS's services for the local stack in a process of their own: the emulator
+(infra/local/emulator.py) with the template's tables and queues, and their data in
+LOCAL_DATA_DIR.
+
+Every DynamoDB call of every function is answered here, as is every request of the stack
+process (its gateways, its Lambda service): in one process they would share one
+interpreter lock, and concurrency would add little. Started by the stack as
+`python -m infra.local.aws_process <port> <region> [<data dir>]`; it prints one JSON line
+when ready (its URL, and what it restored or why it could not) and serves until SIGTERM,
+when it saves the data and stops; or when the stack is gone (its stdin, a pipe from the
+stack, ends: a stack killed outright leaves no emulator behind holding the data).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import boto3
+
+from infra import template
+from infra.local import LOCAL_AWS_ENV
+from infra.local.emulator import emulator
+from infra.local.persistence import DataDir, DataError
+
+# Saved before each id is answered (infra/local/persistence.py): the counters' table.
+WRITE_THROUGH = {"CountersTable"}
+READY_TIMEOUT_SECONDS = 60
+
+
+class AwsProcess:
+    """The emulator's process, as the stack sees it."""
+
+    def __init__(self, port: int, region: str, data_dir: Path | None):
+        args = [sys.executable, "-m", "infra.local.aws_process", str(port), region]
+        if data_dir is not None:
+            args.append(str(data_dir))
+        self.process = subprocess.Popen(
+            args, cwd=Path(__file__).resolve().parents[2], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"}, text=True)
+        line = self.process.stdout.readline()
+        try:
+            ready = json.loads(line)
+        except ValueError:
+            self.stop()
+            raise OSError(f"the AWS emulator did not start: {line.strip()!r}") from None
+        if "error" in ready:
+            self.stop()
+            raise (DataError if ready.get("kind") == "data" else OSError)(ready["error"])
+        self.url: str = ready["url"]
+        self.restored: dict[str, int] = ready.get("restored", {})
+
+    def stop(self) -> None:
+        """Stops it, its data saved."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def _say(message: dict) -> None:
+    print(json.dumps(message), flush=True)
+
+
+def main(argv: list[str]) -> None:
+    port, region = int(argv[0]), argv[1]
+    data = DataDir(Path(argv[2])) if len(argv) > 2 else None
+    stopped = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stopped.set())
+    # Ctrl-C reaches the whole foreground group: the stack stops this one, after its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=lambda: (sys.stdin.read(), stopped.set()), daemon=True,
+                     name="stack-watch").start()
+    try:
+        if data is not None:
+            data.hold()
+        aws = emulator(port).start()
+    except DataError as exc:
+        _say({"error": str(exc), "kind": "data"})
+        return
+    except OSError as exc:
+        _say({"error": f"DYNAMODB_PORT={port}: cannot listen there ({exc.strerror}); is "
+                       "another make run or make emulators using it?"})
+        return
+    for key, value in {**LOCAL_AWS_ENV, "AWS_DEFAULT_REGION": region}.items():
+        os.environ[key] = value
+    template.create_tables(boto3.client("dynamodb", endpoint_url=aws.url))
+    template.create_queues(boto3.client("sqs", endpoint_url=aws.url))
+    restored = {}
+    try:
+        if data is not None:
+            restored = aws.keep_in(data, region, WRITE_THROUGH)
+    except DataError as exc:
+        aws.stop()
+        data.release()
+        _say({"error": str(exc), "kind": "data"})
+        return
+    _say({"url": aws.url, "restored": restored})
+    stopped.wait()
+    aws.stop()
+    if data is not None:
+        data.release()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,164 @@
+"""The template's functions, as the local runtime runs them (infra/template.yaml is the one
+declaration): each one's handler, code folder and layers, its environment with local
+values where the template's come from AWS, its timeout and memory, how much of it may
+run at once, and what Lambda does with its asynchronous invocations.
+
+Local values: a table, a function or a queue is named by its logical id (what the local
+emulators create); a key's secret is left out (locally the keys come from JWT_SECRET and
+PAGE_TOKEN_KEY, or their development defaults); an API's URL is its local server's; a
+parameter is its default, and a condition is evaluated on those, except where LOCAL
+below says otherwise. Any platform variable (common.settings.VARIABLES) set in the
+environment of `make run` is passed on as it is, so a developer can set what a function
+reads (BREAKER_FAIL_MAX=2, say) without editing the template.
+"""
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.settings import VARIABLES
+from infra import template
+
+ROOT = template.TEMPLATE.parent.parent
+# Parameters whose local value is not their default: order events go to the local
+# notification service (on AWS, forwarding is a deployment's choice).
+LOCAL_PARAMETERS = {"ForwardOrderEvents": "true"}
+# How many environments a function without reserved concurrency may have at once.
+DEFAULT_CONCURRENCY = 4
+_API_URL = re.compile(r"https://\$\{(\w+)\}\.execute-api\.")
+
+
+@dataclass(frozen=True)
+class AsyncConfig:
+    """Lambda's handling of an asynchronous invocation that fails: tried again up to
+    `retries` times, dropped past `max_age_seconds`, then sent to `on_failure` (a
+    queue's logical id), if any."""
+
+    retries: int = 2
+    max_age_seconds: int = 6 * 3600
+    on_failure: str | None = None
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str  # its logical id, which is also its local name
+    handler: str  # module.attribute
+    code_dir: Path
+    layer_dirs: tuple[Path, ...]
+    environment: Mapping[str, str]
+    timeout_seconds: float
+    memory_mb: int
+    concurrency: int  # environments at once: its reserved concurrency, or the default
+    asynchronous: AsyncConfig = field(default_factory=AsyncConfig)
+    schedules_seconds: tuple[float, ...] = ()  # rate(...) of its Schedule events
+
+    @property
+    def package(self) -> str:
+        return self.handler.split(".")[0]
+
+
+class _Locally:
+    """Evaluates the template's intrinsic functions with local values."""
+
+    def __init__(self, urls: Mapping[str, str], region: str):
+        loaded = template.load()
+        self.resources = loaded["Resources"]
+        self.parameters = {name: str(LOCAL_PARAMETERS.get(name, spec.get("Default", "")))
+                           for name, spec in loaded.get("Parameters", {}).items()}
+        self.conditions = loaded.get("Conditions", {})
+        self.urls, self.region = urls, region
+
+    def condition(self, name: str) -> bool:
+        return bool(self.value(self.conditions[name]))
+
+    def value(self, node):
+        """The local value of `node`; None where nothing stands locally for it."""
+        if not isinstance(node, dict):
+            return node
+        (function, argument), = node.items()
+        if function == "Ref":
+            if argument == "AWS::NoValue":
+                return None
+            if argument == "AWS::Region":
+                return self.region
+            if argument in self.parameters:
+                return self.parameters[argument]
+            kind = self.resources[argument]["Type"]
+            return None if kind == "AWS::SecretsManager::Secret" else argument
+        if function == "Condition":
+            return self.condition(argument)
+        if function == "Fn::If":
+            name, when_true, when_false = argument
+            return self.value(when_true if self.condition(name) else when_false)
+        if function == "Fn::Equals":
+            return str(self.value(argument[0])) == str(self.value(argument[1]))
+        if function == "Fn::Not":
+            return not self.value(argument[0])
+        if function == "Fn::Or":
+            return any(self.value(item) for item in argument)
+        if function == "Fn::And":
+            return all(self.value(item) for item in argument)
+        if function == "Fn::GetAtt":
+            return argument[0]  # a queue's or function's ARN: its logical id locally
+        if function == "Fn::Sub" and isinstance(argument, str):
+            api = _API_URL.match(argument)
+            if api and api[1] in self.urls:
+                return self.urls[api[1]]
+        raise ValueError(f"no local value for {node}")
+
+
+def _rate_seconds(expression: str) -> float:
+    number, unit = re.fullmatch(r"rate\((\d+) (minutes?|hours?|days?)\)", expression).groups()
+    return int(number) * {"m": 60, "h": 3600, "d": 86400}[unit[0]]
+
+
+def functions(urls: Mapping[str, str], region: str, base_env: Mapping[str, str],
+              environ: Mapping[str, str] = os.environ) -> dict[str, FunctionSpec]:
+    """Every function of the template (of those this stack has), by logical id. `urls`:
+    the local address of each API (its logical id); `base_env`: what every function
+    gets besides its own (the emulators' endpoints, credentials)."""
+    local = _Locally(urls, region)
+    loaded = template.load()
+    defaults = loaded["Globals"]["Function"]
+    layers = {name: ROOT / "infra" / res["Properties"]["ContentUri"]
+              for name, res in template.resources("AWS::Serverless::LayerVersion").items()}
+    found = {}
+    for name, resource in template.resources("AWS::Serverless::Function").items():
+        if "Condition" in resource and not local.condition(resource["Condition"]):
+            continue
+        props = resource["Properties"]
+        own = {**defaults.get("Environment", {}).get("Variables", {}),
+               **props.get("Environment", {}).get("Variables", {})}
+        env = {key: str(value) for key, raw in own.items()
+               if (value := local.value(raw)) is not None}
+        env.update({key: environ[key] for key in VARIABLES if key in environ})
+        reserved = local.value(props.get("ReservedConcurrentExecutions"))
+        config = props.get("EventInvokeConfig", {})
+        on_failure = config.get("DestinationConfig", {}).get("OnFailure", {})
+        found[name] = FunctionSpec(
+            name=name,
+            handler=props["Handler"],
+            code_dir=(ROOT / "infra" / props["CodeUri"]).resolve(),
+            layer_dirs=tuple(layers[layer].resolve() for layer in
+                             template.function_layers(name, _true_conditions(local))
+                             if layer in layers),
+            environment={**base_env, **env, "POWERTOOLS_SERVICE_NAME": env.get(
+                "POWERTOOLS_SERVICE_NAME", name)},
+            timeout_seconds=float(props.get("Timeout", defaults["Timeout"])),
+            memory_mb=int(props.get("MemorySize", defaults["MemorySize"])),
+            concurrency=int(reserved) if reserved else DEFAULT_CONCURRENCY,
+            asynchronous=AsyncConfig(
+                retries=int(config.get("MaximumRetryAttempts", 2)),
+                max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
+                on_failure=local.value(on_failure["Destination"]) if on_failure else None),
+            schedules_seconds=tuple(
+                _rate_seconds(event["Properties"]["Schedule"])
+                for event in props.get("Events", {}).values() if event["Type"] == "Schedule"),
+        )
+    return found
+
+
+def _true_conditions(local: _Locally) -> frozenset[str]:
+    return frozenset(name for name in local.conditions if local.condition(name))

@@ -1,0 +1,148 @@
+"""The local stack's HTTP server: waitress, with what API Gateway's front door does.
+
+waitress gives a real listen backlog, chunked bodies read as bodies, a request-size limit
+enforced before a body is read, and no thread held by a slow client. On top:
+
+- its own answers (a malformed request, a body over the limit, headers too large, a
+  transfer coding it does not implement) in the platform's error format;
+- no connection can keep another out: at the connection limit, the connection that has
+  been idle longest (one that sent nothing, or half a request) is closed to make room, so
+  a thousand idle or half-open connections never block the next client;
+- idle connections closed after HTTP_IDLE_TIMEOUT_SECONDS.
+"""
+
+import socket
+import time
+
+from waitress import wasyncore
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import ErrorTask
+
+from common.responses import error_response
+from common.service_app import MAX_BODY_BYTES
+from infra.local.servers import BackgroundServer
+from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
+
+# How long a stopping server waits for the requests it has received to be answered.
+DRAIN_SECONDS = 5
+# What a chunked body's framing may add to its 1 MiB before waitress stops reading it;
+# the function checks the exact limit (common.service_app).
+CHUNK_FRAMING_ALLOWANCE = 64 * 1024
+# Requests being answered at once; each waits on a function's environment, not the CPU.
+THREADS = 64
+CONNECTION_LIMIT = 2000
+
+
+def platform_error(status: int, code: str, message: str, headers: dict | None = None):
+    """(status, headers, body) of an error in the platform's format."""
+    response = error_response(status, code, message, headers=headers)
+    return status, response.headers, response.body.encode("utf-8")
+
+
+class _PlatformErrorTask(ErrorTask):
+    """waitress's own answers in the platform's error format instead of waitress's text."""
+
+    CODES = {400: "BAD_REQUEST", 413: "PAYLOAD_TOO_LARGE", 431: "HEADERS_TOO_LARGE",
+             501: "NOT_IMPLEMENTED"}
+
+    def execute(self):
+        error = self.request.error
+        message = (f"The body is larger than {MAX_BODY_BYTES} bytes" if error.code == 413
+                   else f"{error.reason}: {error.body}")
+        status, headers, body = platform_error(
+            error.code, self.CODES.get(error.code, "BAD_REQUEST"), message)
+        self.status = f"{status} {error.reason}"
+        self.response_headers.extend(headers.items())
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class _PlatformChannel(HTTPChannel):
+    error_task_class = _PlatformErrorTask
+
+
+def _make_room(server) -> None:
+    """At the connection limit, have the connection idle longest that is not answering a
+    request closed, so that a new client is let in (wraps the server's `readable`).
+
+    It is marked for closing, not closed here: `readable` runs while the loop is listing
+    the sockets to poll, and a socket closed then would leave its number in this round's
+    poll, where the next accepted connection (given the same number) would be taken for
+    it and dropped. Closed by its own channel on the next round, its place is then free.
+    """
+    original = server.readable
+
+    def readable():
+        if server.accepting and len(server._map) >= server.adj.connection_limit:
+            idle = [channel for channel in list(server._map.values())
+                    if isinstance(channel, HTTPChannel) and not channel.requests
+                    and not channel.total_outbufs_len]
+            if idle and not any(channel.will_close for channel in idle):
+                min(idle, key=lambda channel: channel.last_activity).will_close = True
+        return original()
+
+    server.readable = readable
+
+
+class _LateApp:
+    """The WSGI app of a server bound before its app exists."""
+
+    app = None
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
+
+
+class AppServer:
+    """An HTTP server on 127.0.0.1 for one WSGI app.
+
+    The port is bound first and the app given later, because an app may need to know its
+    own URL (a page that names the server's address).
+    """
+
+    def __init__(self, port: int = 0, idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS,
+                 sock: socket.socket | None = None):
+        """Listens on 127.0.0.1:`port`, or on `sock`, a listening socket of the stack's."""
+        self._app = _LateApp()
+        where = {"sockets": [sock]} if sock is not None else {"host": "127.0.0.1", "port": port}
+        self._server = create_server(
+            self._app, **where, threads=THREADS, backlog=1024,
+            connection_limit=CONNECTION_LIMIT, asyncore_use_poll=True,
+            channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
+            max_request_body_size=MAX_BODY_BYTES + CHUNK_FRAMING_ALLOWANCE, ident="")
+        self._server.channel_class = _PlatformChannel
+        _make_room(self._server)  # one listening socket: waitress's server is its own
+        address = (self._server.effective_host, self._server.effective_port)
+        self.background = BackgroundServer(address, self._server.run, self._shutdown,
+                                           f"http-{address[1]}")
+        self.url = self.background.url
+
+    def serve(self, app) -> BackgroundServer:
+        self._app.app = app
+        return self.background.start()
+
+    def close(self) -> None:
+        """Release the port of a server that never started serving."""
+        self._shutdown()
+
+    def _drain(self) -> None:
+        """Take no new connection, and let the requests already received be answered,
+        for DRAIN_SECONDS at most."""
+        self._server.accepting = False
+        # Wake the serving loop from a poll that still includes the listening socket.
+        self._server.trigger.pull_trigger()
+        time.sleep(0.05)
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while time.monotonic() < deadline and any(
+                getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0)
+                for channel in list(self._server._map.values())):
+            time.sleep(0.05)
+
+    def _shutdown(self) -> None:
+        if self.background.serving:
+            self._drain()
+        self._server.close()
+        wasyncore.close_all(self._server._map)
+        self._server.task_dispatcher.shutdown()

@@ -1,0 +1,438 @@
+"""Lambda on a laptop: each function of the template runs in execution environments of its
+own (worker processes, infra/local/runtime.py), each answering one invocation at a time,
+as Lambda runs them.
+
+- A function has a pool of environments, started on demand up to its concurrency (its
+  reserved concurrency, or a small default), kept warm while used and stopped after
+  IDLE_SECONDS without an invocation. The first invocation of a new environment pays its
+  init, as a cold start does on Lambda.
+- An invocation that runs past the function's timeout, or whose environment dies, fails
+  (as Lambda reports it), and that environment is replaced. A function whose code does not
+  import fails its invocations at once: its init error, never a hang.
+- An asynchronous invocation (InvocationType Event) is queued and answered at once; a
+  failed one is tried again `retries` times, after ASYNC_RETRY_SECONDS then twice that,
+  then sent to the function's on-failure destination (a queue in the emulator), as the
+  template's EventInvokeConfig says.
+- When a function's code changes, its environments are replaced (`recycle`): the next
+  invocation starts one with the new code; one under way finishes on the old.
+"""
+
+import contextlib
+import json
+import os
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from multiprocessing.connection import Connection
+from pathlib import Path
+from urllib.parse import unquote
+
+from infra.local.functions import FunctionSpec
+from infra.local.servers import BackgroundServer
+
+IDLE_SECONDS = 600
+INIT_TIMEOUT_SECONDS = 10  # Lambda's limit on an init
+ASYNC_RETRY_SECONDS = 1.0
+
+Log = Callable[[str, str], None]  # (function, line it printed)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How an invocation ended: `result` (its JSON) or `error` (Lambda's error object);
+    `timed_out` when it ran out of time."""
+
+    result: str | None = None
+    error: dict | None = None
+    timed_out: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+def _failure(kind: str, message: str) -> Outcome:
+    return Outcome(error={"errorType": kind, "errorMessage": message})
+
+
+class InitFailed(Exception):
+    def __init__(self, error: dict):
+        super().__init__(error.get("errorMessage", "init failed"))
+        self.error = error
+
+
+class Environment:
+    """One worker process of one function."""
+
+    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log, generation: int):
+        self.spec, self.generation, self._log = spec, generation, log
+        self.last_used = time.monotonic()
+        ours, theirs = socket.socketpair()
+        env = {**spec.environment, "_HANDLER": spec.handler, "LAMBDA_TASK_ROOT": str(task_root),
+               "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
+               "AWS_LAMBDA_FUNCTION_NAME": spec.name,
+               "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+               "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
+               "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "infra.local.runtime", str(theirs.fileno())],
+            env=env, cwd=Path(__file__).resolve().parents[2], pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        theirs.close()
+        self._connection = Connection(ours.detach())
+        for stream in (self.process.stdout, self.process.stderr):
+            threading.Thread(target=self._pass_on, args=(stream,), daemon=True,
+                             name=f"log-{spec.name}").start()
+        self.init_ms = self._wait_until_ready()
+
+    def _pass_on(self, stream) -> None:
+        for raw in stream:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line:
+                self._log(self.spec.name, line)
+
+    def _wait_until_ready(self) -> float:
+        if not self._connection.poll(INIT_TIMEOUT_SECONDS):
+            self.stop()
+            raise InitFailed({"errorType": "Runtime.InitTimeout",
+                              "errorMessage": f"init took more than {INIT_TIMEOUT_SECONDS} s"})
+        try:
+            message = json.loads(self._connection.recv_bytes())
+        except (EOFError, OSError):
+            self.stop()
+            raise InitFailed({"errorType": "Runtime.ExitError",
+                              "errorMessage": "the environment exited during init"}) from None
+        if "init_error" in message:
+            self.stop()
+            raise InitFailed(message["init_error"])
+        return message["ready"]
+
+    def invoke(self, event: str) -> Outcome:
+        deadline = time.time() + self.spec.timeout_seconds
+        try:
+            self._connection.send_bytes(json.dumps(
+                {"event": event, "request_id": str(uuid.uuid4()), "deadline": deadline}
+            ).encode("utf-8"))
+            if not self._connection.poll(self.spec.timeout_seconds):
+                self.stop()
+                return Outcome(error={"errorType": "Runtime.Timeout", "errorMessage":
+                                      f"Task timed out after {self.spec.timeout_seconds:.2f} "
+                                      "seconds"}, timed_out=True)
+            message = json.loads(self._connection.recv_bytes())
+        except (EOFError, OSError):
+            self.stop()
+            return _failure("Runtime.ExitError", "the environment exited during the invocation")
+        finally:
+            self.last_used = time.monotonic()
+        return Outcome(result=message.get("result"), error=message.get("error"))
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        self._connection.close()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class Pool:
+    """A function's execution environments."""
+
+    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log):
+        self.spec, self._task_root, self._log = spec, task_root, log
+        self.generation = 0
+        self._idle: list[Environment] = []
+        self._count = 0  # environments, busy or idle (or starting)
+        self._freed = threading.Condition()
+        self._stopped = False
+
+    def invoke(self, event: str, wait_seconds: float) -> Outcome:
+        """Run one invocation in a free environment (a new one if none is free and the
+        function may have another); wait at most `wait_seconds` for one to free up."""
+        try:
+            environment = self._acquire(wait_seconds)
+        except InitFailed as failed:
+            return Outcome(error=failed.error)
+        if environment is None:
+            return _failure("TooManyRequestsException",
+                            f"{self.spec.name} is at its concurrency ({self.spec.concurrency})")
+        outcome = environment.invoke(event)
+        self._release(environment)
+        return outcome
+
+    def _acquire(self, wait_seconds: float) -> Environment | None:
+        deadline = time.monotonic() + wait_seconds
+        with self._freed:
+            while True:
+                while self._idle:
+                    environment = self._idle.pop()
+                    if environment.alive and environment.generation == self.generation:
+                        return environment
+                    self._retire(environment)
+                if self._count < self.spec.concurrency:
+                    self._count += 1
+                    generation = self.generation
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._stopped:
+                    return None
+                self._freed.wait(remaining)
+        try:
+            return Environment(self.spec, self._task_root, self._log, generation)
+        except BaseException:
+            with self._freed:
+                self._count -= 1
+                self._freed.notify()
+            raise
+
+    def _release(self, environment: Environment) -> None:
+        with self._freed:
+            if environment.alive and environment.generation == self.generation \
+                    and not self._stopped:
+                self._idle.append(environment)
+            else:
+                self._retire(environment)
+            self._freed.notify()
+
+    def _retire(self, environment: Environment) -> None:
+        """Stop one environment (called holding the lock)."""
+        self._count -= 1
+        threading.Thread(target=environment.stop, daemon=True).start()
+
+    def warm(self) -> None:
+        """Start one environment now, if the function has none, so that the first
+        request does not pay the cold start (as provisioned concurrency of one)."""
+        with self._freed:
+            if self._count:
+                return
+        with contextlib.suppress(InitFailed):  # the first invocation will report it
+            environment = self._acquire(0)
+            if environment is not None:
+                self._release(environment)
+
+    def recycle(self) -> None:
+        """Replace every environment: the code changed."""
+        with self._freed:
+            self.generation += 1
+            idle, self._idle = self._idle, []
+            for environment in idle:
+                self._retire(environment)
+
+    def reap(self, idle_seconds: float = IDLE_SECONDS) -> None:
+        """Stop the environments idle for longer than `idle_seconds`."""
+        now = time.monotonic()
+        with self._freed:
+            keep = [e for e in self._idle if now - e.last_used < idle_seconds]
+            for environment in self._idle:
+                if environment not in keep:
+                    self._retire(environment)
+            self._idle = keep
+
+    @property
+    def environments(self) -> int:
+        return self._count
+
+    def processes(self) -> list[int]:
+        with self._freed:
+            return [e.process.pid for e in self._idle if e.alive]
+
+    def stop(self) -> None:
+        with self._freed:
+            self._stopped = True
+            idle, self._idle = self._idle, []
+        for environment in idle:
+            environment.stop()
+
+
+class Deliveries:
+    """The asynchronous invocations of one function: queued, run, tried again on
+    failure, then sent to its on-failure destination."""
+
+    def __init__(self, pool: Pool, send_to_destination: Callable[[str, dict], None],
+                 retry_seconds: float = ASYNC_RETRY_SECONDS):
+        self._pool, self._send = pool, send_to_destination
+        self._retry_seconds = retry_seconds
+        self._queue: queue.Queue = queue.Queue()
+        self._pending = 0
+        self._settled = threading.Condition()
+        self._workers = [threading.Thread(target=self._run, daemon=True,
+                                          name=f"async-{pool.spec.name}")
+                         for _ in range(pool.spec.concurrency)]
+        for worker in self._workers:
+            worker.start()
+
+    def submit(self, event: str) -> None:
+        with self._settled:
+            self._pending += 1
+        self._queue.put((event, 0, time.time()))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            event, attempt, queued_at = item
+            outcome = self._pool.invoke(event, wait_seconds=60)
+            config = self._pool.spec.asynchronous
+            too_old = time.time() - queued_at > config.max_age_seconds
+            if outcome.failed and attempt < config.retries and not too_old:
+                delay = self._retry_seconds * 2 ** attempt
+                timer = threading.Timer(delay, self._queue.put,
+                                        args=((event, attempt + 1, queued_at),))
+                timer.daemon = True
+                timer.start()
+                continue
+            if outcome.failed and config.on_failure:
+                self._send(config.on_failure, _failure_record(
+                    self._pool.spec.name, event, outcome, attempt + 1,
+                    "EventAgeExceeded" if too_old else "RetriesExhausted"))
+            with self._settled:
+                self._pending -= 1
+                self._settled.notify_all()
+
+    def settle(self, timeout: float) -> bool:
+        """Wait until every invocation submitted so far is done or sent on (tests)."""
+        with self._settled:
+            return self._settled.wait_for(lambda: self._pending == 0, timeout)
+
+    def stop(self) -> None:
+        for _ in self._workers:
+            self._queue.put(None)
+
+
+def _failure_record(function: str, event: str, outcome: Outcome, attempts: int,
+                    condition: str) -> dict:
+    """What Lambda sends an on-failure destination: the request and why it failed."""
+    return {"version": "1.0", "timestamp": datetime.now(UTC).isoformat(),
+            "requestContext": {"requestId": str(uuid.uuid4()),
+                               "functionArn": f"arn:aws:lambda:local:000000000000:function:"
+                                              f"{function}:$LATEST",
+                               "condition": condition, "approximateInvokeCount": attempts},
+            "requestPayload": json.loads(event),
+            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST",
+                                "functionError": "Unhandled"},
+            "responsePayload": outcome.error}
+
+
+class LambdaService:
+    """Every function of the stack: invoked by name, synchronously or not."""
+
+    def __init__(self, specs: dict[str, FunctionSpec], task_roots: dict[str, Path], log: Log,
+                 send_to_destination: Callable[[str, dict], None]):
+        self.specs = specs
+        self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
+        self.deliveries = {name: Deliveries(pool, send_to_destination)
+                           for name, pool in self.pools.items()}
+        self._reaper = threading.Thread(target=self._reap, daemon=True, name="reaper")
+        self._stopping = threading.Event()
+        self._reaper.start()
+
+    def function(self, name: str) -> str | None:
+        """The function a FunctionName means: its name, an ARN of it, or either with a
+        qualifier."""
+        name = name.split(":function:")[-1].split(":")[0]
+        return name if name in self.pools else None
+
+    def invoke(self, name: str, event: str, wait_seconds: float = 29) -> Outcome:
+        return self.pools[name].invoke(event, wait_seconds)
+
+    def submit(self, name: str, event: str) -> None:
+        self.deliveries[name].submit(event)
+
+    def warm(self, names) -> None:
+        threads = [threading.Thread(target=self.pools[name].warm) for name in names]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def recycle(self, names) -> None:
+        for name in names:
+            self.pools[name].recycle()
+
+    def _reap(self) -> None:
+        while not self._stopping.wait(30):
+            for pool in self.pools.values():
+                pool.reap()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        for deliveries in self.deliveries.values():
+            deliveries.stop()
+        for pool in self.pools.values():
+            pool.stop()
+
+
+
+_INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+
+
+def endpoint(service: LambdaService, sock: socket.socket | None = None, port: int = 0):
+    """Lambda's Invoke API over HTTP for `service` (AWS_ENDPOINT_URL_LAMBDA points here):
+    what the functions' own Lambda clients call, as on AWS."""
+
+    class Invoke(BaseHTTPRequestHandler):
+        # Keep-alive, as Lambda's endpoint: a function's client reuses its connection
+        # (every answer has a Content-Length), not a new one and a thread per invoke.
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):  # noqa: N802 - http.server's name
+            match = _INVOKE_PATH.match(self.path.split("?")[0])
+            length = int(self.headers.get("Content-Length") or 0)
+            payload = self.rfile.read(length).decode("utf-8") if length else "{}"
+            name = service.function(unquote(match["name"])) if match else None
+            if name is None:
+                self._send(404, {"Type": "User", "Message": "Function not found"},
+                           {"x-amzn-ErrorType": "ResourceNotFoundException"})
+                return
+            invocation = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
+            if invocation == "DryRun":
+                self._send(204, None)  # the caller may invoke it; nothing runs
+            elif invocation == "Event":
+                service.submit(name, payload)
+                self._send(202, None)
+            else:
+                outcome = service.invoke(name, payload)
+                if outcome.error and outcome.error["errorType"] == "TooManyRequestsException":
+                    self._send(429, {"Type": "User", "message": outcome.error["errorMessage"]},
+                               {"x-amzn-ErrorType": "TooManyRequestsException"})
+                elif outcome.failed:
+                    self._send(200, outcome.error, {"X-Amz-Function-Error": "Unhandled"})
+                else:
+                    self._send(200, None, raw=(outcome.result or "null").encode("utf-8"))
+
+        def _send(self, status, body, headers=None, raw: bytes | None = None):
+            data = raw if raw is not None else (
+                b"" if body is None else json.dumps(body).encode("utf-8"))
+            self.send_response(status)
+            for key, value in {"Content-Type": "application/json",
+                               "X-Amz-Executed-Version": "$LATEST", **(headers or {})}.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Invoke, bind_and_activate=sock is None)
+    if sock is not None:
+        server.socket.close()
+        server.socket, server.server_address = sock, sock.getsockname()
+    server.daemon_threads = True
+    return BackgroundServer.of(server, "local-lambda")

@@ -1,0 +1,157 @@
+"""The local stack runs the template as Lambda does (infra/local/lambdas.py): what that
+changes, seen from outside. Each test starts a stack of its own, on free ports."""
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+
+from infra.local.http_server import CONNECTION_LIMIT
+from tests.support.checkout import copy_checkout
+from tests.support.stack_client import token
+from tests.support.stack_process import ROOT, StackClient, StackProcess
+
+PRODUCT = {"nombre": "Caja", "precioUnitario": 2.5, "stockActual": 10_000, "umbralMinimo": 0}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def started(env: dict | None = None, root=ROOT) -> tuple[StackProcess, StackClient]:
+    stack = StackProcess(env, root=root).start()
+    return stack, StackClient(stack, token())
+
+
+def order(http: StackClient, product_id: int) -> requests.Response:
+    return http.gateway("POST", "/api/pedidos", json={
+        "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana",
+        "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product_id,
+        "cantidad": 1, "total": 2.5})
+
+
+def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
+    """The stock check runs in the inventory's own environments: the orders holding the
+    orders function's capacity never make it wait on that capacity."""
+    stack, http = started()
+    try:
+        product = http.gateway("POST", "/api/inventario", json={"sku": "BURST-1",
+                                                                **PRODUCT}).json()
+        with ThreadPoolExecutor(80) as pool:
+            answers = list(pool.map(lambda _: order(http, product["id"]), range(80)))
+        statuses = [answer.status_code for answer in answers]
+        assert statuses == [201] * 80, [a.text for a in answers if a.status_code != 201][:3]
+        assert order(http, product["id"]).status_code == 201
+        assert len({answer.json()["id"] for answer in answers}) == 80
+    finally:
+        stack.stop()
+
+
+def test_an_inventory_outage_costs_at_most_fail_max_fallbacks_across_all_environments(
+        tmp_path):
+    """Every environment of the orders function shares the breaker (CircuitBreakersTable):
+    an outage opens it after BREAKER_FAIL_MAX failures in all, not in each."""
+    copy = copy_checkout(tmp_path)
+    stack, http = started({"RELOAD": "1", "BREAKER_FAIL_MAX": "3",
+                           "BREAKER_RESET_SECONDS": "300"}, root=copy)
+    try:
+        product = http.gateway("POST", "/api/inventario", json={"sku": "OUTAGE-1",
+                                                                **PRODUCT}).json()
+        assert order(http, product["id"]).status_code == 201
+        # The outage: the inventory's code stops importing, so every stock check fails.
+        routes = copy / "functions/inventory/routes.py"
+        routes.write_text(routes.read_text() + "\ndef broken(:\n")
+        stack.wait_for_line(lambda line: "code changed" in line, timeout=30)
+        with ThreadPoolExecutor(8) as pool:  # twice the orders function's environments
+            answers = list(pool.map(lambda _: order(http, product["id"]), range(40)))
+        codes = [answer.json().get("error") for answer in answers]
+        assert set(codes) <= {"STOCK_NOT_CONFIRMED", "INVENTORY_UNAVAILABLE"}, codes
+        assert codes.count("STOCK_NOT_CONFIRMED") <= 3, codes
+        assert order(http, product["id"]).json()["error"] == "INVENTORY_UNAVAILABLE"
+    finally:
+        stack.stop()
+
+
+class Recorder(BaseHTTPRequestHandler):
+    received: list = []
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).received.append(json.loads(body))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+
+def dead_letters(stack: StackProcess, action: str) -> subprocess.CompletedProcess:
+    ports = {"DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1],
+             "LAMBDA_PORT": stack.lambda_url.rsplit(":", 1)[1]}
+    return subprocess.run([sys.executable, "-m", "infra.dead_letters", action], cwd=ROOT,
+                          env={**stack.env, **ports}, capture_output=True, text=True,
+                          timeout=60, check=True)
+
+
+def test_an_event_placed_while_notifications_are_down_waits_in_the_dead_letter_queue_and_is_redriven():  # noqa: E501
+    port = free_port()  # nothing listens there yet: the notification service is down
+    stack, http = started({"NOTIFICATION_SERVICE_URL": f"http://127.0.0.1:{port}"})
+    try:
+        product = http.gateway("POST", "/api/inventario", json={"sku": "DLQ-1",
+                                                                **PRODUCT}).json()
+        placed = order(http, product["id"]).json()
+        # Tried, then tried twice more with backoff, then sent to the queue.
+        stack.wait_for_line(lambda line: "dead-letter queue" in line, timeout=60)
+        listed = [json.loads(line) for line in dead_letters(stack, "list").stdout.splitlines()]
+        assert len(listed) == 1 and listed[0]["attempts"] == 3
+        assert listed[0]["event"]["pedidoId"] == placed["id"]
+        # The notification service comes back; redriving delivers the event, once.
+        Recorder.received = []
+        server = ThreadingHTTPServer(("127.0.0.1", port), Recorder)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            redriven = dead_letters(stack, "redrive")
+            assert "1 event sent back" in redriven.stderr
+            deadline = time.monotonic() + 30
+            while not Recorder.received:
+                assert time.monotonic() < deadline, stack.output()
+                time.sleep(0.1)
+            assert [event["pedidoId"] for event in Recorder.received] == [placed["id"]]
+            assert dead_letters(stack, "list").stdout == ""
+        finally:
+            server.shutdown()
+            server.server_close()
+    finally:
+        stack.stop()
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /api/inventario HTTP/1.1\r\nHost: x\r\n"])
+def test_idle_and_half_open_connections_past_the_limit_never_block_the_next_client(sent):
+    stack, http = started()
+    held = []
+    try:
+        for _ in range(CONNECTION_LIMIT + 100):
+            sock = socket.create_connection(("127.0.0.1", int(stack.gateway.rsplit(":", 1)[1])))
+            if sent:
+                sock.sendall(sent)
+            held.append(sock)
+        started_at = time.monotonic()
+        answer = http.gateway("GET", "/api/inventario")
+        assert answer.status_code == 200
+        assert time.monotonic() - started_at < 5
+    finally:
+        for sock in held:
+            sock.close()
+        stack.stop()

@@ -1,0 +1,197 @@
+"""The local Lambda service (infra/local/lambdas.py) with real execution environments:
+worker processes running a probe function written per test into a folder of its own."""
+
+import json
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from infra.local.functions import AsyncConfig, FunctionSpec
+from infra.local.lambdas import Deliveries, Pool
+
+PROBE = """
+import json, os, pathlib, time
+
+INIT_PID = os.getpid()
+STATE = pathlib.Path(os.environ["PROBE_STATE"])
+
+
+def handler(event, context):
+    if event.get("sleep"):
+        time.sleep(event["sleep"])
+    if event.get("exit"):
+        os._exit(3)
+    if event.get("fail_times") is not None:
+        tries = int(STATE.read_text()) if STATE.exists() else 0
+        STATE.write_text(str(tries + 1))
+        if tries < event["fail_times"]:
+            raise RuntimeError(f"try {tries + 1} fails")
+    return {"pid": INIT_PID, "version": VERSION,
+            "remaining": context.get_remaining_time_in_millis()}
+"""
+
+
+def write_probe(code_dir: Path, version: str = "1", extra: str = "") -> None:
+    (code_dir / "probe.py").write_text(PROBE + f"\nVERSION = {version!r}\n" + extra)
+
+
+@pytest.fixture
+def probe(tmp_path):
+    code_dir = tmp_path / "code"
+    code_dir.mkdir()
+    write_probe(code_dir)
+    lines: list[tuple[str, str]] = []
+    pools: list[Pool] = []
+
+    def make(timeout: float = 5, concurrency: int = 2, retries: int = 2) -> Pool:
+        spec = FunctionSpec(
+            name="ProbeFunction", handler="probe.handler", code_dir=code_dir, layer_dirs=(),
+            environment={"PROBE_STATE": str(tmp_path / "tries"), "AWS_REGION": "us-east-1"},
+            timeout_seconds=timeout, memory_mb=128, concurrency=concurrency,
+            asynchronous=AsyncConfig(retries=retries, on_failure="ProbeDeadLetters"))
+        pool = Pool(spec, code_dir, lambda function, line: lines.append((function, line)))
+        pools.append(pool)
+        return pool
+
+    make.code_dir, make.lines, make.state = code_dir, lines, tmp_path / "tries"
+    yield make
+    for pool in pools:
+        pool.stop()
+
+
+def invoke(pool: Pool, event: dict, wait: float = 10):
+    return pool.invoke(json.dumps(event), wait_seconds=wait)
+
+
+def test_an_environment_answers_and_is_reused_while_warm(probe):
+    pool = probe()
+    first, second = invoke(pool, {}), invoke(pool, {})
+    assert not first.failed and not second.failed
+    assert json.loads(first.result)["pid"] == json.loads(second.result)["pid"]
+    assert 0 < json.loads(first.result)["remaining"] <= 5000  # the function's timeout
+    assert pool.environments == 1
+
+
+def test_code_that_does_not_import_fails_at_once_every_time(probe):
+    probe.code_dir.joinpath("probe.py").write_text("def handler(event, context):\n  return (\n")
+    pool = probe()
+    for _ in range(2):
+        started = time.monotonic()
+        outcome = invoke(pool, {})
+        assert time.monotonic() - started < 5  # an interpreter's start, never a hang
+        assert outcome.failed and outcome.error["errorType"] == "SyntaxError"
+    assert pool.environments == 0
+
+
+def test_an_invocation_past_the_timeout_fails_and_its_environment_is_replaced(probe):
+    pool = probe(timeout=1)
+    before = json.loads(invoke(pool, {}).result)["pid"]
+    outcome = invoke(pool, {"sleep": 3})
+    assert outcome.timed_out and outcome.error["errorType"] == "Runtime.Timeout"
+    after = invoke(pool, {})
+    assert not after.failed and json.loads(after.result)["pid"] != before
+
+
+def test_an_environment_that_dies_fails_its_invocation_and_is_replaced(probe):
+    pool = probe()
+    before = json.loads(invoke(pool, {}).result)["pid"]
+    outcome = invoke(pool, {"exit": True})
+    assert outcome.failed and outcome.error["errorType"] == "Runtime.ExitError"
+    after = invoke(pool, {})
+    assert not after.failed and json.loads(after.result)["pid"] != before
+
+
+def test_a_handler_that_raises_reports_its_error_and_keeps_its_environment(probe):
+    pool = probe()
+    before = json.loads(invoke(pool, {}).result)["pid"]
+    probe.state.write_text("0")
+    outcome = invoke(pool, {"fail_times": 1})
+    assert outcome.error["errorType"] == "RuntimeError"
+    assert outcome.error["errorMessage"] == "try 1 fails"
+    assert json.loads(invoke(pool, {}).result)["pid"] == before
+
+
+def test_each_environment_runs_one_invocation_at_a_time_up_to_the_concurrency(probe):
+    pool = probe(concurrency=2)
+    outcomes = []
+    busy = [threading.Thread(target=lambda: outcomes.append(invoke(pool, {"sleep": 1.5})))
+            for _ in range(2)]
+    for thread in busy:
+        thread.start()
+    time.sleep(1)
+    refused = invoke(pool, {}, wait=0)
+    for thread in busy:
+        thread.join()
+    assert refused.failed and refused.error["errorType"] == "TooManyRequestsException"
+    assert len({json.loads(outcome.result)["pid"] for outcome in outcomes}) == 2
+    # Once one is free, a waiting invocation takes it.
+    assert not invoke(pool, {}, wait=5).failed
+
+
+def test_recycling_replaces_the_environments_with_the_new_code(probe):
+    pool = probe()
+    assert json.loads(invoke(pool, {}).result)["version"] == "1"
+    # (A new size: Python trusts a cached .pyc whose source has the same size and second.)
+    write_probe(probe.code_dir, version="2.0")
+    pool.recycle()
+    assert json.loads(invoke(pool, {}).result)["version"] == "2.0"
+    assert pool.environments == 1
+
+
+def test_idle_environments_are_stopped_and_the_next_invocation_starts_one(probe):
+    pool = probe()
+    invoke(pool, {})
+    pool.reap(idle_seconds=0)
+    assert pool.environments == 0
+    assert not invoke(pool, {}).failed
+
+
+def test_what_a_function_prints_is_its_log(probe):
+    write_probe(probe.code_dir, extra=textwrap.dedent("""
+        print("init says hello")
+    """))
+    pool = probe()
+    invoke(pool, {})
+    deadline = time.monotonic() + 5
+    while ("ProbeFunction", "init says hello") not in probe.lines:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+class Destination:
+    def __init__(self):
+        self.records: list[tuple[str, dict]] = []
+
+    def __call__(self, name: str, record: dict) -> None:
+        self.records.append((name, record))
+
+
+def test_a_failed_asynchronous_invocation_is_tried_again_until_it_succeeds(probe):
+    pool, destination = probe(), Destination()
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05)
+    probe.state.write_text("0")
+    deliveries.submit(json.dumps({"fail_times": 2}))
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert probe.state.read_text() == "3"  # two failures, then the success
+    assert destination.records == []
+
+
+def test_one_that_keeps_failing_goes_to_the_on_failure_destination_with_its_event(probe):
+    pool, destination = probe(retries=2), Destination()
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05)
+    probe.state.write_text("0")
+    event = {"fail_times": 99, "orderId": 7}
+    deliveries.submit(json.dumps(event))
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert probe.state.read_text() == "3"  # the invocation and its two retries
+    [(queue, record)] = destination.records
+    assert queue == "ProbeDeadLetters"
+    assert record["requestPayload"] == event
+    assert record["requestContext"]["condition"] == "RetriesExhausted"
+    assert record["requestContext"]["approximateInvokeCount"] == 3
+    assert record["responsePayload"]["errorMessage"] == "try 3 fails"

@@ -161,6 +161,11 @@ bench-costs: $(READY)
 bench-cold-start: $(SAM_READY)
 	@$(PY) bench/cold_start.py
 
+# Tracing's share of a cold start: X-Ray's SDK (today's) against OpenTelemetry setups, in a
+# scratch venv (docs/tracing.md).
+bench-tracing: $(READY)
+	@$(PY) bench/tracing.py
+
 # A fresh clone with empty package caches: `make run` until Ready, and `make test`'s
 # installs (REF=<commit> for another commit; a few minutes).
 bench-install: $(READY)

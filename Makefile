@@ -14,28 +14,93 @@ export SAM_CLI_TELEMETRY := 0
 # validate must expand them (samconfig.toml says the same for commands run from the root).
 export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive clean
+# uv installs both venvs from the locks, checking every file against its hash; the venv's
+# own pip only bootstraps uv, itself pinned with its hashes (requirements-uv.txt). uv reads
+# no pip configuration: packages come from PyPI alone. It trusts the system's certificate
+# store (a proxy's CA included), and uses the Python it is given, never one it downloads.
+UV := $(VENV)/bin/uv
+UV_SYNC := $(UV) pip sync --quiet --require-hashes
+export UV_SYSTEM_CERTS := 1
+export UV_PYTHON_DOWNLOADS := never
+# --isolated: pip reads no per-user configuration or PIP_* variables either (extra indexes);
+# the machine's (/etc/pip.conf: its CA bundle) still applies, as does SSL_CERT_FILE.
+PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
+	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
+
+.PHONY: run emulators reset test test-unit token lint lock validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
-$(READY): requirements.txt requirements-dev.txt layers/common/requirements.txt \
-		layers/crypto/requirements.txt
-	@if test -x $(PY); then echo "Updating .venv: the requirements changed." >&2; \
-	else echo "Creating .venv and installing dependencies, about a minute, once." >&2; \
-		$(PYTHON) -m venv $(VENV) >&2; fi
-	@$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt >&2
+FIRST_RUN := Creating .venv and installing dependencies, about 15 seconds, once.
+$(UV): | requirements-uv.txt
+	@if ! test -x $(PY); then echo "$(FIRST_RUN)" >&2; $(PYTHON) -m venv $(VENV) >&2; fi
+	@$(PIP_BOOTSTRAP) -r requirements-uv.txt >&2
+
+# Exactly the lock: what it does not list is removed (uv included: the lock pins it too).
+$(READY): requirements-dev.txt | $(UV)
+	@if test -f $@; then echo "Updating .venv: the requirements changed." >&2; fi
+	@$(UV_SYNC) --python $(PY) requirements-dev.txt >&2
 	@# functions/ and layers/common/ are import roots, as they are on Lambda (handler dir + layer).
 	@printf '%s\n' "$(CURDIR)" "$(CURDIR)/functions" "$(CURDIR)/layers/common" \
 		> "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/logistics.pth"
 	@touch $@
 
-$(SAM_READY): requirements-sam.txt
+# The SAM CLI's venv, installed by .venv's uv.
+$(SAM_READY): requirements-sam.txt | $(READY)
 	@if ! test -x $(SAM_VENV)/bin/python; then echo "Creating .venv-sam (the SAM CLI, for \
-	the release checks) and installing it, about a minute, once." >&2; \
-		$(PYTHON) -m venv $(SAM_VENV) >&2; fi
-	@$(SAM_VENV)/bin/pip install --quiet --no-compile --disable-pip-version-check \
-		-r requirements-sam.txt >&2
+	the release checks) and installing it, a few seconds, once." >&2; \
+		$(UV) venv --quiet --clear --python $(PYTHON) $(SAM_VENV) >&2; fi
+	@$(UV_SYNC) --python $(SAM_VENV)/bin/python requirements-sam.txt >&2
 	@touch $@
+
+# Never in a layer: chalice's command line and packaging tools (click, inquirer and theirs,
+# pip, setuptools, wheel, pyyaml) and cffi's build-time parser; no function imports them,
+# and tests/release checks that every package of a layer is imported by some function.
+NOT_DEPLOYED := click inquirer pip setuptools wheel pyyaml pycparser
+# The crypto layer's roots (the authorizer's alone): PyJWT's RS256 backend.
+CRYPTO_LAYER := cryptography
+COMPILE = $(UV) pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
+
+# Resolve pyproject.toml and requirements-sam.in again into the locks, keeping every pin
+# that still fits (UPGRADE=1: the newest that fit), and export the layers' lists from the
+# runtime lock. tests/unit/test_locks.py fails when a lock or a layer's list drifts.
+lock: | $(UV)
+	@$(COMPILE) --group pyproject.toml:installer -o requirements-uv.txt
+	@$(call describe,requirements-uv.txt,uv: the installer of both venvs. make bootstraps it with \
+		pip in .venv from this file; requirements-dev.txt pins it too (uv pip sync keeps it).)
+	@$(COMPILE) pyproject.toml --excludes <(printf '%s\n' $(NOT_DEPLOYED)) -o requirements.txt
+	@$(call describe,requirements.txt,The runtime: what the functions import at run time$(,) \
+		the whole closure of the dependencies in pyproject.toml less $(NOT_DEPLOYED). The Lambda \
+		layers hold exactly this (layers/*/requirements.txt are exported from it). Chalice \
+		packages whatever this file lists$(,) so no development tool belongs here.)
+	@$(COMPILE) pyproject.toml --group dev -c requirements.txt -o requirements-dev.txt
+	@$(call describe,requirements-dev.txt,.venv: the local stack and the tests (the dev group of \
+		pyproject.toml) on top of the runtime$(,) at the versions of the runtime lock.)
+	@$(COMPILE) requirements-sam.in -o requirements-sam.txt
+	@$(call describe,requirements-sam.txt,.venv-sam: the SAM CLI (requirements-sam.in).)
+	@$(call export_layer,common,pyproject.toml,$(NOT_DEPLOYED) $(CRYPTO_LAYER),\
+		the runtime lock less the crypto layer)
+	@$(call export_layer,crypto,<(printf '%s\n' $(CRYPTO_LAYER)),$(NOT_DEPLOYED),\
+		$(CRYPTO_LAYER) and what it needs at run time)
+
+, := ,
+# $(1) a file, $(2) what it holds: a comment above uv's header, which names `make lock`.
+define describe
+{ echo '$(strip $(2))' | fold -s -w 88 | sed 's/^/# /; s/ *$$//'; cat $(1); } > $(1).tmp && \
+	mv $(1).tmp $(1)
+endef
+
+# $(1) layer, $(2) what it holds, $(3) excluded, $(4) its description: the runtime lock's
+# entries (versions and hashes) for those packages, as `sam build` installs them.
+define export_layer
+$(UV) pip compile --quiet --universal --python-version 3.11 --generate-hashes --no-header \
+	--no-annotate $(2) -c requirements.txt --excludes <(printf '%s\n' $(3)) \
+	-o layers/$(1)/requirements.txt
+@$(call describe,layers/$(1)/requirements.txt,The $(1) layer: $(strip $(4))$(,) exported from \
+	requirements.txt by make lock: do not edit. layers/$(1)/Makefile installs it with \
+	--no-deps.)
+endef
 
 # Everything: the gateway, the notification service and the emulators; data kept in
 # LOCAL_DATA_DIR (default .local-data), the apps restarted when their code changes.
@@ -108,10 +173,25 @@ bench-costs: $(READY)
 bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
 
+# Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
+# and the local stack's memory with every function warm.
+bench-concurrency: $(READY)
+	@$(PY) bench/concurrency.py
+
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.
 bench-cold-start: $(SAM_READY)
 	@$(PY) bench/cold_start.py
+
+# Tracing's share of a cold start: X-Ray's SDK (today's) against OpenTelemetry setups, in a
+# scratch venv (docs/tracing.md).
+bench-tracing: $(READY)
+	@$(PY) bench/tracing.py
+
+# A fresh clone with empty package caches: `make run` until Ready, and `make test`'s
+# installs (REF=<commit> for another commit; a few minutes).
+bench-install: $(READY)
+	@$(PY) bench/install.py $(if $(REF),--ref $(REF))
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache

@@ -2,8 +2,9 @@
 
 They are pages of the local server, not Chalice routes: the deployed API does not serve
 them, and the template's API events stay exactly the Chalice routes. The page is
-Swagger UI from the swagger-ui-py package, served from here, so it works offline; its
-Content-Security-Policy lets the browser load nothing from anywhere else.
+Swagger UI as Powertools bundles it (a runtime dependency already), served from here, so
+it works offline; its Content-Security-Policy lets the browser load nothing from anywhere
+else.
 """
 
 import importlib.util
@@ -18,11 +19,10 @@ DOCUMENT = ROOT / "docs" / "openapi.yaml"
 SPEC_PATH = "/openapi.json"
 PAGE_PATH = "/docs"
 ASSETS_PATH = "/docs/assets/"
-# The Swagger UI files the page uses (swagger-ui-py ships Swagger UI 5, which renders
-# OpenAPI 3.1; the swagger-ui-bundle package is still on 4, which cannot).
-ASSETS = {"swagger-ui.css": "text/css; charset=utf-8",
-          "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-          "favicon-32x32.png": "image/png"}
+# The Swagger UI files the page uses, by the names Powertools gives them (its Swagger UI
+# 5 renders OpenAPI 3.1).
+ASSETS = {"swagger-ui.min.css": "text/css; charset=utf-8",
+          "swagger-ui-bundle.min.js": "text/javascript; charset=utf-8"}
 # validatorUrl: Swagger UI's default would send the document to an online validator.
 INITIALIZER = f"""window.ui = SwaggerUIBundle({{
   url: "{SPEC_PATH}",
@@ -37,12 +37,13 @@ PAGE = f"""<!DOCTYPE html>
 <head>
   <meta charset="utf-8">
   <title>Logistics platform API</title>
-  <link rel="stylesheet" href="{ASSETS_PATH}swagger-ui.css">
-  <link rel="icon" type="image/png" href="{ASSETS_PATH}favicon-32x32.png">
+  <link rel="stylesheet" href="{ASSETS_PATH}swagger-ui.min.css">
+  <!-- An empty icon, inline: the browser asks the gateway for no /favicon.ico. -->
+  <link rel="icon" href="data:,">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="{ASSETS_PATH}swagger-ui-bundle.js"></script>
+  <script src="{ASSETS_PATH}swagger-ui-bundle.min.js"></script>
   <script src="{ASSETS_PATH}init.js"></script>
 </body>
 </html>
@@ -69,8 +70,9 @@ def document(gateway_url: str, notification_url: str) -> dict:
 
 
 def _swagger_ui_assets() -> Path:
-    # Located without importing it: the package's own code is for frameworks we do not use.
-    return Path(importlib.util.find_spec("swagger_ui").submodule_search_locations[0]) / "static"
+    # Located without importing Powertools' event handler, whose code this page does not use.
+    package = importlib.util.find_spec("aws_lambda_powertools").submodule_search_locations[0]
+    return Path(package) / "event_handler" / "openapi" / "swagger_ui"
 
 
 def pages(gateway_url: str, notification_url: str) -> dict[str, Page]:

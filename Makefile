@@ -11,7 +11,7 @@ SAM_READY := $(SAM_VENV)/.ready
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
+.PHONY: run emulators reset test test-unit token lint validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -54,10 +54,19 @@ token: $(READY)
 lint: $(READY)
 	@$(PY) -m ruff check .
 
-# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP) and release
-# (tests/release runs sam build and sam validate from .venv-sam).
-test: lint $(SAM_READY)
+# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP, the console in
+# Chromium) and release (tests/release runs sam build and sam validate from .venv-sam).
+test: lint $(SAM_READY) chromium
 	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+
+# The console's tests drive Debian's Chromium (docs/console.md): installed when missing
+# where this can (root, apt-get); elsewhere the tests say how to install it.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if ! test -x $(CHROMIUM) && test "$$(id -u)" = 0 && command -v apt-get >/dev/null; then \
+		echo "Installing Chromium (Debian's, for the console's browser tests), once." >&2; \
+		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium >&2; fi
 
 # The rules and use cases alone, no I/O: seconds, for the edit-test loop.
 test-unit: $(READY)

@@ -22,7 +22,7 @@ from aws_lambda_powertools.logging.utils import copy_config_to_registered_logger
 from app import create_gateway
 from common.logs import get_logger
 from common.settings import Settings
-from infra.local import APPS_READY, docs
+from infra.local import APPS_READY, console, docs
 from infra.local.gateway import AppServer
 from infra.local.invoke import LocalLambda
 from infra.local.sweep import SweepTimer
@@ -52,7 +52,8 @@ def serve(args: argparse.Namespace) -> list:
     if args.gateway_fd is not None:
         gateway = AppServer(idle_timeout=idle, sock=_listening(args.gateway_fd))
         stoppers.append(gateway.serve(create_gateway(settings),
-                                      docs.pages(gateway.url, notifications.url)).stop)
+                                      {**docs.pages(gateway.url, notifications.url),
+                                       **console.pages()}).stop)
         # The orders' events left pending (their publish failed) go out, as on AWS.
         sweep_logger = get_logger("event-sweep")
         stoppers.append(SweepTimer(Sweep(settings, sweep_logger), sweep_logger).start().stop)

@@ -28,7 +28,7 @@ import boto3
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import APPS_READY, LOCAL_AWS_ENV, docs
+from infra.local import APPS_READY, LOCAL_AWS_ENV, console, docs
 from infra.local.emulator import emulator
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
@@ -174,7 +174,8 @@ def _banner(stack: LocalStack) -> list[str]:
         lines += [f"Gateway:       {url}  (e.g. {url}/api/inventario)",
                   f"Notifications: {stack.notification_url}/notificaciones",
                   f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: "
-                  f"{url}{docs.SPEC_PATH})"]
+                  f"{url}{docs.SPEC_PATH})",
+                  f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)"]
     else:
         lines += [f"Notifications: {stack.notification_url}/notificaciones",
                   "Gateway:       not served here: in another terminal run "

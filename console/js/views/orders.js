@@ -155,8 +155,11 @@ export function render(main, ctx, params) {
     form.reset();
     clearFieldErrors(form);
     totalTyped = false;
-    if (customer) form.elements.namedItem("userId").value = session.userId ?? "";
-    if (session.sub.includes("@")) form.elements.namedItem("userEmail").value = session.sub;
+    // A customer orders for themselves; an operator for whichever customer is calling.
+    if (customer) {
+      form.elements.namedItem("userId").value = session.userId ?? "";
+      if (session.sub.includes("@")) form.elements.namedItem("userEmail").value = session.sub;
+    }
   }
 
   function orderForm() {

@@ -13,7 +13,9 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 def test_the_screenshots_script_writes_every_screenshot_the_docs_show(tmp_path):
     shots = take(tmp_path)
-    assert {shot.name for shot in shots} == {path.name for path in OUT.glob("*.png")}
+    # Every screenshot the docs show (customer-orders.png only once the gateway applies
+    # roles: the script says so and takes it then).
+    assert {path.name for path in OUT.glob("*.png")} <= {shot.name for shot in shots}
     for shot in shots:
         width, height = _png_size(shot.read_bytes())
         assert width == (375 if shot.name.startswith("phone") else 1280), shot.name

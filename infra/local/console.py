@@ -40,7 +40,7 @@ def pages() -> dict[str, Page]:
     served = {f"{PAGE_PATH}/{name}": Page(CONTENT_TYPES[path.suffix], path.read_bytes(),
                                           HEADERS)
               for name, path in files().items()}
-    index = served.pop(f"{PAGE_PATH}/index.html")
+    index = served[f"{PAGE_PATH}/index.html"]
     # The page at /console, and at /console/ for whoever types the slash; its files are
     # named from the root (/console/js/...), so either works.
     served[PAGE_PATH] = served[f"{PAGE_PATH}/"] = index

@@ -15,9 +15,10 @@ function randomText(length) {
   return base64Url(crypto.getRandomValues(new Uint8Array(length)));
 }
 
-/** Where the hosted page sends the user back: this page, without query or fragment. */
+/** Where the hosted page sends the user back: the page's one address, the client's
+ * callback URL (infra/template.yaml), even when it was opened as "/" on CloudFront. */
 export function redirectUri() {
-  return window.location.origin + window.location.pathname;
+  return `${window.location.origin}/console`;
 }
 
 /** Go to the hosted sign-in page. */

@@ -80,7 +80,8 @@ function signedIn(token) {
   keep(session);
   showWho();
   const welcome = `Signed in as ${session.sub} (${session.role}).`;
-  if (!window.location.hash) window.location.hash = "catalog";
+  // Without firing hashchange, which would render (and load) the section twice.
+  if (!window.location.hash) window.history.replaceState(null, "", "#catalog");
   render();
   say(welcome);
 }

@@ -3,8 +3,11 @@ local stack (`python -m infra.local.stack`, started here on free ports): signing
 the catalog, orders through their lifecycle, shipments, what each role is offered, the
 failures told in words, nothing loaded from outside the stack, and accessibility."""
 
+import base64
+import hashlib
 import json
 import re
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import requests
@@ -313,6 +316,69 @@ def test_a_customer_sees_only_their_own_orders_and_shipments(consoles, api):
     console.go("My shipments")
     expect(console.row(my_shipment["id"])).to_be_visible()
     expect(console.row(their_shipment["id"])).to_have_count(0)
+
+
+# -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------
+
+@pytest.fixture
+def hosted(stack):
+    """A stand-in for the pool's hosted page and token endpoint, on the stack's own origin
+    (the local page's policy allows no other): what the page sent each, and a code."""
+    seen = {}
+
+    def install(page, token, state_override=None):
+        cognito = {"domain": stack.gateway, "clientId": "client-1", "scopes": "openid email"}
+        page.route("**/console/config.json", _answer(200, {"apiBaseUrl": "",
+                                                           "cognito": cognito}))
+
+        def authorize(route):
+            query = dict(parse_qsl(urlsplit(route.request.url).query))
+            seen["authorize"] = query
+            state = state_override or query["state"]
+            route.fulfill(status=302, headers={
+                "Location": f"{stack.gateway}/console?code=the-code&state={state}"})
+
+        def exchange(route):
+            seen["token"] = dict(parse_qsl(route.request.post_data))
+            _answer(200, {"access_token": token, "id_token": "not-for-the-api",
+                          "token_type": "Bearer", "expires_in": 3600})(route)
+
+        page.route("**/oauth2/authorize?*", authorize)
+        page.route("**/oauth2/token", exchange)
+        page.reload()
+        return seen
+
+    return install
+
+
+def test_the_hosted_sign_in_is_the_code_flow_with_pkce(consoles, stack, hosted):
+    console = consoles()
+    seen = hosted(console.page, operator_token("pool.user@example.com"))
+    console.page.get_by_role("button", name="Sign in with your account").click()
+    expect(console.status).to_contain_text("Signed in as pool.user@example.com (operator)")
+    asked = seen["authorize"]
+    assert {k: asked[k] for k in ("response_type", "client_id", "redirect_uri", "scope",
+                                  "code_challenge_method")} == {
+        "response_type": "code", "client_id": "client-1",
+        "redirect_uri": f"{stack.gateway}/console", "scope": "openid email",
+        "code_challenge_method": "S256"}
+    traded = seen["token"]
+    assert traded["grant_type"] == "authorization_code" and traded["code"] == "the-code"
+    assert traded["redirect_uri"] == f"{stack.gateway}/console"
+    # The verifier the page kept is the one its challenge was made from (RFC 7636).
+    digest = hashlib.sha256(traded["code_verifier"].encode()).digest()
+    assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == asked["code_challenge"]
+    assert "code=" not in console.page.url  # the code leaves the address bar
+    expect(console.page.get_by_role("heading", level=2)).to_have_text("Catalog")
+
+
+def test_a_hosted_answer_for_another_sign_in_is_refused(consoles, hosted):
+    console = consoles()
+    seen = hosted(console.page, operator_token(), state_override="someone-elses")
+    console.page.get_by_role("button", name="Sign in with your account").click()
+    expect(console.status).to_contain_text("this answer is not for this page")
+    assert "token" not in seen
+    expect(console.page.get_by_label("Bearer token")).to_be_visible()
 
 
 # -- failures, in words a person understands ----------------------------------------------

@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators reset test test-unit token lint lock validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
+.PHONY: run emulators reset test test-unit token lint lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -132,10 +132,19 @@ redrive: $(READY)
 lint: $(READY)
 	@$(PY) -m ruff check .
 
-# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP) and release
-# (tests/release runs sam build and sam validate from .venv-sam).
-test: lint $(SAM_READY)
+# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP, the console in
+# Chromium) and release (tests/release runs sam build and sam validate from .venv-sam).
+test: lint $(SAM_READY) chromium
 	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+
+# The console's tests drive Debian's Chromium (docs/console.md): installed when missing
+# where this can (root, apt-get); elsewhere the tests say how to install it.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if ! test -x $(CHROMIUM) && test "$$(id -u)" = 0 && command -v apt-get >/dev/null; then \
+		echo "Installing Chromium (Debian's, for the console's browser tests), once." >&2; \
+		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium >&2; fi
 
 # The rules and use cases alone, no I/O: seconds, for the edit-test loop.
 test-unit: $(READY)

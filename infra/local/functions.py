@@ -23,8 +23,9 @@ from infra import template
 
 ROOT = template.TEMPLATE.parent.parent
 # Parameters whose local value is not their default: order events go to the local
-# notification service (on AWS, forwarding is a deployment's choice).
-LOCAL_PARAMETERS = {"ForwardOrderEvents": "true"}
+# notification service (on AWS, forwarding is a deployment's choice); the console is a
+# page of the local gateway (infra/local/console.py), not a bucket and its deployer.
+LOCAL_PARAMETERS = {"ForwardOrderEvents": "true", "DeployConsole": "false"}
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
 _API_URL = re.compile(r"https://\$\{(\w+)\}\.execute-api\.")

@@ -34,7 +34,7 @@ import boto3
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV, docs
+from infra.local import LOCAL_AWS_ENV, console, docs
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_process import AwsProcess
 from infra.local.functions import FunctionSpec, functions
@@ -108,7 +108,8 @@ class LocalStack:
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
             self._serve("GatewayApi", gateway_socket, self.local.gateway_throttle,
-                        docs.pages(self.gateway_url, self.notification_url))
+                        {**docs.pages(self.gateway_url, self.notification_url),
+                         **console.pages()})
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
@@ -235,7 +236,8 @@ def _banner(stack: LocalStack) -> list[str]:
         lines += [f"Gateway:       {url}  (e.g. {url}/api/inventario)",
                   f"Notifications: {stack.notification_url}/notificaciones",
                   f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: "
-                  f"{url}{docs.SPEC_PATH})"]
+                  f"{url}{docs.SPEC_PATH})",
+                  f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)"]
     else:
         lines += [f"Notifications: {stack.notification_url}/notificaciones",
                   "Gateway:       not served here: in another terminal run "

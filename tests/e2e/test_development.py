@@ -107,8 +107,8 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
         # init's rehearsals, as on Lambda).
         heads = [line.split(":")[0] for line in banner[:banner.index(
             "Ready. Ctrl-C stops everything.")] if not line.startswith("{")]
-        assert heads == ["Gateway", "Notifications", "Docs", "DynamoDB", "Lambda", "Token",
-                         "Try", "Data", "Reload"]
+        assert heads == ["Gateway", "Notifications", "Docs", "Console", "DynamoDB", "Lambda",
+                         "Token", "Try", "Data", "Reload"]
         gateway = out.wait_for(r"^Gateway:\s+(http\S+)")[1]
         token = out.wait_for(r"^Token:\s+(\S+)")[1]
         assert out.wait_for(r"^Docs:\s+(\S+)")[1] == f"{gateway}/docs"

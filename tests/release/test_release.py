@@ -234,6 +234,9 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
 # Powertools' idempotency records: not the platform's data, so no model and no backup;
 # they expire by themselves.
 IDEMPOTENCY = "IdempotencyTable"
+# The breaker's shared state (orders/breaker_state.py): the orders function's alone, read
+# and written with the client (no model), and not data anyone would restore.
+BREAKERS = "CircuitBreakersTable"
 # Which functions keep idempotency records, each under its own key prefix.
 IDEMPOTENT = {"InventoryFunction": "POST /api/inventario", "OrdersFunction": "POST /api/pedidos",
               "ShippingFunction": "POST /api/envios", "OrderEventsFunction": "order-events"}
@@ -245,6 +248,8 @@ def test_tables_are_on_demand_and_the_platforms_data_backed_up():
         if name == IDEMPOTENCY:
             assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration",
                                                         "Enabled": True}
+        elif name == BREAKERS:
+            assert "PointInTimeRecoverySpecification" not in props
         else:
             assert props["PointInTimeRecoverySpecification"] == {
                 "PointInTimeRecoveryEnabled": True}
@@ -392,7 +397,11 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
     for table in owned:
         assert env[table_env_var(table)] == {"Ref": table}
     granted = _granted(function)
-    assert set().union(*granted.values()) - {IDEMPOTENCY} == owned | {
+    if function == "OrdersFunction":
+        assert env["CIRCUIT_BREAKERS_TABLE"] == {"Ref": BREAKERS}
+        assert {action for action, targets in granted.items() if BREAKERS in targets} == {
+            "dynamodb:GetItem", "dynamodb:UpdateItem"}
+    assert set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS} == owned | {
         f"{_logical_id(model)}/index/{index['index_name']}" for model in models
         for index in model._get_schema()["global_secondary_indexes"]} - SWEEP_ONLY
     # Indexes are only queried; tables never scanned.
@@ -415,7 +424,7 @@ def test_the_settings_know_every_table_of_the_template():
 
 def test_every_table_belongs_to_a_model():
     used = {_logical_id(m) for package in SERVICES.values() for m in _service_models(package)}
-    assert used | {IDEMPOTENCY} == set(template.tables())
+    assert used | {IDEMPOTENCY, BREAKERS} == set(template.tables())
 
 
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------

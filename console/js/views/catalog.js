@@ -1,0 +1,224 @@
+// The catalog (docs/api.md#inventory): products page by page, searched among those
+// loaded, the ones in alert (stockActual < umbralMinimo) marked; operators create, edit
+// and delete, customers start an order from a product.
+import {newIdempotencyKey} from "../api.js";
+import {
+  asNumber, clear, clearFieldErrors, field, formValues, h, input, row, showFieldErrors, table,
+  append,
+} from "../dom.js";
+import {PagedList} from "../paged.js";
+
+const OPERATOR_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Alert threshold",
+  "Warehouse", "Actions"];
+// Customers order from the catalog; thresholds and warehouses are the operators' concern.
+const CUSTOMER_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Actions"];
+
+export function inAlert(product) {
+  return product.stockActual < product.umbralMinimo;
+}
+
+export function render(main, ctx, params) {
+  const operator = ctx.session.role === "operator";
+  const columns = operator ? OPERATOR_COLUMNS : CUSTOMER_COLUMNS;
+  const list = new PagedList(ctx.api);
+  let onlyAlerts = operator && params.get("show") === "alerts";
+  let editing = null;
+  let key = newIdempotencyKey();
+
+  const search = h("input", {type: "search", id: "catalog-search", name: "search",
+    autocomplete: "off", "aria-describedby": "catalog-search-hint"});
+  const rows = h("tbody");
+  const shown = h("p", {class: "count", id: "catalog-count"});
+  const more = h("button", {type: "button", hidden: true}, "Load more products");
+  const form = operator ? productForm() : null;
+
+  function matches(product) {
+    const words = search.value.trim().toLowerCase();
+    if (!words) return true;
+    return [product.sku, product.nombre, product.bodega, product.descripcion]
+      .some((text) => (text ?? "").toLowerCase().includes(words));
+  }
+
+  function actions(product) {
+    if (!operator) {
+      return h("a", {class: "button", href: `#orders?productoId=${product.id}`,
+        "aria-label": `Order ${product.nombre}`}, "Order");
+    }
+    return h("span", {class: "actions"},
+      h("button", {type: "button", "aria-label": `Edit ${product.sku}`,
+        onclick: () => edit(product)}, "Edit"),
+      h("button", {type: "button", class: "danger", "aria-label": `Delete ${product.sku}`,
+        onclick: () => remove(product)}, "Delete"));
+  }
+
+  function draw() {
+    const visible = list.items.filter(matches);
+    clear(rows).append(...visible.map((p) => {
+      const alert = operator && inAlert(p);
+      const stock = alert ? h("span", {}, String(p.stockActual), " ",
+        h("strong", {class: "badge"}, "Low stock")) : String(p.stockActual);
+      const cells = operator
+        ? [String(p.id), p.sku, p.nombre, String(p.precioUnitario), stock,
+          String(p.umbralMinimo), p.bodega ?? "", actions(p)]
+        : [String(p.id), p.sku, p.nombre, String(p.precioUnitario), stock, actions(p)];
+      return row(columns, cells, {class: alert ? "in-alert" : null, "data-id": p.id});
+    }));
+    const what = onlyAlerts ? "products in alert" : "products";
+    shown.textContent = `Showing ${visible.length} of ${list.items.length} loaded ${what}` +
+      (list.next ? " (more to load)." : ".");
+    more.hidden = !list.next;
+  }
+
+  async function load() {
+    try {
+      await list.load(onlyAlerts ? "/api/inventario/alertas" : "/api/inventario");
+      draw();
+    } catch (error) {
+      ctx.fail(error, "Loading the catalog");
+    }
+  }
+
+  more.addEventListener("click", async () => {
+    try {
+      await list.more();
+      draw();
+      ctx.say(`${list.items.length} products loaded.`);
+    } catch (error) {
+      ctx.fail(error, "Loading more products");
+    }
+  });
+  search.addEventListener("input", draw);
+
+  function edit(product) {
+    editing = product;
+    clearFieldErrors(form);
+    for (const name of ["sku", "nombre", "precioUnitario", "stockActual", "umbralMinimo",
+      "bodega", "descripcion"]) {
+      form.elements.namedItem(name).value = product[name] ?? "";
+    }
+    form.querySelector("h3").textContent = `Edit product ${product.id} (${product.sku})`;
+    form.querySelector("[type=submit]").textContent = "Save changes";
+    form.querySelector(".cancel").hidden = false;
+    form.elements.namedItem("sku").focus();
+  }
+
+  function stopEditing() {
+    editing = null;
+    form.reset();
+    clearFieldErrors(form);
+    form.querySelector("h3").textContent = "New product";
+    form.querySelector("[type=submit]").textContent = "Create product";
+    form.querySelector(".cancel").hidden = true;
+  }
+
+  async function remove(product) {
+    if (!window.confirm(`Delete product ${product.sku} (${product.nombre})?`)) return;
+    try {
+      await ctx.api.request("DELETE", `/api/inventario/${product.id}`);
+      list.remove(product.id);
+      if (editing?.id === product.id) stopEditing();
+      draw();
+      ctx.say(`Product ${product.sku} deleted.`);
+    } catch (error) {
+      ctx.fail(error, `Deleting ${product.sku}`);
+      if (error.status === 404 || error.status === 409) load();
+    }
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    const target = editing;
+    const values = formValues(form);
+    const body = {
+      sku: values.sku, nombre: values.nombre, precioUnitario: asNumber(values.precioUnitario),
+      stockActual: asNumber(values.stockActual), umbralMinimo: asNumber(values.umbralMinimo),
+      bodega: values.bodega ?? null, descripcion: values.descripcion ?? null,
+    };
+    const doing = target ? `Saving ${target.sku}` : "Creating the product";
+    try {
+      const answer = target
+        ? await ctx.api.request("PUT", `/api/inventario/${target.id}`, {body})
+        : await ctx.api.request("POST", "/api/inventario", {body, idempotencyKey: key});
+      const product = answer.data;
+      if (target) {
+        list.replace(product);
+        if (onlyAlerts && !inAlert(product)) list.remove(product.id);
+      } else if (!onlyAlerts || inAlert(product)) {
+        list.added(product);
+      }
+      key = newIdempotencyKey();
+      stopEditing();
+      draw();
+      ctx.say(`Product ${product.sku} ${target ? "saved" : `created with id ${product.id}`}` +
+        (inAlert(product) ? ": it is in alert (stock below its threshold)." : "."));
+    } catch (error) {
+      if (error.status === 400 && (error.details.length || error.code === "DUPLICATE_SKU")) {
+        const details = error.details.length ? error.details
+          : [{field: "sku", message: error.message}];
+        const rest = showFieldErrors(form, details);
+        ctx.say(`${doing} failed: check the fields marked.` +
+          (rest.length ? ` ${rest.join("; ")}.` : ""), "error");
+        return;
+      }
+      ctx.fail(error, doing);
+      if (error.status === 404 || error.status === 409) load();
+    }
+  }
+
+  function productForm() {
+    const built = h("form", {class: "card", novalidate: true, "aria-labelledby": "product-form-heading"},
+      h("h3", {id: "product-form-heading"}, "New product"),
+      h("div", {class: "grid"},
+        field("product-sku", "SKU", input("sku", {required: true, maxlength: 100})),
+        field("product-nombre", "Name", input("nombre", {required: true})),
+        field("product-precioUnitario", "Unit price", input("precioUnitario",
+          {inputmode: "decimal", required: true})),
+        field("product-stockActual", "Stock", input("stockActual",
+          {inputmode: "numeric", required: true})),
+        field("product-umbralMinimo", "Alert threshold", input("umbralMinimo",
+          {inputmode: "numeric", required: true}),
+        "In alert while the stock is below it."),
+        field("product-bodega", "Warehouse (optional)", input("bodega"))),
+      field("product-descripcion", "Description (optional)",
+        h("textarea", {name: "descripcion", rows: 2})),
+      h("div", {class: "buttons"},
+        h("button", {type: "submit", class: "primary"}, "Create product"),
+        h("button", {type: "button", class: "cancel", hidden: true, onclick: stopEditing},
+          "Cancel editing")));
+    built.addEventListener("submit", save);
+    return built;
+  }
+
+  const show = operator ? h("fieldset", {class: "inline"},
+    h("legend", {}, "Show"),
+    radio("catalog-show", "all", "All products", !onlyAlerts),
+    radio("catalog-show", "alerts", "Only products in alert", onlyAlerts)) : null;
+  show?.addEventListener("change", (event) => {
+    onlyAlerts = event.target.value === "alerts";
+    load();
+  });
+
+  append(main,
+    h("h2", {tabindex: "-1"}, "Catalog"),
+    h("div", {class: "toolbar"},
+      h("div", {class: "field"},
+        h("label", {for: "catalog-search"}, "Search the loaded products"),
+        search,
+        h("p", {class: "hint", id: "catalog-search-hint"},
+          "Searches SKU, name, warehouse and description of the products loaded so far.")),
+      show,
+      h("button", {type: "button", onclick: load}, "Reload")),
+    shown,
+    table(operator ? "Products (those in alert are marked Low stock)" : "Products",
+      columns, rows),
+    more,
+    form);
+  load();
+
+  function radio(name, value, label, checked) {
+    const id = `${name}-${value}`;
+    return h("span", {class: "choice"},
+      h("input", {type: "radio", name, id, value, checked}),
+      h("label", {for: id}, label));
+  }
+}

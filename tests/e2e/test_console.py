@@ -1,0 +1,497 @@
+"""The operator console (docs/console.md) in a real headless Chromium against the real
+local stack (`python -m infra.local.stack`, started here on free ports): signing in,
+the catalog, orders through their lifecycle, shipments, what each role is offered, the
+failures told in words, nothing loaded from outside the stack, and accessibility."""
+
+import base64
+import hashlib
+import json
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+import requests
+from playwright.sync_api import expect
+
+from tests.support.browser import DESKTOP, PHONE, chromium
+from tests.support.console import Api, Console, audit, customer_token, focus_ring, operator_token
+from tests.support.stack_process import StackProcess
+
+
+@pytest.fixture(scope="module")
+def stack():
+    """A stack of the console's own: its lists hold only what these tests made."""
+    running = StackProcess().start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def api(stack):
+    return Api(stack.gateway, operator_token())
+
+
+@pytest.fixture
+def consoles(browser, stack):
+    """Opens consoles (browser contexts) on the stack; closes them however the test ends,
+    after checking that none reported an error of its own (a script error, a refused
+    Content-Security-Policy) or loaded anything from outside the stack."""
+    opened: list[Console] = []
+
+    def open_console(viewport=None) -> Console:
+        console = Console.open(browser, stack.gateway, viewport or DESKTOP)
+        opened.append(console)
+        return console
+
+    yield open_console
+    try:
+        for console in opened:
+            assert console.errors == []
+            assert console.outside_requests() == []
+    finally:
+        for console in opened:
+            console.close()
+
+
+def signed_in(consoles, token, viewport=None) -> Console:
+    console = consoles(viewport)
+    console.sign_in(token)
+    return console
+
+
+# -- served by the local gateway ---------------------------------------------------------
+
+def test_the_banner_names_the_console(stack):
+    assert stack.find(r"^Console:\s+(\S+)")[1] == f"{stack.gateway}/console"
+
+
+def test_the_page_needs_no_token_and_allows_nothing_but_the_stack(stack):
+    page = requests.get(f"{stack.gateway}/console", timeout=30)
+    assert page.status_code == 200
+    assert page.headers["Content-Type"] == "text/html; charset=utf-8"
+    policy = dict(part.strip().split(" ", 1) for part in
+                  page.headers["Content-Security-Policy"].split(";"))
+    assert policy["default-src"] == "'none'"
+    assert policy["script-src"] == policy["style-src"] == policy["connect-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'"
+    assert "unsafe" not in page.headers["Content-Security-Policy"]
+    for asset in re.findall(r'(?:src|href)="(/console/[^"]+)"', page.text):
+        answer = requests.get(stack.gateway + asset, timeout=30)
+        assert answer.status_code == 200, asset
+    assert requests.get(f"{stack.gateway}/console/", timeout=30).text == page.text
+    assert requests.get(f"{stack.gateway}/console/config.json", timeout=30).json() == {
+        "apiBaseUrl": "", "cognito": None}
+    # The page is open; the API behind it is not.
+    assert requests.get(f"{stack.gateway}/api/inventario", timeout=30).status_code == 401
+    assert requests.post(f"{stack.gateway}/console", timeout=30).status_code == 405
+
+
+# -- operators -----------------------------------------------------------------------------
+
+def test_a_pasted_token_that_is_not_one_is_refused_next_to_the_field(consoles):
+    console = consoles()
+    console.page.get_by_label("Bearer token").fill("not-a-token")
+    console.page.get_by_role("button", name="Sign in").click()
+    expect(console.page.locator("#sign-in-token-error")).to_contain_text("not a token")
+    expect(console.page.get_by_label("Bearer token")).to_have_attribute("aria-invalid", "true")
+
+
+def test_an_operator_creates_a_product_and_sees_it_in_alert_after_lowering_its_stock(
+        consoles, api):
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    expect(page.locator("#who")).to_contain_text("ops@example.com (operator)")
+    # The API's own validation messages, each next to its field.
+    page.get_by_role("button", name="Create product").click()
+    expected = api.call("POST", "/api/inventario", json={"bodega": None,
+                                                         "descripcion": None}).json()
+    for detail in expected["details"]:
+        expect(page.locator(f"#product-{detail['field']}-error")).to_have_text(detail["message"])
+        expect(page.locator(f"#product-{detail['field']}")).to_have_attribute("aria-invalid",
+                                                                             "true")
+    expect(console.status).to_contain_text("check the fields marked")
+
+    page.get_by_label("SKU").fill("CON-ALERT-1")
+    page.get_by_label("Name").fill("Caja de cartón")
+    page.get_by_label("Unit price").fill("19.99")
+    page.get_by_label("Stock", exact=True).fill("10")
+    page.get_by_label("Alert threshold").fill("5")
+    page.get_by_role("button", name="Create product").click()
+    expect(console.status).to_contain_text("Product CON-ALERT-1 created with id")
+    (created,) = [p for p in api.ok("GET", "/api/inventario") if p["sku"] == "CON-ALERT-1"]
+    assert (created["precioUnitario"], created["stockActual"]) == (19.99, 10)
+    expect(console.row(created["id"])).not_to_have_class("in-alert")
+
+    console.row(created["id"]).get_by_role("button", name="Edit").click()
+    page.get_by_label("Stock", exact=True).fill("2")
+    page.get_by_role("button", name="Save changes").click()
+    expect(console.status).to_contain_text("it is in alert")
+    expect(console.row(created["id"])).to_have_class("in-alert")
+    expect(console.row(created["id"])).to_contain_text("Low stock")
+    assert api.ok("GET", f"/api/inventario/{created['id']}")["stockActual"] == 2
+
+    page.get_by_label("Only products in alert").check()
+    expect(page.locator("#catalog-count")).to_contain_text("loaded products in alert")
+    expect(console.row(created["id"])).to_be_visible()
+    assert any("/api/inventario/alertas" in url for url in console.requests)
+    alerts = {p["id"] for p in api.ok("GET", "/api/inventario/alertas")}
+    assert page.locator("tbody tr").count() == len(alerts)
+
+    # A sku taken by another product: the API's refusal next to the field.
+    page.get_by_label("All products").check()
+    page.get_by_label("SKU").fill("CON-ALERT-1")
+    page.get_by_label("Name").fill("Otra caja")
+    page.get_by_label("Unit price").fill("1")
+    page.get_by_label("Stock", exact=True).fill("1")
+    page.get_by_label("Alert threshold").fill("0")
+    page.get_by_role("button", name="Create product").click()
+    expect(page.locator("#product-sku-error")).to_contain_text("CON-ALERT-1")
+
+
+def test_an_operator_searches_and_deletes_products(consoles, api):
+    kept = api.product("CON-SEARCH-KEEP", name="Cinta adhesiva")
+    gone = api.product("CON-SEARCH-GONE", name="Papel burbuja")
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.reveal(gone["id"])
+    page.get_by_label("Search the loaded products").fill("burbuja")
+    expect(console.row(gone["id"])).to_be_visible()
+    expect(console.row(kept["id"])).to_have_count(0)
+    console.row(gone["id"]).get_by_role("button", name="Delete").click()  # confirmed
+    expect(console.status).to_contain_text("Product CON-SEARCH-GONE deleted")
+    expect(console.row(gone["id"])).to_have_count(0)
+    assert api.call("GET", f"/api/inventario/{gone['id']}").status_code == 404
+
+
+def test_the_catalog_pages_with_the_apis_tokens(consoles, api):
+    for number in range(55):
+        api.product(f"CON-PAGE-{number:03}")
+    total = len(api.ok("GET", "/api/inventario"))
+    # A page of 50 may hold fewer while more remain (a deleted product's id).
+    first = len(api.ok("GET", "/api/inventario", params={"limit": 50}))
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    expect(page.locator("#catalog-count")).to_have_text(
+        f"Showing {first} of {first} loaded products (more to load).")
+    page.get_by_role("button", name="Load more products").click()
+    expect(page.locator("#catalog-count")).to_contain_text(f"of {total} loaded products")
+    expect(page.get_by_role("button", name="Load more products")).to_be_hidden()
+    assert [url for url in console.requests if "nextToken=" in url]
+
+
+def test_an_order_moves_through_its_lifecycle(consoles, api):
+    product = api.product("CON-ORDER-1", price=12.5)
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Orders")
+    page.get_by_label("User ID").fill("7")
+    page.get_by_label("Email").fill("ana@example.com")
+    page.get_by_label("Customer's full name").fill("Ana Pérez")
+    page.get_by_label("Destination").fill("Arequipa")
+    page.get_by_label("Product ID").fill(str(product["id"]))
+    page.get_by_label("Quantity").fill("2")
+    page.get_by_label("Quantity").press("Tab")
+    expect(page.get_by_label("Total", exact=True)).to_have_value("25")  # from the price
+    page.get_by_role("button", name="Place order").click()
+    expect(console.status).to_contain_text("placed: PENDIENTE")
+    order_id = int(re.search(r"Order (\d+) placed", console.status.inner_text())[1])
+    assert api.ok("GET", f"/api/pedidos/{order_id}")["total"] == 25
+
+    # Only the moves allowed from each status are offered.
+    assert console.buttons(order_id) == ["Approve", "Cancel", "Shipments"]
+    for button, status, offered in [("Approve", "APROBADO", ["Ship", "Cancel", "Shipments"]),
+                                    ("Ship", "EN_ENVIO", ["Deliver", "Shipments"]),
+                                    ("Deliver", "ENTREGADO", ["Shipments"])]:
+        console.row(order_id).get_by_role("button", name=button).click()
+        expect(console.status).to_have_text(f"Order {order_id} is now {status}.")
+        expect(console.row(order_id)).to_contain_text(status)
+        assert console.buttons(order_id) == offered
+        assert api.ok("GET", f"/api/pedidos/{order_id}")["status"] == status
+
+    page.get_by_label("Status").select_option("ENTREGADO")
+    expect(console.row(order_id)).to_be_visible()
+    page.get_by_label("Status").select_option("PENDIENTE")
+    expect(console.row(order_id)).to_have_count(0)
+
+
+def test_a_move_made_meanwhile_elsewhere_is_explained_and_shown(consoles, api):
+    product = api.product("CON-ORDER-2")
+    order = api.order(product["id"])
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    expect(console.row(order["id"])).to_contain_text("PENDIENTE")
+    api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": "CANCELADO"})
+    console.row(order["id"]).get_by_role("button", name="Approve").click()
+    expect(console.status).to_contain_text("not allowed from its current status")
+    expect(console.row(order["id"])).to_contain_text("CANCELADO")
+    assert console.buttons(order["id"]) == ["Shipments"]
+
+
+def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
+    product = api.product("CON-SHIP-1")
+    order = api.order(product["id"], destination="Cusco")
+    other = api.shipment(api.order(product["id"])["id"])
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Orders")
+    console.row(order["id"]).get_by_role("link", name="Shipments").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text("Shipments")
+    expect(page.locator("#shipment-pedidoId")).to_have_value(str(order["id"]))
+    page.get_by_label("Type").select_option("EXPRESS")
+    page.get_by_label("Carrier").fill("Olva Courier")
+    page.get_by_label("Destination").fill("Cusco")
+    page.get_by_role("button", name="Create shipment").click()
+    expect(console.status).to_contain_text(f"created for order {order['id']}")
+    (shipment,) = api.ok("GET", "/api/envios", params={"pedidoId": order["id"]})
+    row = console.row(shipment["id"])
+    expected_date = shipment["fechaEstimadaEntrega"][:10]
+    expect(row).to_contain_text(expected_date)
+    expect(row).to_contain_text(shipment["guiaDespecho"])
+    expect(console.row(other["id"])).to_have_count(0)  # filtered by the order
+
+    assert console.buttons(shipment["id"]) == ["Set Assigned", "Set On the way", "Set Delivered"]
+    row.get_by_role("button", name="Set On the way").click()
+    expect(console.status).to_have_text(f"Shipment {shipment['id']} is now EN_RUTA.")
+    assert console.buttons(shipment["id"]) == ["Set Created", "Set Assigned", "Set Delivered"]
+    assert api.ok("GET", f"/api/envios/{shipment['id']}")["status"] == "EN_RUTA"
+
+
+# -- customers -----------------------------------------------------------------------------
+
+def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
+    product = api.product("CON-CUST-1", price=3)
+    console = signed_in(consoles, customer_token(42))
+    page = console.page
+    expect(page.locator("#who")).to_contain_text("customer 42")
+    expect(page.get_by_role("link", name="My orders")).to_be_visible()
+    expect(console.reveal(product["id"])).to_be_visible()
+    assert console.buttons(product["id"]) == ["Order"]
+    for absent in ("Create product", "Only products in alert"):
+        expect(page.get_by_text(absent)).to_have_count(0)
+    assert not [url for url in console.requests if "/alertas" in url]
+
+    console.row(product["id"]).get_by_role("link", name="Order").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text("My orders")
+    expect(page.get_by_label("User ID")).to_have_value("42")
+    expect(page.get_by_label("User ID")).to_have_attribute("readonly", "")
+    expect(page.get_by_label("Email")).to_have_value("customer42@example.com")
+    expect(page.get_by_label("Product ID")).to_have_value(str(product["id"]))
+    expect(page.get_by_label("Total", exact=True)).to_have_value("3")
+    page.get_by_label("Customer's full name").fill("Cliente Cuarenta y Dos")
+    page.get_by_label("Destination").fill("Trujillo")
+    page.get_by_role("button", name="Place order").click()
+    expect(console.status).to_contain_text("placed: PENDIENTE")
+    order_id = int(re.search(r"Order (\d+) placed", console.status.inner_text())[1])
+    assert api.ok("GET", f"/api/pedidos/{order_id}")["userId"] == 42
+    assert console.buttons(order_id) == ["Cancel", "Shipments"]
+    console.row(order_id).get_by_role("button", name="Cancel").click()
+    expect(console.status).to_have_text(f"Order {order_id} is now CANCELADO.")
+    assert console.buttons(order_id) == ["Shipments"]
+
+    console.go("My shipments")
+    expect(page.get_by_role("button", name="Create shipment")).to_have_count(0)
+    expect(page.get_by_role("button", name=re.compile("^Set "))).to_have_count(0)
+
+
+def test_a_customer_sees_only_their_own_orders_and_shipments(consoles, api):
+    """The server's part of the roles contract (docs/console.md): lists hold only the
+    customer's own orders and the shipments of those."""
+    product = api.product("CON-CUST-2")
+    mine = api.order(product["id"], user_id=43)
+    theirs = api.order(product["id"], user_id=44)
+    my_shipment = api.shipment(mine["id"])
+    their_shipment = api.shipment(theirs["id"])
+    console = signed_in(consoles, customer_token(43))
+    console.go("My orders")
+    expect(console.row(mine["id"])).to_be_visible()
+    expect(console.row(theirs["id"])).to_have_count(0)
+    console.go("My shipments")
+    expect(console.row(my_shipment["id"])).to_be_visible()
+    expect(console.row(their_shipment["id"])).to_have_count(0)
+
+
+# -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------
+
+@pytest.fixture
+def hosted(stack):
+    """A stand-in for the pool's hosted page and token endpoint, on the stack's own origin
+    (the local page's policy allows no other): what the page sent each, and a code."""
+    seen = {}
+
+    def install(page, token, state_override=None):
+        cognito = {"domain": stack.gateway, "clientId": "client-1", "scopes": "openid email"}
+        page.route("**/console/config.json", _answer(200, {"apiBaseUrl": "",
+                                                           "cognito": cognito}))
+
+        def authorize(route):
+            query = dict(parse_qsl(urlsplit(route.request.url).query))
+            seen["authorize"] = query
+            state = state_override or query["state"]
+            route.fulfill(status=302, headers={
+                "Location": f"{stack.gateway}/console?code=the-code&state={state}"})
+
+        def exchange(route):
+            seen["token"] = dict(parse_qsl(route.request.post_data))
+            _answer(200, {"access_token": token, "id_token": "not-for-the-api",
+                          "token_type": "Bearer", "expires_in": 3600})(route)
+
+        page.route("**/oauth2/authorize?*", authorize)
+        page.route("**/oauth2/token", exchange)
+        page.reload()
+        return seen
+
+    return install
+
+
+def test_the_hosted_sign_in_is_the_code_flow_with_pkce(consoles, stack, hosted):
+    console = consoles()
+    seen = hosted(console.page, operator_token("pool.user@example.com"))
+    console.page.get_by_role("button", name="Sign in with your account").click()
+    expect(console.status).to_contain_text("Signed in as pool.user@example.com (operator)")
+    asked = seen["authorize"]
+    assert {k: asked[k] for k in ("response_type", "client_id", "redirect_uri", "scope",
+                                  "code_challenge_method")} == {
+        "response_type": "code", "client_id": "client-1",
+        "redirect_uri": f"{stack.gateway}/console", "scope": "openid email",
+        "code_challenge_method": "S256"}
+    traded = seen["token"]
+    assert traded["grant_type"] == "authorization_code" and traded["code"] == "the-code"
+    assert traded["redirect_uri"] == f"{stack.gateway}/console"
+    # The verifier the page kept is the one its challenge was made from (RFC 7636).
+    digest = hashlib.sha256(traded["code_verifier"].encode()).digest()
+    assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == asked["code_challenge"]
+    assert "code=" not in console.page.url  # the code leaves the address bar
+    expect(console.page.get_by_role("heading", level=2)).to_have_text("Catalog")
+
+
+def test_a_hosted_answer_for_another_sign_in_is_refused(consoles, hosted):
+    console = consoles()
+    seen = hosted(console.page, operator_token(), state_override="someone-elses")
+    console.page.get_by_role("button", name="Sign in with your account").click()
+    expect(console.status).to_contain_text("this answer is not for this page")
+    assert "token" not in seen
+    expect(console.page.get_by_label("Bearer token")).to_be_visible()
+
+
+# -- failures, in words a person understands ----------------------------------------------
+
+def _answer(status: int, body: dict, headers: dict | None = None):
+    def fulfil(route):
+        route.fulfill(status=status, body=json.dumps(body), content_type="application/json",
+                      headers=headers or {})
+    return fulfil
+
+
+ORDER = {"id": 900, "userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
+         "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
+         "cantidad": 1, "status": "PENDIENTE", "observaciones": None,
+         "creadoEn": "2026-11-22T14:03:07.123456"}
+
+
+@pytest.mark.parametrize("status, body, headers, message", [
+    (403, {"error": "FORBIDDEN", "message": "Forbidden", "details": []}, {},
+     "your role may not do this"),
+    (409, {"error": "INVALID_TRANSITION", "message": "cannot move", "details": []}, {},
+     "not allowed from its current status"),
+    (429, {"message": "Too Many Requests"}, {}, "too many requests right now. Wait"),
+    (503, {"error": "INVENTORY_UNAVAILABLE", "message": "open", "details": []},
+     {"Retry-After": "7"}, "the inventory is unavailable at the moment. Try again in 7 seconds"),
+])
+def test_a_refusal_is_told_in_words(consoles, status, body, headers, message):
+    """The API's answers are stood in for (the browser's own request interception), so
+    every refusal is seen whatever the server's roles and limits are."""
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    page.route(re.compile(r".*/api/pedidos(\?.*)?$"), lambda route: (
+        _answer(200, [ORDER])(route) if route.request.method == "GET"
+        else _answer(status, body, headers)(route)))
+    page.route(re.compile(r".*/api/pedidos/900/status.*"), _answer(status, body, headers))
+    console.go("Orders")
+    console.row(900).get_by_role("button", name="Approve").click()
+    expect(console.status).to_contain_text(message)
+    expect(console.status).to_have_class(re.compile("status-error"))
+
+
+def test_an_ended_session_asks_to_sign_in_again(consoles):
+    console = signed_in(consoles, operator_token())
+    console.page.route(re.compile(r".*/api/pedidos.*"),
+                       _answer(401, {"message": "Unauthorized"}))
+    console.page.get_by_role("link", name="Orders").click()
+    expect(console.status).to_contain_text("please sign in again")
+    expect(console.page.get_by_label("Bearer token")).to_be_visible()
+    expect(console.page.locator("#nav")).to_be_hidden()
+
+
+# -- accessibility and narrow screens -------------------------------------------------------
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
+    # In alert: its colours are measured too.
+    product = api.product(f"CON-A11Y-{viewport and viewport['width']}", stock=1, threshold=5)
+    order = api.order(product["id"])
+    api.shipment(order["id"])
+    console = consoles(viewport)
+    page = console.page
+    assert audit(page) == []
+    console.sign_in(operator_token())
+    for section in ("Catalog", "Orders", "Shipments"):
+        console.go(section)
+        expect(page.locator("tbody tr").first).to_be_visible()
+        page.get_by_role("button", name=re.compile("^Create|^Place")).click()  # errors shown
+        expect(page.locator(".field-error:not(:empty)").first).to_be_visible()
+        assert audit(page) == [], section
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= page.viewport_size["width"], (section, width)
+
+
+def test_the_console_works_from_the_keyboard_with_a_visible_focus(consoles, api):
+    api.product("CON-KEYS-1")
+    console = consoles()
+    page = console.page
+    page.keyboard.press("Tab")  # the skip link comes first
+    assert page.evaluate("document.activeElement.textContent") == "Skip to the content"
+    assert focus_ring(page).startswith("solid 3px")
+    page.get_by_label("Bearer token").focus()
+    page.keyboard.type(operator_token())
+    page.keyboard.press("Tab")
+    assert focus_ring(page).startswith("solid 3px")
+    page.keyboard.press("Enter")  # the focused Sign in button
+    expect(console.status).to_contain_text("Signed in as")
+    # The section's heading has the focus; its links are just before it.
+    expect(page.get_by_role("heading", level=2)).to_be_focused()
+    for _ in range(10):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("document.activeElement.textContent") == "Orders":
+            break
+    assert focus_ring(page).startswith("solid 3px")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=2)).to_have_text("Orders")
+    expect(page.get_by_role("heading", level=2)).to_be_focused()
+
+
+def test_messages_are_spoken_from_a_live_region(consoles):
+    console = signed_in(consoles, operator_token())
+    expect(console.status).to_have_attribute("aria-live", "polite")
+    expect(console.status).to_have_attribute("role", "status")
+
+
+def test_the_audit_finds_what_it_looks_for(browser):
+    """The measure above can fail: grey on white and an unlabelled field are found."""
+    page = browser.new_page()
+    try:
+        page.set_content('<p style="color:#aaa">faint</p><input name="x">'
+                         '<label for="y">Named</label><input id="y">')
+        problems = audit(page)
+    finally:
+        page.close()
+    assert len(problems) == 2
+    assert problems[0].startswith("contrast 2.32: P")
+    assert problems[1].startswith('no label: <input name="x">')

@@ -1,0 +1,108 @@
+"""The console's screenshots in docs/console/, taken in headless Chromium against a local
+stack with demo data:
+
+    .venv/bin/python -m tests.support.console_screenshots [OUT_DIR]
+
+(default docs/console/). tests/e2e/test_console_screenshots.py runs it on every `make test`.
+"""
+
+import sys
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from tests.support.browser import DESKTOP, PHONE, chromium
+from tests.support.console import Api, Console, customer_token, operator_token
+from tests.support.stack_process import ROOT, StackProcess
+
+OUT = ROOT / "docs" / "console"
+CUSTOMER = 42
+PRODUCTS = [  # sku, name, price, stock, threshold, warehouse
+    ("CAJ-4030", "Caja de cartón 40x30", 1.2, 840, 200, "Lima — Callao"),
+    ("CIN-48", "Cinta de embalaje 48 mm", 3.5, 35, 60, "Lima — Callao"),
+    ("PAL-EUR", "Pallet europeo", 18.0, 120, 40, "Arequipa"),
+    ("BUR-100", "Rollo de plástico burbuja 100 m", 24.9, 8, 15, "Lima — Ate"),
+    ("ETQ-A6", "Etiquetas térmicas A6 (500)", 12.75, 300, 50, "Trujillo"),
+    ("GUA-NIT", "Guantes de nitrilo (caja)", 9.9, 64, 20, "Lima — Ate"),
+]
+
+
+def seed(api: Api) -> dict:
+    products = [api.product(sku, name=name, price=price, stock=stock, threshold=threshold,
+                            warehouse=warehouse)
+                for sku, name, price, stock, threshold, warehouse in PRODUCTS]
+    orders = []
+    for number, (user, destination, name, moves) in enumerate([
+            (7, "Arequipa", "Ana Pérez", ["APROBADO", "EN_ENVIO"]),
+            (CUSTOMER, "Trujillo", "Luis Quispe", ["APROBADO"]),
+            (9, "Cusco", "María Huamán", []),
+            (CUSTOMER, "Piura", "Luis Quispe", []),
+            (11, "Lima", "Jorge Rojas", ["APROBADO", "EN_ENVIO", "ENTREGADO"]),
+            (12, "Chiclayo", "Rosa Flores", ["CANCELADO"])]):
+        order = api.order(products[number % len(products)]["id"], user_id=user,
+                          quantity=number + 1, destination=destination, name=name)
+        for status in moves:
+            order = api.ok("PATCH", f"/api/pedidos/{order['id']}/status",
+                           params={"status": status})
+        orders.append(order)
+    for order, kind, carrier, status in [(orders[0], "TERRESTRE", "Olva Courier", "EN_RUTA"),
+                                         (orders[1], "EXPRESS", "Shalom", "ASIGNADO"),
+                                         (orders[4], "EXPRESS", "Olva Courier", "ENTREGADO")]:
+        shipment = api.shipment(order["id"], kind=kind, carrier=carrier,
+                                destination=order["destino"])
+        api.ok("PATCH", f"/api/envios/{shipment['id']}/status", params={"status": status})
+    return {"products": products, "orders": orders}
+
+
+def take(out: Path = OUT) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    stack = StackProcess().start()
+    shots = []
+    try:
+        seed(Api(stack.gateway, operator_token()))
+        with chromium() as browser:
+            def shoot(console: Console, name: str, full_page: bool = True) -> None:
+                expect(console.page.locator("tbody tr").first).to_be_visible()
+                path = out / f"{name}.png"
+                console.page.screenshot(path=str(path), full_page=full_page)
+                shots.append(path)
+
+            desk = Console.open(browser, stack.gateway, DESKTOP)
+            path = out / "sign-in.png"
+            desk.page.screenshot(path=str(path))
+            shots.append(path)
+            desk.sign_in(operator_token("ana.torres@example.com"))
+            shoot(desk, "catalog")
+            desk.go("Orders")
+            shoot(desk, "orders")
+            desk.go("Shipments")
+            shoot(desk, "shipments")
+            desk.close()
+
+            # A customer's lists hold only their own once the gateway applies roles;
+            # until then the shot would show everyone's orders as theirs.
+            token = customer_token(CUSTOMER, "luis.quispe@example.com")
+            if {o["userId"] for o in Api(stack.gateway, token).ok("GET", "/api/pedidos")} \
+                    == {CUSTOMER}:
+                customer = Console.open(browser, stack.gateway, DESKTOP)
+                customer.sign_in(token)
+                customer.go("My orders")
+                shoot(customer, "customer-orders")
+                customer.close()
+            else:
+                print("customer-orders.png not taken: the gateway lists every order to a "
+                      "customer (no roles yet)", file=sys.stderr)
+
+            phone = Console.open(browser, stack.gateway, PHONE)
+            phone.sign_in(operator_token("ana.torres@example.com"))
+            phone.go("Orders")
+            shoot(phone, "phone-orders", full_page=False)
+            phone.close()
+    finally:
+        stack.stop()
+    return shots
+
+
+if __name__ == "__main__":
+    for shot in take(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT):
+        print(shot)

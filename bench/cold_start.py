@@ -152,6 +152,44 @@ def events(token: str) -> dict[str, list]:
     }
 
 
+def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
+    """Tables as a user's would hold them, so that each warm-up and each measured request
+    reads real items (on empty tables the warm-ups read nothing and both requests were
+    404s): products, some in alert; orders in every state; shipments. Written through the
+    AWS path (tests.support.recorded_aws), as the functions would write them."""
+    import dataclasses
+
+    from common.settings import Settings
+    from infra.local.tokens import local_token
+    from tests.support.recorded_aws import RecordedAws
+
+    settings = dataclasses.replace(Settings.from_env({
+        **os.environ, "INVENTORY_FUNCTION": "Inventory", "ORDERS_FUNCTION": "Orders",
+        "ORDER_EVENTS_FUNCTION": "OrderEvents"}), notification_service_url=None)
+    aws, token = RecordedAws(settings), local_token(settings)
+    for n in range(products):
+        aws.request("POST", "/api/inventario", "/api/inventario", token, body={
+            "sku": f"SEED-{n}", "nombre": f"Producto {n}", "precioUnitario": 10 + n % 7,
+            "stockActual": 5 if n % 10 == 0 else 10_000, "umbralMinimo": 10,
+            "bodega": f"Bodega {n % 3}"})
+    # Each order's moves: none, approved, on its way, delivered; or cancelled.
+    lifecycles = [[], ["APROBADO"], ["APROBADO", "EN_ENVIO"],
+                  ["APROBADO", "EN_ENVIO", "ENTREGADO"], ["CANCELADO"]]
+    for n in range(orders):
+        order = json.loads(aws.request("POST", "/api/pedidos", "/api/pedidos", token, body={
+            "userId": 1 + n % 20, "userEmail": f"c{n % 20}@example.com",
+            "clienteNombre": "Cliente", "total": 12.5, "tipoPedido": "NACIONAL",
+            "destino": "Lima", "productoId": 1 + n % products, "cantidad": 1})["body"])
+        for status in lifecycles[n % 5]:
+            aws.request("PATCH", f"/api/pedidos/{order['id']}/status",
+                            "/api/pedidos/{id}/status", token, query={"status": status})
+    for n in range(shipments):
+        aws.request("POST", "/api/envios", "/api/envios", token, body={
+            "pedidoId": 1 + n, "tipoEnvio": "EXPRESS" if n % 2 else "TERRESTRE",
+            "transportista": "DHL", "destino": "Lima"})
+    aws.deliver_queued()
+
+
 def above_the_floor(function: str, runs: list[dict]) -> str:
     """A function's init above the stack's floor, in ms and as a ratio to it."""
     if function not in ON_THE_FLOOR:
@@ -199,6 +237,7 @@ def main() -> None:
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     template.create_tables(boto3.client("dynamodb"))
+    seed()
     # Lambda's Invoke API, for the orders function's DryRun at init (the event is not
     # published by the GETs measured here).
     invoke = LocalLambda({"OrderEventsFunction": lambda event, context: None},

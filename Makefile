@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators reset test test-unit token lint lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
+.PHONY: run emulators reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -132,9 +132,14 @@ redrive: $(READY)
 lint: $(READY)
 	@$(PY) -m ruff check .
 
-# Every test: unit, integration (emulated AWS), e2e (the stack over HTTP, the console in
-# Chromium) and release (tests/release runs sam build and sam validate from .venv-sam).
-test: lint $(SAM_READY) chromium
+# mypy over functions/, layers/common/ and infra/ ([tool.mypy] in pyproject.toml).
+typecheck: $(READY)
+	@$(PY) -m mypy
+
+# ruff and mypy, then every test: unit, integration (emulated AWS), e2e (the stack over HTTP,
+# the console in Chromium) and release (tests/release runs sam build and sam validate from
+# .venv-sam).
+test: lint typecheck $(SAM_READY) chromium
 	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
 
 # The console's tests drive Debian's Chromium (docs/console.md): installed when missing
@@ -203,4 +208,4 @@ bench-install: $(READY)
 	@$(PY) bench/install.py $(if $(REF),--ref $(REF))
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache

@@ -82,7 +82,8 @@ def check_command() -> None:
         _stop(NOT_LOCAL_STAGE)
     import chalice.local
 
-    chalice.local.LocalGateway = ApiGatewayLocalGateway
+    # Replacing Chalice's class is the point (see the module's text).
+    chalice.local.LocalGateway = ApiGatewayLocalGateway  # type: ignore[misc]
 
 
 def _allowed_origin(app) -> str | None:

@@ -49,7 +49,7 @@ def _clients(stage: str | None):
 def _messages(sqs, url: str, hide_seconds: int):
     """Every message of the queue, each once; one received is hidden `hide_seconds` (0: it
     stays for the next reader, and the walk ends when one comes round again)."""
-    seen = set()
+    seen: set[str] = set()
     while True:
         batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0,
                                     VisibilityTimeout=hide_seconds).get("Messages", [])

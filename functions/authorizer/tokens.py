@@ -22,6 +22,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from typing import Protocol
 
 import jwt
 
@@ -50,7 +51,15 @@ JWKS_CACHE_SECONDS = 3600
 JWKS_RETRY_SECONDS = 30
 JWKS_TIMEOUT_SECONDS = 2
 
-Verifier = Callable[[str], Caller]  # a token -> its caller, or InvalidToken
+
+class Verifier(Protocol):
+    """What verifies a token (SharedKeyVerifier, OidcVerifier)."""
+
+    def __call__(self, token: str) -> Caller:
+        """A token -> its caller, or InvalidToken."""
+
+    def rehearse(self) -> None:
+        """At init: what the first token would wait for, done now."""
 
 
 class InvalidToken(Exception):
@@ -256,5 +265,6 @@ class OidcVerifier:
 
 def verifier_for(settings: Settings) -> Verifier:
     if settings.jwt_issuer:
+        assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
         return OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
     return SharedKeyVerifier(jwt_keys(settings))

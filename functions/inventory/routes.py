@@ -1,17 +1,16 @@
 """Inventory HTTP routes (docs/api.md#inventory): read the request, call the service, answer."""
 
-from chalice import Blueprint
-
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, json_object, path_id, query_param
 from common.responses import no_content, ok
+from common.service_app import ServiceBlueprint
 from inventory import access, rules, service
 from inventory.service import Products
 
 
-def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> Blueprint:
-    bp = Blueprint(__name__)
+def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/inventario", methods=["GET"])
     def list_products():

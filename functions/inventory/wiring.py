@@ -1,12 +1,10 @@
 """Which implementations the inventory routes get: products in DynamoDB."""
 
-from chalice import Blueprint
-
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
 from common.lists import Lists
-from common.service_app import PlatformApp, create_app
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
@@ -17,7 +15,7 @@ FUNCTION = "InventoryFunction"
 CREATE_SCOPE = "POST /api/inventario"
 
 
-def routes_for(settings: Settings) -> Blueprint:
+def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
                                      CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))

@@ -36,6 +36,7 @@ def parse_payload(raw: bytes | str | None) -> Payload:
         raise Invalid("INVALID_JSON", str(exc).capitalize()) from None
     if not text.startswith("{"):
         raise Invalid("INVALID_JSON", "The body must be a JSON object")
+    assert raw is not None  # jsonio refuses a missing body (InvalidJson)
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     return Payload(text, size, shallow)
 

@@ -2,16 +2,14 @@
 
 from functools import partial
 
-from chalice import Blueprint
-
 from common.responses import text
-from common.service_app import log_with_request
+from common.service_app import ServiceBlueprint, log_with_request
 from notifications import service
 from notifications.payloads import parse_payload
 
 
-def blueprint(logger) -> Blueprint:
-    bp = Blueprint(__name__)
+def blueprint(logger) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
 
     @bp.route("/notificaciones", methods=["POST"])
     def receive_notification():

@@ -1,20 +1,19 @@
 """Orders HTTP routes (docs/api.md#orders): read the request, call the service, answer."""
 
-from chalice import Blueprint
-
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, on_behalf_of, path_id, query_param
 from common.responses import ok
+from common.service_app import ServiceBlueprint
 from orders import access, service
 from orders.service import Orders, Outcomes, Publisher
 from orders.stock_client import StockChecker
 
 
 def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: Outcomes,
-              lists: Lists, once: CreatedOnce) -> Blueprint:
-    bp = Blueprint(__name__)
+              lists: Lists, once: CreatedOnce) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
     def list_orders():

@@ -4,14 +4,12 @@ and the event as a Lambda async invoke."""
 
 from concurrent.futures import ThreadPoolExecutor
 
-from chalice import Blueprint
-
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
 from common.lists import Lists
 from common.logs import get_logger
-from common.service_app import PlatformApp, create_app
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from orders import routes
 from orders.events import LambdaPublisher
@@ -25,7 +23,7 @@ FUNCTION = "OrdersFunction"
 CREATE_SCOPE = "POST /api/pedidos"
 
 
-def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
+def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(

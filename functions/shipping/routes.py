@@ -1,20 +1,19 @@
 """Shipping HTTP routes (docs/api.md#shipping): read the request, call the service, answer."""
 
-from chalice import Blueprint
-
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, on_behalf_of, path_id, query_param
 from common.responses import ok
+from common.service_app import ServiceBlueprint
 from shipping import access, rules, service
 from shipping.order_owners import OrderOwners
 from shipping.service import Shipments
 
 
 def blueprint(shipments: Shipments, owners: OrderOwners, lists: Lists,
-              once: CreatedOnce) -> Blueprint:
-    bp = Blueprint(__name__)
+              once: CreatedOnce) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
     def list_shipments():

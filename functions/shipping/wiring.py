@@ -1,13 +1,11 @@
 """Which implementations the shipping routes get: shipments in DynamoDB, and whose an order
 is asked of the orders service (an invoke of its function on AWS, HTTP when given a URL)."""
 
-from chalice import Blueprint
-
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
 from common.lists import Lists
-from common.service_app import PlatformApp, create_app
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from shipping import routes
 from shipping.order_owners import OrderOwners
@@ -19,7 +17,7 @@ FUNCTION = "ShippingFunction"
 CREATE_SCOPE = "POST /api/envios"
 
 
-def routes_for(settings: Settings, lambda_client=None) -> Blueprint:
+def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(ShipmentRepository(settings),

@@ -25,6 +25,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from common.gateway_events import rest_event
@@ -138,7 +139,7 @@ class ApiGateway:
                        "x-amzn-ErrorType": answer.error_type, **self._origin(), **answer.headers}
             logged = answer.reason or answer.error_type
         if logged is not None or path in self._pages or method == "OPTIONS":
-            extra = {"reason": logged} if logged else {}
+            extra: dict[str, Any] = {"reason": logged} if logged else {}
             log_request(self._logger, started, method=method, route=None, path=path,
                         status=status, correlation_id=request_id, **extra)
         start_response(f"{status} {HTTPStatus(status).phrase}",
@@ -197,6 +198,7 @@ class ApiGateway:
 
     def _authorize(self, headers: dict[str, str], method: str, path: str) -> dict:
         authorizer = self.api.authorizer
+        assert authorizer is not None  # asked only for an API with one
         header = headers.get(authorizer.header)
         unauthorized = _Answer(401, {"message": "Unauthorized"}, "UnauthorizedException")
         if header is None:
@@ -209,12 +211,13 @@ class ApiGateway:
                f"{method}{path}")
         outcome = self._lambdas.invoke(authorizer.function, json.dumps(
             {"type": "TOKEN", "authorizationToken": header, "methodArn": arn}))
-        if outcome.failed:
+        if outcome.error is not None:
             if outcome.error.get("errorMessage") == "Unauthorized":
                 unauthorized.reason = "the authorizer refused the token"
                 raise unauthorized
             raise _Answer(500, {"message": None}, "AuthorizerConfigurationException",
                           reason=outcome.error.get("errorMessage"))
+        assert outcome.result is not None  # what did not fail answered
         policy = json.loads(outcome.result)
         statements = policy.get("policyDocument", {}).get("Statement", [])
         if not statements or any(s.get("Effect") != "Allow" for s in statements):
@@ -225,16 +228,16 @@ class ApiGateway:
     def _invoke(self, function: str, event: dict):
         outcome = self._lambdas.invoke(function, json.dumps(event),
                                        wait_seconds=INTEGRATION_TIMEOUT_SECONDS)
-        if outcome.failed and outcome.error["errorType"] == "TooManyRequestsException":
+        if outcome.error is not None and outcome.error["errorType"] == "TooManyRequestsException":
             raise _Answer(504, {"message": "Endpoint request timed out"},
                           "IntegrationTimeout", reason=outcome.error["errorMessage"])
-        if outcome.failed:
+        if outcome.error is not None:
             raise _Answer(502, {"message": "Internal server error"},
                           "InternalServerErrorException",
                           reason=f"{function}: {outcome.error.get('errorType')}: "
                                  f"{outcome.error.get('errorMessage')}")
         try:
-            response = json.loads(outcome.result)
+            response = json.loads(outcome.result or "")  # none: malformed as well
             status = int(response["statusCode"])
             headers = {**(response.get("headers") or {}),
                        **(response.get("multiValueHeaders") or {})}

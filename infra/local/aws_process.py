@@ -41,6 +41,7 @@ class AwsProcess:
         self.process = subprocess.Popen(
             args, cwd=Path(__file__).resolve().parents[2], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"}, text=True)
+        assert self.process.stdout is not None  # stdout=PIPE
         line = self.process.stdout.readline()
         try:
             ready = json.loads(line)
@@ -76,8 +77,12 @@ def main(argv: list[str]) -> None:
         signal.signal(sig, lambda *_: stopped.set())
     # Ctrl-C reaches the whole foreground group: the stack stops this one, after its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=lambda: (sys.stdin.read(), stopped.set()), daemon=True,
-                     name="stack-watch").start()
+
+    def watch() -> None:
+        sys.stdin.read()
+        stopped.set()
+
+    threading.Thread(target=watch, daemon=True, name="stack-watch").start()
     try:
         if data is not None:
             data.hold()
@@ -94,14 +99,14 @@ def main(argv: list[str]) -> None:
     template.create_tables(boto3.client("dynamodb", endpoint_url=aws.url))
     template.create_queues(boto3.client("sqs", endpoint_url=aws.url))
     restored = {}
-    try:
-        if data is not None:
+    if data is not None:
+        try:
             restored = aws.keep_in(data, region, WRITE_THROUGH)
-    except DataError as exc:
-        aws.stop()
-        data.release()
-        _say({"error": str(exc), "kind": "data"})
-        return
+        except DataError as exc:
+            aws.stop()
+            data.release()
+            _say({"error": str(exc), "kind": "data"})
+            return
     _say({"url": aws.url, "restored": restored})
     stopped.wait()
     aws.stop()

@@ -71,7 +71,9 @@ def document(gateway_url: str, notification_url: str) -> dict:
 
 def _swagger_ui_assets() -> Path:
     # Located without importing Powertools' event handler, whose code this page does not use.
-    package = importlib.util.find_spec("aws_lambda_powertools").submodule_search_locations[0]
+    spec = importlib.util.find_spec("aws_lambda_powertools")
+    assert spec is not None and spec.submodule_search_locations  # a dependency, a package
+    package = spec.submodule_search_locations[0]
     return Path(package) / "event_handler" / "openapi" / "swagger_ui"
 
 

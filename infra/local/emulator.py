@@ -32,6 +32,7 @@ import json
 import threading
 from decimal import Decimal
 from io import BytesIO
+from typing import cast
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
@@ -46,6 +47,7 @@ from moto.dynamodb.exceptions import (
     TransactWriteSingleOpException,
 )
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
+from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
@@ -74,7 +76,8 @@ class _Untracked(list):
 
 def _stop_tracking_dynamodb_models() -> None:
     for model in model_data["dynamodb"].values():
-        model.instances_tracked = _Untracked()
+        # moto types the registry's values as object: they are its model classes.
+        model.instances_tracked = _Untracked()  # type: ignore[attr-defined]
 
 
 def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> None:
@@ -137,9 +140,11 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
             elif op_type == "Delete":
                 self.delete_item(table_name, key)
             else:
+                # None when absent, as moto's own transact_write_items passes them (its
+                # update_item is annotated with dicts only).
                 self.update_item(table_name, key, update_expression=op["UpdateExpression"],
-                                 expression_attribute_names=names,
-                                 expression_attribute_values=values)
+                                 expression_attribute_names=names,  # type: ignore[arg-type]
+                                 expression_attribute_values=values)  # type: ignore[arg-type]
     except Exception:
         for table_name, key, before in reversed(undo):
             if before is None:
@@ -167,7 +172,8 @@ def query_one_partition(self: Table, *args, **kwargs):
     sort_keys = [k["AttributeName"] for k in self.get_index(index_name).schema
                  if k["KeyType"] == "RANGE"]
     name, value = conditions[0]
-    partition = [item for item in self.items.values()
+    items = cast(dict[DynamoType, Item], self.items)  # no range key: an item per hash key
+    partition = [item for item in items.values()
                  if (found := item.attrs.get(name)) is not None and found.type == "S"
                  and found.value == value.value]
     if len(sort_keys) != 1:
@@ -178,7 +184,7 @@ def query_one_partition(self: Table, *args, **kwargs):
     ordered = [item for key, item in sorted(
         ((key, item) for key, item in keyed if key is not None),
         key=lambda pair: Decimal(pair[0].value))]
-    self.all_items = lambda: ordered
+    self.all_items = lambda: ordered  # type: ignore[method-assign]  # see the docstring
     try:
         return _moto_query(self, *args, **kwargs)
     finally:
@@ -361,8 +367,9 @@ def _method_names_once() -> None:
 
 
 def emulator(port: int = 0) -> Emulator:
-    DynamoDBBackend.transact_write_items = transact_write_items
-    Table.query = query_one_partition
+    # Patching moto is the point (see the functions' texts).
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()

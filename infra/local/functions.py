@@ -111,7 +111,10 @@ class _Locally:
 
 
 def _rate_seconds(expression: str) -> float:
-    number, unit = re.fullmatch(r"rate\((\d+) (minutes?|hours?|days?)\)", expression).groups()
+    rate = re.fullmatch(r"rate\((\d+) (minutes?|hours?|days?)\)", expression)
+    if rate is None:
+        raise ValueError(f"a schedule the local stack cannot run: {expression}")
+    number, unit = rate.groups()
     return int(number) * {"m": 60, "h": 3600, "d": 86400}[unit[0]]
 
 

@@ -13,6 +13,7 @@ enforced before a body is read, and no thread held by a slow client. On top:
 
 import socket
 import time
+from collections.abc import Callable
 
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
@@ -89,7 +90,7 @@ def _make_room(server) -> None:
 class _LateApp:
     """The WSGI app of a server bound before its app exists."""
 
-    app = None
+    app: Callable  # set by AppServer.serve, before the server runs
 
     def __call__(self, environ, start_response):
         return self.app(environ, start_response)

@@ -31,6 +31,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TextIO
 
 from moto.dynamodb.models.table import Table
 
@@ -74,7 +75,7 @@ class DataDir:
 
     def __init__(self, path: Path):
         self.path = path
-        self._lock = None
+        self._lock: TextIO | None = None
 
     def file(self, name: str) -> Path:
         return self.path / name
@@ -221,7 +222,8 @@ class Snapshots:
                 raise refuse(f"holds {name!r} as something other than a list of items")
             for item in items:
                 table = tables[name]
-                keys = {table.hash_key_attr, table.range_key_attr} - {None}
+                keys = {key for key in (table.hash_key_attr, table.range_key_attr)
+                        if key is not None}
                 if not isinstance(item, dict) or not keys <= set(item) or not all(
                         isinstance(value, dict) and len(value) == 1
                         and next(iter(value)) in _DYNAMODB_TYPES for value in item.values()):

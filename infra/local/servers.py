@@ -3,6 +3,7 @@
 import socketserver
 import threading
 from collections.abc import Callable
+from typing import Self
 
 
 class BackgroundServer:
@@ -13,7 +14,7 @@ class BackgroundServer:
     for the serving thread, and then runs `on_stop` for what the server owns besides.
     """
 
-    def __init__(self, address: tuple, serve: Callable[[], None], shutdown: Callable[[], None],
+    def __init__(self, address: tuple, serve: Callable[[], None], shutdown: Callable[[], object],
                  name: str, on_stop: Callable[[], None] | None = None):
         self.url = f"http://{address[0]}:{address[1]}"
         self._shutdown = shutdown
@@ -21,7 +22,7 @@ class BackgroundServer:
         self._thread = threading.Thread(target=serve, name=name, daemon=True)
 
     @classmethod
-    def of(cls, server: socketserver.BaseServer, name: str,
+    def of(cls, server: socketserver.TCPServer, name: str,
            on_stop: Callable[[], None] | None = None) -> "BackgroundServer":
         def shutdown():
             server.shutdown()
@@ -34,7 +35,7 @@ class BackgroundServer:
     def serving(self) -> bool:
         return self._thread.is_alive()
 
-    def start(self) -> "BackgroundServer":
+    def start(self) -> Self:
         self._thread.start()
         return self
 

@@ -68,7 +68,7 @@ class LocalStack:
         self.with_gateway = with_gateway
         self.data: DataDir | None = None
         self.restored: dict[str, int] = {}
-        self.lambdas: LambdaService | None = None
+        self.lambdas: LambdaService  # by start()
         self._stoppers: list = []
         self._sockets: list[socket.socket] = []
 
@@ -108,7 +108,7 @@ class LocalStack:
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
             self._serve("GatewayApi", gateway_socket, self.local.gateway_throttle,
-                        {**docs.pages(self.gateway_url, self.notification_url),
+                        {**docs.pages(_url(gateway_socket), self.notification_url),
                          **console.pages()})
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
@@ -149,7 +149,10 @@ class LocalStack:
                                                          "condition": record["requestContext"]
                                                          ["condition"]})
 
-    def _serve(self, name: str, sock: socket.socket, throttle: Throttle, pages=None) -> None:
+    def _serve(self, name: str, sock: socket.socket, throttle: Throttle | None,
+               pages=None) -> None:
+        # LocalSettings.from_env always reads both throttles; None is not resolved here.
+        assert throttle is not None
         gateway = ApiGateway(api(name, self.settings.cors_allow_origin), self.lambdas,
                              self.settings.region, pages,
                              TokenBucket(throttle.rate, throttle.burst))

@@ -48,7 +48,7 @@ class CreatedOnce:
         outcome = self._once.run(
             {"caller": caller_of(request).sub, "key": key}, fingerprint(body),
             lambda: {"body": created(create(command)).body}, request.lambda_context)
-        headers = {"Content-Type": JSON_CONTENT_TYPE}
+        headers: dict[str, str | list[str]] = {"Content-Type": JSON_CONTENT_TYPE}
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"
         return Response(body=outcome.result["body"], status_code=201, headers=headers)

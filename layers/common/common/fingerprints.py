@@ -34,8 +34,9 @@ def _number(value: int | float | Decimal) -> str:
     number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
     if not number.is_finite():
         return f'"{number}"'  # not JSON; only ever in a payload that is not ours
-    sign, digits, exponent = number.as_tuple()
-    digits = list(digits)
+    sign, digit_tuple, exponent = number.as_tuple()
+    assert isinstance(exponent, int)  # a letter ('n', 'N', 'F') only for what is not finite
+    digits = list(digit_tuple)
     while len(digits) > 1 and digits[-1] == 0:
         digits.pop()
         exponent += 1

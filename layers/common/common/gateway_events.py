@@ -24,10 +24,11 @@ def rest_event(method: str, route: str, *, request_id: str,
               for name, value in query.items()} if query else None)
     encoded = False
     if isinstance(body, bytes):
+        raw = body
         try:
-            body = body.decode("utf-8")
+            body = raw.decode("utf-8")
         except UnicodeDecodeError:
-            body, encoded = base64.b64encode(body).decode("ascii"), True
+            body, encoded = base64.b64encode(raw).decode("ascii"), True
     headers = headers or {}
     return {"resource": route, "path": path, "httpMethod": method, "headers": headers,
             "multiValueHeaders": {name: [value] for name, value in headers.items()},

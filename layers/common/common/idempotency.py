@@ -70,7 +70,8 @@ class Once:
         config = IdempotencyConfig(
             event_key_jmespath="key", payload_validation_jmespath="payload",
             expires_after_seconds=settings.idempotency_ttl_seconds,
-            lambda_context=self._claim_time,
+            # Not a LambdaContext, but all Powertools asks of one (see _ClaimTime).
+            lambda_context=self._claim_time,  # type: ignore[arg-type]
             response_hook=lambda stored, _record: Outcome(stored, replayed=True))
         store = _InProgressFirst(
             table_name=settings.table_name("IdempotencyTable"),

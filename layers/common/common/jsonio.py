@@ -102,7 +102,8 @@ def compact_any(raw: bytes | str | None) -> str:
     text = _text(raw)
     parts: list[str] = []
     # What may come next: "value", "key" (or "}" of an empty object), ":" or ","/close.
-    expect, stack, position, done = "value", [], 0, False
+    stack: list[str] = []  # the open "{" and "[", innermost last
+    expect, position, done = "value", 0, False
     for match in _TOKEN.finditer(text):
         if match.start() != position:
             break  # a character no token starts with

@@ -104,6 +104,7 @@ class SecretRing(KeyRing):
                 self._current = self._read(CURRENT)
                 self._previous = self._read(PREVIOUS)
                 self._read_at = self._clock()
+            assert self._current is not None  # _read(CURRENT) returns a version or raises
             return self._current, self._previous
 
     def _read(self, stage: str) -> _Version | None:

@@ -49,7 +49,8 @@ class Lists:
 
         With a limit, one read of at most `limit` items; without, reads of MAX_LIMIT
         until the list ends or the body is full."""
-        parts, size = [], 2  # the brackets
+        parts: list[str] = []
+        size = 2  # the brackets
         while True:
             page = fetch(after, limit or MAX_LIMIT)
             for item in page.items:
@@ -69,8 +70,8 @@ def _next_page_link(request, token: str) -> str:
     """The same path (with any stage prefix) and query, with this token: a relative
     reference (RFC 8288)."""
     path = request.context.get("path", request.path)
-    query = request.query_params or {}
-    pairs = [(name, value) for name in query if name != "nextToken"
+    query = request.query_params
+    pairs = [(name, value) for name in query or {} if name != "nextToken"
              for value in query.getlist(name)]
     pairs.append(("nextToken", token))
     return path + "?" + "&".join(f"{quote(name, safe='')}={quote(value, safe='')}"

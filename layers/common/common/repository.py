@@ -54,7 +54,7 @@ class Repository:
         """A page of an index whose sort key is the id: the items after `after`,
         ascending, at most `limit` read (a filter may keep fewer), and where the next
         page starts. Reads follow the items returned, not the table."""
-        results = index.query(hash_value, self._model.id > after, limit=limit,
+        results = index.query(hash_value, self._model.get_attributes()["id"] > after, limit=limit,
                               page_size=limit, filter_condition=filter_condition)
         items = [storage.to_domain(item, self._entity) for item in results]
         resume = results.last_evaluated_key

@@ -25,7 +25,7 @@ STATUS = {Invalid: 400, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessa
 def error_response(status: int, code: str, message: str, *, details: list | None = None,
                    headers: dict | None = None) -> Response:
     """The platform's error body: {"error": CODE, "message": text[, "details": [...]]}."""
-    body = {"error": code, "message": message}
+    body: dict[str, object] = {"error": code, "message": message}
     if details is not None:
         body["details"] = details
     return json_response(body, status, headers)

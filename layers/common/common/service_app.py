@@ -74,11 +74,18 @@ class PlatformApp(Chalice):
         return status
 
 
+class ServiceBlueprint(Blueprint):
+    """A function's routes, and that function's name (its wiring sets `function`):
+    create_app runs each of its views as that function (common.aws.acting_as)."""
+
+    function: str
+
+
 class _Failed(ChaliceUnhandledError):
     """A view's exception, carried past Chalice's own handler to the platform's."""
 
 
-def create_app(name: str, settings: Settings, *blueprints: Blueprint,
+def create_app(name: str, settings: Settings, *blueprints: ServiceBlueprint,
                cors: bool = True) -> PlatformApp:
     """A service's app: the platform's error format, body limit, CORS and request log."""
     app = PlatformApp(name, get_logger(name))

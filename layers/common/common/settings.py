@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NoReturn
+from typing import NoReturn, overload
 from urllib.parse import urlsplit
 
 # The old Spring system's development key: fine on a laptop, never for a cloud stage
@@ -52,11 +52,17 @@ class Env:
     def __init__(self, env: Mapping[str, str]):
         self.env = env
 
+    # A default that is a str makes the value a str: what the type checker needs to know.
+    @overload
+    def text(self, name: str, default: str) -> str: ...
+    @overload
+    def text(self, name: str, default: None = None) -> str | None: ...
+
     def text(self, name: str, default: str | None = None) -> str | None:
         value = self.env.get(name, "").strip()
         return value or default
 
-    def fail(self, name: str, accepts: str):
+    def fail(self, name: str, accepts: str) -> NoReturn:
         shown = "(hidden)" if name in _SECRETS else repr(self.env.get(name, ""))
         raise ConfigError(f"{name}={shown}: must be {accepts}")
 
@@ -99,13 +105,19 @@ class Env:
         """An https URL, exactly as given (an issuer is compared with the tokens' `iss`
         character for character): keys and identities are not fetched in the clear,
         except from this machine (a local identity provider, the tests)."""
-        if self.url(name) is None:
-            return None
         raw = self.text(name)
+        if raw is None or self.url(name) is None:
+            return None
         if not raw.startswith("https://") and \
                 urlsplit(raw).hostname not in ("127.0.0.1", "localhost"):
             self.fail(name, "an https URL (http only on 127.0.0.1), or empty")
         return raw
+
+    @overload
+    def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str: ...
+    @overload
+    def matching(self, name: str, pattern: re.Pattern, default: None,
+                 accepts: str) -> str | None: ...
 
     def matching(self, name: str, pattern: re.Pattern, default: str | None,
                  accepts: str) -> str | None:

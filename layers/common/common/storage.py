@@ -7,24 +7,35 @@ dataclass whose fields have the same names.
 
 import dataclasses
 from decimal import Decimal
+from typing import Protocol, TypeVar, cast
 
 from pynamodb.attributes import Attribute, NumberAttribute, UnicodeAttribute
 from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
-from pynamodb.models import Model
+from pynamodb.models import MetaProtocol, Model
 
 from common import aws
 from common.ids import possible_id
 from common.settings import Settings
 
 
-def model_meta(logical_id: str) -> type:
+class TableMeta(MetaProtocol, Protocol):
+    """A model's Meta here: PynamoDB's, and the table's logical id in the template."""
+
+    logical_id: str
+
+
+M = TypeVar("M", bound=Model)
+
+
+def model_meta(logical_id: str) -> TableMeta:
     """A PynamoDB Meta for the table declared as `logical_id` in infra/template.yaml.
 
-    Until bound, a model points at the table's local name (its logical id).
+    Until bound, a model points at the table's local name (its logical id). (A class that
+    sets only some of MetaProtocol's attributes: PynamoDB defaults the others.)
     """
-    return type("Meta", (), {"logical_id": logical_id, "table_name": logical_id})
+    return cast(TableMeta, type("Meta", (), {"logical_id": logical_id, "table_name": logical_id}))
 
 
 def bind(settings: Settings, *models: type[Model]) -> None:
@@ -39,8 +50,9 @@ def bind(settings: Settings, *models: type[Model]) -> None:
     aws.dynamodb(settings)
     client = aws.routed_dynamodb(settings)
     for model in models:
-        model.Meta.table_name = settings.table_name(model.Meta.logical_id)
-        model.Meta.region = settings.region
+        meta = cast(TableMeta, model.Meta)  # every model of ours has model_meta's
+        meta.table_name = settings.table_name(meta.logical_id)
+        meta.region = settings.region
         aws.use_client(model._get_connection().connection, client)
 
 
@@ -74,7 +86,7 @@ def to_domain(item: Model, domain_cls: type):
     return domain_cls(**{f.name: getattr(item, f.name) for f in dataclasses.fields(domain_cls)})
 
 
-def to_item(model_cls: type[Model], entity) -> Model:
+def to_item(model_cls: type[M], entity) -> M:
     return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
 
 
@@ -94,7 +106,7 @@ def insert(item: Model) -> None:
     The counter never hands out an id twice; the condition makes that a checked fact
     rather than an assumption (it would catch a counter reset by hand).
     """
-    item.save(condition=type(item).id.does_not_exist())
+    item.save(condition=type(item).get_attributes()["id"].does_not_exist())
 
 
 def condition_failed(error: PynamoDBException) -> bool:

@@ -42,6 +42,14 @@ def _text(raw: bytes | str | None) -> str:
     return raw
 
 
+def _reason(exc: simplejson.JSONDecodeError) -> str:
+    """The parser's reason in words. A few of simplejson's messages are templates it fills
+    with the character at fault ("Invalid control character %r at"): filled here."""
+    if "%r" not in exc.msg:
+        return exc.msg
+    return exc.msg.replace("%r", repr(exc.doc[exc.pos:exc.pos + 1])).removesuffix(" at")
+
+
 def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
     """Parse a request body; NaN/Infinity and invalid UTF-8 are rejected like bad JSON, and
     so is a body nested deeper than `max_depth` (None: as deep as the parser goes)."""
@@ -50,7 +58,8 @@ def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
         value = simplejson.loads(raw, parse_float=Decimal, parse_int=_integer,
                                  parse_constant=_reject_constant)
     except simplejson.JSONDecodeError as exc:
-        raise InvalidJson(f"the body is not valid JSON: {exc.msg} at position {exc.pos}") from None
+        raise InvalidJson(f"the body is not valid JSON: {_reason(exc)} at position "
+                          f"{exc.pos}") from None
     except RecursionError:
         raise TooDeep("the body nests too deeply") from None
     if max_depth is not None and not within_depth(value, max_depth):

@@ -21,8 +21,8 @@ Three corrections make it behave like DynamoDB where the platform can tell:
 - Index queries in time of their partition. For a query on an index, moto sorts every
   item of the table and then tests each against the key condition: a page of 10 alerts
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
-  the items of the one partition asked for, picked by plain string equality and put in
-  sort-key order first.
+  the items of the one partition asked for, grouped by plain equality and put in
+  sort-key order once until the table is next written.
 """
 
 import contextlib
@@ -150,34 +150,62 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
 
 
 _moto_query = Table.query
+# Write requests answered per table name (AtomicPerTable counts them holding the table's
+# lock): an index's partitions, grouped once, stay good until the next one.
+_writes_seen: dict[str, int] = {}
+
+
+def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -> dict | None:
+    """{(type, value): the index partition's items in sort-key order} of one index whose
+    sort key is a number, grouped in one pass over the table and kept until the table is
+    next written; None when some item's sort key is not a number (moto's own query then)."""
+    version = (_writes_seen.get(table.name, 0), len(table.items))
+    cached = getattr(table, "_index_partitions", None)
+    if cached is None or cached[0] != version:
+        cached = (version, {})
+        table._index_partitions = cached
+    key = (index_name, hash_attr, sort_attr)
+    if key not in cached[1]:
+        groups: dict[tuple, list] = {}
+        for item in table.items.values():
+            found, sort = item.attrs.get(hash_attr), item.attrs.get(sort_attr)
+            if found is None or sort is None:
+                continue  # not in the index (sparse)
+            if sort.type != "N":
+                cached[1][key] = None
+                return None
+            value = Decimal(found.value) if found.type == "N" else found.value
+            groups.setdefault((found.type, value), []).append((Decimal(sort.value), item))
+        cached[1][key] = {partition: [item for _, item in sorted(pairs, key=lambda p: p[0])]
+                          for partition, pairs in groups.items()}
+    return cached[1][key]
 
 
 def query_one_partition(self: Table, *args, **kwargs):
     """Table.query over only the items of the index partition the query names.
 
     Runs under the table's lock (held for the whole request), so shadowing all_items on
-    this table for the call is seen by this query alone. Anything but an equality on a
-    string partition key of an index whose sort key is a number goes to moto as is.
+    this table for the call is seen by this query alone. The index's partitions are
+    grouped once and kept until the table is next written, so a page that merges many
+    partitions (common.shards) does not go over the table once per partition. Anything
+    but an equality on a string or number partition key of an index whose sort key is a
+    number goes to moto as is.
     """
     index_name = args[7] if len(args) > 7 else kwargs.get("index_name")
     conditions = kwargs.get("hash_key_conditions") or []
     if not index_name or self.range_key_attr or len(conditions) != 1 \
-            or conditions[0][1].type != "S":
+            or conditions[0][1].type not in ("S", "N"):
         return _moto_query(self, *args, **kwargs)
     sort_keys = [k["AttributeName"] for k in self.get_index(index_name).schema
                  if k["KeyType"] == "RANGE"]
-    name, value = conditions[0]
-    partition = [item for item in self.items.values()
-                 if (found := item.attrs.get(name)) is not None and found.type == "S"
-                 and found.value == value.value]
     if len(sort_keys) != 1:
         return _moto_query(self, *args, **kwargs)
-    keyed = [(item.attrs.get(sort_keys[0]), item) for item in partition]
-    if any(key is not None and key.type != "N" for key, _ in keyed):
+    name, value = conditions[0]
+    partitions = _partitions(self, index_name, name, sort_keys[0])
+    if partitions is None:
         return _moto_query(self, *args, **kwargs)
-    ordered = [item for key, item in sorted(
-        ((key, item) for key, item in keyed if key is not None),
-        key=lambda pair: Decimal(pair[0].value))]
+    wanted = Decimal(value.value) if value.type == "N" else value.value
+    ordered = partitions.get((value.type, wanted), [])
     self.all_items = lambda: ordered
     try:
         return _moto_query(self, *args, **kwargs)
@@ -283,9 +311,12 @@ class AtomicPerTable:
         with self._locks.holding(tables):
             # Drain the response inside the locks: the write may happen while iterating.
             response = list(self._app(environ, start_response))
-            observer = self.observer
-            if observer is not None and target.rpartition(".")[2] not in _READ_OPERATIONS:
-                observer.written(tables)
+            if target.rpartition(".")[2] not in _READ_OPERATIONS:
+                for name in tables or ():
+                    _writes_seen[name] = _writes_seen.get(name, 0) + 1
+                observer = self.observer
+                if observer is not None:
+                    observer.written(tables)
             return response
 
 

@@ -5,7 +5,9 @@ LOCAL_DATA_DIR.
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
 interpreter lock, and concurrency would add little. Started by the stack as
-`python -m infra.local.aws_process <port> <region> [<data dir>]`; it prints one JSON line
+`python -m infra.local.aws_process <port> <region> [<data dir>]`, with the stack's
+DYNAMODB_PARTITION_* variables (infra/local/settings.py: whether it counts, and
+throttles, the writes of each partition key); it prints one JSON line
 when ready (its URL, and what it restored or why it could not) and serves until SIGTERM,
 when it saves the data and stops; or when the stack is gone (its stdin, a pipe from the
 stack, ends: a stack killed outright leaves no emulator behind holding the data).
@@ -24,7 +26,9 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
+from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
+from infra.local.settings import partition_limits
 
 # Saved before each id is answered (infra/local/persistence.py): the counters' table.
 WRITE_THROUGH = {"CountersTable"}
@@ -78,10 +82,13 @@ def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=lambda: (sys.stdin.read(), stopped.set()), daemon=True,
                      name="stack-watch").start()
+    limits = partition_limits()  # checked by the stack before it started this process
+    partitions = (PartitionWrites(limits.rate, limits.burst) if limits is not None
+                  else None)
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port).start()
+        aws = emulator(port, partitions).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return

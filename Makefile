@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 # validate must expand them (samconfig.toml says the same for commands run from the root).
 export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -63,6 +63,11 @@ dead-letters: $(READY)
 
 redrive: $(READY)
 	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
+
+# Items written before write-sharding given their shard keys (docs/capacity.md), on the
+# local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
+backfill-shards: $(READY)
+	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
 
 lint: $(READY)
 	@$(PY) -m ruff check .

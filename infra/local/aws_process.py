@@ -29,6 +29,8 @@ from infra.local.emulator import emulator
 from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
+from infra.shard_backfill import TABLES as SHARDED_TABLES
+from infra.shard_backfill import backfill
 
 # Saved before each id is answered (infra/local/persistence.py): the counters' table.
 WRITE_THROUGH = {"CountersTable"}
@@ -109,6 +111,11 @@ def main(argv: list[str]) -> None:
         data.release()
         _say({"error": str(exc), "kind": "data"})
         return
+    if any(restored.values()):
+        # Data saved before write-sharding: its items get their shard keys, or lists
+        # would not find them (infra/shard_backfill.py).
+        backfill(boto3.client("dynamodb", endpoint_url=aws.url),
+                 {table: table for table in SHARDED_TABLES})
     _say({"url": aws.url, "restored": restored})
     stopped.wait()
     aws.stop()

@@ -30,6 +30,7 @@ a rate as DynamoDB does: 400 ProvisionedThroughputExceededException, nothing wri
 `GET /_local/partition-writes` answers the count (`?top=N` keys), `DELETE` zeroes it.
 """
 
+import bisect
 import contextlib
 import copy
 import functools
@@ -44,7 +45,7 @@ from urllib.parse import parse_qs
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
 from moto.core.model_instances import model_data
-from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.comparisons import OpDefault, get_filter_expression
 from moto.dynamodb.exceptions import (
     ConditionalCheckFailed,
     MockValidationException,
@@ -171,9 +172,10 @@ _writes_seen: dict[str, int] = {}
 
 
 def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -> dict | None:
-    """{(type, value): the index partition's items in sort-key order} of one index whose
-    sort key is a number, grouped in one pass over the table and kept until the table is
-    next written; None when some item's sort key is not a number (moto's own query then)."""
+    """{(type, value): (the index partition's sort keys, its items), in sort-key order} of
+    one index whose sort key is a number, grouped in one pass over the table and kept
+    until the table is next written; None when some item's sort key is not a number
+    (moto's own query then)."""
     version = (_writes_seen.get(table.name, 0), len(table.items))
     cached = getattr(table, "_index_partitions", None)
     if cached is None or cached[0] != version:
@@ -191,8 +193,10 @@ def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -
                 return None
             value = Decimal(found.value) if found.type == "N" else found.value
             groups.setdefault((found.type, value), []).append((Decimal(sort.value), item))
-        cached[1][key] = {partition: [item for _, item in sorted(pairs, key=lambda p: p[0])]
-                          for partition, pairs in groups.items()}
+        ordered = {partition: sorted(pairs, key=lambda p: p[0])
+                   for partition, pairs in groups.items()}
+        cached[1][key] = {partition: ([k for k, _ in pairs], [item for _, item in pairs])
+                          for partition, pairs in ordered.items()}
     return cached[1][key]
 
 
@@ -220,7 +224,16 @@ def query_one_partition(self: Table, *args, **kwargs):
     if partitions is None:
         return _moto_query(self, *args, **kwargs)
     wanted = Decimal(value.value) if value.type == "N" else value.value
-    ordered = partitions.get((value.type, wanted), [])
+    sort_values, ordered = partitions.get((value.type, wanted), ([], []))
+    range_comparison, range_objs, limit, start_key, forward = args[1:6]
+    filtered = args[9] if len(args) > 9 else kwargs.get("filter_expression")
+    if (range_comparison == ">" and forward and start_key is None and limit
+            and (filtered is None or isinstance(filtered, OpDefault))
+            and range_objs[0].type == "N"):
+        # A page after an id (common.shards): only the items after it, and one more
+        # than the limit, so that moto still sees whether the partition goes on.
+        first = bisect.bisect_right(sort_values, Decimal(range_objs[0].value))
+        ordered = ordered[first:first + limit + 1]
     self.all_items = lambda: ordered
     try:
         return _moto_query(self, *args, **kwargs)

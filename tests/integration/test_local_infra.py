@@ -235,8 +235,23 @@ def test_an_index_query_sees_every_write_made_before_it(tables):
     tables.delete_item(TableName="ShipmentsTable", Key={"id": {"N": "3"}})
     assert ids_in("CREADO#0") == [1, 4]
     assert ids_in("EN_RUTA#0") == [2]
+    # A page after an id (what a merged list asks) reads from there, and says whether
+    # the partition goes on past its limit as a read of the whole partition would.
+    put(6, "CREADO#0")
+
+    def page(after: int, limit: int) -> tuple[list[int], bool]:
+        answer = tables.query(
+            TableName="ShipmentsTable", IndexName="byStatusShard", Limit=limit,
+            KeyConditionExpression="statusShard = :p AND id > :after",
+            ExpressionAttributeValues={":p": {"S": "CREADO#0"}, ":after": {"N": str(after)}})
+        return [int(i["id"]["N"]) for i in answer["Items"]], "LastEvaluatedKey" in answer
+
+    assert page(1, 1) == ([4], True)
+    assert page(2, 2) == ([4, 6], False)
+    assert page(4, 5) == ([6], False)
+    assert page(6, 1) == ([], False)
     # A number partition key (the byShard index) is grouped the same way.
     answer = tables.query(TableName="ShipmentsTable", IndexName="byShard",
                           KeyConditionExpression="shard = :s",
                           ExpressionAttributeValues={":s": {"N": "0"}})
-    assert [int(item["id"]["N"]) for item in answer["Items"]] == [2, 4]
+    assert [int(item["id"]["N"]) for item in answer["Items"]] == [2, 4, 6]

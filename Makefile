@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 # validate must expand them (samconfig.toml says the same for commands run from the root).
 export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive backfill-shards clean
+.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle bench-scale dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -112,6 +112,12 @@ bench-costs: $(READY)
 # What the local gateway's throttle costs a request, against no throttle.
 bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
+
+# A burst of 2,000 order creates: the hottest DynamoDB partition key's share of its
+# writes, and the burst again with every key throttled (a few minutes; BASELINE=<rev>
+# first runs the platform of that revision, the "before").
+bench-scale: $(READY)
+	@$(PY) bench/scale.py $(if $(BASELINE),--baseline $(BASELINE))
 
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.

@@ -32,7 +32,8 @@ from infra.local.settings import partition_limits
 from infra.shard_backfill import TABLES as SHARDED_TABLES
 from infra.shard_backfill import backfill
 
-# Saved before each id is answered (infra/local/persistence.py): the counters' table.
+# Saved before each block of ids is answered (infra/local/persistence.py): the counters'
+# table.
 WRITE_THROUGH = {"CountersTable"}
 READY_TIMEOUT_SECONDS = 60
 

@@ -29,8 +29,6 @@ from infra.local.emulator import emulator
 from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
-from infra.shard_backfill import TABLES as SHARDED_TABLES
-from infra.shard_backfill import backfill
 
 # Saved before each block of ids is answered (infra/local/persistence.py): the counters'
 # table.
@@ -114,9 +112,12 @@ def main(argv: list[str]) -> None:
         return
     if any(restored.values()):
         # Data saved before write-sharding: its items get their shard keys, or lists
-        # would not find them (infra/shard_backfill.py).
+        # would not find them. Imported here: it reads the functions' models, which an
+        # emulator with nothing to restore has no need of.
+        from infra.shard_backfill import TABLES, backfill
+
         backfill(boto3.client("dynamodb", endpoint_url=aws.url),
-                 {table: table for table in SHARDED_TABLES})
+                 {table: table for table in TABLES})
     _say({"url": aws.url, "restored": restored})
     stopped.wait()
     aws.stop()

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from common.id_blocks import LIFETIME_SECONDS, MAX_BLOCK, TARGET_SECONDS, IdBlocks
+from common.id_blocks import GROWTH, LIFETIME_SECONDS, MAX_BLOCK, TARGET_SECONDS, IdBlocks
 
 
 class Counter:
@@ -51,23 +51,23 @@ def test_idle_ids_come_one_at_a_time_and_stay_dense(counter, clock):
     assert counter.sizes == [1, 1, 1, 1, 1]
 
 
-def test_under_load_blocks_grow_twofold_up_to_the_rate_then_hold(counter, clock):
+def test_under_load_blocks_grow_fourfold_up_to_the_rate_then_hold(counter, clock):
     ids = IdBlocks(counter.reserve, clock)
     for _ in range(1000):  # 64 creates a second (a step the clock adds exactly)
         ids.next_id()
         clock.now += 1 / 64
     rate_block = int(64 * TARGET_SECONDS)
-    assert counter.sizes[:7] == [1, 2, 4, 8, 16, 32, 64]
-    assert set(counter.sizes[7:]) == {rate_block}
-    # 1,000 ids for 14 counter writes (127 ids in 7, then 7 blocks of 128), not 1,000.
-    assert len(counter.sizes) == 14
+    assert GROWTH == 4 and counter.sizes[:4] == [1, 4, 16, 64]
+    assert set(counter.sizes[4:]) == {rate_block}
+    # 1,000 ids for 12 counter writes (85 ids in 4, then 8 blocks of 128), not 1,000.
+    assert len(counter.sizes) == 12
 
 
 def test_when_the_load_stops_the_next_block_is_one_id_again(counter, clock):
     ids = IdBlocks(counter.reserve, clock)
-    for _ in range(300):
+    for _ in range(2000):  # blocks of the most ids, nearly all used
         ids.next_id()
-        clock.now += 0.01
+        clock.now += 0.001
     clock.now += 60
     before = counter.value
     assert ids.next_id() == before + 1  # the old block's tail is dropped, never reused

@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency dead-letters redrive clean
+.PHONY: run emulators reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -129,6 +129,11 @@ dead-letters: $(READY)
 redrive: $(READY)
 	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
 
+# Items written before write-sharding given their shard keys (docs/capacity.md), on the
+# local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
+backfill-shards: $(READY)
+	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
+
 lint: $(READY)
 	@$(PY) -m ruff check .
 
@@ -191,6 +196,12 @@ bench-throttle: $(READY)
 # and the local stack's memory with every function warm.
 bench-concurrency: $(READY)
 	@$(PY) bench/concurrency.py
+
+# A burst of 2,000 order creates: the hottest DynamoDB partition key's share of its
+# writes, and the burst again with every key throttled (a few minutes; BASELINE=<rev>
+# first runs the platform of that revision, the "before").
+bench-scale: $(READY)
+	@$(PY) bench/scale.py $(if $(BASELINE),--baseline $(BASELINE))
 
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.

@@ -18,6 +18,7 @@ import boto3
 import requests
 
 from app import create_gateway
+from common import aws, keys
 from common.counters import CounterModel
 from common.paging import issue_token
 from common.settings import Settings
@@ -25,11 +26,12 @@ from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.tokens import local_token
+from inventory import repository as products
 from inventory.model import ProductModel
-from inventory.repository import item_of
 from inventory.rules import Product
+from orders import repository as orders
 from orders.model import OrderModel
-from orders.rules import STATUSES
+from orders.rules import STATUSES, Order
 from tests.support.metering import metered
 from tests.support.served_app import serve
 
@@ -38,26 +40,28 @@ REPEAT = 15
 
 def load(size: int) -> None:
     """Products and orders written as their repositories write them, 25 to a request."""
-    with ProductModel.batch_write() as batch:
+    with aws.acting_as("InventoryFunction"), ProductModel.batch_write() as batch:
         for i in range(1, size + 1):
             in_alert = i % 100 == 0
-            batch.save(item_of(Product(
+            batch.save(products.item_of(Product(
                 id=i, sku=f"B-{i}", nombre="Caja", precio_unitario=Decimal("9.99"),
                 stock_actual=0 if in_alert else 50, umbral_minimo=5, bodega="Norte",
                 descripcion=None)))
-    with OrderModel.batch_write() as batch:
+    with aws.acting_as("OrdersFunction"), OrderModel.batch_write() as batch:
         for i in range(1, size + 1):
-            batch.save(OrderModel(
+            batch.save(orders.item_of(Order(
                 id=i, user_id=1, user_email="b@example.com", cliente_nombre="Bench",
                 total=Decimal("19.99"), status=STATUSES[i % len(STATUSES)],
                 tipo_pedido="NACIONAL", destino="Lima", observaciones=None, producto_id=1,
-                cantidad=1, creado_en="2026-11-22T10:00:00.000000"))
-    for counter in ("products", "orders"):
-        CounterModel(counter, value=size).save()
+                cantidad=1, creado_en="2026-11-22T10:00:00.000000")))
+    with aws.acting_as("OrdersFunction"):
+        for counter in ("products", "orders"):
+            CounterModel(counter, value=size).save()
 
 
-def measure(url: str, bearer: str, path: str) -> tuple[float, int, int]:
-    """Median ms over REPEAT calls; items read and returned by one."""
+def measure(url: str, bearer: str, path: str) -> tuple[float, int, int, int, float]:
+    """Median ms over REPEAT calls; of one: items read, returned, DynamoDB requests and
+    read units (tests/support/metering.py)."""
     headers = {"Authorization": f"Bearer {bearer}"}
     requests.get(url + path, headers=headers, timeout=60)  # warm
     times = []
@@ -67,7 +71,8 @@ def measure(url: str, bearer: str, path: str) -> tuple[float, int, int]:
         times.append((time.perf_counter() - started) * 1000)
     with metered() as meter:
         returned = len(requests.get(url + path, headers=headers, timeout=60).json())
-    return statistics.median(times), meter.items_read, returned
+    return (statistics.median(times), meter.items_read, returned,
+            sum(meter.operations.values()), meter.read_units)
 
 
 def run(size: int) -> dict[str, tuple]:
@@ -80,7 +85,7 @@ def run(size: int) -> dict[str, tuple]:
     server = serve(gateway)
     bearer = local_token(settings)
     # The token a client walking the catalog would hold half way through it.
-    token = issue_token(settings.page_token_key, "/api/inventario", {}, size // 2)
+    token = issue_token(keys.page_token_keys(settings), "/api/inventario", {}, size // 2)
     paths = {
         "GET /api/inventario?limit=50 (first page)": "/api/inventario?limit=50",
         "GET /api/inventario?limit=50 (a page in the middle)":
@@ -110,13 +115,14 @@ def main() -> None:
     finally:
         dynamodb.stop()
     first = args.sizes[0]
-    print("| request | rows | returned | items read | median ms | vs "
-          f"{first} rows |\n|---|---|---|---|---|---|")
+    print("| request | rows | returned | items read | DynamoDB requests | read units | "
+          f"median ms | vs {first} rows |\n|---|---|---|---|---|---|---|---|")
     for label in results[first]:
         for size in args.sizes:
-            millis, read, returned = results[size][label]
+            millis, read, returned, requests_made, units = results[size][label]
             ratio = millis / results[first][label][0]
-            print(f"| {label} | {size} | {returned} | {read} | {millis:.1f} | {ratio:.2f}x |")
+            print(f"| {label} | {size} | {returned} | {read} | {requests_made} | {units:g} | "
+                  f"{millis:.1f} | {ratio:.2f}x |")
 
 
 if __name__ == "__main__":

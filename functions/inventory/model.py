@@ -6,16 +6,19 @@ conditions, which makes a duplicate sku fail on the server even under concurrenc
 
 Alerts come from a sparse index: `enAlerta` is on a product only while its stock is
 below its threshold, written in the same put that sets the stock and threshold, so
-the index holds exactly the products in alert, by id.
+the index holds exactly the products in alert, by id. Its value is `ALERTA#<shard>`,
+over 16 shards, so that products in alert are not all written to one partition
+(docs/capacity.md).
 """
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, model_meta
+from common.storage import DecimalAttribute, ListIndex, model_meta
 
 IN_ALERT = "ALERTA"
+ALERT_SHARDS = 16
 
 
 class AlertIndex(GlobalSecondaryIndex):
@@ -39,7 +42,9 @@ class ProductModel(Model):
     bodega = UnicodeAttribute(null=True)
     descripcion = UnicodeAttribute(null=True)
     en_alerta = UnicodeAttribute(attr_name="enAlerta", null=True)
+    shard = NumberAttribute()
 
+    by_shard = ListIndex()
     alerts = AlertIndex()
 
 

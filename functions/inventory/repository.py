@@ -8,12 +8,12 @@ from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from common import aws, storage
+from common import aws, shards, storage
 from common.errors import Conflict
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from inventory.model import IN_ALERT, ProductModel, SkuClaimModel
+from inventory.model import ALERT_SHARDS, IN_ALERT, ProductModel, SkuClaimModel
 from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
 
 COUNTER = "products"
@@ -23,25 +23,28 @@ MAX_ATTEMPTS = 5
 
 
 def item_of(product: Product) -> ProductModel:
-    """The item of a product, marked for the alert index while it is in alert: the mark
-    is written in the same put as the stock and threshold it follows from."""
-    item = storage.to_item(ProductModel, product)
-    item.en_alerta = IN_ALERT if in_alert(product) else None
+    """The item of a product, with its shard of the whole list, and marked for the alert
+    index (on its alert shard) while it is in alert: the mark is written in the same put
+    as the stock and threshold it follows from."""
+    item = storage.listed(storage.to_item(ProductModel, product))
+    item.en_alerta = (shards.key(IN_ALERT, product.id, ALERT_SHARDS) if in_alert(product)
+                      else None)
     return item
 
 
 class ProductRepository(Repository):
     def __init__(self, settings: Settings):
         super().__init__(settings, ProductModel, Product, counter=COUNTER,
-                         unknown=unknown_product, other_models=(SkuClaimModel,))
+                         unknown=unknown_product, other_models=(SkuClaimModel,),
+                         item_of=item_of)
         # Transactions take a connection of their own; the process's client, not a new one.
         self._connection = aws.use_client(Connection(region=settings.region),
                                           aws.dynamodb(settings))
 
     def alerts_page(self, after: int, limit: int) -> Page:
-        """Products in alert, from the sparse index: reads follow the alerts, not the
-        catalog."""
-        return self._index_page(ProductModel.alerts, IN_ALERT, after, limit)
+        """Products in alert, from the sparse index's shards: reads follow the alerts,
+        not the catalog."""
+        return self._sharded_page(ProductModel.alerts, IN_ALERT, ALERT_SHARDS, after, limit)
 
     def add(self, product: Product) -> None:
         for _ in range(MAX_ATTEMPTS):

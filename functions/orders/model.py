@@ -1,15 +1,36 @@
-"""The table behind orders, its indexes of orders by status and by customer (in id order),
-and the sparse index of orders whose event still has to be published."""
+"""The table behind orders, its indexes of every order, of orders by status and by
+customer (in id order), and the sparse index of orders whose event still has to be
+published. Status and pending are write-sharded (docs/capacity.md): an order is written
+once to its status shard when created (16 shards), and twice to its pending shard, when
+created and when its event is out (32 shards)."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, StatusIndex, model_meta
+from common.storage import DecimalAttribute, ListIndex, model_meta
 
-# The value of eventoPendiente while an order's event waits to be published; the index
-# holds exactly those orders, because only they carry the attribute.
+# eventoPendiente is `PENDING#<shard>` while an order's event waits to be published; the
+# index holds exactly those orders, because only they carry the attribute.
 PENDING = "PENDING"
+PENDING_SHARDS = 32
+STATUS_SHARDS = 16
+# What the status index holds of an order besides its keys: every field of an order
+# (orders.rules.Order) and nothing the outbox changes, so that taking an order off the
+# outbox does not write its status shard again.
+STATUS_PROJECTION = ["userId", "userEmail", "clienteNombre", "total", "status", "tipoPedido",
+                     "destino", "observaciones", "productoId", "cantidad", "creadoEn"]
+
+
+class StatusIndex(GlobalSecondaryIndex):
+    """Orders by `statusShard`, `<status>#<shard>` (common.shards), in id order."""
+
+    class Meta:
+        index_name = "byStatusShard"
+        projection = IncludeProjection(STATUS_PROJECTION)
+
+    status_shard = UnicodeAttribute(hash_key=True, attr_name="statusShard")
+    id = NumberAttribute(range_key=True)
 
 
 class PendingEventIndex(GlobalSecondaryIndex):
@@ -48,7 +69,10 @@ class OrderModel(Model):
     cantidad = NumberAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     evento_pendiente = UnicodeAttribute(attr_name="eventoPendiente", null=True)
+    status_shard = UnicodeAttribute(attr_name="statusShard")
+    shard = NumberAttribute()
 
+    by_shard = ListIndex()
     by_status = StatusIndex()
     by_user = UserIndex()
     pending_events = PendingEventIndex()

@@ -7,33 +7,41 @@ one through.
 
 from pynamodb.exceptions import UpdateError
 
-from common import storage
+from common import shards, storage
 from common.ids import possible_id
 from common.logs import get_logger
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from orders.model import PENDING, OrderModel
+from orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
 from orders.rules import Order, invalid_transition, unknown_order
 
 COUNTER = "orders"
 _logger = get_logger("orders")
 
 
+def item_of(order: Order) -> OrderModel:
+    """The item of an order: its fields, its shard of the whole list and of its status."""
+    item = storage.listed(storage.to_item(OrderModel, order))
+    item.status_shard = shards.key(order.status, order.id, STATUS_SHARDS)
+    return item
+
+
 class OrderRepository(Repository):
     def __init__(self, settings: Settings):
-        super().__init__(settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order)
+        super().__init__(settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order,
+                         item_of=item_of)
 
     def page(self, after: int, limit: int, status: str | None = None,
              user_id: int | None = None) -> Page:
         """One customer's orders from their index (of one status, filtered there: a
-        customer has few); else one status's from its index; else the whole list."""
+        customer has few); else one status's from its shards; else the whole list."""
         if user_id is not None:
             only = OrderModel.status == status if status is not None else None
             return self._index_page(OrderModel.by_user, user_id, after, limit, only)
         if status is None:
             return super().page(after, limit)
-        return self._index_page(OrderModel.by_status, status, after, limit)
+        return self._sharded_page(OrderModel.by_status, status, STATUS_SHARDS, after, limit)
 
     def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
              user_id: int | None = None) -> Order:
@@ -48,8 +56,12 @@ class OrderRepository(Repository):
             if user_id is not None:
                 condition &= OrderModel.user_id == user_id
             try:
-                # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`.
-                item.update(actions=[OrderModel.status.set(target)], condition=condition)
+                # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The
+                # status shard moves with the status, in the same write.
+                item.update(actions=[
+                    OrderModel.status.set(target),
+                    OrderModel.status_shard.set(shards.key(target, order_id, STATUS_SHARDS))],
+                    condition=condition)
                 return storage.to_domain(item, Order)
             except UpdateError as exc:
                 if not storage.condition_failed(exc):
@@ -66,14 +78,15 @@ class OrderRepository(Repository):
     def add(self, order: Order) -> None:
         """Save a new order with its event pending (an outbox): from the moment the order
         exists, the sweep will publish its event unless this request does."""
-        item = storage.to_item(OrderModel, order)
-        item.evento_pendiente = PENDING
+        item = item_of(order)
+        item.evento_pendiente = shards.key(PENDING, order.id, PENDING_SHARDS)
         storage.insert(item)
 
     def pending_events(self, limit: int) -> list[Order]:
-        """The oldest orders whose event is still to be published, at most `limit`."""
-        return [storage.to_domain(item, Order) for item in OrderModel.pending_events.query(
-            PENDING, limit=limit, page_size=limit)]
+        """The oldest orders (the lowest ids) whose event is still to be published, at
+        most `limit`, merged from the pending shards."""
+        return self._sharded_page(OrderModel.pending_events, PENDING, PENDING_SHARDS, 0,
+                                  limit).items
 
     def event_published(self, order_id: int) -> None:
         """The order's event is out: off the sweep's list. Best effort: left on it, the

@@ -1,11 +1,13 @@
-"""The table behind shipments, and its indexes: by status, by order and by the order's
-customer, in id order."""
+"""The table behind shipments, and its indexes: of every shipment, by status (over 16
+shards: docs/capacity.md), by order and by the order's customer, in id order."""
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from common.storage import StatusIndex, model_meta
+from common.storage import ListIndex, StatusIndex, model_meta
+
+STATUS_SHARDS = 16
 
 
 class OrderIndex(GlobalSecondaryIndex):
@@ -44,7 +46,10 @@ class ShipmentModel(Model):
     fecha_estimada_entrega = UnicodeAttribute(attr_name="fechaEstimadaEntrega")
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     owner_id = NumberAttribute(attr_name="userId", null=True)
+    status_shard = UnicodeAttribute(attr_name="statusShard")
+    shard = NumberAttribute()
 
+    by_shard = ListIndex()
     by_status = StatusIndex()
     by_order = OrderIndex()
     by_user = OwnerIndex()

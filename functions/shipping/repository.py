@@ -7,21 +7,28 @@ never lost and a shipment that does not exist is never created by a PATCH.
 
 from pynamodb.exceptions import UpdateError
 
-from common import storage
+from common import shards, storage
 from common.ids import possible_id
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from shipping.model import ShipmentModel
+from shipping.model import STATUS_SHARDS, ShipmentModel
 from shipping.rules import Shipment, unknown_shipment
 
 COUNTER = "shipments"
 
 
+def item_of(shipment: Shipment) -> ShipmentModel:
+    """The item of a shipment: its fields, its shard of the whole list and of its status."""
+    item = storage.listed(storage.to_item(ShipmentModel, shipment))
+    item.status_shard = shards.key(shipment.status, shipment.id, STATUS_SHARDS)
+    return item
+
+
 class ShipmentRepository(Repository):
     def __init__(self, settings: Settings):
         super().__init__(settings, ShipmentModel, Shipment, counter=COUNTER,
-                         unknown=unknown_shipment)
+                         unknown=unknown_shipment, item_of=item_of)
 
     def page(self, after: int, limit: int, status: str | None = None,
              pedido_id: int | None = None, owner_id: int | None = None) -> Page:
@@ -35,7 +42,8 @@ class ShipmentRepository(Repository):
             return self._index_page(ShipmentModel.by_user, owner_id, after, limit,
                                     _only(status, None))
         if status is not None:
-            return self._index_page(ShipmentModel.by_status, status, after, limit)
+            return self._sharded_page(ShipmentModel.by_status, status, STATUS_SHARDS, after,
+                                      limit)
         return super().page(after, limit)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
@@ -44,9 +52,12 @@ class ShipmentRepository(Repository):
             raise unknown_shipment(shipment_id)
         item = ShipmentModel(shipment_id)
         try:
-            # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`.
-            item.update(actions=[ShipmentModel.status.set(status)],
-                        condition=ShipmentModel.id.exists())
+            # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The status
+            # shard moves with the status, in the same write.
+            item.update(actions=[
+                ShipmentModel.status.set(status),
+                ShipmentModel.status_shard.set(shards.key(status, shipment_id, STATUS_SHARDS))],
+                condition=ShipmentModel.id.exists())
         except UpdateError as exc:
             if storage.condition_failed(exc):
                 raise unknown_shipment(shipment_id) from None

@@ -5,7 +5,9 @@ LOCAL_DATA_DIR.
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
 interpreter lock, and concurrency would add little. Started by the stack as
-`python -m infra.local.aws_process <port> <region> [<data dir>]`; it prints one JSON line
+`python -m infra.local.aws_process <port> <region> [<data dir>]`, with the stack's
+DYNAMODB_PARTITION_* variables (infra/local/settings.py: whether it counts, and
+throttles, the writes of each partition key); it prints one JSON line
 when ready (its URL, and what it restored or why it could not) and serves until SIGTERM,
 when it saves the data and stops; or when the stack is gone (its stdin, a pipe from the
 stack, ends: a stack killed outright leaves no emulator behind holding the data).
@@ -24,9 +26,12 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
+from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
+from infra.local.settings import partition_limits
 
-# Saved before each id is answered (infra/local/persistence.py): the counters' table.
+# Saved before each block of ids is answered (infra/local/persistence.py): the counters'
+# table.
 WRITE_THROUGH = {"CountersTable"}
 READY_TIMEOUT_SECONDS = 60
 
@@ -83,10 +88,13 @@ def main(argv: list[str]) -> None:
         stopped.set()
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
+    limits = partition_limits()  # checked by the stack before it started this process
+    partitions = (PartitionWrites(limits.rate, limits.burst) if limits is not None
+                  else None)
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port).start()
+        aws = emulator(port, partitions).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return
@@ -107,6 +115,14 @@ def main(argv: list[str]) -> None:
             data.release()
             _say({"error": str(exc), "kind": "data"})
             return
+    if any(restored.values()):
+        # Data saved before write-sharding: its items get their shard keys, or lists
+        # would not find them. Imported here: it reads the functions' models, which an
+        # emulator with nothing to restore has no need of.
+        from infra.shard_backfill import TABLES, backfill
+
+        backfill(boto3.client("dynamodb", endpoint_url=aws.url),
+                 {table: table for table in TABLES})
     _say({"url": aws.url, "restored": restored})
     stopped.wait()
     aws.stop()

@@ -21,23 +21,32 @@ Three corrections make it behave like DynamoDB where the platform can tell:
 - Index queries in time of their partition. For a query on an index, moto sorts every
   item of the table and then tests each against the key condition: a page of 10 alerts
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
-  the items of the one partition asked for, picked by plain string equality and put in
-  sort-key order first.
+  the items of the one partition asked for, grouped by plain equality and put in
+  sort-key order once until the table is next written.
+
+And, when asked (`partitions`: infra/local/partition_writes.py), it counts the writes of
+every partition key of every table and index, and throttles any key written faster than
+a rate as DynamoDB does: 400 ProvisionedThroughputExceededException, nothing written.
+`GET /_local/partition-writes` answers the count (`?top=N` keys), `DELETE` zeroes it.
 """
 
+import bisect
 import contextlib
 import copy
 import functools
 import json
+import os
+import re
 import threading
 from decimal import Decimal
 from io import BytesIO
 from typing import cast
+from urllib.parse import parse_qs
 
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
 from moto.core.model_instances import model_data
-from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.comparisons import OpDefault, get_filter_expression
 from moto.dynamodb.exceptions import (
     ConditionalCheckFailed,
     MockValidationException,
@@ -57,6 +66,13 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
+from infra.local.partition_writes import (
+    PARTITION_WRITES_PATH,
+    THROTTLED_MESSAGE,
+    THROTTLED_TYPE,
+    PartitionWrites,
+    written,
+)
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 
@@ -155,35 +171,75 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
 
 
 _moto_query = Table.query
+# Write requests answered per table name (AtomicPerTable counts them holding the table's
+# lock): an index's partitions, grouped once, stay good until the next one.
+_writes_seen: dict[str, int] = {}
+
+
+def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -> dict | None:
+    """{(type, value): (the index partition's sort keys, its items), in sort-key order} of
+    one index whose sort key is a number, grouped in one pass over the table and kept
+    until the table is next written; None when some item's sort key is not a number
+    (moto's own query then)."""
+    version = (_writes_seen.get(table.name, 0), len(table.items))
+    cached: tuple[tuple[int, int], dict[tuple, dict | None]] | None = getattr(
+        table, "_index_partitions", None)
+    if cached is None or cached[0] != version:
+        cached = (version, {})
+        table._index_partitions = cached  # type: ignore[attr-defined]  # kept on moto's table
+    key = (index_name, hash_attr, sort_attr)
+    if key not in cached[1]:
+        groups: dict[tuple, list] = {}
+        for item in cast(dict[DynamoType, Item], table.items).values():  # an item per key
+            found, sort = item.attrs.get(hash_attr), item.attrs.get(sort_attr)
+            if found is None or sort is None:
+                continue  # not in the index (sparse)
+            if sort.type != "N":
+                cached[1][key] = None
+                return None
+            value = Decimal(found.value) if found.type == "N" else found.value
+            groups.setdefault((found.type, value), []).append((Decimal(sort.value), item))
+        ordered = {partition: sorted(pairs, key=lambda p: p[0])
+                   for partition, pairs in groups.items()}
+        cached[1][key] = {partition: ([k for k, _ in pairs], [item for _, item in pairs])
+                          for partition, pairs in ordered.items()}
+    return cached[1][key]
 
 
 def query_one_partition(self: Table, *args, **kwargs):
     """Table.query over only the items of the index partition the query names.
 
     Runs under the table's lock (held for the whole request), so shadowing all_items on
-    this table for the call is seen by this query alone. Anything but an equality on a
-    string partition key of an index whose sort key is a number goes to moto as is.
+    this table for the call is seen by this query alone. The index's partitions are
+    grouped once and kept until the table is next written, so a page that merges many
+    partitions (common.shards) does not go over the table once per partition. Anything
+    but an equality on a string or number partition key of an index whose sort key is a
+    number goes to moto as is.
     """
     index_name = args[7] if len(args) > 7 else kwargs.get("index_name")
     conditions = kwargs.get("hash_key_conditions") or []
     if not index_name or self.range_key_attr or len(conditions) != 1 \
-            or conditions[0][1].type != "S":
+            or conditions[0][1].type not in ("S", "N"):
         return _moto_query(self, *args, **kwargs)
     sort_keys = [k["AttributeName"] for k in self.get_index(index_name).schema
                  if k["KeyType"] == "RANGE"]
-    name, value = conditions[0]
-    items = cast(dict[DynamoType, Item], self.items)  # no range key: an item per hash key
-    partition = [item for item in items.values()
-                 if (found := item.attrs.get(name)) is not None and found.type == "S"
-                 and found.value == value.value]
     if len(sort_keys) != 1:
         return _moto_query(self, *args, **kwargs)
-    keyed = [(item.attrs.get(sort_keys[0]), item) for item in partition]
-    if any(key is not None and key.type != "N" for key, _ in keyed):
+    name, value = conditions[0]
+    partitions = _partitions(self, index_name, name, sort_keys[0])
+    if partitions is None:
         return _moto_query(self, *args, **kwargs)
-    ordered = [item for key, item in sorted(
-        ((key, item) for key, item in keyed if key is not None),
-        key=lambda pair: Decimal(pair[0].value))]
+    wanted = Decimal(value.value) if value.type == "N" else value.value
+    sort_values, ordered = partitions.get((value.type, wanted), ([], []))
+    range_comparison, range_objs, limit, start_key, forward = args[1:6]
+    filtered = args[9] if len(args) > 9 else kwargs.get("filter_expression")
+    if (range_comparison == ">" and forward and start_key is None and limit
+            and (filtered is None or isinstance(filtered, OpDefault))
+            and range_objs[0].type == "N"):
+        # A page after an id (common.shards): only the items after it, and one more
+        # than the limit, so that moto still sees whether the partition goes on.
+        first = bisect.bisect_right(sort_values, Decimal(range_objs[0].value))
+        ordered = ordered[first:first + limit + 1]
     self.all_items = lambda: ordered  # type: ignore[method-assign]  # see the docstring
     try:
         return _moto_query(self, *args, **kwargs)
@@ -258,23 +314,80 @@ def tables_named(target: str, body: bytes) -> set[str] | None:
     return tables or None
 
 
+# Requests that write items: the ones whose partitions are counted, and throttled.
+_ITEM_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+_REGION = re.compile(r"Credential=[^/,]+/[^/,]+/([^/,]+)/")
+
+
+def _named_items(backend: DynamoDBBackend, operation: str, request: dict) -> list[tuple]:
+    """(moto's Table, the item's key) for each item a write request names."""
+    named = []
+
+    def add(table_name: str, key_or_item: dict) -> None:
+        table = backend.get_table(table_name)
+        key = {table.hash_key_attr: key_or_item[table.hash_key_attr]}
+        if table.range_key_attr is not None:
+            key[table.range_key_attr] = key_or_item[table.range_key_attr]
+        named.append((table, key))
+
+    if operation == "PutItem":
+        add(request["TableName"], request["Item"])
+    elif operation in ("UpdateItem", "DeleteItem"):
+        add(request["TableName"], request["Key"])
+    elif operation == "BatchWriteItem":
+        for table_name, writes in request["RequestItems"].items():
+            for write in writes:
+                if "PutRequest" in write:
+                    add(table_name, write["PutRequest"]["Item"])
+                else:
+                    add(table_name, write["DeleteRequest"]["Key"])
+    else:  # TransactWriteItems: a condition check is billed as a write too
+        for entry in request["TransactItems"]:
+            (kind, op), = entry.items()
+            add(op["TableName"], op["Item"] if kind == "Put" else op["Key"])
+    return named
+
+
+def _stored(backend: DynamoDBBackend, table: Table, key: dict) -> dict | None:
+    item = backend.get_item(table.name, key)
+    return None if item is None else copy.deepcopy(item.to_json()["Attributes"])
+
+
+def _restore(backend: DynamoDBBackend, table: Table, key: dict, before: dict | None) -> None:
+    if before is not None:
+        backend.put_item(table.name, before)
+    elif backend.get_item(table.name, key) is not None:
+        backend.delete_item(table.name, key)
+
+
+def _json_answer(start_response, status: str, content: dict) -> list[bytes]:
+    body = json.dumps(content).encode("utf-8")
+    start_response(status, [("Content-Type", "application/x-amz-json-1.0"),
+                            ("Content-Length", str(len(body)))])
+    return [body]
+
+
 class AtomicPerTable:
     """Each request to the wrapped app holds the locks of the tables it names.
 
     An `observer` (the snapshots of LOCAL_DATA_DIR) is told which tables a request may
     have written while their locks are still held, so it can never miss a write that a
-    client has been answered for.
+    client has been answered for. `partitions` (PartitionWrites), when given, counts
+    the partition keys each write request wrote, and may refuse it.
     """
 
-    def __init__(self, app):
+    def __init__(self, app, partitions: PartitionWrites | None = None):
         self._app = app
         self._locks = _TableLocks()
-        self.observer = None
+        self.observer: Snapshots | None = None
+        self.partitions = partitions
 
     def holding(self, tables: set[str] | None):
         return self._locks.holding(tables)
 
     def __call__(self, environ, start_response):
+        if environ.get("PATH_INFO") == PARTITION_WRITES_PATH:
+            return self._partition_writes(environ, start_response)
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = BytesIO(body)
@@ -286,13 +399,64 @@ class AtomicPerTable:
                 observer.queues_written()
             return response
         tables = tables_named(target, body)
+        operation = target.rpartition(".")[2]
         with self._locks.holding(tables):
-            # Drain the response inside the locks: the write may happen while iterating.
-            response = list(self._app(environ, start_response))
-            observer = self.observer
-            if observer is not None and target.rpartition(".")[2] not in _READ_OPERATIONS:
-                observer.written(tables)
+            if self.partitions is not None and operation in _ITEM_WRITES:
+                response = self._metered(environ, start_response, operation, body)
+            else:
+                # Drain the response inside the locks: the write may happen while
+                # iterating.
+                response = list(self._app(environ, start_response))
+            if operation not in _READ_OPERATIONS:
+                for name in tables or ():
+                    _writes_seen[name] = _writes_seen.get(name, 0) + 1
+                observer = self.observer
+                if observer is not None:
+                    observer.written(tables)
             return response
+
+
+    def _metered(self, environ, start_response, operation: str, body: bytes) -> list:
+        """Run a write request holding its tables, then count the partitions it wrote;
+        if the throttle refuses them, put every item it named back as it was and answer
+        as DynamoDB does, throttled."""
+        match = _REGION.search(environ.get("HTTP_AUTHORIZATION", ""))
+        region = match[1] if match else os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+        backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][region]
+        try:
+            named = _named_items(backend, operation, json.loads(body or b"{}"))
+        except Exception:  # noqa: BLE001 - a request moto refuses: nothing is written
+            named = []
+        before = [_stored(backend, table, key) for table, key in named]
+        answered: dict = {}
+
+        def hold(status, headers, exc_info=None):
+            answered.update(status=status, headers=headers)
+            return chunks.append
+
+        chunks: list[bytes] = []
+        chunks.extend(self._app(environ, hold))
+        partitions = [partition for (table, key), was in zip(named, before, strict=True)
+                      for partition in written(table, key, was, _stored(backend, table, key))]
+        assert self.partitions is not None  # only metered when there is a meter
+        if self.partitions.admit(partitions):
+            start_response(answered["status"], answered["headers"])
+            return chunks
+        for (table, key), was in zip(named, before, strict=True):
+            _restore(backend, table, key, was)
+        return _json_answer(start_response, "400 Bad Request",
+                            {"__type": THROTTLED_TYPE, "message": THROTTLED_MESSAGE})
+
+    def _partition_writes(self, environ, start_response) -> list[bytes]:
+        if self.partitions is None:
+            return _json_answer(start_response, "404 Not Found", {
+                "message": "this emulator does not count partition writes"})
+        if environ.get("REQUEST_METHOD") == "DELETE":
+            self.partitions.reset()
+            return _json_answer(start_response, "200 OK", {})
+        top = parse_qs(environ.get("QUERY_STRING", "")).get("top", ["20"])[0]
+        return _json_answer(start_response, "200 OK", self.partitions.report(
+            int(top) if top.isdigit() else 20))
 
 
 class _ByTarget:
@@ -335,6 +499,11 @@ class Emulator(BackgroundServer):
         self._app = app
         self.snapshots: Snapshots | None = None
 
+    @property
+    def partitions(self) -> PartitionWrites | None:
+        """The count of writes per partition key, if this emulator keeps one."""
+        return self._app.partitions
+
     def tables(self, region: str) -> dict[str, Table]:
         return dynamodb_backends[DEFAULT_ACCOUNT_ID][region].tables
 
@@ -366,14 +535,17 @@ def _method_names_once() -> None:
     moto_responses.method_names_from_class = names
 
 
-def emulator(port: int = 0) -> Emulator:
+def emulator(port: int = 0, partitions: PartitionWrites | None = None) -> Emulator:
+    """`partitions`: count the writes of every partition key, and throttle them if it has
+    a rate (infra/local/partition_writes.py)."""
     # Patching moto is the point (see the functions' texts).
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()
-    app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)))
+    app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)),
+                         partitions)
     server = make_server("127.0.0.1", port, app, threaded=True,
                          request_handler=_QuietRequestHandler)
     return Emulator(server, app)

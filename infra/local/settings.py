@@ -34,6 +34,34 @@ class Throttle:
 
 
 @dataclass(frozen=True)
+class PartitionLimits:
+    """What the emulator does with the writes of each partition key
+    (infra/local/partition_writes.py): count them, and throttle above `rate` a second
+    (None: never), with a bucket of `burst` writes (None: one second of `rate`)."""
+
+    rate: float | None = None
+    burst: float | None = None
+
+
+def partition_limits(env: Mapping[str, str] = os.environ) -> PartitionLimits | None:
+    """DYNAMODB_PARTITION_METER=1 counts writes per partition key;
+    DYNAMODB_PARTITION_WRITE_RATE (writes a second, per key) also throttles, with
+    DYNAMODB_PARTITION_WRITE_BURST writes at once. None: neither (the default)."""
+    read = Env(env)
+    meter = read.text("DYNAMODB_PARTITION_METER", "0")
+    if meter not in ("0", "1"):
+        read.fail("DYNAMODB_PARTITION_METER", "1 (count writes per partition key) or 0")
+    rate = read.number("DYNAMODB_PARTITION_WRITE_RATE", None, minimum=0.001)
+    burst = read.number("DYNAMODB_PARTITION_WRITE_BURST", None, minimum=1)
+    if burst is not None and rate is None:
+        read.fail("DYNAMODB_PARTITION_WRITE_BURST",
+                  "unset unless DYNAMODB_PARTITION_WRITE_RATE is set")
+    if meter == "0" and rate is None:
+        return None
+    return PartitionLimits(rate, burst)
+
+
+@dataclass(frozen=True)
 class LocalSettings:
     gateway_port: int = DEFAULT_PORTS["GATEWAY_PORT"]
     notification_port: int = DEFAULT_PORTS["NOTIFICATION_PORT"]
@@ -45,6 +73,7 @@ class LocalSettings:
     reload: bool = True
     gateway_throttle: Throttle | None = None  # None: the template's
     notification_throttle: Throttle | None = None
+    partitions: PartitionLimits | None = None  # None: writes per key neither counted nor limited
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
@@ -78,4 +107,4 @@ class LocalSettings:
                    read.number("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS,
                                minimum=1, kind=int),
                    (ROOT / raw_dir) if raw_dir else None, reload == "1",
-                   throttle(""), throttle("NOTIFICATION_"))
+                   throttle(""), throttle("NOTIFICATION_"), partition_limits(env))

@@ -40,6 +40,7 @@ from infra.local.aws_process import AwsProcess
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
+from infra.local.partition_writes import PARTITION_WRITES_PATH
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
 from infra.local.settings import ROOT, LocalSettings, Throttle
@@ -248,6 +249,12 @@ def _banner(stack: LocalStack) -> list[str]:
     lines += [f"DynamoDB:      {stack.dynamodb_url}",
               f"Lambda:        {stack.lambda_url}  (runs the template's "
               f"{len(stack.lambdas.specs)} functions)"]
+    limits = stack.local.partitions
+    if limits is not None:
+        throttled = (f"; a key written over {limits.rate:g} a second is throttled"
+                     if limits.rate is not None else "")
+        lines.append(f"Partitions:    writes per key counted at {stack.dynamodb_url}"
+                     f"{PARTITION_WRITES_PATH}{throttled}")
     token = local_token(stack.settings)
     lines.append(f"Token:         {token}")
     if stack.with_gateway:

@@ -12,6 +12,7 @@ import time
 import pytest
 import requests
 
+from infra.local.persistence import FORMAT, SNAPSHOT_FILE
 from infra.local.settings import DEFAULT_DATA_DIR
 from tests.support.stack_client import token
 from tests.support.stack_process import ROOT, StackClient, StackProcess
@@ -56,6 +57,29 @@ def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path
                             json=product("KEEP-1")).json()["error"] == "DUPLICATE_SKU"
         assert http.gateway("POST", "/api/inventario",
                             json=product("KEEP-2")).json()["id"] > product_id
+    finally:
+        stack.stop()
+
+
+def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_path):
+    # A product in alert and an order whose event is pending, as the stack saved them
+    # before their index keys were sharded (infra/shard_backfill.py).
+    (tmp_path / SNAPSHOT_FILE).write_text(json.dumps({"format": FORMAT, "tables": {
+        "ProductsTable": [{"id": {"N": "1"}, "sku": {"S": "OLD-1"}, "nombre": {"S": "Caja"},
+                           "precioUnitario": {"N": "2"}, "stockActual": {"N": "0"},
+                           "umbralMinimo": {"N": "1"}, "enAlerta": {"S": "ALERTA"}}],
+        "OrdersTable": [{"id": {"N": "1"}, "userId": {"N": "1"}, "userEmail": {"S": "a@b.co"},
+                         "clienteNombre": {"S": "Ana"}, "total": {"N": "2"},
+                         "status": {"S": "PENDIENTE"}, "tipoPedido": {"S": "NACIONAL"},
+                         "destino": {"S": "Lima"}, "productoId": {"N": "1"},
+                         "cantidad": {"N": "1"}, "creadoEn": {"S": "2026-01-01T00:00:00"},
+                         "eventoPendiente": {"S": "PENDING"}}]}}))
+    stack, http = started(tmp_path)
+    try:
+        assert [p["id"] for p in http.gateway("GET", "/api/inventario").json()] == [1]
+        assert [p["id"] for p in http.gateway("GET", "/api/inventario/alertas").json()] == [1]
+        assert [o["id"] for o in http.gateway(
+            "GET", "/api/pedidos", params={"status": "PENDIENTE"}).json()] == [1]
     finally:
         stack.stop()
 

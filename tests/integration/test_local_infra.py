@@ -207,3 +207,51 @@ def test_a_cancelled_transaction_says_which_item_failed_and_writes_nothing(table
     reasons = [r["Code"] for r in err.value.response["CancellationReasons"]]
     assert reasons == ["None", "ConditionalCheckFailed"]
     assert tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"] == []
+
+
+def test_an_index_query_sees_every_write_made_before_it(tables):
+    """The emulator groups an index's partitions once and keeps them until the table is
+    next written: a put, an update that moves an item to another partition, and a
+    delete must each show in the next query."""
+    def ids_in(partition: str) -> list[int]:
+        answer = tables.query(
+            TableName="ShipmentsTable", IndexName="byStatusShard",
+            KeyConditionExpression="statusShard = :p AND id > :after",
+            ExpressionAttributeValues={":p": {"S": partition}, ":after": {"N": "0"}})
+        return [int(item["id"]["N"]) for item in answer["Items"]]
+
+    def put(ident: int, partition: str) -> None:
+        tables.put_item(TableName="ShipmentsTable", Item={
+            "id": {"N": str(ident)}, "statusShard": {"S": partition},
+            "shard": {"N": str(ident % 2)}})
+
+    for ident in (3, 1, 2):
+        put(ident, "CREADO#0")
+    assert ids_in("CREADO#0") == [1, 2, 3]
+    put(4, "CREADO#0")
+    tables.update_item(TableName="ShipmentsTable", Key={"id": {"N": "2"}},
+                       UpdateExpression="SET statusShard = :p",
+                       ExpressionAttributeValues={":p": {"S": "EN_RUTA#0"}})
+    tables.delete_item(TableName="ShipmentsTable", Key={"id": {"N": "3"}})
+    assert ids_in("CREADO#0") == [1, 4]
+    assert ids_in("EN_RUTA#0") == [2]
+    # A page after an id (what a merged list asks) reads from there, and says whether
+    # the partition goes on past its limit as a read of the whole partition would.
+    put(6, "CREADO#0")
+
+    def page(after: int, limit: int) -> tuple[list[int], bool]:
+        answer = tables.query(
+            TableName="ShipmentsTable", IndexName="byStatusShard", Limit=limit,
+            KeyConditionExpression="statusShard = :p AND id > :after",
+            ExpressionAttributeValues={":p": {"S": "CREADO#0"}, ":after": {"N": str(after)}})
+        return [int(i["id"]["N"]) for i in answer["Items"]], "LastEvaluatedKey" in answer
+
+    assert page(1, 1) == ([4], True)
+    assert page(2, 2) == ([4, 6], False)
+    assert page(4, 5) == ([6], False)
+    assert page(6, 1) == ([], False)
+    # A number partition key (the byShard index) is grouped the same way.
+    answer = tables.query(TableName="ShipmentsTable", IndexName="byShard",
+                          KeyConditionExpression="shard = :s",
+                          ExpressionAttributeValues={":s": {"N": "0"}})
+    assert [int(item["id"]["N"]) for item in answer["Items"]] == [2, 4, 6]

@@ -11,6 +11,7 @@ from common import aws
 from common.lambda_init import REHEARSAL
 from common.service_app import create_app
 from common.settings import Settings
+from orders.model import PENDING_SHARDS
 from tests.support.fake_lambda import lambda_context
 from tests.support.logs import captured_lines
 
@@ -71,8 +72,11 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
         sweep.rehearse()
     assert everything_stored(tables) == before
     assert order_events.wait_for(1, timeout=0.5) == []
-    (_, query, read), (_, invoke, dry_run) = aws_calls
-    assert (query, read["IndexName"], read["Limit"]) == ("Query", "pendingEvents", 1)
+    *reads, (_, invoke, dry_run) = aws_calls
+    # One read of each shard of the pending orders (orders.model.PENDING_SHARDS).
+    assert {(query, read["IndexName"], read["Limit"]) for _, query, read in reads} == {
+        ("Query", "pendingEvents", 2)}
+    assert len(reads) == PENDING_SHARDS
     assert (invoke, dry_run["InvocationType"]) == ("Invoke", "DryRun")
 
 

@@ -8,11 +8,15 @@ reads what it evaluates, before any filter).
 Request units are estimated the way on-demand DynamoDB bills items of up to 1 KB (all of
 this platform's are): a write 1 WRU, a write inside a transaction 2, a failed
 conditional write 1 all the same; a strongly consistent read of a key 1 RRU, an
-eventually consistent one 0.5 (a query reads up to 4 KB per half unit; counted here per
-item, an upper bound).
+eventually consistent one 0.5; a query the size of what it read, rounded up to 4 KB,
+0.5 RRU per 4 KB eventually consistent (1 consistent), at least one unit of 4 KB.
+
+Writes of the counters' table (a block of ids, common.id_blocks) are counted apart, in
+`counter_writes`: one create in a block's size reserves a block.
 """
 
 import contextlib
+import math
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,6 +24,23 @@ from dataclasses import dataclass, field
 from common import aws
 
 _WRITES = {"PutItem": 1, "UpdateItem": 1, "DeleteItem": 1}
+COUNTERS_TABLE = "CountersTable"
+
+
+def item_bytes(item: dict) -> int:
+    """An item's size as DynamoDB counts it, near enough: each attribute's name plus its
+    value (a string's UTF-8 bytes, a number's about one byte per two digits)."""
+    size = 0
+    for name, value in item.items():
+        (kind, content), = value.items()
+        size += len(name.encode("utf-8"))
+        if kind == "S":
+            size += len(content.encode("utf-8"))
+        elif kind == "N":
+            size += len(content.lstrip("-").replace(".", "")) // 2 + 2
+        else:
+            size += len(str(content))
+    return size
 
 
 @dataclass
@@ -29,15 +50,20 @@ class Meter:
     items_written: int = 0
     read_units: float = 0.0
     write_units: float = 0.0
+    counter_writes: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, operation: str, params: dict, parsed: dict) -> None:
         consistent = 1.0 if params.get("ConsistentRead") else 0.5
         with self._lock:
+            if params.get("TableName") == COUNTERS_TABLE and operation == "UpdateItem":
+                self.counter_writes += 1
+                return
             self.operations[operation] += 1
             if operation in ("Query", "Scan"):
                 read = parsed.get("ScannedCount", 0)
-                self.read_units += max(1, read) * consistent
+                size = sum(map(item_bytes, parsed.get("Items", [])))
+                self.read_units += max(1, math.ceil(size / 4096)) * consistent
             elif operation == "GetItem":
                 read = 1
                 self.read_units += consistent

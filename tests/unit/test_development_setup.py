@@ -9,7 +9,7 @@ import pytest
 
 from common.settings import ConfigError
 from infra.local import LOCAL_AWS_ENV
-from infra.local.settings import DEFAULT_PORTS, LocalSettings
+from infra.local.settings import DEFAULT_PORTS, LocalSettings, PartitionLimits
 from infra.local.settings import ROOT as STACK_ROOT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,3 +37,20 @@ def test_local_settings_read_the_data_dir_reload_and_ports():
     for name, value in [("RELOAD", "yes"), ("DYNAMODB_PORT", "70000"), ("LAMBDA_PORT", "-1")]:
         with pytest.raises(ConfigError, match=f"^{name}="):
             LocalSettings.from_env({name: value})
+
+
+def test_the_emulator_counts_and_throttles_partition_writes_only_when_asked():
+    assert LocalSettings.from_env({}).partitions is None
+    assert LocalSettings.from_env({"DYNAMODB_PARTITION_METER": "1"}).partitions == \
+        PartitionLimits(None, None)
+    # A rate counts as well as throttles; the burst defaults to a second of it.
+    assert LocalSettings.from_env({"DYNAMODB_PARTITION_WRITE_RATE": "20"}).partitions == \
+        PartitionLimits(20, None)
+    assert LocalSettings.from_env({"DYNAMODB_PARTITION_WRITE_RATE": "20",
+                                   "DYNAMODB_PARTITION_WRITE_BURST": "100"}).partitions == \
+        PartitionLimits(20, 100)
+    for env in [{"DYNAMODB_PARTITION_METER": "yes"}, {"DYNAMODB_PARTITION_WRITE_RATE": "0"},
+                {"DYNAMODB_PARTITION_WRITE_RATE": "fast"},
+                {"DYNAMODB_PARTITION_WRITE_BURST": "10"}]:
+        with pytest.raises(ConfigError, match=f"^{list(env)[0]}="):
+            LocalSettings.from_env(env)

@@ -31,7 +31,7 @@ def test_a_call_is_seen_as_iam_sees_it():
     # an index by name, and only the one granted
     ("EventSweeperFunction", Access("dynamodb:Query", "OrdersTable/index/pendingEvents"), True),
     ("OrdersFunction", Access("dynamodb:Query", "OrdersTable/index/pendingEvents"), False),
-    ("OrdersFunction", Access("dynamodb:Query", "OrdersTable/index/byStatus"), True),
+    ("OrdersFunction", Access("dynamodb:Query", "OrdersTable/index/byStatusShard"), True),
     # its own counter key (StringEquals), its own part of the idempotency table (StringLike)
     ("InventoryFunction", Access("dynamodb:UpdateItem", "CountersTable", frozenset({"products"})),
      True),

@@ -1,7 +1,8 @@
-"""Where ids come from: a per-entity atomic counter; positive, increasing, never reused.
+"""Where ids come from: a per-entity atomic counter, advanced a block at a time
+(common.id_blocks); positive, unique, never reused.
 
 DynamoDB has no auto-increment; an UpdateItem with ADD is atomic on the server, so
-parallel creates each get their own number.
+parallel reservations each get their own block.
 """
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
@@ -17,15 +18,8 @@ class CounterModel(Model):
     value = NumberAttribute(default=0)
 
 
-def next_id(counter: str) -> int:
+def reserve(counter: str, size: int) -> int:
+    """Advance the counter by `size`; returns its new value, the last id of the block."""
     item = CounterModel(counter)
-    item.update(actions=[CounterModel.value.add(1)])
+    item.update(actions=[CounterModel.value.add(size)])
     return int(item.value)
-
-
-def current(counter: str) -> int:
-    """The last id handed out (0 before the first): no id above it exists yet."""
-    try:
-        return int(CounterModel.get(counter, consistent_read=True).value)
-    except CounterModel.DoesNotExist:
-        return 0

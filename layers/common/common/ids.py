@@ -1,4 +1,5 @@
-"""What an id is: a positive integer from a counter (common.counters), never reused.
+"""What an id is: a positive integer from a counter, a block at a time (common.id_blocks),
+never reused.
 
 Anything outside 1..MAX_ID cannot exist; keeping such numbers out of DynamoDB keys
 avoids a 500 for an absurd id, and they are simply not found.

@@ -1,37 +1,72 @@
-"""The verbs every repository shares: ids from its counter, get, a page by id, add.
+"""The verbs every repository shares: ids in blocks from its counter, get, a page by id,
+add.
 
 A service's repository is one of these for its table and domain type, plus the verbs
 only it has (a sku claim, a status change, a filtered page). All of it speaks domain
 objects.
 
-A page of the whole list is read by key, not by scanning: ids are dense (a counter hands
-them out), so the page after id A of at most N items is the keys A+1 .. A+N, one
-BatchGetItem per 100, stopping at the counter's value. It costs one counter read and N
-keys whatever the table's size, and needs no index, so it adds no write ceiling. An id
-whose item is gone (a deleted product, a create that failed) makes that page shorter;
-the next page goes on from the end of the window.
+No create writes a key that every create writes (docs/capacity.md). Ids come in blocks
+(common.id_blocks), so the counter item is written once per block, not per id. A page
+of the whole list is read from the byShard index (storage.ListIndex): each id is there
+under its shard, and a page merges the shards in id order (common.shards), then reads
+those items by key, consistently (BatchGetItem). So a page follows the ids that exist:
+the unused tail of a block, or an id whose create failed, costs nothing and never makes
+an empty page. Lists filtered on a value with few possible values (a status, the alert
+mark) merge that value's shards the same way.
 """
 
-from collections.abc import Callable
+import contextvars
+import functools
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from pynamodb.models import Model
 
-from common import storage
-from common.counters import CounterModel, current, next_id
+from common import counters, shards, storage
+from common.counters import CounterModel
 from common.errors import NotFound
+from common.id_blocks import IdBlocks
 from common.paging import Page
 from common.settings import Settings
+
+# A page reads its shards at once: their queries wait on the network side by side.
+_PARALLEL_READS = 32
+_readers: ThreadPoolExecutor | None = None
+_readers_lock = threading.Lock()
+
+
+def _in_parallel(calls: list[Callable[[], object]]) -> list:
+    """Each call's result, in order; the calls run in threads, each in a copy of the
+    caller's context (the acting function, common.aws)."""
+    global _readers
+    if len(calls) == 1:
+        return [calls[0]()]
+    with _readers_lock:
+        if _readers is None:
+            _readers = ThreadPoolExecutor(_PARALLEL_READS, thread_name_prefix="shard-read")
+    futures = [_readers.submit(contextvars.copy_context().run, call) for call in calls]
+    return [future.result() for future in futures]
 
 
 class Repository:
     def __init__(self, settings: Settings, model: type[Model], entity: type, *, counter: str,
-                 unknown: Callable[[int], NotFound], other_models: tuple = ()):
+                 unknown: Callable[[int], NotFound], other_models: tuple = (),
+                 item_of: Callable[[Any], Model] | None = None):
+        """`item_of(entity)`: the item a put stores for it, with every attribute an index
+        derives from it; by default its fields and its place in the byShard index."""
         storage.bind(settings, model, CounterModel, *other_models)
-        self._model, self._entity = model, entity
-        self._counter, self._unknown = counter, unknown
+        # Typed as any model: each one declares its own id and byShard index.
+        self._model: Any = model
+        self._entity = entity
+        self._unknown = unknown
+        self._item_of = item_of or (lambda entity: storage.listed(
+            storage.to_item(model, entity)))
+        self._ids = IdBlocks(functools.partial(counters.reserve, counter))
 
     def next_id(self) -> int:
-        return next_id(self._counter)
+        return self._ids.next_id()
 
     def get(self, ident: int):
         item = storage.get_item(self._model, ident)
@@ -40,14 +75,39 @@ class Repository:
         return storage.to_domain(item, self._entity)
 
     def page(self, after: int, limit: int) -> Page:
-        last = current(self._counter)
-        end = min(after + limit, last)
-        if end <= after:
-            return Page([], None)
-        found = self._model.batch_get(range(after + 1, end + 1), consistent_read=True)
+        """The ids from the byShard index, then their items read consistently: an item
+        deleted in between only makes the page shorter."""
+        ids = self._merged(self._model.by_shard, range(storage.LIST_SHARDS), after, limit)
+        if not ids.items:
+            return Page([], ids.resume_after)
+        found = self._model.batch_get([key.id for key in ids.items], consistent_read=True)
         items = sorted((storage.to_domain(item, self._entity) for item in found),
                        key=lambda entity: entity.id)
-        return Page(items, end if end < last else None)
+        return Page(items, ids.resume_after)
+
+    def _sharded_page(self, index, value: str, count: int, after: int, limit: int) -> Page:
+        """A page of the items under `value` in an index written over `count` shards
+        (common.shards), in ascending id."""
+        page = self._merged(index, shards.keys(value, count), after, limit)
+        return Page([storage.to_domain(item, self._entity) for item in page.items],
+                    page.resume_after)
+
+    def _merged(self, index, partitions: Iterable, after: int, limit: int) -> Page:
+        """The first `limit` items after id `after` of several partitions of an index
+        whose sort key is the id, merged in id order (common.shards.Merge)."""
+        merge = shards.Merge(partitions, after)
+        while reads := merge.reads(limit):
+            answers = _in_parallel([functools.partial(self._read, index, partition, *read)
+                                    for partition, read in reads.items()])
+            for partition, (items, more) in zip(reads, answers, strict=True):
+                merge.add(partition, items, more)
+        return merge.page(limit)
+
+    def _read(self, index, partition, after: int, limit: int) -> tuple[list, bool]:
+        results = index.query(partition, self._model.id > after, limit=limit,
+                              page_size=limit)
+        items = list(results)
+        return items, results.last_evaluated_key is not None
 
     def _index_page(self, index, hash_value, after: int, limit: int,
                     filter_condition=None) -> Page:
@@ -61,4 +121,4 @@ class Repository:
         return Page(items, int(resume["id"]["N"]) if resume else None)
 
     def add(self, entity) -> None:
-        storage.insert(storage.to_item(self._model, entity))
+        storage.insert(self._item_of(entity))

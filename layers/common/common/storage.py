@@ -7,17 +7,21 @@ dataclass whose fields have the same names.
 
 import dataclasses
 from decimal import Decimal
-from typing import Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from pynamodb.attributes import Attribute, NumberAttribute, UnicodeAttribute
 from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
+from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import MetaProtocol, Model
 
-from common import aws
+from common import aws, shards
 from common.ids import possible_id
 from common.settings import Settings
+
+# The partitions of every table's byShard index: creates of one kind spread over them
+# (docs/capacity.md: 16 x 1,000 writes a second).
+LIST_SHARDS = 16
 
 
 class TableMeta(MetaProtocol, Protocol):
@@ -69,16 +73,38 @@ class DecimalAttribute(Attribute[Decimal]):
 
 
 class StatusIndex(GlobalSecondaryIndex):
-    """Items by their `status`, in id order: for lists filtered by status. All of a
-    status share one index partition: on DynamoDB that caps writes of one status at
-    about 1,000 items a second (docs/architecture.md)."""
+    """Items by `statusShard`, `<status>#<shard>` (common.shards), in id order: for lists
+    filtered by status. A status's items are spread over its shards, so that its writes
+    are not capped at one partition's 1,000 a second (docs/capacity.md)."""
 
     class Meta:
-        index_name = "byStatus"
+        index_name = "byStatusShard"
         projection = AllProjection()
 
-    status = UnicodeAttribute(hash_key=True)
+    status_shard = UnicodeAttribute(hash_key=True, attr_name="statusShard")
     id = NumberAttribute(range_key=True)
+
+
+class ListIndex(GlobalSecondaryIndex):
+    """Every item's id, by `shard` (the id modulo LIST_SHARDS), in id order: whole lists
+    merge the shards, so a page follows the ids that exist, never the counter's blocks
+    (common.id_blocks). Keys only: an update that keeps the id writes nothing here."""
+
+    class Meta:
+        index_name = "byShard"
+        projection = KeysOnlyProjection()
+
+    shard = NumberAttribute(hash_key=True)
+    id = NumberAttribute(range_key=True)
+
+
+def listed(item: M) -> M:
+    """The item with its place in the byShard index (ListIndex), which a put must carry:
+    an item put without it drops out of whole lists. (Every listed model declares
+    `shard` and `id`; PynamoDB's Model does not, hence the cast.)"""
+    declared = cast(Any, item)
+    declared.shard = shards.shard_of(declared.id, LIST_SHARDS)
+    return item
 
 
 def to_domain(item: Model, domain_cls: type):
@@ -101,10 +127,10 @@ def get_item(model_cls: type[Model], ident: int) -> Model | None:
 
 
 def insert(item: Model) -> None:
-    """Save a new item whose id came from common.counters.
+    """Save a new item whose id came from common.id_blocks.
 
-    The counter never hands out an id twice; the condition makes that a checked fact
-    rather than an assumption (it would catch a counter reset by hand).
+    No id is handed out twice; the condition makes that a checked fact rather than an
+    assumption (it would catch a counter reset by hand).
     """
     item.save(condition=type(item).get_attributes()["id"].does_not_exist())
 

@@ -5,6 +5,8 @@ is its own function behind API Gateway and its authorizer (infra/template.yaml),
 from the same `routes_for` functions.
 """
 
+# First, under `chalice local`: it quiets the libraries' import-time log lines.
+import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
@@ -13,7 +15,6 @@ from authorizer.policy import authorize
 from common import aws
 from common.service_app import PlatformApp, create_app
 from common.settings import Settings
-from infra.chalice_local import check_command
 
 NAME = "logistics-gateway"
 
@@ -41,7 +42,7 @@ def __getattr__(name: str):
     create_gateway, as the local stack does with its own settings, builds nothing.
     Chalice's command line may use it for `chalice local --stage local` alone."""
     if name == "app":
-        check_command()
+        infra.chalice_local.check_command()
         globals()["app"] = create_gateway(Settings.load())
         return globals()["app"]
     raise AttributeError(name)

@@ -1,4 +1,5 @@
-"""Shared by every test: AWS clients never look for real credentials; the emulator.
+"""Shared by every test: AWS clients never look for real credentials; the emulator; no
+process a test started outlives it.
 
 Storage tests run against the same locked moto server the local stack uses (not an
 in-process mock), so what they prove about conditional writes holds for `make run`.
@@ -9,6 +10,7 @@ import os
 import pytest
 
 from infra.local import LOCAL_AWS_ENV
+from tests.support import processes
 
 for _key, _value in LOCAL_AWS_ENV.items():
     os.environ.setdefault(_key, _value)
@@ -44,3 +46,17 @@ def no_function_runs_this_process(monkeypatch):
     from common import aws
 
     monkeypatch.setattr(aws, "HOME", None)
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test():
+    """What a test's own body started and left running (it failed before stopping it, say)
+    is stopped when the test ends. Fixtures of a wider scope start theirs before this
+    runs, so theirs live on until their own teardown."""
+    before = processes.started()
+    yield
+    processes.stop_all(processes.started() - before)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    processes.stop_all(processes.started())

@@ -42,7 +42,7 @@ from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
-from infra.local.settings import ROOT, LocalSettings, Throttle
+from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_token
 
@@ -228,6 +228,26 @@ def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
     return sorted(name for name in specs if name in named | behind_apis)
 
 
+def chalice_local_command(gateway_port: int, dynamodb_port: int, lambda_port: int) -> str:
+    """The command that serves the gateway on `gateway_port` against emulators on these
+    ports: those that are not the defaults, in the variables `chalice local` reads them
+    from (infra/chalice_local.py), and its `--port`."""
+    emulators = {"DYNAMODB_PORT": dynamodb_port, "LAMBDA_PORT": lambda_port}
+    moved = [f"{name}={port}" for name, port in emulators.items() if port != DEFAULT_PORTS[name]]
+    port = [f"--port {gateway_port}"] if gateway_port != DEFAULT_PORTS["GATEWAY_PORT"] else []
+    return " ".join([*moved, ".venv/bin/chalice local --stage local", *port])
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def _banner(stack: LocalStack) -> list[str]:
     lines = []
     if stack.with_gateway:
@@ -237,9 +257,10 @@ def _banner(stack: LocalStack) -> list[str]:
                   f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: "
                   f"{url}{docs.SPEC_PATH})"]
     else:
+        command = chalice_local_command(stack.local.gateway_port or _free_port(),
+                                        _port(stack.dynamodb_url), _port(stack.lambda_url))
         lines += [f"Notifications: {stack.notification_url}/notificaciones",
-                  "Gateway:       not served here: in another terminal run "
-                  "`.venv/bin/chalice local --stage local`"]
+                  f"Gateway:       not served here: in another terminal run `{command}`"]
     lines += [f"DynamoDB:      {stack.dynamodb_url}",
               f"Lambda:        {stack.lambda_url}  (runs the template's "
               f"{len(stack.lambdas.specs)} functions)"]

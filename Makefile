@@ -68,9 +68,12 @@ lint: $(READY)
 	@$(PY) -m ruff check .
 
 # Every test: unit, integration (emulated AWS), e2e (the stack over HTTP) and release
-# (tests/release runs sam build and sam validate from .venv-sam).
+# (tests/release runs sam build and sam validate from .venv-sam). In TEST_JOBS processes,
+# a test file each at a time (its module fixtures, a stack say, start once): twice the
+# cores, as most e2e time is spent waiting on the stacks the tests start.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 test: lint $(SAM_READY)
-	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 # The rules and use cases alone, no I/O: seconds, for the edit-test loop.
 test-unit: $(READY)

@@ -16,7 +16,7 @@ import requests
 from infra.local.http_server import CONNECTION_LIMIT
 from tests.support.checkout import copy_checkout
 from tests.support.stack_client import token
-from tests.support.stack_process import ROOT, StackClient, StackProcess
+from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2.5, "stockActual": 10_000, "umbralMinimo": 0}
 
@@ -41,11 +41,9 @@ def order(http: StackClient, product_id: int) -> requests.Response:
 
 def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
     """The stock check runs in the inventory's own environments: the orders holding the
-    orders function's capacity never make it wait on that capacity. The burst makes
-    the inventory scale out, and its new environments' cold starts can take longer than
-    the default 2 s check on a machine busy with other tests: waiting on capacity would
-    still fail at 10."""
-    stack, http = started({"STOCK_CHECK_TIMEOUT_SECONDS": "10"})
+    orders function's capacity never make it wait on that capacity (waiting on it would
+    fail the stock check even at a patient 10 s)."""
+    stack, http = started(PATIENT_STOCK_CHECK)
     try:
         product = http.gateway("POST", "/api/inventario", json={"sku": "BURST-1",
                                                                 **PRODUCT}).json()

@@ -15,6 +15,10 @@ from tests.support import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 60
+# For stacks that take bursts of orders: the stock check waits up to 10 s, not 2. Tests
+# run in parallel, and on a busy machine the cold starts of the environments a burst
+# scales the inventory to can take longer than 2 s. Tests of the timeout set their own.
+PATIENT_STOCK_CHECK = {"STOCK_CHECK_TIMEOUT_SECONDS": "10"}
 
 
 class StackProcess:

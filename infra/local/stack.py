@@ -46,6 +46,10 @@ from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_token
 
+# What a user creates, by the table that holds it, for the banner's count of what was
+# restored; the other tables hold the platform's own records (sku claims, counters,
+# idempotency records, the breaker's state).
+CREATED_IN = {"ProductsTable": "product", "OrdersTable": "order", "ShipmentsTable": "shipment"}
 # A schedule runs at least this often locally (the sweep's five minutes would be long to
 # wait for while watching an event come back).
 LOCAL_SCHEDULE_SECONDS = 60
@@ -248,6 +252,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def restored(counts: dict[str, int]) -> str:
+    """What was restored, by kind: "2 products, 1 order, 0 shipments"."""
+    return ", ".join(f"{counts.get(table, 0)} {kind}{'' if counts.get(table, 0) == 1 else 's'}"
+                     for table, kind in CREATED_IN.items())
+
+
 def _banner(stack: LocalStack) -> list[str]:
     lines = []
     if stack.with_gateway:
@@ -273,8 +283,8 @@ def _banner(stack: LocalStack) -> list[str]:
         lines.append("Data:          in memory only (LOCAL_DATA_DIR is empty): gone when "
                      "this stops")
     else:
-        lines.append(f"Data:          {stack.data.path}  ({sum(stack.restored.values())} items "
-                     "restored; kept across restarts, `make reset` empties it)")
+        lines.append(f"Data:          {stack.data.path}  (restored: {restored(stack.restored)}; "
+                     "kept across restarts, `make reset` empties it)")
     watched = ", ".join(f"{name}/" if "." not in name else name for name in WATCHED)
     lines.append(f"Reload:        on: a change under {watched} replaces the functions it "
                  "touches, not the data (RELOAD=0 turns it off)"

@@ -14,7 +14,7 @@ export SAM_CLI_TELEMETRY := 0
 # validate must expand them (samconfig.toml says the same for commands run from the root).
 export SAM_CLI_ENABLE_LANGUAGE_EXTENSIONS := 1
 
-.PHONY: run emulators reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive clean
+.PHONY: run emulators seed reset test test-unit token lint validate build bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-throttle dead-letters redrive clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -45,6 +45,11 @@ run: $(READY)
 # The same without the gateway, for `.venv/bin/chalice local --stage local`.
 emulators: $(READY)
 	@$(PY) -m infra.local.stack --emulators
+
+# The demo data (examples/demo.json) into the running stack, through its API; a second
+# run adds nothing. GATEWAY_PORT, or GATEWAY_URL, says where the gateway is.
+seed: $(READY)
+	@$(PY) -m infra.seed
 
 # Empty LOCAL_DATA_DIR: the next start begins with empty tables.
 reset: $(READY)

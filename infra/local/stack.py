@@ -56,14 +56,30 @@ LOCAL_SCHEDULE_SECONDS = 60
 LOG_LOCK = threading.Lock()
 
 
-def log_line(function: str, line: str) -> None:
-    """A function's log line, on this process's output: JSON as the function wrote it,
-    anything else (a traceback of a failed init) wrapped into JSON."""
-    if not line.startswith("{"):
-        line = json.dumps({"level": "WARNING", "function": function, "message": line})
-    with LOG_LOCK:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+METRICS_FILE = "metrics.jsonl"
+
+
+class FunctionLogs:
+    """Where the functions' output goes. Their log lines: this process's output, JSON as
+    the function wrote it, anything else (a traceback of a failed init) wrapped into JSON.
+    Their metric lines (CloudWatch's embedded metric format, common/metrics.py), which on
+    AWS CloudWatch reads from the same log: METRICS_FILE in the data directory (none kept
+    with the data in memory), so the console keeps one line per request."""
+
+    def __init__(self, data_dir: Path | None):
+        self.metrics = data_dir / METRICS_FILE if data_dir is not None else None
+
+    def __call__(self, function: str, line: str) -> None:
+        if line.startswith('{"_aws":'):
+            if self.metrics is not None:
+                with LOG_LOCK, open(self.metrics, "a", encoding="utf-8") as file:
+                    file.write(line + "\n")
+            return
+        if not line.startswith("{"):
+            line = json.dumps({"level": "WARNING", "function": function, "message": line})
+        with LOG_LOCK:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
 
 
 class LocalStack:
@@ -105,7 +121,8 @@ class LocalStack:
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
         specs = functions(urls, region, self._base_env(region))
-        self.lambdas = LambdaService(specs, self._task_roots(specs), log_line,
+        self.lambdas = LambdaService(specs, self._task_roots(specs),
+                                     FunctionLogs(self.local.data_dir),
                                      self._to_queue)
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)

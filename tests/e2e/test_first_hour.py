@@ -1,8 +1,13 @@
 """Black-box: what a new user meets in the first hour, without reading the code: where a
 created thing is, what an empty answer says it is, what every not-found says, what a
-mistake about the status parameter says."""
+mistake about the status parameter says, and what an order writes to the log."""
+
+import json
 
 import pytest
+import requests
+
+from tests.support.stack_process import PATIENT_STOCK_CHECK, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2, "stockActual": 50, "umbralMinimo": 1}
 ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 2,
@@ -68,3 +73,34 @@ def test_a_status_sent_in_the_body_is_told_it_is_a_query_parameter(http, made, r
     detail = answer.json()["details"][0]
     assert detail["field"] == "status"
     assert "query parameter" in detail["message"] and "?status=" in detail["message"]
+
+
+def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_file(tmp_path):
+    """The console: each function's one request line (the stock check's, the order's,
+    the event's notification) and the listener's event line; the metric lines, which
+    CloudWatch reads from the same log on AWS, are in metrics.jsonl of the data dir."""
+    stack = StackProcess({**PATIENT_STOCK_CHECK, "LOCAL_DATA_DIR": str(tmp_path)}).start()
+    try:
+        bearer = {"Authorization": f"Bearer {stack.token}"}
+        product = requests.post(f"{stack.gateway}/api/inventario", headers=bearer, timeout=30,
+                                json={**PRODUCT, "sku": "LOG-1"}).json()
+        stack.wait_for_line(lambda line: '"status":201' in line)
+        before = len(stack.output().splitlines())
+        order = requests.post(f"{stack.gateway}/api/pedidos", headers=bearer, timeout=30,
+                              json={**ORDER, "productoId": product["id"]}).json()
+        stack.wait_for_line(lambda line: '"PedidoAprobadoEvent"' in line)
+        lines = [json.loads(line) for line in stack.output().splitlines()[before:]]
+        assert not [line for line in lines if "_aws" in line]
+        requests_logged = [(line["service"], line.get("route")) for line in lines
+                           if line.get("message") == "request"]
+        assert sorted(requests_logged) == [("inventory", "/api/inventario/{id}/stock"),
+                                           ("notifications", "/notificaciones"),
+                                           ("orders", "/api/pedidos")]
+        assert [line["message"] for line in lines if line.get("message") != "request"] \
+            == ["PedidoAprobadoEvent"]
+    finally:
+        stack.stop()
+    metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    named = {metric["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"] for metric in metrics}
+    assert {"OrdersPlaced", "StockCheckLatency", "EventsForwarded"} <= named
+    assert order["id"] == 1

@@ -138,13 +138,17 @@ class LocalStack:
 
     def _base_env(self, region: str) -> dict[str, str]:
         """What every function's environment holds besides its own variables: where
-        AWS's services are, dummy credentials, its region; and Powertools told it runs
-        outside Lambda (no X-Ray daemon to send traces to)."""
+        AWS's services are, dummy credentials, its region; where the docs are (the
+        gateway's /docs page, when this stack serves the gateway: the APIs' roots name
+        it); and Powertools told it runs outside Lambda (no X-Ray daemon to send traces
+        to)."""
         kept = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR")
                 if key in os.environ}
+        docs_url = {"DOCS_URL": self.gateway_url + docs.PAGE_PATH} if self.gateway_url else {}
         return {**kept, **LOCAL_AWS_ENV, "AWS_REGION": region, "AWS_DEFAULT_REGION": region,
                 "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
-                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true"}
+                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true",
+                **docs_url}
 
     def _task_roots(self, specs: dict[str, FunctionSpec]) -> dict[str, Path]:
         """For each function, a folder holding its package alone, as its artifact does

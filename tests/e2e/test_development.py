@@ -206,6 +206,10 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     refused = requests.get(f"{base}/api/inventario", timeout=10,
                            headers={"Authorization": "Bearer not-a-token"})
     assert (refused.status_code, refused.json()) == (401, {"message": "Unauthorized"})
+    # The root needs no token here either (no /docs page under chalice local).
+    root = requests.get(f"{base}/", timeout=10)
+    assert (root.status_code, root.json()["name"], root.json()["docs"]) == \
+        (200, "logistics-gateway", None)
     order = requests.post(f"{base}/api/pedidos", headers=bearer, timeout=10, json={
         "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 1,
         "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1, "cantidad": 1})

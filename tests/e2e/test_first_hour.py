@@ -3,6 +3,7 @@ created thing is, what an empty answer says it is, what every not-found says, wh
 mistake about the status parameter says, and what an order writes to the log."""
 
 import json
+import re
 
 import pytest
 import requests
@@ -104,3 +105,21 @@ def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_fi
     named = {metric["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"] for metric in metrics}
     assert {"OrdersPlaced", "StockCheckLatency", "EventsForwarded"} <= named
     assert order["id"] == 1
+def test_the_gateways_root_says_what_it_is_without_a_token(http):
+    root = http.gateway("GET", "/", auth=False)
+    assert root.status_code == 200, root.text
+    index = root.json()
+    assert index["name"] == "logistics-gateway"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", index["version"])
+    assert index["docs"] == f"{http.stack.gateway}/docs"
+    assert http.gateway("GET", index["docs"].removeprefix(http.stack.gateway),
+                        auth=False).status_code == 200
+
+
+def test_the_notification_services_root_says_what_it_is(http):
+    root = http.notify("GET", "/")
+    assert root.status_code == 200, root.text
+    index = root.json()
+    assert index["name"] == "notification-service"
+    assert index["docs"] == f"{http.stack.gateway}/docs"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", index["version"])

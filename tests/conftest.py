@@ -60,3 +60,24 @@ def no_process_outlives_its_test():
 
 def pytest_sessionfinish(session, exitstatus):
     processes.stop_all(processes.started())
+
+
+# The longest files, started first: `make test` runs a file per process at a time
+# (pytest-xdist, --dist loadfile), and one of these begun last would run on alone while
+# the other processes sit idle. Longest first (seconds on a 2-core machine, in parallel).
+LONGEST_FIRST = (
+    "tests/e2e/test_development.py",  # ~150: a fresh clone's install, then make and chalice
+    "tests/e2e/test_local_runtime.py",  # ~80
+    "tests/e2e/test_local_data.py",  # ~80
+    "tests/release/test_release.py",  # ~60: sam build, cfn-lint
+    "tests/e2e/test_reload.py",  # ~45
+    "tests/e2e/test_fuzzing.py",  # ~35
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other file keeps its place, its tests their order

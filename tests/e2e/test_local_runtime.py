@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from infra.local.http_server import CONNECTION_LIMIT
+from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 from tests.support.checkout import copy_checkout
 from tests.support.stack_client import token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
@@ -151,7 +152,9 @@ def test_idle_and_half_open_connections_past_the_limit_never_block_the_next_clie
         started_at = time.monotonic()
         answer = http.gateway("GET", "/api/inventario")
         assert answer.status_code == 200
-        assert time.monotonic() - started_at < 5
+        # Well before the idle timeout would have freed a place (a blocked client waits
+        # that long); not a tight bound, as the tests share the machine in parallel.
+        assert time.monotonic() - started_at < DEFAULT_IDLE_TIMEOUT_SECONDS / 3
     finally:
         for sock in held:
             sock.close()

@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -111,6 +111,11 @@ run: $(READY)
 emulators: $(READY)
 	@$(PY) -m infra.local.stack --emulators
 
+# The demo data (examples/demo.json) into the running stack, through its API; a second
+# run adds nothing. GATEWAY_PORT, or GATEWAY_URL, says where the gateway is.
+seed: $(READY)
+	@$(PY) -m infra.seed
+
 # Empty LOCAL_DATA_DIR: the next start begins with empty tables.
 reset: $(READY)
 	@$(PY) -m infra.local.persistence reset
@@ -143,9 +148,12 @@ typecheck: $(READY)
 
 # ruff and mypy, then every test: unit, integration (emulated AWS), e2e (the stack over HTTP,
 # the console in Chromium) and release (tests/release runs sam build and sam validate from
-# .venv-sam).
+# .venv-sam). In TEST_JOBS processes, a test file each at a time (its module fixtures, a
+# stack say, start once): twice the cores, as most e2e time is spent waiting on the stacks
+# the tests start.
+TEST_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
 test: lint typecheck $(SAM_READY) chromium
-	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest
+	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 # The console's tests drive Debian's Chromium (docs/console.md): installed when missing
 # where this can (root, apt-get); elsewhere the tests say how to install it.

@@ -5,22 +5,26 @@ is its own function behind API Gateway and its authorizer (infra/template.yaml),
 from the same `routes_for` functions.
 """
 
+# First, under `chalice local`: it quiets the libraries' import-time log lines.
+import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
 from authorizer import wiring as authorizer
 from authorizer.policy import authorize
-from common import aws
+from common import aws, index
 from common.service_app import PlatformApp, create_app
 from common.settings import Settings
-from infra.chalice_local import check_command
+from infra import template
 
-NAME = "logistics-gateway"
+NAME = index.GATEWAY
 
 
 def create_gateway(settings: Settings) -> PlatformApp:
+    root = index.blueprint(NAME, settings, inventory.wiring.FUNCTION)
     app = create_app(NAME, settings, *(service.routes_for(settings) for service in
-                                       (inventory.wiring, orders.wiring, shipping.wiring)))
+                                       (inventory.wiring, orders.wiring, shipping.wiring)),
+                     root)
 
     verify = authorizer.create(settings).verify
 
@@ -29,10 +33,13 @@ def create_gateway(settings: Settings) -> PlatformApp:
         with aws.acting_as(authorizer.FUNCTION):
             return authorize(auth_request.token, auth_request.method_arn, verify)
 
-    # Every gateway route is guarded: set here once, so a new route cannot forget it.
-    for route_methods in app.routes.values():
-        for route in route_methods.values():
-            route.authorizer = jwt_authorizer
+    # Every gateway route is guarded but those the template leaves open (its root): set
+    # here once, so a new route cannot forget it.
+    public = template.public_routes("GatewayApi")
+    for path, route_methods in app.routes.items():
+        for method, route in route_methods.items():
+            if (path, method) not in public:
+                route.authorizer = jwt_authorizer
     return app
 
 
@@ -41,7 +48,7 @@ def __getattr__(name: str):
     create_gateway, as the local stack does with its own settings, builds nothing.
     Chalice's command line may use it for `chalice local --stage local` alone."""
     if name == "app":
-        check_command()
+        infra.chalice_local.check_command()
         globals()["app"] = create_gateway(Settings.load())
         return globals()["app"]
     raise AttributeError(name)

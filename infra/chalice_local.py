@@ -2,15 +2,23 @@
 chalice.test in the tests), answering as API Gateway does.
 
 - `chalice local --stage local` is a way to develop: it serves the gateway app in one
-  process against `make emulators` (the `local` stage's environment points at them). Its
-  gateway class is swapped for the one below, which corrects what clients can tell from
-  API Gateway: a bad token is 401 (Chalice's local server drops the connection), the
-  identity validation expression refuses junk headers before the authorizer runs, a path
-  no route has is 403 "Missing Authentication Token", and `;` in an id is part of it.
-- Every other command that loads the app (`chalice deploy`, `chalice package`, ...)
-  stops before it builds or deploys anything: Chalice packages app.py, chalicelib/,
-  vendor/ and requirements.txt, not functions/ or layers/common/, and one function
-  holding every service is not the release's shape either (infra/template.yaml is).
+  process against `make emulators`. Its gateway class is swapped for the one below, which
+  corrects what clients can tell from API Gateway: a bad token is 401 (Chalice's local
+  server drops the connection), the identity validation expression refuses junk headers
+  before the authorizer runs, a path no route has is 403 "Missing Authentication Token",
+  and `;` in an id is part of it.
+- Where the emulators are follows the same variables as `make emulators`
+  (DYNAMODB_PORT, LAMBDA_PORT), and the calls one service makes to another go to the
+  port `chalice local` serves on (`--port`): no tracked file names a port. The `local`
+  stage of .chalice/config.json adds dummy credentials, so nothing reaches real AWS.
+- Chalice's reloader restarts the server when any file of the checkout changes, the
+  emulators' data (.local-data/) and the .pyc files Python writes included: here it
+  restarts on a change to the apps' code alone, as `make run` does.
+- `chalice local` with another stage, and every other command that loads the app
+  (`chalice deploy`, `chalice package`, ...), stop with a message and a non-zero exit
+  before they build or deploy anything: Chalice packages app.py, chalicelib/, vendor/ and
+  requirements.txt, not functions/ or layers/common/, and one function holding every
+  service is not the release's shape either (infra/template.yaml is).
 
 Chalice sets AWS_CHALICE_CLI_MODE for its commands (its documented way for an app to
 tell); which command runs is click's current context, or, in the worker process of
@@ -18,11 +26,15 @@ tell); which command runs is click's current context, or, in the worker process 
 CHALICE_WORKER variable the reloader sets for `chalice local` alone.
 """
 
+import logging
 import os
 import re
+import signal
+import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import click
 from chalice.config import Config
@@ -39,6 +51,7 @@ from chalice.local import (
 
 from authorizer.policy import Unauthorized
 from common.service_app import log_request
+from common.settings import ConfigError
 from infra import template
 
 LOCAL_STAGE = "local"
@@ -48,10 +61,18 @@ RELEASE = ("this project is not deployed with `chalice deploy` or `chalice packa
            "`.venv-sam/bin/sam deploy --config-env dev` (docs/operations.md). To develop: "
            "`make run`, or `make emulators` and `.venv/bin/chalice local --stage local`.")
 NOT_LOCAL_STAGE = ("`chalice local` needs the `local` stage, which points the gateway at "
-                   "`make emulators`: run `make emulators`, then "
-                   "`.venv/bin/chalice local --stage local`.")
+                   "`make emulators`: run `make emulators`, then the command it prints "
+                   "(`.venv/bin/chalice local --stage local` on the default ports).")
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
+
+if os.environ.get("AWS_CHALICE_CLI_MODE") == "true":
+    # `chalice local` sends the root logger's INFO lines to stdout; the libraries' lines
+    # there are noise beside the platform's one line per request (PynamoDB says at import
+    # that it found no settings file: this module is imported first by app.py for that).
+    # Chalice's own stay ("Restarting local dev server.").
+    logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger("chalice").setLevel(logging.INFO)
 
 
 def _command() -> str | None:
@@ -61,12 +82,28 @@ def _command() -> str | None:
     return context.command.name if context is not None else None
 
 
+def _local_options() -> dict:
+    """The options `chalice local` was started with: click's, where it parsed them; in the
+    reloader's worker, which serves from a thread without click's context, the same
+    command line read again by the same command."""
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        return context.params
+    from chalice.cli import local
+
+    args = sys.argv[sys.argv.index("local") + 1:]
+    return local.make_context("local", args).params
+
+
 def _stop(message: str) -> None:
     if threading.current_thread() is threading.main_thread():
         raise click.ClickException(message)
     # The reloader's worker serves from a thread: an exception would end the thread and
-    # leave the process waiting for a file change, so end the process.
+    # leave the process waiting for a file change, so end the process; and its parent,
+    # the reloader, which would otherwise exit 0 when its worker ends.
     click.echo(f"Error: {message}", err=True)
+    if os.environ.get("CHALICE_WORKER"):
+        os.kill(os.getppid(), signal.SIGTERM)
     os._exit(2)
 
 
@@ -76,14 +113,55 @@ def check_command() -> None:
         return
     if _command() != "local":
         _stop(RELEASE)
-    # The local stage's environment is applied before the app is loaded: without its
-    # endpoints, every request would go to real AWS, or fail for want of credentials.
-    if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+    options = _local_options()
+    if options.get("stage") != LOCAL_STAGE:
         _stop(NOT_LOCAL_STAGE)
+    try:
+        os.environ.update(local_environment(os.environ, options["port"]))
+    except ConfigError as exc:
+        _stop(f"Configuration error: {exc}")
+    if os.environ.get("CHALICE_WORKER"):
+        _reload_on_code_changes_only()
     import chalice.local
 
     # Replacing Chalice's class is the point (see the module's text).
     chalice.local.LocalGateway = ApiGatewayLocalGateway  # type: ignore[misc]
+
+
+def local_environment(env, served_port: int) -> dict[str, str]:
+    """Where the gateway served on `served_port` finds the emulators (the ports `make
+    emulators` was given, in `env`) and itself: the stock check and a shipment's order
+    lookup call the gateway the request came in on."""
+    from infra.local.settings import LocalSettings
+
+    local = LocalSettings.from_env(env)
+    url = "http://127.0.0.1:{}".format
+    return {"AWS_ENDPOINT_URL_DYNAMODB": url(local.dynamodb_port),
+            "AWS_ENDPOINT_URL_LAMBDA": url(local.lambda_port),
+            "INVENTORY_SERVICE_URL": url(served_port), "ORDERS_SERVICE_URL": url(served_port)}
+
+
+def _reload_on_code_changes_only() -> None:
+    """Chalice's reloader (its stat() watcher: watchdog is not installed) looks at every
+    file of the checkout; from now on it looks at what `make run`'s does
+    (infra/local/reload.py). It may have looked once already: its first look here
+    starts afresh."""
+    from chalice.cli.filewatch.stat import StatFileWatcher
+
+    from infra.local.reload import CodeWatcher
+
+    def seed(watcher, root_dir):
+        watcher.code = CodeWatcher(Path(root_dir))
+
+    def poll(watcher, root_dir, callback):
+        if not hasattr(watcher, "code"):
+            seed(watcher, root_dir)
+        elif watcher.code.changed():
+            callback()
+
+    # Replacing the watcher's two methods is the point (see above).
+    StatFileWatcher._seed_mtime_cache = seed  # type: ignore[method-assign]
+    StatFileWatcher._single_pass_poll = poll  # type: ignore[method-assign]
 
 
 def _allowed_origin(app) -> str | None:

@@ -222,6 +222,16 @@ def api_routes(api: str, path: Path = TEMPLATE) -> dict[tuple[str, str], str]:
     return found
 
 
+def public_routes(api: str, path: Path = TEMPLATE) -> set[tuple[str, str]]:
+    """The (path, METHOD) of `api` that its default authorizer does not guard (an event's
+    `Auth: {Authorizer: NONE}`)."""
+    return {(event["Properties"]["Path"], event["Properties"]["Method"].upper())
+            for function in resources("AWS::Serverless::Function", path).values()
+            for event in function["Properties"].get("Events", {}).values()
+            if event["Type"] == "Api" and event["Properties"]["RestApiId"] == {"Ref": api}
+            and event["Properties"].get("Auth", {}).get("Authorizer") == "NONE"}
+
+
 def tables(path: Path = TEMPLATE) -> dict[str, dict]:
     found = resources("AWS::DynamoDB::Table", path)
     return {name: res["Properties"] for name, res in found.items()}

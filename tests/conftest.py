@@ -1,4 +1,5 @@
-"""Shared by every test: AWS clients never look for real credentials; the emulator.
+"""Shared by every test: AWS clients never look for real credentials; the emulator; no
+process a test started outlives it.
 
 Storage tests run against the same locked moto server the local stack uses (not an
 in-process mock), so what they prove about conditional writes holds for `make run`.
@@ -9,6 +10,7 @@ import os
 import pytest
 
 from infra.local import LOCAL_AWS_ENV
+from tests.support import processes
 
 for _key, _value in LOCAL_AWS_ENV.items():
     os.environ.setdefault(_key, _value)
@@ -44,3 +46,38 @@ def no_function_runs_this_process(monkeypatch):
     from common import aws
 
     monkeypatch.setattr(aws, "HOME", None)
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test():
+    """What a test's own body started and left running (it failed before stopping it, say)
+    is stopped when the test ends. Fixtures of a wider scope start theirs before this
+    runs, so theirs live on until their own teardown."""
+    before = processes.started()
+    yield
+    processes.stop_all(processes.started() - before)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    processes.stop_all(processes.started())
+
+
+# The longest files, started first: `make test` runs a file per process at a time
+# (pytest-xdist, --dist loadfile), and one of these begun last would run on alone while
+# the other processes sit idle. Longest first (seconds on a 2-core machine, in parallel).
+LONGEST_FIRST = (
+    "tests/e2e/test_development.py",  # ~150: a fresh clone's install, then make and chalice
+    "tests/e2e/test_local_runtime.py",  # ~80
+    "tests/e2e/test_local_data.py",  # ~80
+    "tests/release/test_release.py",  # ~60: sam build, cfn-lint
+    "tests/e2e/test_reload.py",  # ~45
+    "tests/e2e/test_fuzzing.py",  # ~35
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other file keeps its place, its tests their order

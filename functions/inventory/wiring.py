@@ -1,6 +1,7 @@
 """Which implementations the inventory routes get: products in DynamoDB."""
 
-from common import aws
+
+from common import aws, index
 from common.creating import CreatedOnce
 from common.idempotency import Once
 from common.lists import Lists
@@ -24,7 +25,9 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
 
 
 def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+    """Its routes, and the gateway's root, which API Gateway sends to this function."""
+    return create_app(SERVICE, settings, routes_for(settings),
+                      index.blueprint(index.GATEWAY, settings, FUNCTION))
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

@@ -1,5 +1,6 @@
 """The notification service's app: its own API, no authorizer, no CORS (as deployed)."""
 
+from common import index
 from common.logs import get_logger
 from common.service_app import PlatformApp, create_app
 from common.settings import Settings
@@ -12,7 +13,8 @@ FUNCTION = "NotificationFunction"
 def create(settings: Settings) -> PlatformApp:
     blueprint = routes.blueprint(get_logger(SERVICE))
     blueprint.function = FUNCTION
-    return create_app(SERVICE, settings, blueprint, cors=False)
+    return create_app(SERVICE, settings, blueprint,
+                      index.blueprint(index.NOTIFICATIONS, settings, FUNCTION), cors=False)
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

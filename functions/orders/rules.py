@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, not_found
-from common.validation import Checker, query_choice
+from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
@@ -94,10 +94,7 @@ def parse_status_filter(raw: str | None) -> str | None:
 
 def parse_status(raw: str | None) -> str:
     """The status an order is asked to move to: one of the five, exactly."""
-    check = Checker({"status": raw})
-    status = check.choice("status", STATUSES)
-    check.done()
-    return status
+    return required_query_choice("status", raw, STATUSES)
 
 
 def moves_to(target: str) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from common.clock import to_iso
 from common.errors import NotFound, not_found
-from common.validation import Checker, query_choice, query_positive_integer
+from common.validation import Checker, query_choice, query_positive_integer, required_query_choice
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
 # Lifecycle order; any state may follow any other (docs/api.md#shipping).
@@ -80,10 +80,7 @@ def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime,
 
 def parse_status(raw: str | None) -> str:
     """The PATCH's `status` query parameter: one of STATUSES, exactly."""
-    check = Checker({"status": raw})
-    status = check.choice("status", STATUSES)
-    check.done()
-    return status
+    return required_query_choice("status", raw, STATUSES)
 
 
 def parse_filters(raw_status: str | None,

@@ -7,7 +7,8 @@ For each request, in API Gateway's order:
 3. the route, from the template's API events: none for the path is 403 "Missing
    Authentication Token"; a method the path does not have is 405 (locally; API Gateway
    answers 403 there too); OPTIONS is the CORS preflight, answered here;
-4. the TOKEN authorizer, as API Gateway runs it: a header that fails the identity
+4. the TOKEN authorizer, as API Gateway runs it (not for a route the template marks
+   `Authorizer: NONE`, the gateway's root): a header that fails the identity
    validation expression is 401 at once; the authorizer function failing with
    "Unauthorized" is 401, failing otherwise 500, a Deny 403; an Allow passes its context;
 5. the route's function, invoked with the proxy event; its answer is the response. A
@@ -49,6 +50,7 @@ class Route:
     pattern: re.Pattern
     names: tuple[str, ...]  # its path parameters
     functions: Mapping[str, str]  # METHOD -> function
+    public: frozenset[str] = frozenset()  # the METHODs no authorizer guards
 
     @property
     def literal(self) -> bool:
@@ -70,10 +72,10 @@ class Api:
     cors: Mapping[str, str]  # the preflight's headers; empty without CORS
 
 
-def _route(path: str, functions: dict[str, str]) -> Route:
+def _route(path: str, functions: dict[str, str], public: frozenset[str]) -> Route:
     names = tuple(re.findall(r"\{(\w+)\}", path))
     pattern = re.compile("^" + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(path)) + "$")
-    return Route(path, pattern, names, functions)
+    return Route(path, pattern, names, functions, public)
 
 
 def api(name: str, cors_origin: str) -> Api:
@@ -82,7 +84,10 @@ def api(name: str, cors_origin: str) -> Api:
     for (path, method), function in template.api_routes(name).items():
         by_path.setdefault(path, {})[method] = function
     # API Gateway prefers a literal path to a templated one (alertas before {id}).
-    routes = sorted((_route(path, functions) for path, functions in by_path.items()),
+    public = template.public_routes(name)
+    routes = sorted((_route(path, functions, frozenset(method for route, method in public
+                                                       if route == path))
+                     for path, functions in by_path.items()),
                     key=lambda route: not route.literal)
     props = template.load()["Resources"][name]["Properties"]
     auth = props.get("Auth", {})
@@ -175,7 +180,8 @@ class ApiGateway:
             return platform_error(405, "METHOD_NOT_ALLOWED",
                                   f"Method {method} is not allowed", {"Allow": allowed})
         headers = _headers(environ)
-        context = self._authorize(headers, routed, path) if self.api.authorizer else {}
+        guarded = self.api.authorizer is not None and routed not in route.public
+        context = self._authorize(headers, routed, path) if guarded else {}
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else None
         query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)

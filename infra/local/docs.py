@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from infra.local.settings import DEFAULT_PORTS
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "docs" / "openapi.yaml"
 SPEC_PATH = "/openapi.json"
@@ -61,11 +63,16 @@ def document(gateway_url: str, notification_url: str) -> dict:
     """docs/openapi.yaml, with its local servers set to this stack's addresses (free
     ports in tests), so "Try it out" and an imported collection reach this stack."""
     described = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
-    described["servers"][0]["url"] = gateway_url
-    for path_item in described["paths"].values():
-        if "servers" in path_item:
-            path_item["servers"] = [{**path_item["servers"][0], "url": notification_url},
-                                    *path_item["servers"][1:]]
+    # The document's local servers are the default ports' (the root's path is on both).
+    here = {f"http://127.0.0.1:{DEFAULT_PORTS['GATEWAY_PORT']}": gateway_url,
+            f"http://127.0.0.1:{DEFAULT_PORTS['NOTIFICATION_PORT']}": notification_url}
+    def local(servers: list) -> list:  # new lists: YAML aliases share one between paths
+        return [{**server, "url": here.get(server["url"], server["url"])} for server in servers]
+
+    described["servers"] = local(described["servers"])
+    for item in described["paths"].values():
+        if "servers" in item:
+            item["servers"] = local(item["servers"])
     return described
 
 

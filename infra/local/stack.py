@@ -43,24 +43,44 @@ from infra.local.lambdas import LambdaService, endpoint
 from infra.local.partition_writes import PARTITION_WRITES_PATH
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
-from infra.local.settings import ROOT, LocalSettings, Throttle
+from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_token
 
+# What a user creates, by the table that holds it, for the banner's count of what was
+# restored; the other tables hold the platform's own records (sku claims, counters,
+# idempotency records, the breaker's state).
+CREATED_IN = {"ProductsTable": "product", "OrdersTable": "order", "ShipmentsTable": "shipment"}
 # A schedule runs at least this often locally (the sweep's five minutes would be long to
 # wait for while watching an event come back).
 LOCAL_SCHEDULE_SECONDS = 60
 LOG_LOCK = threading.Lock()
 
 
-def log_line(function: str, line: str) -> None:
-    """A function's log line, on this process's output: JSON as the function wrote it,
-    anything else (a traceback of a failed init) wrapped into JSON."""
-    if not line.startswith("{"):
-        line = json.dumps({"level": "WARNING", "function": function, "message": line})
-    with LOG_LOCK:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+METRICS_FILE = "metrics.jsonl"
+
+
+class FunctionLogs:
+    """Where the functions' output goes. Their log lines: this process's output, JSON as
+    the function wrote it, anything else (a traceback of a failed init) wrapped into JSON.
+    Their metric lines (CloudWatch's embedded metric format, common/metrics.py), which on
+    AWS CloudWatch reads from the same log: METRICS_FILE in the data directory (none kept
+    with the data in memory), so the console keeps one line per request."""
+
+    def __init__(self, data_dir: Path | None):
+        self.metrics = data_dir / METRICS_FILE if data_dir is not None else None
+
+    def __call__(self, function: str, line: str) -> None:
+        if line.startswith('{"_aws":'):
+            if self.metrics is not None:
+                with LOG_LOCK, open(self.metrics, "a", encoding="utf-8") as file:
+                    file.write(line + "\n")
+            return
+        if not line.startswith("{"):
+            line = json.dumps({"level": "WARNING", "function": function, "message": line})
+        with LOG_LOCK:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
 
 
 class LocalStack:
@@ -102,7 +122,8 @@ class LocalStack:
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
         specs = functions(urls, region, self._base_env(region))
-        self.lambdas = LambdaService(specs, self._task_roots(specs), log_line,
+        self.lambdas = LambdaService(specs, self._task_roots(specs),
+                                     FunctionLogs(self.local.data_dir),
                                      self._to_queue)
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)
@@ -119,13 +140,17 @@ class LocalStack:
 
     def _base_env(self, region: str) -> dict[str, str]:
         """What every function's environment holds besides its own variables: where
-        AWS's services are, dummy credentials, its region; and Powertools told it runs
-        outside Lambda (no X-Ray daemon to send traces to)."""
+        AWS's services are, dummy credentials, its region; where the docs are (the
+        gateway's /docs page, when this stack serves the gateway: the APIs' roots name
+        it); and Powertools told it runs outside Lambda (no X-Ray daemon to send traces
+        to)."""
         kept = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR")
                 if key in os.environ}
+        docs_url = {"DOCS_URL": self.gateway_url + docs.PAGE_PATH} if self.gateway_url else {}
         return {**kept, **LOCAL_AWS_ENV, "AWS_REGION": region, "AWS_DEFAULT_REGION": region,
                 "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
-                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true"}
+                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true",
+                **docs_url}
 
     def _task_roots(self, specs: dict[str, FunctionSpec]) -> dict[str, Path]:
         """For each function, a folder holding its package alone, as its artifact does
@@ -233,6 +258,32 @@ def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
     return sorted(name for name in specs if name in named | behind_apis)
 
 
+def chalice_local_command(gateway_port: int, dynamodb_port: int, lambda_port: int) -> str:
+    """The command that serves the gateway on `gateway_port` against emulators on these
+    ports: those that are not the defaults, in the variables `chalice local` reads them
+    from (infra/chalice_local.py), and its `--port`."""
+    emulators = {"DYNAMODB_PORT": dynamodb_port, "LAMBDA_PORT": lambda_port}
+    moved = [f"{name}={port}" for name, port in emulators.items() if port != DEFAULT_PORTS[name]]
+    port = [f"--port {gateway_port}"] if gateway_port != DEFAULT_PORTS["GATEWAY_PORT"] else []
+    return " ".join([*moved, ".venv/bin/chalice local --stage local", *port])
+
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def restored(counts: dict[str, int]) -> str:
+    """What was restored, by kind: "2 products, 1 order, 0 shipments"."""
+    return ", ".join(f"{counts.get(table, 0)} {kind}{'' if counts.get(table, 0) == 1 else 's'}"
+                     for table, kind in CREATED_IN.items())
+
+
 def _banner(stack: LocalStack) -> list[str]:
     lines = []
     if stack.with_gateway:
@@ -243,9 +294,10 @@ def _banner(stack: LocalStack) -> list[str]:
                   f"{url}{docs.SPEC_PATH})",
                   f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)"]
     else:
+        command = chalice_local_command(stack.local.gateway_port or _free_port(),
+                                        _port(stack.dynamodb_url), _port(stack.lambda_url))
         lines += [f"Notifications: {stack.notification_url}/notificaciones",
-                  "Gateway:       not served here: in another terminal run "
-                  "`.venv/bin/chalice local --stage local`"]
+                  f"Gateway:       not served here: in another terminal run `{command}`"]
     lines += [f"DynamoDB:      {stack.dynamodb_url}",
               f"Lambda:        {stack.lambda_url}  (runs the template's "
               f"{len(stack.lambdas.specs)} functions)"]
@@ -264,8 +316,8 @@ def _banner(stack: LocalStack) -> list[str]:
         lines.append("Data:          in memory only (LOCAL_DATA_DIR is empty): gone when "
                      "this stops")
     else:
-        lines.append(f"Data:          {stack.data.path}  ({sum(stack.restored.values())} items "
-                     "restored; kept across restarts, `make reset` empties it)")
+        lines.append(f"Data:          {stack.data.path}  (restored: {restored(stack.restored)}; "
+                     "kept across restarts, `make reset` empties it)")
     watched = ", ".join(f"{name}/" if "." not in name else name for name in WATCHED)
     lines.append(f"Reload:        on: a change under {watched} replaces the functions it "
                  "touches, not the data (RELOAD=0 turns it off)"

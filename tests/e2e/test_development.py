@@ -16,8 +16,8 @@ import pytest
 import requests
 
 from infra.chalice_local import NOT_LOCAL_STAGE
+from tests.support import processes
 from tests.support.checkout import copy_checkout
-from tests.support.stack_process import StackProcess
 
 FIRST_RUN = "Creating .venv and installing dependencies, about 15 seconds, once."
 # No make of ours, no venv: a terminal on a fresh machine.
@@ -96,9 +96,8 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
     clone = fresh[0]
     env = {**USER_ENV, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0", "DYNAMODB_PORT": "0",
            "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    run = subprocess.Popen(["make", "-s", "run"], cwd=clone, env=env, text=True,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           start_new_session=True)
+    run = processes.start(["make", "-s", "run"], cwd=clone, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = Lines(run.stdout)
     try:
         out.wait_for(r"^Ready\. Ctrl-C stops everything\.$")
@@ -119,16 +118,26 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
                                       "stockActual": 1, "umbralMinimo": 0})
         assert created.status_code == 201
     finally:
-        os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
-        run.wait(timeout=30)
+        # What Ctrl-C does: SIGINT to the whole foreground group.
+        processes.stop(run, signal.SIGINT, group=True, timeout=30)
     assert "Stopped." in out.text()
     saved = json.loads((tmp_path / "dynamodb.json").read_text())
     assert [item["sku"]["S"] for item in saved["tables"]["ProductsTable"]] == ["CTRL-C"]
 
 
 def chalice(clone: Path, *args: str, env: dict | None = None, timeout: float = 120):
-    return subprocess.run([".venv/bin/chalice", *args], cwd=clone, env={**USER_ENV, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout)
+    """`.venv/bin/chalice args` in the clone, to its end (its process group stopped if it
+    does not end in `timeout`): (exit status, stdout, stderr)."""
+    process = processes.start([".venv/bin/chalice", *args], cwd=clone,
+                              env={**USER_ENV, **(env or {})}, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        processes.stop(process)
+        raise AssertionError(f"chalice {' '.join(args)} did not end in {timeout} s") from None
+    processes.stop(process)
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
 
 
 def test_chalice_package_stops_pointing_to_the_sam_release_and_builds_nothing(fresh, tmp_path):
@@ -152,48 +161,71 @@ def test_chalice_deploy_stops_before_building_or_calling_aws(fresh):
     assert not (clone / ".chalice" / "deployed").exists()
 
 
-def test_chalice_local_without_the_local_stage_says_how_to_run_it(fresh):
-    result = chalice(fresh[0], "local", "--port", str(free_port()), timeout=60)
+@pytest.mark.parametrize("stage", [(), ("--stage", "dev")], ids=["no stage", "dev"])
+@pytest.mark.parametrize("reload", [(), ("--no-autoreload",)], ids=["reloader", "no reloader"])
+def test_chalice_local_without_the_local_stage_says_how_to_run_it_and_fails(fresh, stage, reload):
+    result = chalice(fresh[0], "local", *stage, *reload, "--port", str(free_port()), timeout=60)
     assert NOT_LOCAL_STAGE in result.stderr
+    assert result.returncode != 0
 
 
-def test_chalice_local_stage_local_serves_the_gateway_against_make_emulators(fresh):
+PAIRS = 20
+
+
+def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_variables(fresh):
+    """The two terminals of docs/development.md, on ports none of the tracked files name,
+    with the data in the checkout and Chalice's reloader on (its defaults)."""
     clone = fresh[0]
-    emulators = StackProcess(args=("--emulators",), root=clone).start()
-    port = free_port()
-    # The stage points at the emulators' fixed ports; this run's are free ones.
-    config_file = clone / ".chalice" / "config.json"
-    config = json.loads(config_file.read_text())
-    stage = config["stages"]["local"]["environment_variables"]
-    stage.update({"AWS_ENDPOINT_URL_DYNAMODB": emulators.dynamodb,
-                  "AWS_ENDPOINT_URL_LAMBDA": emulators.lambda_url,
-                  "INVENTORY_SERVICE_URL": f"http://127.0.0.1:{port}"})
-    config_file.write_text(json.dumps(config))
-    server = subprocess.Popen([".venv/bin/chalice", "local", "--stage", "local", "--port",
-                               str(port)], cwd=clone, env=USER_ENV, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    out = Lines(server.stdout)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        out.wait_for(r"Serving on")
-        bearer = {"Authorization": f"Bearer {emulators.token}"}
-        assert requests.get(f"{base}/api/inventario", headers=bearer, timeout=10).json() == []
-        refused = requests.get(f"{base}/api/inventario", timeout=10,
-                               headers={"Authorization": "Bearer not-a-token"})
-        assert (refused.status_code, refused.json()) == (401, {"message": "Unauthorized"})
-        product = requests.post(f"{base}/api/inventario", headers=bearer, timeout=10, json={
-            "sku": "CHALICE-LOCAL", "nombre": "Caja", "precioUnitario": 1, "stockActual": 5,
-            "umbralMinimo": 0}).json()
-        order = requests.post(f"{base}/api/pedidos", headers=bearer, timeout=10, json={
-            "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 1,
-            "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product["id"],
-            "cantidad": 1})
-        assert order.status_code == 201, order.text
-        # The event went through the Lambda stand-in to the notification service.
-        emulators.wait_for_line(lambda line: '"route":"/notificaciones"' in line
-                                and f'"pedidoId":{order.json()["id"]}' in line)
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.wait(timeout=30)
-        emulators.stop()
+    ports = {name: str(free_port()) for name in
+             ("GATEWAY_PORT", "NOTIFICATION_PORT", "DYNAMODB_PORT", "LAMBDA_PORT")}
+    emulators = processes.start(["make", "-s", "emulators"], cwd=clone,
+                                env={**USER_ENV, **ports, "PYTHONUNBUFFERED": "1"}, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    stack = Lines(emulators.stdout)
+    stack.wait_for(r"^Ready\.")
+    token = stack.wait_for(r"^Token:\s+(\S+)")[1]
+    # Terminal 2 runs what terminal 1 said, and has none of the ports in its environment.
+    command = stack.wait_for(r"^Gateway:.*run `([^`]+)`")[1]
+    server = processes.start(["bash", "-c", command], cwd=clone, text=True,
+                             env={**USER_ENV, "PYTHONUNBUFFERED": "1"},
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    served = Lines(server.stdout)
+    served.wait_for(r"Serving on")
+    base = f"http://127.0.0.1:{ports['GATEWAY_PORT']}"
+    bearer = {"Authorization": f"Bearer {token}"}
+    failed = []
+    for n in range(PAIRS):
+        try:
+            created = requests.post(f"{base}/api/inventario", headers=bearer, timeout=10,
+                                    json={"sku": f"PAIR-{n}", "nombre": "Caja",
+                                          "precioUnitario": 1, "stockActual": 5,
+                                          "umbralMinimo": 0})
+            read = requests.get(f"{base}/api/inventario/{created.json()['id']}",
+                                headers=bearer, timeout=10)
+            if (created.status_code, read.status_code) != (201, 200):
+                failed.append((n, created.status_code, read.status_code))
+        except (requests.RequestException, ValueError, KeyError) as exc:
+            failed.append((n, repr(exc)))
+        time.sleep(0.1)  # a user's pace: the data is saved in between
+    assert failed == [], served.text()
+    assert (clone / ".local-data" / "dynamodb.json").exists()  # in the checkout, watched
+    refused = requests.get(f"{base}/api/inventario", timeout=10,
+                           headers={"Authorization": "Bearer not-a-token"})
+    assert (refused.status_code, refused.json()) == (401, {"message": "Unauthorized"})
+    # The root needs no token here either (no /docs page under chalice local).
+    root = requests.get(f"{base}/", timeout=10)
+    assert (root.status_code, root.json()["name"], root.json()["docs"]) == \
+        (200, "logistics-gateway", None)
+    order = requests.post(f"{base}/api/pedidos", headers=bearer, timeout=10, json={
+        "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 1,
+        "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1, "cantidad": 1})
+    # The stock check went to chalice local itself, on the port it was given.
+    assert order.status_code == 201, order.text
+    # The event went through the Lambda stand-in to the notification service.
+    stack.wait_for(f'^(?=.*"route":"/notificaciones")(?=.*"pedidoId":{order.json()["id"]},)')
+    output = served.text()
+    assert "Restarting local dev server" not in output
+    assert "pynamo" not in output.lower()
+    processes.stop(server, signal.SIGINT, group=True)
+    processes.stop(emulators, signal.SIGINT, group=True)
+    assert "Stopped." in stack.text()

@@ -56,6 +56,10 @@ def test_the_document_is_served_as_json_with_this_stacks_servers(stack):
         assert served["paths"][path]["servers"][1:] == expected["paths"][path]["servers"][1:]
         served["paths"][path].pop("servers")
         expected["paths"][path].pop("servers")
+    # The root is on both APIs: both local servers are this stack's.
+    root = [server["url"] for server in served["paths"]["/"].pop("servers")]
+    assert root[:2] == [stack.gateway, stack.notifications]
+    assert root[2:] == [server["url"] for server in expected["paths"]["/"].pop("servers")][2:]
     served.pop("servers")
     expected.pop("servers")
     assert served == expected

@@ -1,30 +1,55 @@
-"""The development setup's facts, each held to the one place it comes from: where the
-`local` stage of .chalice/config.json points `chalice local`, and the local settings.
-What the requirements files hold: test_locks.py."""
+"""The development setup's facts, each held to the one place it comes from: where
+`chalice local --stage local` finds the emulators (the ports `make emulators` reads, and
+prints a command for). What the requirements files hold: test_locks.py."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from common.settings import ConfigError
+from infra.chalice_local import local_environment
 from infra.local import LOCAL_AWS_ENV
 from infra.local.settings import DEFAULT_PORTS, LocalSettings, PartitionLimits
 from infra.local.settings import ROOT as STACK_ROOT
+from infra.local.stack import chalice_local_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_local_stage_points_chalice_local_at_the_emulators_default_ports():
+def test_the_local_stage_holds_dummy_credentials_and_no_port():
     config = json.loads((ROOT / ".chalice" / "config.json").read_text())
     env = config["stages"]["local"]["environment_variables"]
-    url = "http://127.0.0.1:{}".format
-    assert env["AWS_ENDPOINT_URL_DYNAMODB"] == url(DEFAULT_PORTS["DYNAMODB_PORT"])
-    assert env["AWS_ENDPOINT_URL_LAMBDA"] == url(DEFAULT_PORTS["LAMBDA_PORT"])
-    # The stock check goes to chalice local itself, on its default port, 8000.
-    assert env["INVENTORY_SERVICE_URL"] == url(DEFAULT_PORTS["GATEWAY_PORT"]) == url(8000)
     # Dummy credentials: with real ones in the shell, nothing may reach real AWS.
-    assert {k: env[k] for k in LOCAL_AWS_ENV} == LOCAL_AWS_ENV
+    assert env == LOCAL_AWS_ENV
+    # Ports come from the variables `make emulators` reads, never from a tracked file.
+    assert not re.search(r":\d{2,5}\b", (ROOT / ".chalice" / "config.json").read_text())
+
+
+def test_chalice_local_finds_the_emulators_on_their_ports_and_itself_on_its_own():
+    url = "http://127.0.0.1:{}".format
+    default = local_environment({}, 8000)
+    assert default == {"AWS_ENDPOINT_URL_DYNAMODB": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
+                       "AWS_ENDPOINT_URL_LAMBDA": url(DEFAULT_PORTS["LAMBDA_PORT"]),
+                       "INVENTORY_SERVICE_URL": url(8000), "ORDERS_SERVICE_URL": url(8000)}
+    moved = local_environment({"DYNAMODB_PORT": "19002", "LAMBDA_PORT": "19003",
+                               "GATEWAY_PORT": "19000"}, 19500)
+    assert moved == {"AWS_ENDPOINT_URL_DYNAMODB": url(19002), "AWS_ENDPOINT_URL_LAMBDA": url(19003),
+                     "INVENTORY_SERVICE_URL": url(19500), "ORDERS_SERVICE_URL": url(19500)}
+    with pytest.raises(ConfigError, match="^LAMBDA_PORT="):
+        local_environment({"LAMBDA_PORT": "x"}, 8000)
+
+
+def test_make_emulators_prints_the_chalice_local_command_for_its_ports():
+    defaults = DEFAULT_PORTS["GATEWAY_PORT"], DEFAULT_PORTS["DYNAMODB_PORT"], \
+        DEFAULT_PORTS["LAMBDA_PORT"]
+    assert chalice_local_command(*defaults) == ".venv/bin/chalice local --stage local"
+    assert chalice_local_command(19000, 19002, 19003) == (
+        "DYNAMODB_PORT=19002 LAMBDA_PORT=19003 .venv/bin/chalice local --stage local "
+        "--port 19000")
+    assert chalice_local_command(19000, *defaults[1:]) == \
+        ".venv/bin/chalice local --stage local --port 19000"
 
 
 def test_local_settings_read_the_data_dir_reload_and_ports():

@@ -35,13 +35,22 @@ def routes(app) -> set[tuple[str, str]]:
     return {(path, method) for path, methods in app.routes.items() for method in methods}
 
 
+GATEWAY_LOCAL, NOTIFICATIONS_LOCAL = "http://127.0.0.1:8000", "http://127.0.0.1:8001"
+
+
+def served_locally_at(item: dict) -> set[str]:
+    return {server["url"] for server in item.get("servers", DESCRIBED["servers"])}
+
+
 def notification_paths() -> dict:
-    """The paths with a server of their own: the notification service's."""
-    return {path: item for path, item in DESCRIBED["paths"].items() if "servers" in item}
+    """The paths on the notification service's server (their own, or the root's)."""
+    return {path: item for path, item in DESCRIBED["paths"].items()
+            if NOTIFICATIONS_LOCAL in served_locally_at(item)}
 
 
 def gateway_paths() -> dict:
-    return {path: item for path, item in DESCRIBED["paths"].items() if "servers" not in item}
+    return {path: item for path, item in DESCRIBED["paths"].items()
+            if GATEWAY_LOCAL in served_locally_at(item)}
 
 
 def operations(paths: dict):
@@ -66,10 +75,23 @@ def test_every_notification_route_is_documented_and_every_operation_is_a_route()
 
 def test_the_notification_paths_are_on_their_own_server_and_the_gateway_on_another():
     gateway = [server["url"] for server in DESCRIBED["servers"]]
-    for item in notification_paths().values():
+    assert gateway[0] == GATEWAY_LOCAL
+    for path, item in notification_paths().items():
         own = [server["url"] for server in item["servers"]]
-        assert own[0] == "http://127.0.0.1:8001" and own[0] not in gateway
-    assert gateway[0] == "http://127.0.0.1:8000"
+        if path == "/":  # both APIs' root
+            assert own[:2] == [GATEWAY_LOCAL, NOTIFICATIONS_LOCAL]
+        else:
+            assert own[0] == NOTIFICATIONS_LOCAL and own[0] not in gateway
+
+
+def test_each_apis_root_is_open_and_says_the_documents_version():
+    from common import index
+
+    assert DESCRIBED["info"]["version"] == index.VERSION
+    root = DESCRIBED["paths"]["/"]["get"]
+    assert root["security"] == [] and "401" not in root["responses"]
+    names = SCHEMAS["ServiceIndex"]["properties"]["name"]["enum"]
+    assert names == [index.GATEWAY, index.NOTIFICATIONS]
 
 
 def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
@@ -77,6 +99,8 @@ def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     assert DESCRIBED["security"] == [{"bearerAuth": []}]
     for path, method, operation in operations(gateway_paths()):
+        if path == "/":  # the index, open on both APIs
+            continue
         assert "security" not in operation, f"{method} {path} must keep the bearer token"
         assert operation["responses"]["401"] == {"$ref": "#/components/responses/Unauthorized"}
     for _, _, operation in operations(notification_paths()):

@@ -17,7 +17,8 @@ PACKAGES = sorted(p.name for p in FUNCTIONS.iterdir() if (p / "__init__.py").exi
 # The HTTP edge: the only modules that may know Chalice (a service's own, and the common
 # layer's app, answers, lists, creation once per key and request readers).
 EDGE = {"routes.py", "lambda_app.py", "wiring.py"}
-COMMON_EDGE = {"service_app.py", "responses.py", "lists.py", "creating.py", "readers.py"}
+COMMON_EDGE = {"service_app.py", "responses.py", "lists.py", "creating.py", "readers.py",
+               "index.py"}
 
 
 def imported_roots(path: Path) -> set[str]:

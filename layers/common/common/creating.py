@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from chalice import Response
 
+from common import jsonio
 from common.errors import invalid_field
 from common.fingerprints import fingerprint
-from common.readers import caller_of, json_object
+from common.readers import caller_of, gateway_base_url, json_object
 from common.responses import JSON_CONTENT_TYPE, created
 
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
@@ -27,6 +28,9 @@ class CreatedOnce:
     processed, and its 201 remembered; a repeat with an equal JSON body gets that 201
     and body again with `Idempotent-Replayed: true`, and changes nothing. The body is
     stored as the JSON text that was sent, so money replays with its exact digits.
+
+    Every 201, replays included, says in `Location` where the new thing is read: the
+    route's path and its id, on the gateway the request came in on.
     """
 
     def __init__(self, once: "Once"):
@@ -44,11 +48,21 @@ class CreatedOnce:
         body = json_object(request)
         command = parse(body)
         if key is None:
-            return created(create(command))
+            return _located(request, created(create(command)))
         outcome = self._once.run(
             {"caller": caller_of(request).sub, "key": key}, fingerprint(body),
             lambda: {"body": created(create(command)).body}, request.lambda_context)
         headers: dict[str, str | list[str]] = {"Content-Type": JSON_CONTENT_TYPE}
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"
-        return Response(body=outcome.result["body"], status_code=201, headers=headers)
+        return _located(request, Response(body=outcome.result["body"], status_code=201,
+                                          headers=headers))
+
+
+def _located(request, response: Response) -> Response:
+    """The 201 with its Location: the created thing's id, read back from the body it
+    answers (a replay's is the stored one)."""
+    ident = jsonio.loads(response.body)["id"]
+    route = request.context["resourcePath"]
+    response.headers["Location"] = f"{gateway_base_url(request)}{route}/{ident}"
+    return response

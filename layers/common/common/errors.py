@@ -5,8 +5,6 @@ place that turns each kind into a status code and the platform's error body. Eac
 carries a stable `code` for clients and a `message` for people.
 """
 
-from common.ids import possible_id
-
 
 class DomainError(Exception):
     def __init__(self, code: str, message: str, *, details: list[dict] | None = None,
@@ -58,7 +56,14 @@ def invalid_field(field: str, message: str) -> Invalid:
     return invalid_fields([{"field": field, "message": message}])
 
 
+# Ids past this many characters are shown cut (a 45-digit id is simply not found).
+SHOWN_ID_CHARACTERS = 20
+
+
 def not_found(code: str, what: str, ident: int) -> NotFound:
-    if not possible_id(ident):  # 0, negative, 45 digits: say so rather than echo it
-        return NotFound(code, f"No {what.lower()} has that id")
-    return NotFound(code, f"{what} {ident} not found")
+    """One message shape per kind, whatever the id: "Product 99 not found", "Product 0
+    not found"; a long id shown by its first digits ("Product 99999999999999999999…")."""
+    shown = str(ident)
+    if len(shown) > SHOWN_ID_CHARACTERS:
+        shown = shown[:SHOWN_ID_CHARACTERS] + "…"
+    return NotFound(code, f"{what} {shown} not found")

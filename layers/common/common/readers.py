@@ -33,8 +33,9 @@ def path_id(raw: str) -> int:
     entity can have (0, negative, 45 digits) is simply not found by the repository."""
     if not _NUMERIC_ID.fullmatch(raw):
         raise Invalid("INVALID_ID", f"Id must be a number, got {raw!r}")
-    # Python refuses int() past 4300 digits; no id comes near, so such a one is unknown.
-    return int(raw) if len(raw) <= 4000 else -1
+    # Python refuses int() past 4300 digits; no id comes near, so such a one is unknown
+    # (its first 4000 digits make a number that cannot be an id, and begins as it does).
+    return int(raw[:4000])
 
 
 def query_param(request, name: str) -> str | None:

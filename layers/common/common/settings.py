@@ -142,7 +142,7 @@ VARIABLES = ("AWS_REGION", "AWS_DEFAULT_REGION", "CORS_ALLOW_ORIGIN", "POWERTOOL
              "INVENTORY_FUNCTION", "ORDERS_SERVICE_URL", "ORDERS_FUNCTION", "BREAKER_FAIL_MAX",
              "BREAKER_RESET_SECONDS", "STOCK_CHECK_TIMEOUT_SECONDS",
              "NOTIFICATION_SERVICE_URL", "ORDER_EVENTS_FUNCTION", "MAX_RESPONSE_BYTES",
-             "IDEMPOTENCY_TTL_SECONDS", *map(table_env_var, TABLES))
+             "IDEMPOTENCY_TTL_SECONDS", "DOCS_URL", *map(table_env_var, TABLES))
 
 
 @dataclass(frozen=True)
@@ -172,6 +172,8 @@ class Settings:
     order_events_function: str = "OrderEventsFunction"
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     idempotency_ttl_seconds: int = 86_400
+    # Where the API's documentation is read: each API's GET / names it (None: nowhere).
+    docs_url: str | None = None
     page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -241,6 +243,7 @@ class Settings:
             page_token_key=page_token_key,
             idempotency_ttl_seconds=read.number("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1,
                                                 kind=int),
+            docs_url=read.url("DOCS_URL"),
             table_names=MappingProxyType(tables),
         )
 

@@ -146,6 +146,18 @@ def query_choice(field: str, raw: str | None, options: tuple[str, ...]) -> str |
     return raw
 
 
+def required_query_choice(field: str, raw: str | None, options: tuple[str, ...]) -> str:
+    """A query parameter that must be there and one of `options`, exactly. Missing, the
+    message says where it goes: a client that sent it in a body learns that no body is
+    read for it."""
+    if raw is None:
+        raise invalid_field(field, f"is required as a query parameter (?{field}=...; the "
+                                   f"body is not read), one of {', '.join(options)}")
+    chosen = query_choice(field, raw, options)
+    assert chosen is not None  # raw was given: query_choice returns it or refuses it
+    return chosen
+
+
 def query_positive_integer(field: str, raw: str | None) -> int | None:
     """An optional query parameter holding what a body's positive integer may hold (up to
     MAX_DIGITS digits), so that whatever was stored can be asked for."""

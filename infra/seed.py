@@ -1,0 +1,148 @@
+"""`make seed`: the demo data of examples/demo.json, loaded into a running local stack
+through its public API, as a client would, and a summary of what is there.
+
+Products across three warehouses (three below their threshold, so in alert), orders in
+every state of the lifecycle, shipments of both types. It is safe to run again: what is
+there already is looked up first by what names it (a product by its sku, an order by
+its customer's email, a shipment by its order) and left as it is, so a second run adds
+nothing. The gateway is GATEWAY_URL, else 127.0.0.1 on GATEWAY_PORT (`make run`'s, or
+`chalice local --port`'s), with an operator's token for the stack (infra/local/tokens.py).
+"""
+
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlencode
+
+import urllib3
+
+from common.settings import ConfigError, Settings, stop_process
+from infra.local.settings import LocalSettings
+from infra.local.tokens import local_token
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.json"
+# The moves that take a new order (PENDIENTE) to each state (docs/api.md#the-order-lifecycle).
+MOVES = {"PENDIENTE": [], "APROBADO": ["APROBADO"], "EN_ENVIO": ["APROBADO", "EN_ENVIO"],
+         "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"], "CANCELADO": ["CANCELADO"]}
+
+
+class Refused(Exception):
+    """The stack answered something the seed cannot go on from."""
+
+
+class Gateway:
+    def __init__(self, url: str, token: str):
+        self.url = url
+        self._http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=30))
+        self._headers = {"Authorization": f"Bearer {token}",
+                         "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: dict | None = None,
+             query: dict | None = None, expect: int = 200):
+        url = f"{self.url}{path}" + (f"?{urlencode(query)}" if query else "")
+        answer = self._http.request(method, url, headers=self._headers,
+                                    body=json.dumps(body) if body is not None else None)
+        if answer.status != expect:
+            raise Refused(f"{method} {path} answered {answer.status}: "
+                          f"{answer.data.decode(errors='replace')}")
+        return answer
+
+    def every(self, path: str, **filters) -> list[dict]:
+        """Every item of a list, page after page (docs/api.md#lists)."""
+        items, query = [], {**filters, "limit": "1000"}
+        while True:
+            answer = self.call("GET", path, query=query)
+            items += json.loads(answer.data)
+            token = answer.headers.get("X-Next-Token")
+            if not token:
+                return items
+            query = {**query, "nextToken": token}
+
+
+def seed(gateway: Gateway, demo: dict) -> dict[str, Counter]:
+    """Whatever of `demo` is missing, created; returns how many of each kind were created
+    and how many were there already."""
+    done: dict[str, Counter] = {"created": Counter(), "found": Counter()}
+
+    products = {p["sku"]: p for p in gateway.every("/api/inventario")}
+    for product in demo["products"]:
+        if product["sku"] in products:
+            done["found"]["products"] += 1
+            continue
+        created = gateway.call("POST", "/api/inventario", product, expect=201)
+        products[product["sku"]] = json.loads(created.data)
+        done["created"]["products"] += 1
+
+    orders = {o["userEmail"]: o for o in gateway.every("/api/pedidos")}
+    for wanted in demo["orders"]:
+        if wanted["userEmail"] in orders:
+            done["found"]["orders"] += 1
+            continue
+        body = {key: value for key, value in wanted.items() if key not in ("producto", "status")}
+        body["productoId"] = products[wanted["producto"]]["id"]
+        order = json.loads(gateway.call("POST", "/api/pedidos", body, expect=201).data)
+        for status in MOVES[wanted["status"]]:
+            order = json.loads(gateway.call("PATCH", f"/api/pedidos/{order['id']}/status",
+                                            query={"status": status}).data)
+        orders[order["userEmail"]] = order
+        done["created"]["orders"] += 1
+
+    for wanted in demo["shipments"]:
+        order_id = orders[wanted["pedido"]]["id"]
+        if gateway.every("/api/envios", pedidoId=str(order_id)):
+            done["found"]["shipments"] += 1
+            continue
+        body = {key: value for key, value in wanted.items() if key not in ("pedido", "status")}
+        shipment = json.loads(gateway.call("POST", "/api/envios", {**body, "pedidoId": order_id},
+                                           expect=201).data)
+        if wanted["status"] != shipment["status"]:
+            gateway.call("PATCH", f"/api/envios/{shipment['id']}/status",
+                         query={"status": wanted["status"]})
+        done["created"]["shipments"] += 1
+    return done
+
+
+def summary(gateway: Gateway, done: dict[str, Counter]) -> list[str]:
+    """What the seed did, then what the stack holds now."""
+    products = gateway.every("/api/inventario")
+    alerts = gateway.every("/api/inventario/alertas")
+    orders = gateway.every("/api/pedidos")
+    shipments = gateway.every("/api/envios")
+    kinds = ("products", "orders", "shipments")
+    created, found = done["created"], done["found"]
+
+    def counted(items: list[dict], field: str) -> str:
+        return ", ".join(f"{value} {count}" for value, count in
+                         sorted(Counter(str(item[field]) for item in items).items()))
+
+    return [
+        f"Seeded {gateway.url}: created "
+        + ", ".join(f"{created[kind]} {kind}" for kind in kinds)
+        + "; already there: " + ", ".join(f"{found[kind]} {kind}" for kind in kinds) + ".",
+        f"Products:      {len(products)} in {len({p['bodega'] for p in products})} "
+        f"warehouses ({counted(products, 'bodega')}), {len(alerts)} in alert",
+        f"Orders:        {len(orders)} ({counted(orders, 'status')})",
+        f"Shipments:     {len(shipments)} ({counted(shipments, 'tipoEnvio')}; "
+        f"{counted(shipments, 'status')})",
+    ]
+
+
+def main() -> None:
+    try:
+        settings = Settings.from_env()
+        url = os.environ.get("GATEWAY_URL") or \
+            f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"
+    except ConfigError as exc:
+        stop_process(exc)
+    gateway = Gateway(url.rstrip("/"), local_token(settings))
+    try:
+        done = seed(gateway, json.loads(DEMO.read_text(encoding="utf-8")))
+        print("\n".join(summary(gateway, done)))
+    except (Refused, urllib3.exceptions.HTTPError) as exc:
+        sys.exit(f"make seed: {exc}. Is the local stack running there (make run)?")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Processes the tests start, each in a process group of its own, so that stopping one
+stops everything it started (a stack's emulator and function workers, `chalice local`'s
+worker, what `make` ran), whether the test passed or failed.
+
+Every process started here is remembered until it is stopped: an autouse fixture
+(tests/conftest.py) stops those a test started and left running, and the end of the
+session stops any still left.
+"""
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+
+STOP_SECONDS = 15
+
+_started: set[subprocess.Popen] = set()
+_lock = threading.Lock()
+
+
+def start(args: list[str], **popen) -> subprocess.Popen:
+    """`subprocess.Popen(args, **popen)` in a new session (its own process group)."""
+    process = subprocess.Popen(args, start_new_session=True, **popen)
+    with _lock:
+        _started.add(process)
+    return process
+
+
+def stop(process: subprocess.Popen, first: signal.Signals = signal.SIGTERM,
+         group: bool = False, timeout: float = STOP_SECONDS) -> int:
+    """`first` to the process (to its whole group with `group`, as Ctrl-C sends SIGINT to
+    a terminal's foreground group), up to `timeout` seconds for it to end; then SIGKILL to
+    whatever of its group is left. Returns its exit status."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(process.pid, first)
+            else:
+                process.send_signal(first)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=timeout)
+    # Children it left behind (or its own stuck self) share its group: none outlives it.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    with _lock:
+        _started.discard(process)
+    return process.returncode
+
+
+def started() -> set[subprocess.Popen]:
+    with _lock:
+        return set(_started)
+
+
+def stop_all(processes: set[subprocess.Popen]) -> None:
+    for process in processes:
+        stop(process, timeout=5)

@@ -139,8 +139,10 @@ redrive: $(READY)
 backfill-shards: $(READY)
 	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
 
+# ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)
 	@$(PY) -m ruff check .
+	@$(PY) -m ruff format --check --quiet .
 
 # mypy over functions/, layers/common/ and infra/ ([tool.mypy] in pyproject.toml).
 typecheck: $(READY)

@@ -22,9 +22,15 @@ NAME = index.GATEWAY
 
 def create_gateway(settings: Settings) -> PlatformApp:
     root = index.blueprint(NAME, settings, inventory.wiring.FUNCTION)
-    app = create_app(NAME, settings, *(service.routes_for(settings) for service in
-                                       (inventory.wiring, orders.wiring, shipping.wiring)),
-                     root)
+    app = create_app(
+        NAME,
+        settings,
+        *(
+            service.routes_for(settings)
+            for service in (inventory.wiring, orders.wiring, shipping.wiring)
+        ),
+        root,
+    )
 
     verify = authorizer.create(settings).verify
 

@@ -130,14 +130,26 @@ print(json.dumps({"statuses": statuses,
 
 
 def rest(method: str, path: str, route: str, body: str | None = None) -> dict:
-    return {"resource": route, "path": path, "httpMethod": method, "headers": {},
-            "multiValueHeaders": {}, "queryStringParameters": None,
-            "multiValueQueryStringParameters": None,
-            "pathParameters": {"id": path.rsplit("/", 1)[1]} if "{id}" in route else None,
-            "stageVariables": None, "body": body, "isBase64Encoded": False,
-            "requestContext": {"resourcePath": route, "httpMethod": method, "path": path,
-                               "requestId": "bench",
-                               "authorizer": {"sub": "bench", "role": "operator"}}}
+    return {
+        "resource": route,
+        "path": path,
+        "httpMethod": method,
+        "headers": {},
+        "multiValueHeaders": {},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": {"id": path.rsplit("/", 1)[1]} if "{id}" in route else None,
+        "stageVariables": None,
+        "body": body,
+        "isBase64Encoded": False,
+        "requestContext": {
+            "resourcePath": route,
+            "httpMethod": method,
+            "path": path,
+            "requestId": "bench",
+            "authorizer": {"sub": "bench", "role": "operator"},
+        },
+    }
 
 
 def events(token: str) -> dict[str, list]:
@@ -147,12 +159,20 @@ def events(token: str) -> dict[str, list]:
         "OrdersFunction": [rest("GET", "/api/pedidos/1", "/api/pedidos/{id}")] * 2,
         "ShippingFunction": [rest("GET", "/api/envios/1", "/api/envios/{id}")] * 2,
         "NotificationFunction": [rest("POST", "/notificaciones", "/notificaciones", "{}")] * 2,
-        "AuthorizerFunction": [{"type": "TOKEN", "authorizationToken": f"Bearer {token}",
-                                "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x"}] * 2,
+        "AuthorizerFunction": [
+            {
+                "type": "TOKEN",
+                "authorizationToken": f"Bearer {token}",
+                "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x",
+            }
+        ]
+        * 2,
         # Orders the seeded tables do not hold: a first event each (runs after the first
         # replay it, as Lambda's retries would).
-        "OrderEventsFunction": [{"pedidoId": n, "userEmail": "a@b.co", "total": 1,
-                                 "tipoPedido": "NACIONAL"} for n in (90_001, 90_002)],
+        "OrderEventsFunction": [
+            {"pedidoId": n, "userEmail": "a@b.co", "total": 1, "tipoPedido": "NACIONAL"}
+            for n in (90_001, 90_002)
+        ],
         "EventSweeperFunction": [{"source": "aws.events"}] * 2,
     }
 
@@ -168,30 +188,81 @@ def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
     from infra.local.tokens import local_token
     from tests.support.recorded_aws import RecordedAws
 
-    settings = dataclasses.replace(Settings.from_env({
-        **os.environ, "INVENTORY_FUNCTION": "Inventory", "ORDERS_FUNCTION": "Orders",
-        "ORDER_EVENTS_FUNCTION": "OrderEvents"}), notification_service_url=None)
+    settings = dataclasses.replace(
+        Settings.from_env(
+            {
+                **os.environ,
+                "INVENTORY_FUNCTION": "Inventory",
+                "ORDERS_FUNCTION": "Orders",
+                "ORDER_EVENTS_FUNCTION": "OrderEvents",
+            }
+        ),
+        notification_service_url=None,
+    )
     aws, token = RecordedAws(settings), local_token(settings)
     for n in range(products):
-        aws.request("POST", "/api/inventario", "/api/inventario", token, body={
-            "sku": f"SEED-{n}", "nombre": f"Producto {n}", "precioUnitario": 10 + n % 7,
-            "stockActual": 5 if n % 10 == 0 else 10_000, "umbralMinimo": 10,
-            "bodega": f"Bodega {n % 3}"})
+        aws.request(
+            "POST",
+            "/api/inventario",
+            "/api/inventario",
+            token,
+            body={
+                "sku": f"SEED-{n}",
+                "nombre": f"Producto {n}",
+                "precioUnitario": 10 + n % 7,
+                "stockActual": 5 if n % 10 == 0 else 10_000,
+                "umbralMinimo": 10,
+                "bodega": f"Bodega {n % 3}",
+            },
+        )
     # Each order's moves: none, approved, on its way, delivered; or cancelled.
-    lifecycles = [[], ["APROBADO"], ["APROBADO", "EN_ENVIO"],
-                  ["APROBADO", "EN_ENVIO", "ENTREGADO"], ["CANCELADO"]]
+    lifecycles = [
+        [],
+        ["APROBADO"],
+        ["APROBADO", "EN_ENVIO"],
+        ["APROBADO", "EN_ENVIO", "ENTREGADO"],
+        ["CANCELADO"],
+    ]
     for n in range(orders):
-        order = json.loads(aws.request("POST", "/api/pedidos", "/api/pedidos", token, body={
-            "userId": 1 + n % 20, "userEmail": f"c{n % 20}@example.com",
-            "clienteNombre": "Cliente", "total": 12.5, "tipoPedido": "NACIONAL",
-            "destino": "Lima", "productoId": 1 + n % products, "cantidad": 1})["body"])
+        order = json.loads(
+            aws.request(
+                "POST",
+                "/api/pedidos",
+                "/api/pedidos",
+                token,
+                body={
+                    "userId": 1 + n % 20,
+                    "userEmail": f"c{n % 20}@example.com",
+                    "clienteNombre": "Cliente",
+                    "total": 12.5,
+                    "tipoPedido": "NACIONAL",
+                    "destino": "Lima",
+                    "productoId": 1 + n % products,
+                    "cantidad": 1,
+                },
+            )["body"]
+        )
         for status in lifecycles[n % 5]:
-            aws.request("PATCH", f"/api/pedidos/{order['id']}/status",
-                            "/api/pedidos/{id}/status", token, query={"status": status})
+            aws.request(
+                "PATCH",
+                f"/api/pedidos/{order['id']}/status",
+                "/api/pedidos/{id}/status",
+                token,
+                query={"status": status},
+            )
     for n in range(shipments):
-        aws.request("POST", "/api/envios", "/api/envios", token, body={
-            "pedidoId": 1 + n, "tipoEnvio": "EXPRESS" if n % 2 else "TERRESTRE",
-            "transportista": "DHL", "destino": "Lima"})
+        aws.request(
+            "POST",
+            "/api/envios",
+            "/api/envios",
+            token,
+            body={
+                "pedidoId": 1 + n,
+                "tipoEnvio": "EXPRESS" if n % 2 else "TERRESTRE",
+                "transportista": "DHL",
+                "destino": "Lima",
+            },
+        )
     aws.deliver_queued()
 
 
@@ -210,8 +281,12 @@ def probe(artifact: Path, layers: str, handler: str, given: list, env: dict) -> 
     lambda_env = {"LAMBDA_TASK_ROOT": str(artifact), "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"}
     result = subprocess.run(
         [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(artifact), layers, handler],
-        input=json.dumps(given), capture_output=True, text=True, timeout=120,
-        env={"PATH": os.environ["PATH"], **lambda_env, **env})
+        input=json.dumps(given),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], **lambda_env, **env},
+    )
     if result.returncode:
         raise RuntimeError(result.stderr)
     measured = json.loads(result.stdout.splitlines()[-1])
@@ -225,39 +300,61 @@ def probe(artifact: Path, layers: str, handler: str, given: list, env: dict) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--no-tracing", action="store_true",
-                        help="as deployed with POWERTOOLS_TRACE_DISABLED=true")
-    parser.add_argument("--checkout", type=Path, default=ROOT,
-                        help="build the functions of another checkout (an older commit)")
+    parser.add_argument(
+        "--no-tracing", action="store_true", help="as deployed with POWERTOOLS_TRACE_DISABLED=true"
+    )
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        default=ROOT,
+        help="build the functions of another checkout (an older commit)",
+    )
     args = parser.parse_args()
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
     build = Path(tempfile.mkdtemp()) / "build"
     template_file = args.checkout / "infra" / "template.yaml"
     # The template writes its alarms as loops: sam must expand them (as make's does).
-    subprocess.run([str(SAM), "build", "--language-extensions", "--template-file",
-                    str(template_file), "--build-dir", str(build)], check=True,
-                   capture_output=True,
-                   env={**os.environ, "SAM_CLI_TELEMETRY": "0"})
+    subprocess.run(
+        [
+            str(SAM),
+            "build",
+            "--language-extensions",
+            "--template-file",
+            str(template_file),
+            "--build-dir",
+            str(build),
+        ],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "SAM_CLI_TELEMETRY": "0"},
+    )
     layer = build / "CommonLayer" / "python"
 
     def megabytes(root: Path) -> float:
         return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 2**20
 
-    print(f"The layer as built: {megabytes(layer):.1f} MB of files with their bytecode, "
-          f"botocore's data {megabytes(layer / 'botocore' / 'data'):.2f} MB of it\n")
+    print(
+        f"The layer as built: {megabytes(layer):.1f} MB of files with their bytecode, "
+        f"botocore's data {megabytes(layer / 'botocore' / 'data'):.2f} MB of it\n"
+    )
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     template.create_tables(boto3.client("dynamodb"))
     seed()
     # Lambda's Invoke API, for the orders function's DryRun at init (the event is not
     # published by the GETs measured here).
-    invoke = LocalLambda({"OrderEventsFunction": lambda event, context: None},
-                         logging.getLogger("bench")).server.start()
-    env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb.url,
-           "AWS_ENDPOINT_URL_LAMBDA": invoke.url, "AWS_ENDPOINT_URL_SECRETS_MANAGER":
-           dynamodb.url, "POWERTOOLS_LOG_LEVEL": "WARNING",
-           "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false"}
+    invoke = LocalLambda(
+        {"OrderEventsFunction": lambda event, context: None}, logging.getLogger("bench")
+    ).server.start()
+    env = {
+        **LOCAL_AWS_ENV,
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb.url,
+        "AWS_ENDPOINT_URL_LAMBDA": invoke.url,
+        "AWS_ENDPOINT_URL_SECRETS_MANAGER": dynamodb.url,
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+        "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false",
+    }
     from common.keys import Key
     from common.settings import LOCAL_JWT_SECRET
     from infra.local.tokens import LOCAL_SUBJECT, issue
@@ -268,20 +365,30 @@ def main() -> None:
     created = secrets.create_secret(Name="bench/key", SecretString=LOCAL_JWT_SECRET)
     secret = created["ARN"]
     # A token as the deployed key signs one: naming the secret's version (common.keys).
-    given = events(issue(LOCAL_SUBJECT, Key(created["VersionId"],
-                                            LOCAL_JWT_SECRET.encode("utf-8"))))
+    given = events(
+        issue(LOCAL_SUBJECT, Key(created["VersionId"], LOCAL_JWT_SECRET.encode("utf-8")))
+    )
     # The functions a request or an event reaches (not the key rotation's, nor the
     # user pool's trigger, which run on their own schedule or at sign-in).
-    handlers = {name: res["Properties"]["Handler"] for name, res in functions.items()
-                if name in given}
-    own_env = {name: {variable: secret for variable in ("JWT_SECRET_ID", "PAGE_TOKEN_KEY_ID")
-                      if variable in res["Properties"].get("Environment", {}).get(
-                          "Variables", {})}
-               for name, res in functions.items()}
+    handlers = {
+        name: res["Properties"]["Handler"] for name, res in functions.items() if name in given
+    }
+    own_env = {
+        name: {
+            variable: secret
+            for variable in ("JWT_SECRET_ID", "PAGE_TOKEN_KEY_ID")
+            if variable in res["Properties"].get("Environment", {}).get("Variables", {})
+        }
+        for name, res in functions.items()
+    }
     # Each function's layers as Lambda stacks them, in a stack with the default parameters.
-    layers = {name: os.pathsep.join(str(build / layer / "python") for layer in
-                                    template.function_layers(name, path=template_file))
-              for name in functions}
+    layers = {
+        name: os.pathsep.join(
+            str(build / layer / "python")
+            for layer in template.function_layers(name, path=template_file)
+        )
+        for name in functions
+    }
     try:
         # Rounds: each takes the baseline and then every function, so that each ratio
         # pairs measurements taken moments apart on this shared machine.
@@ -289,37 +396,57 @@ def main() -> None:
         for _ in range(args.runs):
             baseline = probe(build, str(layer), "", [], env)["import"]
             floor = probe(build, str(layer), FLOOR, [], env)["import"]
-            rounds.append({function: {**probe(build / function, layers[function], handler,
-                                              given[function], {**env, **own_env[function]}),
-                                      "baseline": baseline, "floor": floor}
-                           for function, handler in sorted(handlers.items())})
+            rounds.append(
+                {
+                    function: {
+                        **probe(
+                            build / function,
+                            layers[function],
+                            handler,
+                            given[function],
+                            {**env, **own_env[function]},
+                        ),
+                        "baseline": baseline,
+                        "floor": floor,
+                    }
+                    for function, handler in sorted(handlers.items())
+                }
+            )
         first = [next(iter(r.values())) for r in rounds]
         baseline = statistics.median(r["baseline"] for r in first)
-        print(f"Baseline `import chalice, boto3`: {baseline * 1000:.0f} ms (median of "
-              f"{args.runs} rounds; each ratio is the median of the rounds' own ratios)")
+        print(
+            f"Baseline `import chalice, boto3`: {baseline * 1000:.0f} ms (median of "
+            f"{args.runs} rounds; each ratio is the median of the rounds' own ratios)"
+        )
         floor_ratio = statistics.median(r["floor"] / r["baseline"] for r in first)
-        print(f"The stack's floor (an API function's libraries and one client, none of "
-              f"the platform's code): {statistics.median(r['floor'] for r in first) * 1000:.0f}"
-              f" ms, {floor_ratio:.2f}x; 1.3x leaves "
-              f"{(1.3 - floor_ratio) * baseline * 1000:.0f} ms above it\n")
-        print("| function | import ms | vs baseline | above the floor ms | of which warm-up ms "
-              "| first request ms | second request ms | first / second | clients built at init "
-              "| on the first request |\n|---|---|---|---|---|---|---|---|---|---|")
+        print(
+            f"The stack's floor (an API function's libraries and one client, none of "
+            f"the platform's code): {statistics.median(r['floor'] for r in first) * 1000:.0f}"
+            f" ms, {floor_ratio:.2f}x; 1.3x leaves "
+            f"{(1.3 - floor_ratio) * baseline * 1000:.0f} ms above it\n"
+        )
+        print(
+            "| function | import ms | vs baseline | above the floor ms | of which warm-up ms "
+            "| first request ms | second request ms | first / second | clients built at init "
+            "| on the first request |\n|---|---|---|---|---|---|---|---|---|---|"
+        )
         for function in sorted(handlers):
             runs = [r[function] for r in rounds]
 
             def median(value, runs=runs):
                 return statistics.median(value(run) for run in runs)
 
-            print(f"| {function} | {median(lambda r: r['import']) * 1000:.0f} | "
-                  f"{median(lambda r: r['import'] / r['baseline']):.2f}x | "
-                  f"{above_the_floor(function, runs)} | "
-                  f"{median(lambda r: r['warm_up']) * 1000:.1f} | "
-                  f"{median(lambda r: r['first']) * 1000:.1f} | "
-                  f"{median(lambda r: r['second']) * 1000:.1f} | "
-                  f"{median(lambda r: r['first'] / r['second']):.2f} | "
-                  f"{median(lambda r: r['clients_at_init']):.0f} | "
-                  f"{median(lambda r: r['clients_on_first']):.0f} |")
+            print(
+                f"| {function} | {median(lambda r: r['import']) * 1000:.0f} | "
+                f"{median(lambda r: r['import'] / r['baseline']):.2f}x | "
+                f"{above_the_floor(function, runs)} | "
+                f"{median(lambda r: r['warm_up']) * 1000:.1f} | "
+                f"{median(lambda r: r['first']) * 1000:.1f} | "
+                f"{median(lambda r: r['second']) * 1000:.1f} | "
+                f"{median(lambda r: r['first'] / r['second']):.2f} | "
+                f"{median(lambda r: r['clients_at_init']):.0f} | "
+                f"{median(lambda r: r['clients_on_first']):.0f} |"
+            )
     finally:
         dynamodb.stop()
         invoke.stop()

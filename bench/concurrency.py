@@ -19,8 +19,15 @@ from pathlib import Path
 
 from tests.support.stack_process import StackClient, StackProcess
 
-ORDER = {"userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1, "total": 2.5}
+ORDER = {
+    "userId": 1,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+    "total": 2.5,
+}
 
 
 def throughput(call, count: int, concurrency: int) -> float:
@@ -33,8 +40,10 @@ def throughput(call, count: int, concurrency: int) -> float:
 
 def rss_mib(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
-    return next(int(line.split()[1]) for line in status.splitlines()
-                if line.startswith("VmRSS:")) / 1024
+    return (
+        next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        / 1024
+    )
 
 
 def children(pid: int) -> list[int]:
@@ -53,23 +62,35 @@ def main() -> None:
     stack = StackProcess().start()
     try:
         http = StackClient(stack, stack.token)
-        product = http.gateway("POST", "/api/inventario", json={
-            "sku": "BENCH-C", "nombre": "Caja", "precioUnitario": 2.5,
-            "stockActual": 10**9, "umbralMinimo": 0}).json()
+        product = http.gateway(
+            "POST",
+            "/api/inventario",
+            json={
+                "sku": "BENCH-C",
+                "nombre": "Caja",
+                "precioUnitario": 2.5,
+                "stockActual": 10**9,
+                "umbralMinimo": 0,
+            },
+        ).json()
         routes = {
             "POST /api/pedidos": lambda i: http.gateway(
-                "POST", "/api/pedidos", json={**ORDER, "productoId": product["id"]}),
+                "POST", "/api/pedidos", json={**ORDER, "productoId": product["id"]}
+            ),
             "GET /api/inventario/{id}": lambda i: http.gateway(
-                "GET", f"/api/inventario/{product['id']}"),
+                "GET", f"/api/inventario/{product['id']}"
+            ),
         }
-        print(f"| request | req/s, 1 client | req/s, 4 clients | ratio "
-              f"(median of {args.rounds} x {args.requests}) |")
+        print(
+            f"| request | req/s, 1 client | req/s, 4 clients | ratio "
+            f"(median of {args.rounds} x {args.requests}) |"
+        )
         print("|---|---|---|---|")
         for label, call in routes.items():
             throughput(call, 8, 4)  # every environment started: cold starts are not this
             runs: dict[int, list[float]] = {1: [], 4: []}
             for round_ in range(args.rounds):
-                for concurrency in ((1, 4) if round_ % 2 == 0 else (4, 1)):
+                for concurrency in (1, 4) if round_ % 2 == 0 else (4, 1):
                     runs[concurrency].append(throughput(call, args.requests, concurrency))
             one, four = statistics.median(runs[1]), statistics.median(runs[4])
             print(f"| {label} | {one:.0f} | {four:.0f} | {four / one:.2f}x |")
@@ -78,8 +99,10 @@ def main() -> None:
         time.sleep(5)  # the order events queued by the run are handled
         pids = children(stack.proc.pid)
         total = rss_mib(stack.proc.pid) + sum(rss_mib(pid) for pid in pids)
-        print(f"\nmemory with every pool warm: {total:.0f} MiB resident "
-              f"(the stack {rss_mib(stack.proc.pid):.0f} MiB, {len(pids)} environments)")
+        print(
+            f"\nmemory with every pool warm: {total:.0f} MiB resident "
+            f"(the stack {rss_mib(stack.proc.pid):.0f} MiB, {len(pids)} environments)"
+        )
     finally:
         stack.stop()
 

@@ -28,10 +28,22 @@ from tests.support.metering import metered
 from tests.support.recorded_aws import RecordedAws
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = {"sku": "C-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
-           "umbralMinimo": 1}
-ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+PRODUCT = {
+    "sku": "C-1",
+    "nombre": "Caja",
+    "precioUnitario": 19.99,
+    "stockActual": 10,
+    "umbralMinimo": 1,
+}
+ORDER = {
+    "userId": 1,
+    "userEmail": "a@b.co",
+    "clienteNombre": "A",
+    "total": 19.99,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 
@@ -48,48 +60,99 @@ def routes(aws: RecordedAws, token: str) -> None:
     order = call("POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]})
     shipment = call("POST", "/api/envios", "/api/envios", SHIPMENT)
     cases = [
-        ("POST /api/inventario", lambda: call("POST", "/api/inventario", "/api/inventario",
-                                              PRODUCT)),
-        ("PUT /api/inventario/{id}, same sku", lambda: call(
-            "PUT", f"/api/inventario/{product['id']}", "/api/inventario/{id}",
-            {**PRODUCT, "sku": "C-0", "stockActual": 3})),
-        ("PUT /api/inventario/{id}, new sku", lambda: call(
-            "PUT", f"/api/inventario/{product['id']}", "/api/inventario/{id}",
-            {**PRODUCT, "sku": "C-9"})),
-        ("DELETE /api/inventario/{id}", lambda: call(
-            "DELETE", f"/api/inventario/{other['id']}", "/api/inventario/{id}")),
-        ("POST /api/pedidos", lambda: call("POST", "/api/pedidos", "/api/pedidos",
-                                           {**ORDER, "productoId": product["id"]})),
-        ("PATCH /api/pedidos/{id}/status", lambda: call(
-            "PATCH", f"/api/pedidos/{order['id']}/status", "/api/pedidos/{id}/status",
-            query={"status": "APROBADO"})),
+        (
+            "POST /api/inventario",
+            lambda: call("POST", "/api/inventario", "/api/inventario", PRODUCT),
+        ),
+        (
+            "PUT /api/inventario/{id}, same sku",
+            lambda: call(
+                "PUT",
+                f"/api/inventario/{product['id']}",
+                "/api/inventario/{id}",
+                {**PRODUCT, "sku": "C-0", "stockActual": 3},
+            ),
+        ),
+        (
+            "PUT /api/inventario/{id}, new sku",
+            lambda: call(
+                "PUT",
+                f"/api/inventario/{product['id']}",
+                "/api/inventario/{id}",
+                {**PRODUCT, "sku": "C-9"},
+            ),
+        ),
+        (
+            "DELETE /api/inventario/{id}",
+            lambda: call("DELETE", f"/api/inventario/{other['id']}", "/api/inventario/{id}"),
+        ),
+        (
+            "POST /api/pedidos",
+            lambda: call(
+                "POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]}
+            ),
+        ),
+        (
+            "PATCH /api/pedidos/{id}/status",
+            lambda: call(
+                "PATCH",
+                f"/api/pedidos/{order['id']}/status",
+                "/api/pedidos/{id}/status",
+                query={"status": "APROBADO"},
+            ),
+        ),
         ("POST /api/envios", lambda: call("POST", "/api/envios", "/api/envios", SHIPMENT)),
-        ("PATCH /api/envios/{id}/status", lambda: call(
-            "PATCH", f"/api/envios/{shipment['id']}/status", "/api/envios/{id}/status",
-            query={"status": "EN_RUTA"})),
+        (
+            "PATCH /api/envios/{id}/status",
+            lambda: call(
+                "PATCH",
+                f"/api/envios/{shipment['id']}/status",
+                "/api/envios/{id}/status",
+                query={"status": "EN_RUTA"},
+            ),
+        ),
     ]
     aws.deliver_queued()
-    print("| request (AWS path), its asynchronous invocations included | DynamoDB operations "
-          "| WRU | RRU | API Gateway requests | Lambda invocations (sync + async) |\n"
-          "|---|---|---|---|---|---|")
+    print(
+        "| request (AWS path), its asynchronous invocations included | DynamoDB operations "
+        "| WRU | RRU | API Gateway requests | Lambda invocations (sync + async) |\n"
+        "|---|---|---|---|---|---|"
+    )
     for label, case in cases:
         aws.counts.clear()
         with metered() as meter:
             case()
             aws.deliver_queued()  # the order's event, handled as Lambda would next
         ops = ", ".join(f"{n} {op}" for op, n in sorted(meter.operations.items()))
-        invocations = (f"{aws.counts['synchronous Lambda invocations']} + "
-                       f"{aws.counts['asynchronous Lambda invocations']}")
-        print(f"| {label} | {ops} | {meter.write_units:g} | {meter.read_units:g} | "
-              f"{aws.counts['API Gateway requests']} | {invocations} |")
+        invocations = (
+            f"{aws.counts['synchronous Lambda invocations']} + "
+            f"{aws.counts['asynchronous Lambda invocations']}"
+        )
+        print(
+            f"| {label} | {ops} | {meter.write_units:g} | {meter.read_units:g} | "
+            f"{aws.counts['API Gateway requests']} | {invocations} |"
+        )
 
 
 def installed_size(args: list[str]) -> float:
     target = Path(tempfile.mkdtemp())
     try:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                        "--disable-pip-version-check", "--no-compile", "--target", str(target),
-                        *args], check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-compile",
+                "--target",
+                str(target),
+                *args,
+            ],
+            check=True,
+            capture_output=True,
+        )
         return sum(p.stat().st_size for p in target.rglob("*") if p.is_file()) / 2**20
     finally:
         shutil.rmtree(target)
@@ -98,13 +161,18 @@ def installed_size(args: list[str]) -> float:
 def layer() -> None:
     requirements = ROOT / "layers" / "common" / "requirements.txt"
     # Its pins without their hashes: pip resolves the dependencies, which have none here.
-    pins = [line.split()[0] for line in requirements.read_text().splitlines()
-            if "==" in line and not line.startswith(("#", " "))]
+    pins = [
+        line.split()[0]
+        for line in requirements.read_text().splitlines()
+        if "==" in line and not line.startswith(("#", " "))
+    ]
     before = installed_size([*pins, "requests==2.34.2"])
     now = installed_size(["--no-deps", "-r", str(requirements)])
     print("\n| layer | MB (without .pyc) |\n|---|---|")
-    print(f"| before: dependencies resolved by pip (chalice's CLI, pip, setuptools, "
-          f"requests ...) | {before:.1f} |")
+    print(
+        f"| before: dependencies resolved by pip (chalice's CLI, pip, setuptools, "
+        f"requests ...) | {before:.1f} |"
+    )
     print(f"| now: the pinned runtime closure, --no-deps | {now:.1f} |")
 
 
@@ -116,9 +184,14 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     try:
         template.create_tables(boto3.client("dynamodb"))
-        settings = Settings.from_env({**os.environ, "INVENTORY_FUNCTION": "Inventory",
-                                      "ORDERS_FUNCTION": "Orders",
-                                      "ORDER_EVENTS_FUNCTION": "OrderEvents"})
+        settings = Settings.from_env(
+            {
+                **os.environ,
+                "INVENTORY_FUNCTION": "Inventory",
+                "ORDERS_FUNCTION": "Orders",
+                "ORDER_EVENTS_FUNCTION": "OrderEvents",
+            }
+        )
         routes(RecordedAws(settings), local_token(settings))
     finally:
         dynamodb.stop()

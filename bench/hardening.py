@@ -26,8 +26,15 @@ from pathlib import Path
 from tests.support.stack_process import StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**6, "umbralMinimo": 0}
-ORDER = {"userId": 1, "userEmail": "b@example.com", "clienteNombre": "Bench", "total": 1,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+ORDER = {
+    "userId": 1,
+    "userEmail": "b@example.com",
+    "clienteNombre": "Bench",
+    "total": 1,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 
 
 def rss_mib(pid: int) -> float:
@@ -59,7 +66,8 @@ def connections(clients: int = 64) -> None:
     try:
         http.gateway("GET", "/api/inventario/alertas")
         baseline = statistics.median(
-            timed(lambda: http.gateway("GET", "/api/inventario/alertas"))[1] for _ in range(20))
+            timed(lambda: http.gateway("GET", "/api/inventario/alertas"))[1] for _ in range(20)
+        )
         at_once = threading.Barrier(clients)
 
         def one(_):
@@ -75,13 +83,18 @@ def connections(clients: int = 64) -> None:
     finally:
         stack.stop()
     answered = [millis for status, millis in results if status == 200]
-    table(f"{clients} clients connecting at once (GET /api/inventario/alertas)", [
-        ("answered 200", f"{len(answered)} of {clients}"),
-        ("one request alone, median ms (baseline)", f"{baseline:.1f}"),
-        ("slowest of the burst, ms", f"{max(answered):.0f}"),
-        ("slowest / baseline (the burst queues on 2 cores)",
-         f"{max(answered) / baseline:.1f}x"),
-    ])
+    table(
+        f"{clients} clients connecting at once (GET /api/inventario/alertas)",
+        [
+            ("answered 200", f"{len(answered)} of {clients}"),
+            ("one request alone, median ms (baseline)", f"{baseline:.1f}"),
+            ("slowest of the burst, ms", f"{max(answered):.0f}"),
+            (
+                "slowest / baseline (the burst queues on 2 cores)",
+                f"{max(answered) / baseline:.1f}x",
+            ),
+        ],
+    )
 
 
 def creates(count: int, concurrency: int = 4) -> None:
@@ -92,8 +105,9 @@ def creates(count: int, concurrency: int = 4) -> None:
         latencies = [0.0] * count
 
         def create(i):
-            response, latencies[i] = timed(lambda: http.gateway(
-                "POST", "/api/inventario", json={**PRODUCT, "sku": f"MEM-{i}"}))
+            response, latencies[i] = timed(
+                lambda: http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": f"MEM-{i}"})
+            )
             assert response.status_code == 201, response.text
 
         started = time.perf_counter()
@@ -106,15 +120,18 @@ def creates(count: int, concurrency: int = 4) -> None:
     finally:
         stack.stop()
     first, last = statistics.median(latencies[:100]), statistics.median(latencies[-100:])
-    table(f"{count} product creates, {concurrency} at a time", [
-        ("RSS before / after, MiB", f"{rss_before:.0f} / {rss_after:.0f}"),
-        ("RSS growth, MiB (target < 150)", f"{rss_after - rss_before:.0f}"),
-        ("median create, first 100 / last 100, ms", f"{first:.1f} / {last:.1f}"),
-        ("last / first (target <= 1.5)", f"{last / first:.2f}x"),
-        ("creates per second", f"{count / wall:.0f}"),
-        (f"GET /api/inventario with {count + 1} products, ms", f"{list_ms:.0f}"),
-        ("stop (SIGTERM to exit), ms", f"{stop_ms:.0f}"),
-    ])
+    table(
+        f"{count} product creates, {concurrency} at a time",
+        [
+            ("RSS before / after, MiB", f"{rss_before:.0f} / {rss_after:.0f}"),
+            ("RSS growth, MiB (target < 150)", f"{rss_after - rss_before:.0f}"),
+            ("median create, first 100 / last 100, ms", f"{first:.1f} / {last:.1f}"),
+            ("last / first (target <= 1.5)", f"{last / first:.2f}x"),
+            ("creates per second", f"{count / wall:.0f}"),
+            (f"GET /api/inventario with {count + 1} products, ms", f"{list_ms:.0f}"),
+            ("stop (SIGTERM to exit), ms", f"{stop_ms:.0f}"),
+        ],
+    )
 
 
 def orders_under_writes(writes: int = 120, orders: int = 20) -> None:
@@ -123,12 +140,13 @@ def orders_under_writes(writes: int = 120, orders: int = 20) -> None:
         product = http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": "O-0"}).json()
         order = {**ORDER, "productoId": product["id"]}
         baseline = statistics.median(
-            timed(lambda: http.gateway("POST", "/api/pedidos", json=order))[1]
-            for _ in range(10))
+            timed(lambda: http.gateway("POST", "/api/pedidos", json=order))[1] for _ in range(10)
+        )
 
         def write(i):
-            return timed(lambda: http.gateway("POST", "/api/inventario",
-                                              json={**PRODUCT, "sku": f"W-{i}"}))
+            return timed(
+                lambda: http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": f"W-{i}"})
+            )
 
         def place(_):
             return timed(lambda: http.gateway("POST", "/api/pedidos", json=order))
@@ -142,25 +160,34 @@ def orders_under_writes(writes: int = 120, orders: int = 20) -> None:
         stack.stop()
     refused = [r.json().get("error") for r, _ in placed if r.status_code != 201]
     slowest = max(millis for _, millis in placed)
-    table(f"{orders} orders while {writes} products are created", [
-        ("orders placed (201)", f"{orders - len(refused)} of {orders}"),
-        ("STOCK_NOT_CONFIRMED", str(refused.count("STOCK_NOT_CONFIRMED"))),
-        ("products created (201)",
-         f"{sum(r.status_code == 201 for r, _ in written)} of {writes}"),
-        ("one order alone, median ms (baseline)", f"{baseline:.0f}"),
-        ("slowest order under the writes, ms", f"{slowest:.0f}"),
-    ])
+    table(
+        f"{orders} orders while {writes} products are created",
+        [
+            ("orders placed (201)", f"{orders - len(refused)} of {orders}"),
+            ("STOCK_NOT_CONFIRMED", str(refused.count("STOCK_NOT_CONFIRMED"))),
+            (
+                "products created (201)",
+                f"{sum(r.status_code == 201 for r, _ in written)} of {writes}",
+            ),
+            ("one order alone, median ms (baseline)", f"{baseline:.0f}"),
+            ("slowest order under the writes, ms", f"{slowest:.0f}"),
+        ],
+    )
 
 
 def hung_inventory(orders: int = 16, timeout: float = 2.0) -> None:
     hung = socket.create_server(("127.0.0.1", 0), backlog=64)  # accepts, never answers
     held = []
-    threading.Thread(target=lambda: [held.append(hung.accept()) for _ in iter(int, 1)],
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: [held.append(hung.accept()) for _ in iter(int, 1)], daemon=True
+    ).start()
     url = f"http://127.0.0.1:{hung.getsockname()[1]}"
-    stack, http = started_stack(INVENTORY_SERVICE_URL=url, BREAKER_FAIL_MAX="5",
-                                BREAKER_RESET_SECONDS="60",
-                                STOCK_CHECK_TIMEOUT_SECONDS=str(timeout))
+    stack, http = started_stack(
+        INVENTORY_SERVICE_URL=url,
+        BREAKER_FAIL_MAX="5",
+        BREAKER_RESET_SECONDS="60",
+        STOCK_CHECK_TIMEOUT_SECONDS=str(timeout),
+    )
     try:
         order = {**ORDER, "productoId": 1}
         at_once = threading.Barrier(orders)
@@ -172,20 +199,26 @@ def hung_inventory(orders: int = 16, timeout: float = 2.0) -> None:
 
         with ThreadPoolExecutor(orders) as pool:
             burst = list(pool.map(place, range(orders)))
-        after = [timed(lambda: http.gateway("POST", "/api/pedidos", json=order))
-                 for _ in range(5)]
+        after = [timed(lambda: http.gateway("POST", "/api/pedidos", json=order)) for _ in range(5)]
     finally:
         stack.stop()
         hung.close()
     statuses = sorted(status for status, _ in burst)
-    table(f"{orders} concurrent orders, inventory hung, timeout {timeout:g} s", [
-        ("answers of the burst", ", ".join(f"{statuses.count(s)}x {s}"
-                                            for s in sorted(set(statuses)))),
-        ("slowest of the burst, s (target <= timeout + 0.5)",
-         f"{max(millis for _, millis in burst) / 1000:.2f}"),
-        ("the next 5 orders, breaker open", ", ".join(str(r.status_code) for r, _ in after)),
-        ("slowest of those, ms", f"{max(millis for _, millis in after):.0f}"),
-    ])
+    table(
+        f"{orders} concurrent orders, inventory hung, timeout {timeout:g} s",
+        [
+            (
+                "answers of the burst",
+                ", ".join(f"{statuses.count(s)}x {s}" for s in sorted(set(statuses))),
+            ),
+            (
+                "slowest of the burst, s (target <= timeout + 0.5)",
+                f"{max(millis for _, millis in burst) / 1000:.2f}",
+            ),
+            ("the next 5 orders, breaker open", ", ".join(str(r.status_code) for r, _ in after)),
+            ("slowest of those, ms", f"{max(millis for _, millis in after):.0f}"),
+        ],
+    )
 
 
 def main() -> None:

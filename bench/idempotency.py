@@ -34,15 +34,29 @@ SKUS = itertools.count(1)
 
 def bodies() -> dict:
     return {
-        "POST /api/inventario": lambda: {"sku": f"I-{next(SKUS)}", "nombre": "Caja",
-                                         "precioUnitario": 19.99, "stockActual": 10**6,
-                                         "umbralMinimo": 1},
-        "POST /api/envios": lambda: {"pedidoId": 7, "tipoEnvio": "EXPRESS",
-                                     "transportista": "DHL", "destino": "Lima"},
-        "POST /api/pedidos": lambda: {"userId": 1, "userEmail": "a@b.co",
-                                      "clienteNombre": "Bench", "total": 19.99,
-                                      "tipoPedido": "NACIONAL", "destino": "Lima",
-                                      "productoId": 1, "cantidad": 1},
+        "POST /api/inventario": lambda: {
+            "sku": f"I-{next(SKUS)}",
+            "nombre": "Caja",
+            "precioUnitario": 19.99,
+            "stockActual": 10**6,
+            "umbralMinimo": 1,
+        },
+        "POST /api/envios": lambda: {
+            "pedidoId": 7,
+            "tipoEnvio": "EXPRESS",
+            "transportista": "DHL",
+            "destino": "Lima",
+        },
+        "POST /api/pedidos": lambda: {
+            "userId": 1,
+            "userEmail": "a@b.co",
+            "clienteNombre": "Bench",
+            "total": 19.99,
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": 1,
+            "cantidad": 1,
+        },
     }
 
 
@@ -51,8 +65,9 @@ def post(url, bearer, route, body, key=None):
     if key:
         headers["Idempotency-Key"] = key
     started = time.perf_counter()
-    response = requests.post(url + route.split(" ")[1], data=json.dumps(body), headers=headers,
-                             timeout=30)
+    response = requests.post(
+        url + route.split(" ")[1], data=json.dumps(body), headers=headers, timeout=30
+    )
     assert response.status_code == 201, response.text
     return (time.perf_counter() - started) * 1000, response
 
@@ -71,8 +86,9 @@ def main() -> None:
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     template.create_tables(boto3.client("dynamodb"))
-    events = LocalLambda({"OrderEventsFunction": lambda event, context: None},
-                         get_logger("local-lambda"))
+    events = LocalLambda(
+        {"OrderEventsFunction": lambda event, context: None}, get_logger("local-lambda")
+    )
     events.server.start()
     os.environ["AWS_ENDPOINT_URL_LAMBDA"] = events.server.url
     bound = AppServer()  # the gateway is its own stock check's target
@@ -80,16 +96,22 @@ def main() -> None:
     settings = Settings.from_env()
     server = bound.serve(ChaliceWsgi(create_gateway(settings)))
     bearer, url = local_token(settings), server.url
-    print("| request | DynamoDB operations (one request) | items read / written | "
-          "median ms |\n|---|---|---|---|")
+    print(
+        "| request | DynamoDB operations (one request) | items read / written | "
+        "median ms |\n|---|---|---|---|"
+    )
     try:
         for route, body in bodies().items():
             post(url, bearer, "POST /api/inventario", bodies()["POST /api/inventario"]())
             rows = {}
             for label, send in (
-                    ("no key", lambda r=route, b=body: post(url, bearer, r, b())),
-                    ("first, new key", lambda r=route, b=body: post(
-                        url, bearer, r, b(), key=f"k-{time.perf_counter_ns()}")),
+                ("no key", lambda r=route, b=body: post(url, bearer, r, b())),
+                (
+                    "first, new key",
+                    lambda r=route, b=body: post(
+                        url, bearer, r, b(), key=f"k-{time.perf_counter_ns()}"
+                    ),
+                ),
             ):
                 with metered() as meter:
                     send()
@@ -98,14 +120,24 @@ def main() -> None:
             replayed_body = body()
             post(url, bearer, route, replayed_body, key="replayed")
             with metered() as meter:
-                assert post(url, bearer, route, replayed_body, key="replayed")[1].headers[
-                    "Idempotent-Replayed"] == "true"
-            rows["replay"] = (meter, statistics.median(
-                post(url, bearer, route, replayed_body, key="replayed")[0]
-                for _ in range(args.repeat)))
+                assert (
+                    post(url, bearer, route, replayed_body, key="replayed")[1].headers[
+                        "Idempotent-Replayed"
+                    ]
+                    == "true"
+                )
+            rows["replay"] = (
+                meter,
+                statistics.median(
+                    post(url, bearer, route, replayed_body, key="replayed")[0]
+                    for _ in range(args.repeat)
+                ),
+            )
             for label, (meter, millis) in rows.items():
-                print(f"| {route}, {label} | {operations(meter)} | "
-                      f"{meter.items_read} / {meter.items_written} | {millis:.1f} |")
+                print(
+                    f"| {route}, {label} | {operations(meter)} | "
+                    f"{meter.items_read} / {meter.items_written} | {millis:.1f} |"
+                )
     finally:
         server.stop()
         events.server.stop()

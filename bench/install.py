@@ -28,32 +28,58 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 READY = "Ready. Ctrl-C stops everything."
 # A terminal on a fresh machine: nothing of this make's or this venv's.
-USER_ENV = {name: value for name, value in os.environ.items()
-            if name not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "VIRTUAL_ENV", "SAM_VENV",
-                            "UV_CACHE_DIR", "PIP_CACHE_DIR", "XDG_CACHE_HOME"}}
+USER_ENV = {
+    name: value
+    for name, value in os.environ.items()
+    if name
+    not in {
+        "MAKEFLAGS",
+        "MAKELEVEL",
+        "MFLAGS",
+        "VIRTUAL_ENV",
+        "SAM_VENV",
+        "UV_CACHE_DIR",
+        "PIP_CACHE_DIR",
+        "XDG_CACHE_HOME",
+    }
+}
 
 
 def clone(ref: str, into: Path) -> Path:
-    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(into)],
-                   check=True)
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(into)], check=True)
     subprocess.run(["git", "-C", str(into), "checkout", "--quiet", ref], check=True)
     return into
 
 
 def caches(root: Path) -> dict:
-    return {"XDG_CACHE_HOME": str(root), "PIP_CACHE_DIR": str(root / "pip"),
-            "UV_CACHE_DIR": str(root / "uv")}
+    return {
+        "XDG_CACHE_HOME": str(root),
+        "PIP_CACHE_DIR": str(root / "pip"),
+        "UV_CACHE_DIR": str(root / "uv"),
+    }
 
 
 def until_ready(checkout: Path, env: dict, timeout: float = 900) -> float:
     """Seconds from `make run` to its "Ready." line; then Ctrl-C, and wait for the stop."""
     started = time.monotonic()
     run = subprocess.Popen(
-        ["make", "-s", "run"], cwd=checkout, text=True, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, start_new_session=True,
-        env={**env, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0", "DYNAMODB_PORT": "0",
-             "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": "", "RELOAD": "0",
-             "PYTHONUNBUFFERED": "1"})
+        ["make", "-s", "run"],
+        cwd=checkout,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={
+            **env,
+            "GATEWAY_PORT": "0",
+            "NOTIFICATION_PORT": "0",
+            "DYNAMODB_PORT": "0",
+            "LAMBDA_PORT": "0",
+            "LOCAL_DATA_DIR": "",
+            "RELOAD": "0",
+            "PYTHONUNBUFFERED": "1",
+        },
+    )
     try:
         for line in run.stdout:
             if line.rstrip("\n") == READY:
@@ -73,9 +99,15 @@ def until_ready(checkout: Path, env: dict, timeout: float = 900) -> float:
 def installs(checkout: Path, env: dict) -> float:
     """Seconds `make test` spends installing: both venvs, from nothing."""
     started = time.monotonic()
-    subprocess.run(["make", "-s", ".venv/.ready", ".venv-sam/.ready"], cwd=checkout, env=env,
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=3600)
+    subprocess.run(
+        ["make", "-s", ".venv/.ready", ".venv-sam/.ready"],
+        cwd=checkout,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=3600,
+    )
     return time.monotonic() - started
 
 
@@ -87,8 +119,7 @@ def one_run(ref: str, scratch: Path) -> dict[str, float]:
         "make run, empty caches": until_ready(clone(ref, scratch / "run"), run_env),
         "make test installs, empty caches": installs(clone(ref, scratch / "test"), test_env),
         "make run, warm caches": until_ready(clone(ref, scratch / "run-warm"), run_env),
-        "make test installs, warm caches": installs(clone(ref, scratch / "test-warm"),
-                                                    test_env),
+        "make test installs, warm caches": installs(clone(ref, scratch / "test-warm"), test_env),
     }
 
 
@@ -97,8 +128,12 @@ def main() -> None:
     parser.add_argument("--ref", default="HEAD", help="the commit to clone (default HEAD)")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    ref = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.ref],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    ref = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", args.ref],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     results: dict[str, list[float]] = {}
     print("| commit | run | measurement | seconds |\n|---|---|---|---|")
     for number in range(1, args.runs + 1):
@@ -108,8 +143,10 @@ def main() -> None:
                 print(f"| {ref} | {number} | {what} | {seconds:.1f} |", flush=True)
     print("\n| commit | measurement | median s | runs |\n|---|---|---|---|")
     for what, values in results.items():
-        print(f"| {ref} | {what} | {statistics.median(values):.1f} | "
-              f"{', '.join(f'{v:.1f}' for v in values)} |")
+        print(
+            f"| {ref} | {what} | {statistics.median(values):.1f} | "
+            f"{', '.join(f'{v:.1f}' for v in values)} |"
+        )
 
 
 if __name__ == "__main__":

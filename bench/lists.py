@@ -43,17 +43,40 @@ def load(size: int) -> None:
     with aws.acting_as("InventoryFunction"), ProductModel.batch_write() as batch:
         for i in range(1, size + 1):
             in_alert = i % 100 == 0
-            batch.save(products.item_of(Product(
-                id=i, sku=f"B-{i}", nombre="Caja", precio_unitario=Decimal("9.99"),
-                stock_actual=0 if in_alert else 50, umbral_minimo=5, bodega="Norte",
-                descripcion=None)))
+            batch.save(
+                products.item_of(
+                    Product(
+                        id=i,
+                        sku=f"B-{i}",
+                        nombre="Caja",
+                        precio_unitario=Decimal("9.99"),
+                        stock_actual=0 if in_alert else 50,
+                        umbral_minimo=5,
+                        bodega="Norte",
+                        descripcion=None,
+                    )
+                )
+            )
     with aws.acting_as("OrdersFunction"), OrderModel.batch_write() as batch:
         for i in range(1, size + 1):
-            batch.save(orders.item_of(Order(
-                id=i, user_id=1, user_email="b@example.com", cliente_nombre="Bench",
-                total=Decimal("19.99"), status=STATUSES[i % len(STATUSES)],
-                tipo_pedido="NACIONAL", destino="Lima", observaciones=None, producto_id=1,
-                cantidad=1, creado_en="2026-11-22T10:00:00.000000")))
+            batch.save(
+                orders.item_of(
+                    Order(
+                        id=i,
+                        user_id=1,
+                        user_email="b@example.com",
+                        cliente_nombre="Bench",
+                        total=Decimal("19.99"),
+                        status=STATUSES[i % len(STATUSES)],
+                        tipo_pedido="NACIONAL",
+                        destino="Lima",
+                        observaciones=None,
+                        producto_id=1,
+                        cantidad=1,
+                        creado_en="2026-11-22T10:00:00.000000",
+                    )
+                )
+            )
     with aws.acting_as("OrdersFunction"):
         for counter in ("products", "orders"):
             CounterModel(counter, value=size).save()
@@ -71,8 +94,13 @@ def measure(url: str, bearer: str, path: str) -> tuple[float, int, int, int, flo
         times.append((time.perf_counter() - started) * 1000)
     with metered() as meter:
         returned = len(requests.get(url + path, headers=headers, timeout=60).json())
-    return (statistics.median(times), meter.items_read, returned,
-            sum(meter.operations.values()), meter.read_units)
+    return (
+        statistics.median(times),
+        meter.items_read,
+        returned,
+        sum(meter.operations.values()),
+        meter.read_units,
+    )
 
 
 def run(size: int) -> dict[str, tuple]:
@@ -88,8 +116,9 @@ def run(size: int) -> dict[str, tuple]:
     token = issue_token(keys.page_token_keys(settings), "/api/inventario", {}, size // 2)
     paths = {
         "GET /api/inventario?limit=50 (first page)": "/api/inventario?limit=50",
-        "GET /api/inventario?limit=50 (a page in the middle)":
-            f"/api/inventario?limit=50&nextToken={token}",
+        "GET /api/inventario?limit=50 (a page in the middle)": (
+            f"/api/inventario?limit=50&nextToken={token}"
+        ),
         "GET /api/inventario/alertas?limit=10": "/api/inventario/alertas?limit=10",
         "GET /api/inventario/alertas (all of the 1%)": "/api/inventario/alertas",
         "GET /api/pedidos?status=APROBADO&limit=50": "/api/pedidos?status=APROBADO&limit=50",
@@ -115,14 +144,18 @@ def main() -> None:
     finally:
         dynamodb.stop()
     first = args.sizes[0]
-    print("| request | rows | returned | items read | DynamoDB requests | read units | "
-          f"median ms | vs {first} rows |\n|---|---|---|---|---|---|---|---|")
+    print(
+        "| request | rows | returned | items read | DynamoDB requests | read units | "
+        f"median ms | vs {first} rows |\n|---|---|---|---|---|---|---|---|"
+    )
     for label in results[first]:
         for size in args.sizes:
             millis, read, returned, requests_made, units = results[size][label]
             ratio = millis / results[first][label][0]
-            print(f"| {label} | {size} | {returned} | {read} | {requests_made} | {units:g} | "
-                  f"{millis:.1f} | {ratio:.2f}x |")
+            print(
+                f"| {label} | {size} | {returned} | {read} | {requests_made} | {units:g} | "
+                f"{millis:.1f} | {ratio:.2f}x |"
+            )
 
 
 if __name__ == "__main__":

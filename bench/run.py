@@ -34,9 +34,11 @@ def measure(label, call, count, concurrency):
     wall = time.perf_counter() - started
     millis = [seconds * 1000 for seconds, _ in results]
     statuses = sorted({status for _, status in results})
-    return (f"| {label} | {count} | {concurrency} | {statistics.median(millis):.1f} | "
-            f"{percentile(millis, 0.95):.1f} | {percentile(millis, 0.99):.1f} | "
-            f"{count / wall:.0f} | {statuses} |")
+    return (
+        f"| {label} | {count} | {concurrency} | {statistics.median(millis):.1f} | "
+        f"{percentile(millis, 0.95):.1f} | {percentile(millis, 0.99):.1f} | "
+        f"{count / wall:.0f} | {statuses} |"
+    )
 
 
 def rss_mib(pid: int) -> float:
@@ -59,47 +61,110 @@ def main() -> None:
     try:
         http = StackClient(stack, stack.token)
         rss_idle = rss_mib(stack.proc.pid)
-        product = http.gateway("POST", "/api/inventario", json={
-            "sku": "BENCH-0", "nombre": "Caja", "precioUnitario": 1.5,
-            "stockActual": 10**9, "umbralMinimo": 1}).json()["id"]
-        order = {"userId": 1, "userEmail": "b@example.com", "clienteNombre": "Bench",
-                 "total": 1.5, "tipoPedido": "NACIONAL", "destino": "Lima",
-                 "productoId": product, "cantidad": 1}
-        shipment = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL",
-                    "destino": "Lima"}
+        product = http.gateway(
+            "POST",
+            "/api/inventario",
+            json={
+                "sku": "BENCH-0",
+                "nombre": "Caja",
+                "precioUnitario": 1.5,
+                "stockActual": 10**9,
+                "umbralMinimo": 1,
+            },
+        ).json()["id"]
+        order = {
+            "userId": 1,
+            "userEmail": "b@example.com",
+            "clienteNombre": "Bench",
+            "total": 1.5,
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": product,
+            "cantidad": 1,
+        }
+        shipment = {
+            "pedidoId": 1,
+            "tipoEnvio": "EXPRESS",
+            "transportista": "DHL",
+            "destino": "Lima",
+        }
         rows = [
-            measure("GET /api/inventario/{id}",
-                    lambda i: http.gateway("GET", f"/api/inventario/{product}"), n, c),
-            measure("GET /api/inventario/{id}/stock",
-                    lambda i: http.gateway("GET", f"/api/inventario/{product}/stock?cantidad=1"),
-                    n, c),
-            measure("POST /api/inventario",
-                    lambda i: http.gateway("POST", "/api/inventario", json={
-                        "sku": f"BENCH-{i + 1}", "nombre": "Caja", "precioUnitario": 1,
-                        "stockActual": 1, "umbralMinimo": 0}), n, c),
-            measure("POST /api/pedidos (stock check + event)",
-                    lambda i: http.gateway("POST", "/api/pedidos", json=order), n, c),
-            measure("POST /api/envios",
-                    lambda i: http.gateway("POST", "/api/envios", json=shipment), n, c),
-            measure("POST /notificaciones",
-                    lambda i: http.notify("POST", "/notificaciones", json={"i": i}), n, c),
+            measure(
+                "GET /api/inventario/{id}",
+                lambda i: http.gateway("GET", f"/api/inventario/{product}"),
+                n,
+                c,
+            ),
+            measure(
+                "GET /api/inventario/{id}/stock",
+                lambda i: http.gateway("GET", f"/api/inventario/{product}/stock?cantidad=1"),
+                n,
+                c,
+            ),
+            measure(
+                "POST /api/inventario",
+                lambda i: http.gateway(
+                    "POST",
+                    "/api/inventario",
+                    json={
+                        "sku": f"BENCH-{i + 1}",
+                        "nombre": "Caja",
+                        "precioUnitario": 1,
+                        "stockActual": 1,
+                        "umbralMinimo": 0,
+                    },
+                ),
+                n,
+                c,
+            ),
+            measure(
+                "POST /api/pedidos (stock check + event)",
+                lambda i: http.gateway("POST", "/api/pedidos", json=order),
+                n,
+                c,
+            ),
+            measure(
+                "POST /api/envios",
+                lambda i: http.gateway("POST", "/api/envios", json=shipment),
+                n,
+                c,
+            ),
+            measure(
+                "POST /notificaciones",
+                lambda i: http.notify("POST", "/notificaciones", json={"i": i}),
+                n,
+                c,
+            ),
         ]
         rss_loaded = rss_mib(stack.proc.pid)
     finally:
         stack.stop()
 
-    broken = StackProcess({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
-                           "BREAKER_FAIL_MAX": "1", "BREAKER_RESET_SECONDS": "600"}).start()
+    broken = StackProcess(
+        {
+            "INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
+            "BREAKER_FAIL_MAX": "1",
+            "BREAKER_RESET_SECONDS": "600",
+        }
+    ).start()
     try:
         http = StackClient(broken, broken.token)
         http.gateway("POST", "/api/pedidos", json=order)  # trips the breaker
-        rows.append(measure("POST /api/pedidos, breaker open (503)",
-                            lambda i: http.gateway("POST", "/api/pedidos", json=order), n, c))
+        rows.append(
+            measure(
+                "POST /api/pedidos, breaker open (503)",
+                lambda i: http.gateway("POST", "/api/pedidos", json=order),
+                n,
+                c,
+            )
+        )
     finally:
         broken.stop()
 
-    print(f"Local stack ready in {ready_seconds:.2f} s (venv already installed); "
-          f"RSS {rss_idle:.0f} MiB idle, {rss_loaded:.0f} MiB after the run.\n")
+    print(
+        f"Local stack ready in {ready_seconds:.2f} s (venv already installed); "
+        f"RSS {rss_idle:.0f} MiB idle, {rss_loaded:.0f} MiB after the run.\n"
+    )
     print("| request | n | concurrency | p50 ms | p95 ms | p99 ms | req/s | statuses |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))

@@ -86,20 +86,40 @@ def burst(label: str, env: dict, args, root: Path = ROOT) -> Burst:
     stack = StackProcess({**env, "POWERTOOLS_LOG_LEVEL": "WARNING"}, root=root).start()
     try:
         http = StackClient(stack, stack.token)
-        products = [http.gateway("POST", "/api/inventario", json={
-            "sku": f"SCALE-{n}", "nombre": "Caja", "precioUnitario": 1,
-            "stockActual": 10**7, "umbralMinimo": 0}).json()["id"] for n in range(PRODUCTS)]
+        products = [
+            http.gateway(
+                "POST",
+                "/api/inventario",
+                json={
+                    "sku": f"SCALE-{n}",
+                    "nombre": "Caja",
+                    "precioUnitario": 1,
+                    "stockActual": 10**7,
+                    "umbralMinimo": 0,
+                },
+            ).json()["id"]
+            for n in range(PRODUCTS)
+        ]
         settled(stack)
         requests.delete(stack.dynamodb + PARTITION_WRITES_PATH, timeout=30)
 
         def place(n: int) -> str:
             """The answer's status, with its error code if it is one."""
             try:
-                answer = http.gateway("POST", "/api/pedidos", json={
-                    "userId": n % args.customers + 1, "userEmail": "c@example.com",
-                    "clienteNombre": "Cliente", "total": 1, "tipoPedido": "NACIONAL",
-                    "destino": "Lima", "productoId": products[n % PRODUCTS],
-                    "cantidad": 1})
+                answer = http.gateway(
+                    "POST",
+                    "/api/pedidos",
+                    json={
+                        "userId": n % args.customers + 1,
+                        "userEmail": "c@example.com",
+                        "clienteNombre": "Cliente",
+                        "total": 1,
+                        "tipoPedido": "NACIONAL",
+                        "destino": "Lima",
+                        "productoId": products[n % PRODUCTS],
+                        "cantidad": 1,
+                    },
+                )
             except requests.RequestException:
                 return "no answer"
             if answer.status_code < 300:
@@ -124,9 +144,12 @@ def baseline_checkout(revision: str) -> tuple[Path, dict]:
     root = copy_checkout(Path(tempfile.mkdtemp(prefix="bench-scale-")))
     for part in ("functions", "layers/common"):
         shutil.rmtree(root / part)
-    archive = subprocess.run(["git", "archive", revision, "functions", "layers/common",
-                              "infra/template.yaml"], cwd=ROOT, check=True,
-                             capture_output=True).stdout
+    archive = subprocess.run(
+        ["git", "archive", revision, "functions", "layers/common", "infra/template.yaml"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
     path = os.pathsep.join(str(root / part) for part in ("functions", "layers/common", "."))
     return root, {"PYTHONPATH": path}
@@ -134,34 +157,45 @@ def baseline_checkout(revision: str) -> tuple[Path, dict]:
 
 def runs(label: str, args, root: Path = ROOT, env: dict | None = None) -> list[Burst]:
     env = env or {}
-    return [burst(f"{label}, metered", {**env, "DYNAMODB_PARTITION_METER": "1"}, args, root),
-            burst(f"{label}, each key limited to {args.rate:g} writes a second",
-                  {**env, "DYNAMODB_PARTITION_WRITE_RATE": str(args.rate)}, args, root)]
+    return [
+        burst(f"{label}, metered", {**env, "DYNAMODB_PARTITION_METER": "1"}, args, root),
+        burst(
+            f"{label}, each key limited to {args.rate:g} writes a second",
+            {**env, "DYNAMODB_PARTITION_WRITE_RATE": str(args.rate)},
+            args,
+            root,
+        ),
+    ]
 
 
 def print_tables(results: list[Burst], args) -> None:
     print(f"{args.orders} orders from {args.clients} clients for {args.customers} customers\n")
-    print("| run | answers | seconds | orders/s | writes | hottest key | its writes | "
-          "share | its peak writes/s | requests throttled |\n|---|---|---|---|---|---|---|"
-          "---|---|---|")
+    print(
+        "| run | answers | seconds | orders/s | writes | hottest key | its writes | "
+        "share | its peak writes/s | requests throttled |\n|---|---|---|---|---|---|---|"
+        "---|---|---|"
+    )
     for run in results:
         answers = ", ".join(f"{n} x {status}" for status, n in sorted(run.statuses.items()))
         key = run.hottest
-        print(f"| {run.label} | {answers} | {run.seconds:.1f} | "
-              f"{args.orders / run.seconds:.0f} | {run.report['writes']} | {run.where} "
-              f"`{key['key']}` | {key['writes']} | {run.share:.2f}% | "
-              f"{key['peakPerSecond']} | {run.report['throttled']} |")
+        print(
+            f"| {run.label} | {answers} | {run.seconds:.1f} | "
+            f"{args.orders / run.seconds:.0f} | {run.report['writes']} | {run.where} "
+            f"`{key['key']}` | {key['writes']} | {run.share:.2f}% | "
+            f"{key['peakPerSecond']} | {run.report['throttled']} |"
+        )
     for run in results:
         if "metered" not in run.label:
             continue
         print(f"\n**{run.label}: the hottest keys** ({run.report['keys']} keys written)\n")
         print("| table or index | key | writes | share | peak writes/s |\n|---|---|---|---|---|")
         for key in run.report["hottest"]:
-            where = key["table"] if key["index"] is None else \
-                f"{key['table']}/index/{key['index']}"
-            print(f"| {where} | `{key['key']}` | {key['writes']} | "
-                  f"{100 * key['writes'] / run.report['writes']:.2f}% | "
-                  f"{key['peakPerSecond']} |")
+            where = key["table"] if key["index"] is None else f"{key['table']}/index/{key['index']}"
+            print(
+                f"| {where} | `{key['key']}` | {key['writes']} | "
+                f"{100 * key['writes'] / run.report['writes']:.2f}% | "
+                f"{key['peakPerSecond']} |"
+            )
 
 
 def main() -> None:
@@ -169,10 +203,12 @@ def main() -> None:
     parser.add_argument("--orders", type=int, default=2000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--customers", type=int, default=200)
-    parser.add_argument("--rate", type=float, default=10,
-                        help="writes a second per key in the throttled run")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="run first against the platform at this git revision")
+    parser.add_argument(
+        "--rate", type=float, default=10, help="writes a second per key in the throttled run"
+    )
+    parser.add_argument(
+        "--baseline", metavar="REV", help="run first against the platform at this git revision"
+    )
     args = parser.parse_args()
     results: list[Burst] = []
     if args.baseline:
@@ -185,8 +221,10 @@ def main() -> None:
     results += now
     print_tables(results, args)
     metered = now[0]
-    print(f"\nhottest key: {metered.share:.2f}% of {metered.report['writes']} writes "
-          f"({metered.where})")
+    print(
+        f"\nhottest key: {metered.share:.2f}% of {metered.report['writes']} writes "
+        f"({metered.where})"
+    )
 
 
 if __name__ == "__main__":

@@ -23,10 +23,16 @@ PAGE = "/bench"
 
 
 def environ() -> dict:
-    return {"REQUEST_METHOD": "GET", "PATH_INFO": PAGE,
-            "REQUEST_URI": PAGE, "QUERY_STRING": "",
-            "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8001", "wsgi.input": io.BytesIO(),
-            "HTTP_HOST": "127.0.0.1:8001"}
+    return {
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": PAGE,
+        "REQUEST_URI": PAGE,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "8001",
+        "wsgi.input": io.BytesIO(),
+        "HTTP_HOST": "127.0.0.1:8001",
+    }
 
 
 def per_request(app: ApiGateway, count: int) -> float:
@@ -48,8 +54,9 @@ def main() -> None:
     served = api("NotificationApi", "*")
     pages = {PAGE: Page("text/plain", b"ok")}
     bare = ApiGateway(served, None, "us-east-1", pages)
-    throttled = ApiGateway(served, None, "us-east-1", pages,
-                           throttle=TokenBucket(rate=10**9, burst=10**9))
+    throttled = ApiGateway(
+        served, None, "us-east-1", pages, throttle=TokenBucket(rate=10**9, burst=10**9)
+    )
     per_request(bare, 200), per_request(throttled, 200)  # warm
     with_bucket, without = [], []
     for round_ in range(args.rounds):

@@ -35,12 +35,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 UV = ROOT / ".venv" / "bin" / "uv"
 # The bench's own packages: one release line of the SDK and of its contrib packages.
-OPENTELEMETRY = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-http==1.45.2",
-                 "opentelemetry-instrumentation-botocore==0.66b2",
-                 "opentelemetry-propagator-aws-xray==1.0.2",
-                 "opentelemetry-sdk-extension-aws==2.1.0",
-                 # The auto setup's configurator: the SDK set up from OTEL_* variables.
-                 "opentelemetry-distro==0.66b2"]
+OPENTELEMETRY = [
+    "opentelemetry-sdk==1.45.2",
+    "opentelemetry-exporter-otlp-proto-http==1.45.2",
+    "opentelemetry-instrumentation-botocore==0.66b2",
+    "opentelemetry-propagator-aws-xray==1.0.2",
+    "opentelemetry-sdk-extension-aws==2.1.0",
+    # The auto setup's configurator: the SDK set up from OTEL_* variables.
+    "opentelemetry-distro==0.66b2",
+]
 SETUPS = ("baseline", "X-Ray", "OpenTelemetry", "OpenTelemetry, auto")
 PROBE = """
 import json, sys, time
@@ -81,13 +84,20 @@ elif setup != "baseline":
 print(json.dumps({"seconds": seconds, "cpu": cpu}))
 """
 # What Lambda sets that turns tracing on, and where each exporter would send: nowhere.
-ENV = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
-       "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "bench",
-       "OTEL_SERVICE_NAME": "bench", "OTEL_TRACES_EXPORTER": "otlp",
-       "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-       "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_METRICS_EXPORTER": "none",
-       "OTEL_LOGS_EXPORTER": "none", "OTEL_PROPAGATORS": "xray",
-       "OTEL_PYTHON_ID_GENERATOR": "xray"}
+ENV = {
+    "LAMBDA_TASK_ROOT": "/var/task",
+    "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "POWERTOOLS_SERVICE_NAME": "bench",
+    "OTEL_SERVICE_NAME": "bench",
+    "OTEL_TRACES_EXPORTER": "otlp",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",
+    "OTEL_METRICS_EXPORTER": "none",
+    "OTEL_LOGS_EXPORTER": "none",
+    "OTEL_PROPAGATORS": "xray",
+    "OTEL_PYTHON_ID_GENERATOR": "xray",
+}
 
 
 def install(venv: Path) -> None:
@@ -95,17 +105,42 @@ def install(venv: Path) -> None:
     quiet = {"stdout": subprocess.DEVNULL, "check": True}
     subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(venv)], **quiet)
     target = ["--python", str(venv / "bin" / "python")]
-    subprocess.run([str(UV), "pip", "sync", "--quiet", "--require-hashes", *target,
-                    str(ROOT / "requirements.txt")], **quiet)
+    subprocess.run(
+        [
+            str(UV),
+            "pip",
+            "sync",
+            "--quiet",
+            "--require-hashes",
+            *target,
+            str(ROOT / "requirements.txt"),
+        ],
+        **quiet,
+    )
     # At the runtime lock's versions, so both setups share every package they have in common.
-    subprocess.run([str(UV), "pip", "install", "--quiet", *target, "-c",
-                    str(ROOT / "requirements.txt"), *OPENTELEMETRY], **quiet)
+    subprocess.run(
+        [
+            str(UV),
+            "pip",
+            "install",
+            "--quiet",
+            *target,
+            "-c",
+            str(ROOT / "requirements.txt"),
+            *OPENTELEMETRY,
+        ],
+        **quiet,
+    )
 
 
 def probe(venv: Path, setup: str) -> dict[str, float]:
-    result = subprocess.run([str(venv / "bin" / "python"), "-I", "-c", PROBE, setup],
-                            capture_output=True, text=True, timeout=120,
-                            env={"PATH": os.environ["PATH"], **ENV})
+    result = subprocess.run(
+        [str(venv / "bin" / "python"), "-I", "-c", PROBE, setup],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], **ENV},
+    )
     if result.returncode:
         raise RuntimeError(f"{setup}: {result.stderr}")
     return json.loads(result.stdout.splitlines()[-1])
@@ -113,17 +148,29 @@ def probe(venv: Path, setup: str) -> dict[str, float]:
 
 def added_megabytes(venv: Path) -> float:
     """The files of the packages the OpenTelemetry install brought beyond the runtime."""
-    code = ("import json, sys\nfrom importlib.metadata import distributions\n"
-            "print(json.dumps({d.metadata['Name']: sum((d.locate_file(f).stat().st_size\n"
-            "    for f in d.files or [] if not str(f).endswith('.pyc')), 0)\n"
-            "    for d in distributions()}))")
-    sizes = json.loads(subprocess.run([str(venv / "bin" / "python"), "-I", "-c", code],
-                                      capture_output=True, text=True, check=True).stdout)
-    runtime = {line.split("==")[0].lower() for line in
-               (ROOT / "requirements.txt").read_text().splitlines()
-               if "==" in line and not line.startswith(("#", " "))}
-    return sum(size for name, size in sizes.items()
-               if name.lower().replace("_", "-") not in runtime) / 2**20
+    code = (
+        "import json, sys\nfrom importlib.metadata import distributions\n"
+        "print(json.dumps({d.metadata['Name']: sum((d.locate_file(f).stat().st_size\n"
+        "    for f in d.files or [] if not str(f).endswith('.pyc')), 0)\n"
+        "    for d in distributions()}))"
+    )
+    sizes = json.loads(
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-I", "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    runtime = {
+        line.split("==")[0].lower()
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith(("#", " "))
+    }
+    return (
+        sum(size for name, size in sizes.items() if name.lower().replace("_", "-") not in runtime)
+        / 2**20
+    )
 
 
 def main() -> None:
@@ -138,28 +185,41 @@ def main() -> None:
         rounds = []
         for number in range(args.runs):
             # Each round in another order, so no setup always runs first or last.
-            order = SETUPS[number % len(SETUPS):] + SETUPS[:number % len(SETUPS)]
+            order = SETUPS[number % len(SETUPS) :] + SETUPS[: number % len(SETUPS)]
             rounds.append({setup: probe(venv, setup) for setup in order})
         added = added_megabytes(venv)
 
-    for clock, title in (("cpu", "CPU time (the interpreter's own: what the load of a shared "
-                                  "machine moves least)"),
-                         ("seconds", "wall-clock time")):
+    for clock, title in (
+        ("cpu", "CPU time (the interpreter's own: what the load of a shared machine moves least)"),
+        ("seconds", "wall-clock time"),
+    ):
+
         def median(value, clock=clock) -> float:
             return statistics.median(value({s: r[s][clock] for s in r}) for r in rounds)
 
-        print(f"\n{title}; medians of {args.runs} rounds, each ratio and difference paired "
-              "within a round:\n")
-        print("| setup | import + setup ms | vs baseline | vs X-Ray | above the baseline ms |\n"
-              "|---|---|---|---|---|")
+        print(
+            f"\n{title}; medians of {args.runs} rounds, each ratio and difference paired "
+            "within a round:\n"
+        )
+        print(
+            "| setup | import + setup ms | vs baseline | vs X-Ray | above the baseline ms |\n"
+            "|---|---|---|---|---|"
+        )
         for setup in SETUPS:
-            above = "-" if setup == "baseline" else \
-                f"{median(lambda r, s=setup: r[s] - r['baseline']) * 1000:.0f}"
-            print(f"| {setup} | {median(lambda r, s=setup: r[s]) * 1000:.0f} | "
-                  f"{median(lambda r, s=setup: r[s] / r['baseline']):.2f}x | "
-                  f"{median(lambda r, s=setup: r[s] / r['X-Ray']):.2f}x | {above} |")
-    print(f"\nThe OpenTelemetry packages beyond the runtime: {added:.1f} MB of files "
-          "(without bytecode).")
+            above = (
+                "-"
+                if setup == "baseline"
+                else f"{median(lambda r, s=setup: r[s] - r['baseline']) * 1000:.0f}"
+            )
+            print(
+                f"| {setup} | {median(lambda r, s=setup: r[s]) * 1000:.0f} | "
+                f"{median(lambda r, s=setup: r[s] / r['baseline']):.2f}x | "
+                f"{median(lambda r, s=setup: r[s] / r['X-Ray']):.2f}x | {above} |"
+            )
+    print(
+        f"\nThe OpenTelemetry packages beyond the runtime: {added:.1f} MB of files "
+        "(without bytecode)."
+    )
 
 
 if __name__ == "__main__":

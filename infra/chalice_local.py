@@ -55,14 +55,18 @@ from common.settings import ConfigError
 from infra import template
 
 LOCAL_STAGE = "local"
-RELEASE = ("this project is not deployed with `chalice deploy` or `chalice package`: "
-           "Chalice would package app.py without functions/ and layers/common/, and the "
-           "deployment would fail on import. Release with SAM instead: `make build`, then "
-           "`.venv-sam/bin/sam deploy --config-env dev` (docs/operations.md). To develop: "
-           "`make run`, or `make emulators` and `.venv/bin/chalice local --stage local`.")
-NOT_LOCAL_STAGE = ("`chalice local` needs the `local` stage, which points the gateway at "
-                   "`make emulators`: run `make emulators`, then the command it prints "
-                   "(`.venv/bin/chalice local --stage local` on the default ports).")
+RELEASE = (
+    "this project is not deployed with `chalice deploy` or `chalice package`: "
+    "Chalice would package app.py without functions/ and layers/common/, and the "
+    "deployment would fail on import. Release with SAM instead: `make build`, then "
+    "`.venv-sam/bin/sam deploy --config-env dev` (docs/operations.md). To develop: "
+    "`make run`, or `make emulators` and `.venv/bin/chalice local --stage local`."
+)
+NOT_LOCAL_STAGE = (
+    "`chalice local` needs the `local` stage, which points the gateway at "
+    "`make emulators`: run `make emulators`, then the command it prints "
+    "(`.venv/bin/chalice local --stage local` on the default ports)."
+)
 UNAUTHORIZED_BODY = b'{"message":"Unauthorized"}'
 NO_ROUTE_BODY = b'{"message":"Missing Authentication Token"}'
 
@@ -91,7 +95,7 @@ def _local_options() -> dict:
         return context.params
     from chalice.cli import local
 
-    args = sys.argv[sys.argv.index("local") + 1:]
+    args = sys.argv[sys.argv.index("local") + 1 :]
     return local.make_context("local", args).params
 
 
@@ -136,9 +140,12 @@ def local_environment(env, served_port: int) -> dict[str, str]:
 
     local = LocalSettings.from_env(env)
     url = "http://127.0.0.1:{}".format
-    return {"AWS_ENDPOINT_URL_DYNAMODB": url(local.dynamodb_port),
-            "AWS_ENDPOINT_URL_LAMBDA": url(local.lambda_port),
-            "INVENTORY_SERVICE_URL": url(served_port), "ORDERS_SERVICE_URL": url(served_port)}
+    return {
+        "AWS_ENDPOINT_URL_DYNAMODB": url(local.dynamodb_port),
+        "AWS_ENDPOINT_URL_LAMBDA": url(local.lambda_port),
+        "INVENTORY_SERVICE_URL": url(served_port),
+        "ORDERS_SERVICE_URL": url(served_port),
+    }
 
 
 def _reload_on_code_changes_only() -> None:
@@ -194,7 +201,8 @@ class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
             # Any other authorizer failure is a 500 on API Gateway, never a pass.
             raise InvalidAuthorizerError(
                 {**request_id, "x-amzn-ErrorType": "AuthorizerConfigurationException"},
-                b'{"message":null}') from exc
+                b'{"message":null}',
+            ) from exc
         self._log_refusal(lambda_event, reason, started)
         headers = {**request_id, "x-amzn-ErrorType": "UnauthorizedException"}
         origin = _allowed_origin(self._app)
@@ -205,31 +213,41 @@ class ApiGatewayAuthorizer(LocalGatewayAuthorizer):
     def _log_refusal(self, event, reason: str, started: float) -> None:
         """The one log line of a request the authorizer turned away."""
         context = event["requestContext"]
-        log_request(self._app.logger, started, method=context["httpMethod"],
-                    route=context["resourcePath"], path=context["path"], status=401,
-                    reason=reason, correlation_id=context.get("requestId"))
+        log_request(
+            self._app.logger,
+            started,
+            method=context["httpMethod"],
+            route=context["resourcePath"],
+            path=context["path"],
+            status=401,
+            reason=reason,
+            correlation_id=context.get("requestId"),
+        )
 
 
 class _WholeSegments(RouteMatcher):
     def match_route(self, url):
         matched = super().match_route(url.replace(";", "%3B"))
-        return matched._replace(captured={name: value.replace("%3B", ";")
-                                          for name, value in matched.captured.items()})
+        return matched._replace(
+            captured={name: value.replace("%3B", ";") for name, value in matched.captured.items()}
+        )
 
 
 class ApiGatewayLocalGateway(LocalGateway):
     def __init__(self, app_object, config):
         super().__init__(app_object, config)
-        self.event_converter = LambdaEventConverter(_WholeSegments(list(app_object.routes)),
-                                                    app_object.api.binary_types)
+        self.event_converter = LambdaEventConverter(
+            _WholeSegments(list(app_object.routes)), app_object.api.binary_types
+        )
         self._authorizer = ApiGatewayAuthorizer(app_object)
 
     def _generate_lambda_event(self, method, path, headers, body):
         try:
             event = super()._generate_lambda_event(method, path, headers, body)
         except ValueError:  # no route has this path
-            raise ForbiddenError({"x-amzn-ErrorType": "MissingAuthenticationTokenException"},
-                                 NO_ROUTE_BODY) from None
+            raise ForbiddenError(
+                {"x-amzn-ErrorType": "MissingAuthenticationTokenException"}, NO_ROUTE_BODY
+            ) from None
         event["requestContext"]["requestId"] = str(uuid.uuid4())
         return event
 

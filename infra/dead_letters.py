@@ -29,21 +29,33 @@ def _clients(stage: str | None):
 
         local = LocalSettings.from_env()
         region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
-        credentials = {"aws_access_key_id": "local", "aws_secret_access_key": "local",
-                       "aws_session_token": "local", "region_name": region}
-        sqs = boto3.client("sqs", endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}",
-                           **credentials)
-        lam = boto3.client("lambda", endpoint_url=f"http://127.0.0.1:{local.lambda_port}",
-                           **credentials)
+        credentials = {
+            "aws_access_key_id": "local",
+            "aws_secret_access_key": "local",
+            "aws_session_token": "local",
+            "region_name": region,
+        }
+        sqs = boto3.client(
+            "sqs", endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}", **credentials
+        )
+        lam = boto3.client(
+            "lambda", endpoint_url=f"http://127.0.0.1:{local.lambda_port}", **credentials
+        )
         return sqs, lam, sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"]
     from infra.tokens import stage_stack
 
     stack, region = stage_stack(stage)
-    outputs = boto3.client("cloudformation", region_name=region).describe_stacks(
-        StackName=stack)["Stacks"][0].get("Outputs", [])
+    outputs = (
+        boto3.client("cloudformation", region_name=region)
+        .describe_stacks(StackName=stack)["Stacks"][0]
+        .get("Outputs", [])
+    )
     url = next(o["OutputValue"] for o in outputs if o["OutputKey"] == f"{QUEUE}Url")
-    return (boto3.client("sqs", region_name=region), boto3.client("lambda", region_name=region),
-            url)
+    return (
+        boto3.client("sqs", region_name=region),
+        boto3.client("lambda", region_name=region),
+        url,
+    )
 
 
 def _messages(sqs, url: str, hide_seconds: int):
@@ -51,8 +63,9 @@ def _messages(sqs, url: str, hide_seconds: int):
     stays for the next reader, and the walk ends when one comes round again)."""
     seen: set[str] = set()
     while True:
-        batch = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0,
-                                    VisibilityTimeout=hide_seconds).get("Messages", [])
+        batch = sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0, VisibilityTimeout=hide_seconds
+        ).get("Messages", [])
         fresh = [message for message in batch if message["MessageId"] not in seen]
         if not fresh:
             return
@@ -76,14 +89,24 @@ def main(argv: list[str]) -> None:
     for message in _messages(sqs, url, 0 if args.action == "list" else 60):
         record = json.loads(message["Body"])
         if args.action == "list":
-            print(json.dumps({"event": record["requestPayload"],
-                              "error": record.get("responsePayload"),
-                              "condition": record["requestContext"].get("condition"),
-                              "attempts": record["requestContext"].get("approximateInvokeCount"),
-                              "at": record.get("timestamp")}, ensure_ascii=False))
+            print(
+                json.dumps(
+                    {
+                        "event": record["requestPayload"],
+                        "error": record.get("responsePayload"),
+                        "condition": record["requestContext"].get("condition"),
+                        "attempts": record["requestContext"].get("approximateInvokeCount"),
+                        "at": record.get("timestamp"),
+                    },
+                    ensure_ascii=False,
+                )
+            )
         else:
-            lam.invoke(FunctionName=_function_of(record), InvocationType="Event",
-                       Payload=json.dumps(record["requestPayload"]).encode("utf-8"))
+            lam.invoke(
+                FunctionName=_function_of(record),
+                InvocationType="Event",
+                Payload=json.dumps(record["requestPayload"]).encode("utf-8"),
+            )
             sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
         done += 1
     verb = "waiting in" if args.action == "list" else "sent back from"

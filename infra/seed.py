@@ -24,8 +24,13 @@ from infra.local.tokens import local_token
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.json"
 # The moves that take a new order (PENDIENTE) to each state (docs/api.md#the-order-lifecycle).
-MOVES = {"PENDIENTE": [], "APROBADO": ["APROBADO"], "EN_ENVIO": ["APROBADO", "EN_ENVIO"],
-         "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"], "CANCELADO": ["CANCELADO"]}
+MOVES = {
+    "PENDIENTE": [],
+    "APROBADO": ["APROBADO"],
+    "EN_ENVIO": ["APROBADO", "EN_ENVIO"],
+    "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"],
+    "CANCELADO": ["CANCELADO"],
+}
 
 
 class Refused(Exception):
@@ -36,17 +41,24 @@ class Gateway:
     def __init__(self, url: str, token: str):
         self.url = url
         self._http = urllib3.PoolManager(retries=False, timeout=urllib3.Timeout(total=30))
-        self._headers = {"Authorization": f"Bearer {token}",
-                         "Content-Type": "application/json"}
+        self._headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
-    def call(self, method: str, path: str, body: dict | None = None,
-             query: dict | None = None, expect: int = 200):
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: dict | None = None,
+        query: dict | None = None,
+        expect: int = 200,
+    ):
         url = f"{self.url}{path}" + (f"?{urlencode(query)}" if query else "")
-        answer = self._http.request(method, url, headers=self._headers,
-                                    body=json.dumps(body) if body is not None else None)
+        answer = self._http.request(
+            method, url, headers=self._headers, body=json.dumps(body) if body is not None else None
+        )
         if answer.status != expect:
-            raise Refused(f"{method} {path} answered {answer.status}: "
-                          f"{answer.data.decode(errors='replace')}")
+            raise Refused(
+                f"{method} {path} answered {answer.status}: {answer.data.decode(errors='replace')}"
+            )
         return answer
 
     def every(self, path: str, **filters) -> list[dict]:
@@ -84,8 +96,11 @@ def seed(gateway: Gateway, demo: dict) -> dict[str, Counter]:
         body["productoId"] = products[wanted["producto"]]["id"]
         order = json.loads(gateway.call("POST", "/api/pedidos", body, expect=201).data)
         for status in MOVES[wanted["status"]]:
-            order = json.loads(gateway.call("PATCH", f"/api/pedidos/{order['id']}/status",
-                                            query={"status": status}).data)
+            order = json.loads(
+                gateway.call(
+                    "PATCH", f"/api/pedidos/{order['id']}/status", query={"status": status}
+                ).data
+            )
         orders[order["userEmail"]] = order
         done["created"]["orders"] += 1
 
@@ -95,11 +110,13 @@ def seed(gateway: Gateway, demo: dict) -> dict[str, Counter]:
             done["found"]["shipments"] += 1
             continue
         body = {key: value for key, value in wanted.items() if key not in ("pedido", "status")}
-        shipment = json.loads(gateway.call("POST", "/api/envios", {**body, "pedidoId": order_id},
-                                           expect=201).data)
+        shipment = json.loads(
+            gateway.call("POST", "/api/envios", {**body, "pedidoId": order_id}, expect=201).data
+        )
         if wanted["status"] != shipment["status"]:
-            gateway.call("PATCH", f"/api/envios/{shipment['id']}/status",
-                         query={"status": wanted["status"]})
+            gateway.call(
+                "PATCH", f"/api/envios/{shipment['id']}/status", query={"status": wanted["status"]}
+            )
         done["created"]["shipments"] += 1
     return done
 
@@ -114,13 +131,17 @@ def summary(gateway: Gateway, done: dict[str, Counter]) -> list[str]:
     created, found = done["created"], done["found"]
 
     def counted(items: list[dict], field: str) -> str:
-        return ", ".join(f"{value} {count}" for value, count in
-                         sorted(Counter(str(item[field]) for item in items).items()))
+        return ", ".join(
+            f"{value} {count}"
+            for value, count in sorted(Counter(str(item[field]) for item in items).items())
+        )
 
     return [
         f"Seeded {gateway.url}: created "
         + ", ".join(f"{created[kind]} {kind}" for kind in kinds)
-        + "; already there: " + ", ".join(f"{found[kind]} {kind}" for kind in kinds) + ".",
+        + "; already there: "
+        + ", ".join(f"{found[kind]} {kind}" for kind in kinds)
+        + ".",
         f"Products:      {len(products)} in {len({p['bodega'] for p in products})} "
         f"warehouses ({counted(products, 'bodega')}), {len(alerts)} in alert",
         f"Orders:        {len(orders)} ({counted(orders, 'status')})",
@@ -132,8 +153,10 @@ def summary(gateway: Gateway, done: dict[str, Counter]) -> list[str]:
 def main() -> None:
     try:
         settings = Settings.from_env()
-        url = os.environ.get("GATEWAY_URL") or \
-            f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"
+        url = (
+            os.environ.get("GATEWAY_URL")
+            or f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"
+        )
     except ConfigError as exc:
         stop_process(exc)
     gateway = Gateway(url.rstrip("/"), local_token(settings))

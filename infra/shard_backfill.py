@@ -60,9 +60,12 @@ def update_of(logical_id: str, item: dict) -> dict | None:
             values[f":{attribute}Plain"] = {"S": plain}
     if not sets:
         return None
-    update = {"Key": {"id": item["id"]}, "UpdateExpression": "SET " + ", ".join(sets),
-              "ConditionExpression": " AND ".join(conditions),
-              "ExpressionAttributeValues": values}
+    update = {
+        "Key": {"id": item["id"]},
+        "UpdateExpression": "SET " + ", ".join(sets),
+        "ConditionExpression": " AND ".join(conditions),
+        "ExpressionAttributeValues": values,
+    }
     if names:
         update["ExpressionAttributeNames"] = names
     return update
@@ -96,17 +99,24 @@ def _client_and_names(stage: str | None):
 
         local = LocalSettings.from_env()
         client = boto3.client(
-            "dynamodb", endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}",
-            aws_access_key_id="local", aws_secret_access_key="local",
-            region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"])
+            "dynamodb",
+            endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}",
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+            region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],
+        )
         return client, {logical_id: logical_id for logical_id in TABLES}
     from infra.tokens import stage_stack
 
     stack, region = stage_stack(stage)
     resources = boto3.client("cloudformation", region_name=region).describe_stack_resources(
-        StackName=stack)["StackResources"]
-    names = {r["LogicalResourceId"]: r["PhysicalResourceId"] for r in resources
-             if r["LogicalResourceId"] in TABLES}
+        StackName=stack
+    )["StackResources"]
+    names = {
+        r["LogicalResourceId"]: r["PhysicalResourceId"]
+        for r in resources
+        if r["LogicalResourceId"] in TABLES
+    }
     return boto3.client("dynamodb", region_name=region), names
 
 

@@ -45,8 +45,11 @@ def resources(kind: str, path: Path = TEMPLATE, as_deployed: bool = False) -> di
     """{logical id: resource} of every resource of one Type, e.g. AWS::DynamoDB::Table:
     those written out, or with `as_deployed` also those its loops write (see expand)."""
     template = expanded(path) if as_deployed else load(path)
-    return {name: res for name, res in template["Resources"].items()
-            if not name.startswith(FOR_EACH) and res["Type"] == kind}
+    return {
+        name: res
+        for name, res in template["Resources"].items()
+        if not name.startswith(FOR_EACH) and res["Type"] == kind
+    }
 
 
 # -- AWS::LanguageExtensions, as far as the template uses it ----------------------------
@@ -97,8 +100,9 @@ def _expand(node, mappings: dict):
             identifier, collection, fragment = value
             if not (isinstance(collection, list) and all(isinstance(v, str) for v in collection)):
                 raise ValueError(f"{key}: only a written list of strings is expanded here")
-            made = [_expand(_substitute(fragment, identifier, item), mappings)
-                    for item in collection]
+            made = [
+                _expand(_substitute(fragment, identifier, item), mappings) for item in collection
+            ]
         else:
             made = [{key: _expand(value, mappings)}]
         for part in made:
@@ -114,14 +118,17 @@ def _substitute(node, identifier: str, value: str):
     non-alphanumerics, for logical ids) in every key and string, Ref identifier the item."""
     if isinstance(node, str):
         return node.replace("${" + identifier + "}", value).replace(
-            "&{" + identifier + "}", re.sub("[^0-9A-Za-z]", "", value))
+            "&{" + identifier + "}", re.sub("[^0-9A-Za-z]", "", value)
+        )
     if isinstance(node, list):
         return [_substitute(item, identifier, value) for item in node]
     if isinstance(node, dict):
         if node == {"Ref": identifier}:
             return value
-        return {_substitute(k, identifier, value): _substitute(v, identifier, value)
-                for k, v in node.items()}
+        return {
+            _substitute(k, identifier, value): _substitute(v, identifier, value)
+            for k, v in node.items()
+        }
     return node
 
 
@@ -193,14 +200,17 @@ def _find_in_maps(node):
             yield from _find_in_maps(item)
 
 
-def function_layers(function: str, conditions: frozenset[str] = frozenset(),
-                    path: Path = TEMPLATE) -> list[str]:
+def function_layers(
+    function: str, conditions: frozenset[str] = frozenset(), path: Path = TEMPLATE
+) -> list[str]:
     """The logical ids of a function's layers in the order Lambda stacks them (the
     Globals' first, then its own), for a stack where `conditions` are the ones true."""
     template = load(path)
     layers = []
-    for entry in [*template["Globals"]["Function"].get("Layers", []),
-                  *template["Resources"][function]["Properties"].get("Layers", [])]:
+    for entry in [
+        *template["Globals"]["Function"].get("Layers", []),
+        *template["Resources"][function]["Properties"].get("Layers", []),
+    ]:
         if isinstance(entry, dict) and "Fn::If" in entry:
             condition, when_true, when_false = entry["Fn::If"]
             entry = when_true if condition in conditions else when_false
@@ -225,11 +235,14 @@ def api_routes(api: str, path: Path = TEMPLATE) -> dict[tuple[str, str], str]:
 def public_routes(api: str, path: Path = TEMPLATE) -> set[tuple[str, str]]:
     """The (path, METHOD) of `api` that its default authorizer does not guard (an event's
     `Auth: {Authorizer: NONE}`)."""
-    return {(event["Properties"]["Path"], event["Properties"]["Method"].upper())
-            for function in resources("AWS::Serverless::Function", path).values()
-            for event in function["Properties"].get("Events", {}).values()
-            if event["Type"] == "Api" and event["Properties"]["RestApiId"] == {"Ref": api}
-            and event["Properties"].get("Auth", {}).get("Authorizer") == "NONE"}
+    return {
+        (event["Properties"]["Path"], event["Properties"]["Method"].upper())
+        for function in resources("AWS::Serverless::Function", path).values()
+        for event in function["Properties"].get("Events", {}).values()
+        if event["Type"] == "Api"
+        and event["Properties"]["RestApiId"] == {"Ref": api}
+        and event["Properties"].get("Auth", {}).get("Authorizer") == "NONE"
+    }
 
 
 def tables(path: Path = TEMPLATE) -> dict[str, dict]:
@@ -240,9 +253,12 @@ def tables(path: Path = TEMPLATE) -> dict[str, dict]:
 def create_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
     """Create every table of the template under its logical id (the local table name)."""
     for name, props in tables(path).items():
-        request = {"TableName": name, "BillingMode": props["BillingMode"],
-                   "AttributeDefinitions": props["AttributeDefinitions"],
-                   "KeySchema": props["KeySchema"]}
+        request = {
+            "TableName": name,
+            "BillingMode": props["BillingMode"],
+            "AttributeDefinitions": props["AttributeDefinitions"],
+            "KeySchema": props["KeySchema"],
+        }
         if "GlobalSecondaryIndexes" in props:
             request["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
         dynamodb_client.create_table(**request)

@@ -45,8 +45,9 @@ def stage_token(stage: str, subject: str, role: str, user_id: int | None) -> str
     try:
         key = SecretRing(secret_id, boto3.client("secretsmanager", region_name=region)).signing()
     except (BotoCoreError, ClientError) as exc:
-        raise SystemExit(f"Cannot read the secret {secret_id} in {region} with your AWS "
-                         f"credentials: {exc}") from None
+        raise SystemExit(
+            f"Cannot read the secret {secret_id} in {region} with your AWS credentials: {exc}"
+        ) from None
     return issue(subject, key, role=role, user_id=user_id)
 
 
@@ -77,8 +78,9 @@ def main(argv: list[str]) -> None:
     else:
         from common.settings import Settings
 
-        subject = args.subject or (f"customer-{user_id}@localhost" if role == CUSTOMER
-                                   else LOCAL_SUBJECT)
+        subject = args.subject or (
+            f"customer-{user_id}@localhost" if role == CUSTOMER else LOCAL_SUBJECT
+        )
         print(local_token(Settings.load(), subject, role, user_id))
 
 

@@ -28,8 +28,13 @@ def authorize(authorization: str | None, method_arn: str, verify: Verifier) -> d
         "principalId": caller.sub,
         "policyDocument": {
             "Version": "2012-10-17",
-            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow",
-                           "Resource": [_whole_api(method_arn)]}],
+            "Statement": [
+                {
+                    "Action": "execute-api:Invoke",
+                    "Effect": "Allow",
+                    "Resource": [_whole_api(method_arn)],
+                }
+            ],
         },
         "context": caller.context(),
     }
@@ -40,4 +45,3 @@ def _whole_api(method_arn: str) -> str:
     cover every route, not only the one that happened to be called first."""
     parts = method_arn.split("/")
     return f"{parts[0]}/{parts[1]}/*" if len(parts) > 2 else method_arn
-

@@ -90,8 +90,7 @@ def caller_of(claims: dict, default_role: str) -> Caller:
     role = claims.get(ROLE_CLAIM)
     if role is None:
         groups = claims.get(GROUPS_CLAIM)
-        role = OPERATOR if isinstance(groups, list) and OPERATOR_GROUP in groups \
-            else default_role
+        role = OPERATOR if isinstance(groups, list) and OPERATOR_GROUP in groups else default_role
     if role not in ROLES:
         raise InvalidToken(f"role {role!r} is not one this platform knows")
     user_id = _user_id(next((claims[c] for c in USER_ID_CLAIMS if c in claims), None))
@@ -125,11 +124,15 @@ def check_times(claims: dict, now: float | None = None) -> None:
 
 def _decode(token: str, key, algorithm: str, **checks) -> dict:
     try:
-        claims = jwt.decode(token, key, algorithms=[algorithm],
-                            # No audience is part of the contract: one present is not
-                            # a reason to refuse (PyJWT would, without an expected aud).
-                            options={"require": ["sub", "exp"], "verify_aud": False,
-                                     "verify_iat": False}, **checks)
+        claims = jwt.decode(
+            token,
+            key,
+            algorithms=[algorithm],
+            # No audience is part of the contract: one present is not
+            # a reason to refuse (PyJWT would, without an expected aud).
+            options={"require": ["sub", "exp"], "verify_aud": False, "verify_iat": False},
+            **checks,
+        )
     except jwt.InvalidSignatureError as exc:
         raise _OtherKey(str(exc)) from None
     except jwt.PyJWTError as exc:
@@ -170,8 +173,14 @@ class SharedKeyVerifier:
         first use, and the secret's read, happen at init."""
         key = self._keys.signing()
         now = int(time.time())
-        self(jwt.encode({"sub": REHEARSAL, "iat": now, "exp": now + 60}, key.secret,
-                        algorithm=ALGORITHM, headers={"kid": key.kid}))
+        self(
+            jwt.encode(
+                {"sub": REHEARSAL, "iat": now, "exp": now + 60},
+                key.secret,
+                algorithm=ALGORITHM,
+                headers={"kid": key.kid},
+            )
+        )
 
 
 class IssuerUnreachable(Exception):
@@ -183,8 +192,9 @@ class IssuerUnreachable(Exception):
 class IssuerKeys:
     """An OIDC issuer's signing keys (its JWKS), kept and refreshed as the module says."""
 
-    def __init__(self, issuer: str, jwks_url: str | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, issuer: str, jwks_url: str | None = None, clock: Callable[[], float] = time.monotonic
+    ):
         self._issuer, self._jwks_url, self._clock = issuer, jwks_url, clock
         self._lock = threading.Lock()
         self._keys: dict[str, jwt.PyJWK] | None = None
@@ -211,8 +221,9 @@ class IssuerKeys:
 
     def _fetch(self) -> dict[str, jwt.PyJWK]:
         if self._jwks_url is None:
-            self._jwks_url = _get_json(self._issuer.rstrip("/") +
-                                       "/.well-known/openid-configuration").get("jwks_uri")
+            self._jwks_url = _get_json(
+                self._issuer.rstrip("/") + "/.well-known/openid-configuration"
+            ).get("jwks_uri")
             if not isinstance(self._jwks_url, str):
                 raise IssuerUnreachable("the issuer's discovery document names no jwks_uri")
         try:

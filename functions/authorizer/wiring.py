@@ -20,8 +20,9 @@ class Authorizer(FunctionHandler):
 
     def _handle(self, event: dict, context) -> dict:
         try:
-            return authorize(event.get("authorizationToken"), event.get("methodArn", ""),
-                             self.verify)
+            return authorize(
+                event.get("authorizationToken"), event.get("methodArn", ""), self.verify
+            )
         except Unauthorized as exc:
             self.logger.info("token rejected", extra={"reason": exc.reason})
             # Lambda counts the raise as an error: this count tells refusals apart (alarms).

@@ -27,19 +27,25 @@ def item_of(product: Product) -> ProductModel:
     index (on its alert shard) while it is in alert: the mark is written in the same put
     as the stock and threshold it follows from."""
     item = storage.listed(storage.to_item(ProductModel, product))
-    item.en_alerta = (shards.key(IN_ALERT, product.id, ALERT_SHARDS) if in_alert(product)
-                      else None)
+    item.en_alerta = shards.key(IN_ALERT, product.id, ALERT_SHARDS) if in_alert(product) else None
     return item
 
 
 class ProductRepository(Repository):
     def __init__(self, settings: Settings):
-        super().__init__(settings, ProductModel, Product, counter=COUNTER,
-                         unknown=unknown_product, other_models=(SkuClaimModel,),
-                         item_of=item_of)
+        super().__init__(
+            settings,
+            ProductModel,
+            Product,
+            counter=COUNTER,
+            unknown=unknown_product,
+            other_models=(SkuClaimModel,),
+            item_of=item_of,
+        )
         # Transactions take a connection of their own; the process's client, not a new one.
-        self._connection = aws.use_client(Connection(region=settings.region),
-                                          aws.dynamodb(settings))
+        self._connection = aws.use_client(
+            Connection(region=settings.region), aws.dynamodb(settings)
+        )
 
     def alerts_page(self, after: int, limit: int) -> Page:
         """Products in alert, from the sparse index's shards: reads follow the alerts,
@@ -50,8 +56,10 @@ class ProductRepository(Repository):
         for _ in range(MAX_ATTEMPTS):
             try:
                 with TransactWrite(connection=self._connection) as tx:
-                    tx.save(SkuClaimModel(product.sku, product_id=product.id),
-                            condition=SkuClaimModel.sku.does_not_exist())
+                    tx.save(
+                        SkuClaimModel(product.sku, product_id=product.id),
+                        condition=SkuClaimModel.sku.does_not_exist(),
+                    )
                     tx.save(item_of(product), condition=ProductModel.id.does_not_exist())
             except TransactWriteError:
                 if self._sku_taken(product.sku):
@@ -81,14 +89,19 @@ class ProductRepository(Repository):
             try:
                 with TransactWrite(connection=self._connection) as tx:
                     if product.sku != current.sku:
-                        tx.save(SkuClaimModel(product.sku, product_id=product.id),
-                                condition=SkuClaimModel.sku.does_not_exist())
-                        tx.delete(SkuClaimModel(current.sku),
-                                  condition=SkuClaimModel.product_id == product.id)
+                        tx.save(
+                            SkuClaimModel(product.sku, product_id=product.id),
+                            condition=SkuClaimModel.sku.does_not_exist(),
+                        )
+                        tx.delete(
+                            SkuClaimModel(current.sku),
+                            condition=SkuClaimModel.product_id == product.id,
+                        )
                     tx.save(item_of(product), condition=unchanged)
             except TransactWriteError:
-                if product.sku != current.sku and self._sku_taken(product.sku,
-                                                                  except_by=product.id):
+                if product.sku != current.sku and self._sku_taken(
+                    product.sku, except_by=product.id
+                ):
                     raise duplicate_sku(product.sku) from None
                 continue
             return
@@ -100,8 +113,9 @@ class ProductRepository(Repository):
             try:
                 with TransactWrite(connection=self._connection) as tx:
                     tx.delete(ProductModel(current.id), condition=ProductModel.sku == current.sku)
-                    tx.delete(SkuClaimModel(current.sku),
-                              condition=SkuClaimModel.product_id == current.id)
+                    tx.delete(
+                        SkuClaimModel(current.sku), condition=SkuClaimModel.product_id == current.id
+                    )
             except TransactWriteError:
                 continue
             return
@@ -123,5 +137,6 @@ class ProductRepository(Repository):
 
     @staticmethod
     def _conflict(product_id: int) -> Conflict:
-        return Conflict("CONCURRENT_UPDATE",
-                        f"Product {product_id} kept changing while being written; retry")
+        return Conflict(
+            "CONCURRENT_UPDATE", f"Product {product_id} kept changing while being written; retry"
+        )

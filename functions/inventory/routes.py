@@ -14,21 +14,27 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
 
     @bp.route("/api/inventario", methods=["GET"])
     def list_products():
-        return lists.answer(bp.current_request, lambda after, limit: service.list_products(
-            products, after, limit))
+        return lists.answer(
+            bp.current_request, lambda after, limit: service.list_products(products, after, limit)
+        )
 
     # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
         access.may_change_catalog(caller_of(bp.current_request))
-        return once.answer(bp.current_request, rules.parse_product,
-                           lambda fields: service.create_product(products, fields))
+        return once.answer(
+            bp.current_request,
+            rules.parse_product,
+            lambda fields: service.create_product(products, fields),
+        )
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():
         access.may_read_alerts(caller_of(bp.current_request))
-        return lists.answer(bp.current_request, lambda after, limit: service.low_stock_alerts(
-            products, after, limit))
+        return lists.answer(
+            bp.current_request,
+            lambda after, limit: service.low_stock_alerts(products, after, limit),
+        )
 
     @bp.route("/api/inventario/{id}", methods=["GET"])
     def get_product(id):
@@ -38,8 +44,7 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
     def replace_product(id):
         access.may_change_catalog(caller_of(bp.current_request))
         product_id = path_id(id)
-        return ok(service.replace_product(products, product_id,
-                                          json_object(bp.current_request)))
+        return ok(service.replace_product(products, product_id, json_object(bp.current_request)))
 
     @bp.route("/api/inventario/{id}", methods=["DELETE"])
     def delete_product(id):

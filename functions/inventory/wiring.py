@@ -1,6 +1,5 @@
 """Which implementations the inventory routes get: products in DynamoDB."""
 
-
 from common import aws, index
 from common.creating import CreatedOnce
 from common.idempotency import Once
@@ -18,16 +17,20 @@ CREATE_SCOPE = "POST /api/inventario"
 
 def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        blueprint = routes.blueprint(ProductRepository(settings), Lists.from_settings(settings),
-                                     CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+        blueprint = routes.blueprint(
+            ProductRepository(settings),
+            Lists.from_settings(settings),
+            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+        )
     blueprint.function = FUNCTION
     return blueprint
 
 
 def create(settings: Settings) -> PlatformApp:
     """Its routes, and the gateway's root, which API Gateway sends to this function."""
-    return create_app(SERVICE, settings, routes_for(settings),
-                      index.blueprint(index.GATEWAY, settings, FUNCTION))
+    return create_app(
+        SERVICE, settings, routes_for(settings), index.blueprint(index.GATEWAY, settings, FUNCTION)
+    )
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

@@ -41,19 +41,24 @@ def rotate(client, secret_id: str, token: str, step: str) -> None:
         _test(client, secret_id, token)
     elif step == "finishSecret":
         current = next(version for version, labels in stages.items() if CURRENT in labels)
-        client.update_secret_version_stage(SecretId=secret_id, VersionStage=CURRENT,
-                                           MoveToVersionId=token,
-                                           RemoveFromVersionId=current)
+        client.update_secret_version_stage(
+            SecretId=secret_id,
+            VersionStage=CURRENT,
+            MoveToVersionId=token,
+            RemoveFromVersionId=current,
+        )
         # Done with it as pending (Secrets Manager would also drop the label itself).
-        client.update_secret_version_stage(SecretId=secret_id, VersionStage=PENDING,
-                                           RemoveFromVersionId=token)
+        client.update_secret_version_stage(
+            SecretId=secret_id, VersionStage=PENDING, RemoveFromVersionId=token
+        )
     # setSecret: no other system holds the key.
 
 
 def _pending(client, secret_id: str, token: str) -> str | None:
     try:
-        return client.get_secret_value(SecretId=secret_id, VersionId=token,
-                                       VersionStage=PENDING)["SecretString"]
+        return client.get_secret_value(SecretId=secret_id, VersionId=token, VersionStage=PENDING)[
+            "SecretString"
+        ]
     except ClientError as exc:
         if exc.response["Error"]["Code"] == "ResourceNotFoundException":
             return None
@@ -62,12 +67,15 @@ def _pending(client, secret_id: str, token: str) -> str | None:
 
 def _create(client, secret_id: str, token: str) -> None:
     if _pending(client, secret_id, token) is None:
-        client.put_secret_value(SecretId=secret_id, ClientRequestToken=token,
-                                SecretString=new_key(), VersionStages=[PENDING])
+        client.put_secret_value(
+            SecretId=secret_id,
+            ClientRequestToken=token,
+            SecretString=new_key(),
+            VersionStages=[PENDING],
+        )
 
 
 def _test(client, secret_id: str, token: str) -> None:
     value = _pending(client, secret_id, token)
     if value is None or len(value.encode("utf-8")) < MIN_JWT_SECRET_BYTES:
         raise RotationError(f"the pending version of {secret_id} cannot sign tokens")
-

@@ -18,8 +18,9 @@ def create(settings: Settings) -> FunctionHandler:
 
     def handle(event: dict, context) -> None:
         rotate(client, event["SecretId"], event["ClientRequestToken"], event["Step"])
-        logger.info("key rotation step done", extra={"secret": event["SecretId"],
-                                                     "step": event["Step"]})
+        logger.info(
+            "key rotation step done", extra={"secret": event["SecretId"], "step": event["Step"]}
+        )
 
     return FunctionHandler(FUNCTION, logger, handle)
 

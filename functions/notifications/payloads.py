@@ -46,8 +46,11 @@ def log_fields(payload: Payload) -> dict:
     all of it as a string; or, too large, its first LOGGED_CHARACTERS (as a string) and
     its size."""
     if len(payload.text) > LOGGED_CHARACTERS:
-        return {"payload": _cut(payload.text, LOGGED_CHARACTERS),
-                "payload_bytes": payload.size, "payload_cut": True}
+        return {
+            "payload": _cut(payload.text, LOGGED_CHARACTERS),
+            "payload_bytes": payload.size,
+            "payload_cut": True,
+        }
     return {"payload": jsonio.raw(payload.text) if payload.shallow else payload.text}
 
 

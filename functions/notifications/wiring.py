@@ -13,8 +13,13 @@ FUNCTION = "NotificationFunction"
 def create(settings: Settings) -> PlatformApp:
     blueprint = routes.blueprint(get_logger(SERVICE))
     blueprint.function = FUNCTION
-    return create_app(SERVICE, settings, blueprint,
-                      index.blueprint(index.NOTIFICATIONS, settings, FUNCTION), cors=False)
+    return create_app(
+        SERVICE,
+        settings,
+        blueprint,
+        index.blueprint(index.NOTIFICATIONS, settings, FUNCTION),
+        cors=False,
+    )
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:

@@ -32,14 +32,18 @@ class NotForwarded(Exception):
 
 def forward_to(base_url: str) -> Forward:
     # urllib3 is already loaded by botocore; one pool, reused across events.
-    http = urllib3.PoolManager(retries=False,
-                               timeout=urllib3.Timeout(total=FORWARD_TIMEOUT_SECONDS))
+    http = urllib3.PoolManager(
+        retries=False, timeout=urllib3.Timeout(total=FORWARD_TIMEOUT_SECONDS)
+    )
 
     def forward(event: dict) -> None:
         try:
-            response = http.request("POST", f"{base_url}/notificaciones",
-                                    body=jsonio.dumps(event).encode("utf-8"),
-                                    headers={"Content-Type": "application/json"})
+            response = http.request(
+                "POST",
+                f"{base_url}/notificaciones",
+                body=jsonio.dumps(event).encode("utf-8"),
+                headers={"Content-Type": "application/json"},
+            )
         except urllib3.exceptions.HTTPError as exc:
             raise NotForwarded(str(exc)) from exc
         if response.status >= 300:
@@ -72,11 +76,17 @@ def handler_for(settings: Settings, logger) -> Callable[[dict, object], dict]:
     once = Once(settings, SERVICE, SERVICE)
 
     def handle(event: dict, context) -> dict:
-        outcome = once.run({"pedidoId": event.get("pedidoId")}, fingerprint(event),
-                           lambda: handle_once(event, forward, logger), context)
+        outcome = once.run(
+            {"pedidoId": event.get("pedidoId")},
+            fingerprint(event),
+            lambda: handle_once(event, forward, logger),
+            context,
+        )
         if outcome.replayed:
-            logger.info(f"{ORDER_APPROVED} already handled",
-                        extra={"event": ORDER_APPROVED, "payload": event})
+            logger.info(
+                f"{ORDER_APPROVED} already handled",
+                extra={"event": ORDER_APPROVED, "payload": event},
+            )
         return outcome.result
 
     return handle
@@ -85,8 +95,7 @@ def handler_for(settings: Settings, logger) -> Callable[[dict, object], dict]:
 # The warm-up's key, in the listener's own part of the idempotency table, and the
 # condition its put never meets.
 REHEARSAL_KEY = f"{SERVICE}#{REHEARSAL}"
-_NEVER = {"ConditionExpression": "attribute_exists(#id)",
-          "ExpressionAttributeNames": {"#id": "id"}}
+_NEVER = {"ConditionExpression": "attribute_exists(#id)", "ExpressionAttributeNames": {"#id": "id"}}
 
 
 def rehearse(settings: Settings) -> None:
@@ -103,4 +112,3 @@ def rehearse(settings: Settings) -> None:
     except ClientError as exc:  # not client.exceptions: building those costs more
         if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
             raise
-

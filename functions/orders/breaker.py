@@ -64,8 +64,7 @@ class ConcurrentBreaker(pybreaker.CircuitBreaker):
         outcome = self._shared.count_failure(self.fail_max)
         if outcome == BreakerState.OPENED:
             self._notice(pybreaker.STATE_OPEN)
-            raise pybreaker.CircuitBreakerError("failures threshold reached, "
-                                                "circuit breaker open")
+            raise pybreaker.CircuitBreakerError("failures threshold reached, circuit breaker open")
         if outcome == BreakerState.ALREADY_OPEN:
             # Admitted while closed, failed after another environment opened it.
             raise pybreaker.CircuitBreakerError("circuit breaker open")

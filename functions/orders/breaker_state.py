@@ -37,8 +37,7 @@ class BreakerState(pybreaker.CircuitBreakerStorage):
 
     COUNTED, OPENED, ALREADY_OPEN = "counted", "opened", "already open"
 
-    def __init__(self, name: str = "inventory-stock-check",
-                 clock: Callable[[], float] = time.time):
+    def __init__(self, name: str = "inventory-stock-check", clock: Callable[[], float] = time.time):
         super().__init__(name)
         self._clock = clock
         self._lock = threading.Lock()
@@ -65,8 +64,9 @@ class BreakerState(pybreaker.CircuitBreakerStorage):
         with self._lock:
             if not self._trial_is_free(self._now, reset_seconds):
                 return False
-            self._now = replace(self._now, state=HALF_OPEN,
-                                trial_until=self._clock() + TRIAL_LEASE_SECONDS)
+            self._now = replace(
+                self._now, state=HALF_OPEN, trial_until=self._clock() + TRIAL_LEASE_SECONDS
+            )
             return True
 
     def _trial_is_free(self, now: Snapshot, reset_seconds: float) -> bool:
@@ -77,8 +77,9 @@ class BreakerState(pybreaker.CircuitBreakerStorage):
 
     def end_trial(self, succeeded: bool) -> None:
         with self._lock:
-            self._now = Snapshot() if succeeded else Snapshot(OPEN, self._now.failures,
-                                                               self._clock())
+            self._now = (
+                Snapshot() if succeeded else Snapshot(OPEN, self._now.failures, self._clock())
+            )
 
     def forget_failures(self) -> None:
         """A success while closed: the failures before it no longer count."""
@@ -135,8 +136,13 @@ class BreakerState(pybreaker.CircuitBreakerStorage):
 class DynamoDBBreakerState(BreakerState):
     """The state in one item of CircuitBreakersTable, shared by every environment."""
 
-    def __init__(self, client, table: str, name: str = "inventory-stock-check",
-                 clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        client,
+        table: str,
+        name: str = "inventory-stock-check",
+        clock: Callable[[], float] = time.time,
+    ):
         super().__init__(name, clock)
         self._client, self._table = client, table
         self._key = {"name": {"S": name}}
@@ -146,8 +152,9 @@ class DynamoDBBreakerState(BreakerState):
 
     def _snapshot(self) -> Snapshot:
         if time.monotonic() - self._read_at >= READ_EVERY_SECONDS:
-            item = self._client.get_item(TableName=self._table, Key=self._key,
-                                         ConsistentRead=True).get("Item")
+            item = self._client.get_item(
+                TableName=self._table, Key=self._key, ConsistentRead=True
+            ).get("Item")
             self._remember(item)
         return self._now
 
@@ -160,17 +167,22 @@ class DynamoDBBreakerState(BreakerState):
                 state=item.get("state", {}).get("S", CLOSED),
                 failures=int(item.get("failures", {}).get("N", "0")),
                 opened_at=float(item["openedAt"]["N"]) if "openedAt" in item else None,
-                trial_until=float(item.get("trialUntil", {}).get("N", "0")))
+                trial_until=float(item.get("trialUntil", {}).get("N", "0")),
+            )
         return self._now
 
     def _update(self, expression: str, condition: str, values: dict) -> bool:
         """One conditional write; False when its condition failed (the state is reread)."""
         try:
             answer = self._client.update_item(
-                TableName=self._table, Key=self._key, UpdateExpression=expression,
+                TableName=self._table,
+                Key=self._key,
+                UpdateExpression=expression,
                 ConditionExpression=condition,
                 ExpressionAttributeNames={"#state": "state"},
-                ExpressionAttributeValues=values, ReturnValues="ALL_NEW")
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
@@ -182,17 +194,25 @@ class DynamoDBBreakerState(BreakerState):
 
     def count_failure(self, fail_max: int) -> str:
         closed = {":closed": {"S": CLOSED}, ":one": {"N": "1"}}
-        counted = self._update("SET #state = :closed ADD failures :one",
-                               "attribute_not_exists(#state) OR #state = :closed", closed)
+        counted = self._update(
+            "SET #state = :closed ADD failures :one",
+            "attribute_not_exists(#state) OR #state = :closed",
+            closed,
+        )
         if not counted:
             return self.ALREADY_OPEN
         if self._now.failures < fail_max:
             return self.COUNTED
-        opened = self._update("SET #state = :open, openedAt = :now",
-                              "#state = :closed AND failures >= :max",
-                              {":open": {"S": OPEN}, ":closed": {"S": CLOSED},
-                               ":now": {"N": repr(self._clock())},
-                               ":max": {"N": str(fail_max)}})
+        opened = self._update(
+            "SET #state = :open, openedAt = :now",
+            "#state = :closed AND failures >= :max",
+            {
+                ":open": {"S": OPEN},
+                ":closed": {"S": CLOSED},
+                ":now": {"N": repr(self._clock())},
+                ":max": {"N": str(fail_max)},
+            },
+        )
         return self.OPENED if opened else self.ALREADY_OPEN
 
     def claim_trial(self, reset_seconds: float) -> bool:
@@ -204,21 +224,37 @@ class DynamoDBBreakerState(BreakerState):
             "SET #state = :half, trialUntil = :lease",
             "(#state = :open AND openedAt <= :opened_before) OR "
             "(#state = :half AND trialUntil <= :now)",
-            {":half": {"S": HALF_OPEN}, ":open": {"S": OPEN},
-             ":opened_before": {"N": repr(clock - reset_seconds)}, ":now": {"N": repr(clock)},
-             ":lease": {"N": repr(clock + TRIAL_LEASE_SECONDS)}})
+            {
+                ":half": {"S": HALF_OPEN},
+                ":open": {"S": OPEN},
+                ":opened_before": {"N": repr(clock - reset_seconds)},
+                ":now": {"N": repr(clock)},
+                ":lease": {"N": repr(clock + TRIAL_LEASE_SECONDS)},
+            },
+        )
 
     def end_trial(self, succeeded: bool) -> None:
         if succeeded:
-            self._update("SET #state = :closed, failures = :zero REMOVE openedAt, trialUntil",
-                         "#state = :half", {":closed": {"S": CLOSED}, ":zero": {"N": "0"},
-                                            ":half": {"S": HALF_OPEN}})
+            self._update(
+                "SET #state = :closed, failures = :zero REMOVE openedAt, trialUntil",
+                "#state = :half",
+                {":closed": {"S": CLOSED}, ":zero": {"N": "0"}, ":half": {"S": HALF_OPEN}},
+            )
         else:
-            self._update("SET #state = :open, openedAt = :now REMOVE trialUntil",
-                         "#state = :half", {":open": {"S": OPEN}, ":half": {"S": HALF_OPEN},
-                                            ":now": {"N": repr(self._clock())}})
+            self._update(
+                "SET #state = :open, openedAt = :now REMOVE trialUntil",
+                "#state = :half",
+                {
+                    ":open": {"S": OPEN},
+                    ":half": {"S": HALF_OPEN},
+                    ":now": {"N": repr(self._clock())},
+                },
+            )
 
     def forget_failures(self) -> None:
         if self._now.state == CLOSED and self._now.failures:
-            self._update("SET failures = :zero", "#state = :closed AND failures > :zero",
-                         {":zero": {"N": "0"}, ":closed": {"S": CLOSED}})
+            self._update(
+                "SET failures = :zero",
+                "#state = :closed AND failures > :zero",
+                {":zero": {"N": "0"}, ":closed": {"S": CLOSED}},
+            )

@@ -43,15 +43,18 @@ class LambdaPublisher:
         started = time.monotonic()
         for attempt in range(ATTEMPTS):
             try:
-                self._client.invoke(FunctionName=self._function, InvocationType="Event",
-                                    Payload=data)
+                self._client.invoke(
+                    FunctionName=self._function, InvocationType="Event", Payload=data
+                )
                 return True
             except Exception:
                 if attempt + 1 < ATTEMPTS and time.monotonic() - started < BUDGET_SECONDS:
                     time.sleep(BACKOFF_SECONDS[attempt])
                     continue
-                self._logger.exception(f"{ORDER_APPROVED} not published",
-                                       extra={"payload": payload, "attempts": attempt + 1})
+                self._logger.exception(
+                    f"{ORDER_APPROVED} not published",
+                    extra={"payload": payload, "attempts": attempt + 1},
+                )
                 break
         metrics.count(metrics.EVENTS_NOT_PUBLISHED, service=SERVICE)
         return False

@@ -18,8 +18,19 @@ STATUS_SHARDS = 16
 # What the status index holds of an order besides its keys: every field of an order
 # (orders.rules.Order) and nothing the outbox changes, so that taking an order off the
 # outbox does not write its status shard again.
-STATUS_PROJECTION = ["userId", "userEmail", "clienteNombre", "total", "status", "tipoPedido",
-                     "destino", "observaciones", "productoId", "cantidad", "creadoEn"]
+STATUS_PROJECTION = [
+    "userId",
+    "userEmail",
+    "clienteNombre",
+    "total",
+    "status",
+    "tipoPedido",
+    "destino",
+    "observaciones",
+    "productoId",
+    "cantidad",
+    "creadoEn",
+]
 
 
 class StatusIndex(GlobalSecondaryIndex):

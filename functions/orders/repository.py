@@ -29,11 +29,13 @@ def item_of(order: Order) -> OrderModel:
 
 class OrderRepository(Repository):
     def __init__(self, settings: Settings):
-        super().__init__(settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order,
-                         item_of=item_of)
+        super().__init__(
+            settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order, item_of=item_of
+        )
 
-    def page(self, after: int, limit: int, status: str | None = None,
-             user_id: int | None = None) -> Page:
+    def page(
+        self, after: int, limit: int, status: str | None = None, user_id: int | None = None
+    ) -> Page:
         """One customer's orders from their index (of one status, filtered there: a
         customer has few); else one status's from its shards; else the whole list."""
         if user_id is not None:
@@ -43,8 +45,9 @@ class OrderRepository(Repository):
             return super().page(after, limit)
         return self._sharded_page(OrderModel.by_status, status, STATUS_SHARDS, after, limit)
 
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
-             user_id: int | None = None) -> Order:
+    def move(
+        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
+    ) -> Order:
         """Set the status to `target` if it is now one of `allowed_from` (and, given a
         `user_id`, the order is that user's: else it is not found); an order already in
         `target` is returned as it is. Returns the order as stored after."""
@@ -58,10 +61,13 @@ class OrderRepository(Repository):
             try:
                 # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The
                 # status shard moves with the status, in the same write.
-                item.update(actions=[
-                    OrderModel.status.set(target),
-                    OrderModel.status_shard.set(shards.key(target, order_id, STATUS_SHARDS))],
-                    condition=condition)
+                item.update(
+                    actions=[
+                        OrderModel.status.set(target),
+                        OrderModel.status_shard.set(shards.key(target, order_id, STATUS_SHARDS)),
+                    ],
+                    condition=condition,
+                )
                 return storage.to_domain(item, Order)
             except UpdateError as exc:
                 if not storage.condition_failed(exc):
@@ -85,17 +91,21 @@ class OrderRepository(Repository):
     def pending_events(self, limit: int) -> list[Order]:
         """The oldest orders (the lowest ids) whose event is still to be published, at
         most `limit`, merged from the pending shards."""
-        return self._sharded_page(OrderModel.pending_events, PENDING, PENDING_SHARDS, 0,
-                                  limit).items
+        return self._sharded_page(
+            OrderModel.pending_events, PENDING, PENDING_SHARDS, 0, limit
+        ).items
 
     def event_published(self, order_id: int) -> None:
         """The order's event is out: off the sweep's list. Best effort: left on it, the
         event is published once more, which the listener absorbs, whereas failing now
         would fail a request whose order is saved and whose event is out."""
         try:
-            OrderModel(order_id).update(actions=[OrderModel.evento_pendiente.remove()],
-                                        condition=OrderModel.id.exists())
+            OrderModel(order_id).update(
+                actions=[OrderModel.evento_pendiente.remove()], condition=OrderModel.id.exists()
+            )
         except UpdateError as exc:  # gone: nothing left to publish
             if not storage.condition_failed(exc):
-                _logger.warning("order left on the sweep's list", extra={
-                    "pedidoId": order_id, "error": repr(exc)})
+                _logger.warning(
+                    "order left on the sweep's list",
+                    extra={"pedidoId": order_id, "error": repr(exc)},
+                )

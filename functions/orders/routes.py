@@ -11,16 +11,25 @@ from orders.service import Orders, Outcomes, Publisher
 from orders.stock_client import StockChecker
 
 
-def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: Outcomes,
-              lists: Lists, once: CreatedOnce) -> ServiceBlueprint:
+def blueprint(
+    orders: Orders,
+    stock: StockChecker,
+    events: Publisher,
+    outcomes: Outcomes,
+    lists: Lists,
+    once: CreatedOnce,
+) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
     def list_orders():
         request = bp.current_request
         caller, status = caller_of(request), query_param(request, "status")
-        return lists.answer(request, lambda after, limit: service.list_orders(
-            orders, caller, after, limit, status), filters={"status": status})
+        return lists.answer(
+            request,
+            lambda after, limit: service.list_orders(orders, caller, after, limit, status),
+            filters={"status": status},
+        )
 
     @bp.route("/api/pedidos", methods=["POST"])
     def create_order():
@@ -28,9 +37,12 @@ def blueprint(orders: Orders, stock: StockChecker, events: Publisher, outcomes: 
         # The stock check is asked as the caller: inventory sits behind the same authorizer.
         on_behalf = on_behalf_of(request)
         return once.answer(
-            request, lambda body: service.order_to_place(on_behalf.caller, body),
-            lambda order: service.place_order(orders, stock, events, outcomes, order,
-                                              on_behalf, utcnow()))
+            request,
+            lambda body: service.order_to_place(on_behalf.caller, body),
+            lambda order: service.place_order(
+                orders, stock, events, outcomes, order, on_behalf, utcnow()
+            ),
+        )
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
     def get_order(id):

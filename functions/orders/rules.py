@@ -16,8 +16,13 @@ INITIAL_STATUS = "PENDIENTE"
 CANCELLED = "CANCELADO"
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.
-NEXT = {"PENDIENTE": ("APROBADO", "CANCELADO"), "APROBADO": ("EN_ENVIO", "CANCELADO"),
-        "EN_ENVIO": ("ENTREGADO",), "ENTREGADO": (), "CANCELADO": ()}
+NEXT = {
+    "PENDIENTE": ("APROBADO", "CANCELADO"),
+    "APROBADO": ("EN_ENVIO", "CANCELADO"),
+    "EN_ENVIO": ("ENTREGADO",),
+    "ENTREGADO": (),
+    "CANCELADO": (),
+}
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
 
 
@@ -82,9 +87,13 @@ def parse_order(body: dict) -> OrderRequest:
 
 
 def new_order(request: OrderRequest, order_id: int, now: datetime) -> Order:
-    return Order(id=order_id, status=INITIAL_STATUS,
-                 observaciones=observaciones_for(request.tipo_pedido),
-                 creado_en=to_iso(now), **vars(request))
+    return Order(
+        id=order_id,
+        status=INITIAL_STATUS,
+        observaciones=observaciones_for(request.tipo_pedido),
+        creado_en=to_iso(now),
+        **vars(request),
+    )
 
 
 def parse_status_filter(raw: str | None) -> str | None:
@@ -104,8 +113,9 @@ def moves_to(target: str) -> tuple[str, ...]:
 
 def invalid_transition(current: str, target: str) -> Conflict:
     message = f"cannot move from {current} to {target}"
-    return Conflict("INVALID_TRANSITION", f"Order {message}",
-                    details=[{"field": "status", "message": message}])
+    return Conflict(
+        "INVALID_TRANSITION", f"Order {message}", details=[{"field": "status", "message": message}]
+    )
 
 
 def observaciones_for(tipo_pedido: str) -> str | None:
@@ -114,5 +124,9 @@ def observaciones_for(tipo_pedido: str) -> str | None:
 
 def approved_event(order: Order) -> dict:
     """The PedidoAprobadoEvent payload (docs/api.md#the-order-event-pedidoaprobadoevent)."""
-    return {"pedidoId": order.id, "userEmail": order.user_email, "total": order.total,
-            "tipoPedido": order.tipo_pedido}
+    return {
+        "pedidoId": order.id,
+        "userEmail": order.user_email,
+        "total": order.total,
+        "tipoPedido": order.tipo_pedido,
+    }

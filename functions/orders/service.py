@@ -18,13 +18,17 @@ class Orders(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, order_id: int) -> Order: ...
-    def page(self, after: int, limit: int, status: str | None = None,
-             user_id: int | None = None) -> Page: ...
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
-             user_id: int | None = None) -> Order:
+    def page(
+        self, after: int, limit: int, status: str | None = None, user_id: int | None = None
+    ) -> Page: ...
+    def move(
+        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
+    ) -> Order:
         """`user_id`: move it only if it is that user's (else it is not found)."""
+
     def add(self, order: Order) -> None:
         """Saved with its event pending (an outbox)."""
+
     def pending_events(self, limit: int) -> list[Order]: ...
     def event_published(self, order_id: int) -> None: ...
 
@@ -46,13 +50,17 @@ class Stock(Protocol):
         """The inventory's answer, asked on behalf of the order's caller; raises
         InventoryUnavailable when the breaker is open."""
 
+
 _REFUSALS = {
-    StockAnswer.INSUFFICIENT: ("INSUFFICIENT_STOCK",
-                               "Product {producto} has fewer than {cantidad} units in stock"),
+    StockAnswer.INSUFFICIENT: (
+        "INSUFFICIENT_STOCK",
+        "Product {producto} has fewer than {cantidad} units in stock",
+    ),
     StockAnswer.UNKNOWN_PRODUCT: ("PRODUCT_NOT_FOUND", "Product {producto} does not exist"),
-    StockAnswer.NOT_CONFIRMED: ("STOCK_NOT_CONFIRMED",
-                                "The stock of product {producto} could not be confirmed; "
-                                "retry later"),
+    StockAnswer.NOT_CONFIRMED: (
+        "STOCK_NOT_CONFIRMED",
+        "The stock of product {producto} could not be confirmed; retry later",
+    ),
 }
 
 
@@ -63,8 +71,15 @@ def order_to_place(caller: Caller, body: dict) -> rules.OrderRequest:
     return request
 
 
-def place_order(orders: Orders, stock: Stock, events: Publisher, outcomes: Outcomes,
-                request: rules.OrderRequest, on_behalf: OnBehalf, now: datetime) -> Order:
+def place_order(
+    orders: Orders,
+    stock: Stock,
+    events: Publisher,
+    outcomes: Outcomes,
+    request: rules.OrderRequest,
+    on_behalf: OnBehalf,
+    now: datetime,
+) -> Order:
     """Check stock, save, publish PedidoAprobadoEvent for a checked order request
     (order_to_place); `now` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
@@ -74,14 +89,15 @@ def place_order(orders: Orders, stock: Stock, events: Publisher, outcomes: Outco
         answer = stock.check(request.producto_id, request.cantidad, on_behalf)
     except InventoryUnavailable as exc:
         outcomes.refused("INVENTORY_UNAVAILABLE")
-        raise Unavailable("INVENTORY_UNAVAILABLE",
-                          "The inventory service is unavailable; the order was not placed",
-                          retry_after_seconds=exc.retry_after_seconds) from None
+        raise Unavailable(
+            "INVENTORY_UNAVAILABLE",
+            "The inventory service is unavailable; the order was not placed",
+            retry_after_seconds=exc.retry_after_seconds,
+        ) from None
     if answer in _REFUSALS:
         code, text = _REFUSALS[answer]
         outcomes.refused(code)
-        raise Invalid(code, text.format(producto=request.producto_id,
-                                        cantidad=request.cantidad))
+        raise Invalid(code, text.format(producto=request.producto_id, cantidad=request.cantidad))
     order = rules.new_order(request, orders.next_id(), now)
     orders.add(order)
     outcomes.placed()
@@ -96,8 +112,9 @@ class Swept(NamedTuple):
     more: bool  # the batch was full: more may be pending
 
 
-def republish_pending(orders: Orders, events: Publisher, limit: int,
-                      created_before: datetime) -> Swept:
+def republish_pending(
+    orders: Orders, events: Publisher, limit: int, created_before: datetime
+) -> Swept:
     """Publish the events left pending, oldest first, at most `limit`, of orders created
     before `created_before` (a younger one's own request may still be publishing it).
     The listener handles an event once per order, so one published twice changes
@@ -121,17 +138,22 @@ def get_order(orders: Orders, caller: Caller, order_id: int) -> Order:
     return order
 
 
-def list_orders(orders: Orders, caller: Caller, after: int, limit: int,
-                raw_status: str | None) -> Page:
+def list_orders(
+    orders: Orders, caller: Caller, after: int, limit: int, raw_status: str | None
+) -> Page:
     """A page of the orders after id `after` the caller may see, all or in one status."""
-    return orders.page(after, limit, status=rules.parse_status_filter(raw_status),
-                       user_id=access.owner_filter(caller))
+    return orders.page(
+        after,
+        limit,
+        status=rules.parse_status_filter(raw_status),
+        user_id=access.owner_filter(caller),
+    )
 
 
-def change_status(orders: Orders, caller: Caller, order_id: int,
-                  raw_status: str | None) -> Order:
+def change_status(orders: Orders, caller: Caller, order_id: int, raw_status: str | None) -> Order:
     """Move an order along its lifecycle (docs/api.md#the-order-lifecycle); no event is
     published."""
     target = rules.parse_status(raw_status)
-    return orders.move(order_id, target, rules.moves_to(target),
-                       user_id=access.owner_filter(caller))
+    return orders.move(
+        order_id, target, rules.moves_to(target), user_id=access.owner_filter(caller)
+    )

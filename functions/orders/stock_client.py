@@ -32,8 +32,13 @@ STOCK_ROUTE = "/api/inventario/{id}/stock"
 
 
 class Inventory(Protocol):
-    def get(self, route: str, path_parameters: dict[str, str], query: dict[str, str],
-            on_behalf: OnBehalf) -> tuple[int, bytes]:
+    def get(
+        self,
+        route: str,
+        path_parameters: dict[str, str],
+        query: dict[str, str],
+        on_behalf: OnBehalf,
+    ) -> tuple[int, bytes]:
         """The route's status and body; CallFailed when the inventory cannot answer."""
 
 
@@ -45,21 +50,31 @@ class _Opened(pybreaker.CircuitBreakerListener):
 
     def state_change(self, cb, old_state, new_state) -> None:
         if new_state.name == pybreaker.STATE_OPEN:
-            self._logger.warning("stock-check breaker opened",
-                                 extra={"reset_seconds": cb.reset_timeout})
+            self._logger.warning(
+                "stock-check breaker opened", extra={"reset_seconds": cb.reset_timeout}
+            )
             metrics.count(metrics.BREAKER_OPENED, service=SERVICE)
 
 
 class StockChecker:
-    def __init__(self, *, fail_max: int, reset_seconds: float, inventory: Inventory,
-                 state: BreakerState | None = None, logger=None):
+    def __init__(
+        self,
+        *,
+        fail_max: int,
+        reset_seconds: float,
+        inventory: Inventory,
+        state: BreakerState | None = None,
+        logger=None,
+    ):
         """`state`: where the breaker's state is kept (by default, in this process)."""
-        self.breaker = ConcurrentBreaker(state or BreakerState(), fail_max=fail_max,
-                                         reset_timeout=reset_seconds,
-                                         name="inventory-stock-check",
-                                         exclude=[lambda exc: not isinstance(
-                                             exc, CallFailed)],
-                                         listeners=[_Opened(logger or get_logger(SERVICE))])
+        self.breaker = ConcurrentBreaker(
+            state or BreakerState(),
+            fail_max=fail_max,
+            reset_timeout=reset_seconds,
+            name="inventory-stock-check",
+            exclude=[lambda exc: not isinstance(exc, CallFailed)],
+            listeners=[_Opened(logger or get_logger(SERVICE))],
+        )
         self._inventory = inventory
 
     @classmethod
@@ -67,14 +82,21 @@ class StockChecker:
         """The breaker every environment of the orders function shares (its state in
         CircuitBreakersTable), asking the inventory the way the settings say
         (common.service_calls.service)."""
-        inventory = service(settings.inventory_service_url, settings.inventory_function,
-                            settings.stock_check_timeout_seconds,
-                            lambda: lambda_client or aws.lambda_client(settings))
-        state = DynamoDBBreakerState(aws.dynamodb(settings),
-                                     settings.table_name("CircuitBreakersTable"))
-        return cls(fail_max=settings.breaker_fail_max,
-                   reset_seconds=settings.breaker_reset_seconds, inventory=inventory,
-                   state=state)
+        inventory = service(
+            settings.inventory_service_url,
+            settings.inventory_function,
+            settings.stock_check_timeout_seconds,
+            lambda: lambda_client or aws.lambda_client(settings),
+        )
+        state = DynamoDBBreakerState(
+            aws.dynamodb(settings), settings.table_name("CircuitBreakersTable")
+        )
+        return cls(
+            fail_max=settings.breaker_fail_max,
+            reset_seconds=settings.breaker_reset_seconds,
+            inventory=inventory,
+            state=state,
+        )
 
     @tracer.capture_method(capture_response=False)
     def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
@@ -93,11 +115,13 @@ class StockChecker:
         started = time.perf_counter()
         try:
             # The inventory's own route: the product is its {id}.
-            status, body = self._inventory.get(STOCK_ROUTE, {"id": str(producto_id)},
-                                               {"cantidad": str(cantidad)}, on_behalf)
+            status, body = self._inventory.get(
+                STOCK_ROUTE, {"id": str(producto_id)}, {"cantidad": str(cantidad)}, on_behalf
+            )
         finally:  # a failure's time is the one operators most need to see
-            metrics.milliseconds(metrics.STOCK_CHECK_LATENCY,
-                                 (time.perf_counter() - started) * 1000, service=SERVICE)
+            metrics.milliseconds(
+                metrics.STOCK_CHECK_LATENCY, (time.perf_counter() - started) * 1000, service=SERVICE
+            )
         if status >= 500:
             raise CallFailed(f"inventory answered {status}")
         if status == 404:

@@ -30,16 +30,25 @@ class Sweep:
 
     def __call__(self, context=None) -> dict:
         published, swept = 0, None
-        while swept is None or (swept.more and not swept.failed and (
-                context is None or context.get_remaining_time_in_millis() > SWEEP_RESERVE_MS)):
-            swept = service.republish_pending(self._orders, self._events, SWEEP_BATCH,
-                                              created_before=utcnow() - self._grace)
+        while swept is None or (
+            swept.more
+            and not swept.failed
+            and (context is None or context.get_remaining_time_in_millis() > SWEEP_RESERVE_MS)
+        ):
+            swept = service.republish_pending(
+                self._orders, self._events, SWEEP_BATCH, created_before=utcnow() - self._grace
+            )
             published += swept.published
         if published:
             metrics.count(metrics.EVENTS_REPUBLISHED, published, service=SERVICE)
-        self._logger.info("pending events swept", extra={
-            "republished": published, "publish_failed": swept.failed,
-            "more_pending": swept.more})
+        self._logger.info(
+            "pending events swept",
+            extra={
+                "republished": published,
+                "publish_failed": swept.failed,
+                "more_pending": swept.more,
+            },
+        )
         return {"republished": published, "morePending": swept.more}
 
     def rehearse(self) -> None:

@@ -27,9 +27,13 @@ def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
-            OrderRepository(settings), StockChecker.from_settings(settings, lambda_client),
-            LambdaPublisher(settings, get_logger(SERVICE), lambda_client), OrderMetrics(),
-            Lists.from_settings(settings), CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+            OrderRepository(settings),
+            StockChecker.from_settings(settings, lambda_client),
+            LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
+            OrderMetrics(),
+            Lists.from_settings(settings),
+            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+        )
     blueprint.function = FUNCTION
     return blueprint
 

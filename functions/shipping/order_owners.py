@@ -14,9 +14,11 @@ RETRY_AFTER_SECONDS = 5
 
 
 def _unavailable() -> Unavailable:
-    return Unavailable("ORDERS_UNAVAILABLE", "The orders service did not say whose order "
-                       "this is; the shipment was not created: retry",
-                       retry_after_seconds=RETRY_AFTER_SECONDS)
+    return Unavailable(
+        "ORDERS_UNAVAILABLE",
+        "The orders service did not say whose order this is; the shipment was not created: retry",
+        retry_after_seconds=RETRY_AFTER_SECONDS,
+    )
 
 
 class OrderOwners:
@@ -25,9 +27,14 @@ class OrderOwners:
 
     @classmethod
     def from_settings(cls, settings: Settings, lambda_client=None) -> "OrderOwners":
-        return cls(service(settings.orders_service_url, settings.orders_function,
-                           settings.stock_check_timeout_seconds,
-                           lambda: lambda_client or aws.lambda_client(settings)))
+        return cls(
+            service(
+                settings.orders_service_url,
+                settings.orders_function,
+                settings.stock_check_timeout_seconds,
+                lambda: lambda_client or aws.lambda_client(settings),
+            )
+        )
 
     def owner_of(self, pedido_id: int, on_behalf: OnBehalf) -> int | None:
         """The order's userId; None when no order has that id (a shipment may name one

@@ -27,23 +27,36 @@ def item_of(shipment: Shipment) -> ShipmentModel:
 
 class ShipmentRepository(Repository):
     def __init__(self, settings: Settings):
-        super().__init__(settings, ShipmentModel, Shipment, counter=COUNTER,
-                         unknown=unknown_shipment, item_of=item_of)
+        super().__init__(
+            settings,
+            ShipmentModel,
+            Shipment,
+            counter=COUNTER,
+            unknown=unknown_shipment,
+            item_of=item_of,
+        )
 
-    def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None, owner_id: int | None = None) -> Page:
+    def page(
+        self,
+        after: int,
+        limit: int,
+        status: str | None = None,
+        pedido_id: int | None = None,
+        owner_id: int | None = None,
+    ) -> Page:
         """By order when given one (an order has few shipments, so filtering them by
         status and owner is cheap); else by owner (a customer's, filtered by status);
         else by status; else the whole list."""
         if pedido_id is not None:
-            return self._index_page(ShipmentModel.by_order, pedido_id, after, limit,
-                                    _only(status, owner_id))
+            return self._index_page(
+                ShipmentModel.by_order, pedido_id, after, limit, _only(status, owner_id)
+            )
         if owner_id is not None:
-            return self._index_page(ShipmentModel.by_user, owner_id, after, limit,
-                                    _only(status, None))
+            return self._index_page(
+                ShipmentModel.by_user, owner_id, after, limit, _only(status, None)
+            )
         if status is not None:
-            return self._sharded_page(ShipmentModel.by_status, status, STATUS_SHARDS, after,
-                                      limit)
+            return self._sharded_page(ShipmentModel.by_status, status, STATUS_SHARDS, after, limit)
         return super().page(after, limit)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
@@ -54,10 +67,13 @@ class ShipmentRepository(Repository):
         try:
             # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The status
             # shard moves with the status, in the same write.
-            item.update(actions=[
-                ShipmentModel.status.set(status),
-                ShipmentModel.status_shard.set(shards.key(status, shipment_id, STATUS_SHARDS))],
-                condition=ShipmentModel.id.exists())
+            item.update(
+                actions=[
+                    ShipmentModel.status.set(status),
+                    ShipmentModel.status_shard.set(shards.key(status, shipment_id, STATUS_SHARDS)),
+                ],
+                condition=ShipmentModel.id.exists(),
+            )
         except UpdateError as exc:
             if storage.condition_failed(exc):
                 raise unknown_shipment(shipment_id) from None
@@ -67,10 +83,14 @@ class ShipmentRepository(Repository):
 
 def _only(status: str | None, owner_id: int | None):
     """The filter keeping a status and an owner, either or both (None: keep all)."""
-    conditions = [condition for condition in (
-        ShipmentModel.status == status if status is not None else None,
-        ShipmentModel.owner_id == owner_id if owner_id is not None else None)
-        if condition is not None]
+    conditions = [
+        condition
+        for condition in (
+            ShipmentModel.status == status if status is not None else None,
+            ShipmentModel.owner_id == owner_id if owner_id is not None else None,
+        )
+        if condition is not None
+    ]
     if not conditions:
         return None
     return conditions[0] if len(conditions) == 1 else conditions[0] & conditions[1]

@@ -11,18 +11,26 @@ from shipping.order_owners import OrderOwners
 from shipping.service import Shipments
 
 
-def blueprint(shipments: Shipments, owners: OrderOwners, lists: Lists,
-              once: CreatedOnce) -> ServiceBlueprint:
+def blueprint(
+    shipments: Shipments, owners: OrderOwners, lists: Lists, once: CreatedOnce
+) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
     def list_shipments():
         request = bp.current_request
         caller = caller_of(request)
-        filters = {"status": query_param(request, "status"),
-                   "pedidoId": query_param(request, "pedidoId")}
-        return lists.answer(request, lambda after, limit: service.list_shipments(
-            shipments, caller, after, limit, filters["status"], filters["pedidoId"]), filters)
+        filters = {
+            "status": query_param(request, "status"),
+            "pedidoId": query_param(request, "pedidoId"),
+        }
+        return lists.answer(
+            request,
+            lambda after, limit: service.list_shipments(
+                shipments, caller, after, limit, filters["status"], filters["pedidoId"]
+            ),
+            filters,
+        )
 
     # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/envios", methods=["POST"])
@@ -30,9 +38,16 @@ def blueprint(shipments: Shipments, owners: OrderOwners, lists: Lists,
         request = bp.current_request
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
-        return once.answer(request, rules.parse_shipment, lambda shipment: service.create_shipment(
-            shipments, lambda pedido_id: owners.owner_of(pedido_id, on_behalf), shipment,
-            utcnow()))
+        return once.answer(
+            request,
+            rules.parse_shipment,
+            lambda shipment: service.create_shipment(
+                shipments,
+                lambda pedido_id: owners.owner_of(pedido_id, on_behalf),
+                shipment,
+                utcnow(),
+            ),
+        )
 
     @bp.route("/api/envios/{id}", methods=["GET"])
     def get_shipment(id):

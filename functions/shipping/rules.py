@@ -59,8 +59,9 @@ def parse_shipment(body: dict) -> ShipmentRequest:
     return request
 
 
-def new_shipment(request: ShipmentRequest, shipment_id: int, now: datetime,
-                 owner_id: int | None = None) -> Shipment:
+def new_shipment(
+    request: ShipmentRequest, shipment_id: int, now: datetime, owner_id: int | None = None
+) -> Shipment:
     """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
     strategy = for_tipo(request.tipo_envio)
     return Shipment(
@@ -83,8 +84,11 @@ def parse_status(raw: str | None) -> str:
     return required_query_choice("status", raw, STATUSES)
 
 
-def parse_filters(raw_status: str | None,
-                  raw_pedido_id: str | None) -> tuple[str | None, int | None]:
+def parse_filters(
+    raw_status: str | None, raw_pedido_id: str | None
+) -> tuple[str | None, int | None]:
     """The shipments list's filters: a status, an order id, both or neither."""
-    return (query_choice("status", raw_status, STATUSES),
-            query_positive_integer("pedidoId", raw_pedido_id))
+    return (
+        query_choice("status", raw_status, STATUSES),
+        query_positive_integer("pedidoId", raw_pedido_id),
+    )

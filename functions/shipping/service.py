@@ -16,8 +16,14 @@ class Shipments(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, shipment_id: int) -> Shipment: ...
-    def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None, owner_id: int | None = None) -> Page: ...
+    def page(
+        self,
+        after: int,
+        limit: int,
+        status: str | None = None,
+        pedido_id: int | None = None,
+        owner_id: int | None = None,
+    ) -> Page: ...
     def add(self, shipment: Shipment) -> None: ...
     def set_status(self, shipment_id: int, status: str) -> Shipment: ...
 
@@ -26,8 +32,9 @@ class Shipments(Protocol):
 OwnerOf = Callable[[int], int | None]
 
 
-def create_shipment(shipments: Shipments, owner_of: OwnerOf, request: rules.ShipmentRequest,
-                    now: datetime) -> Shipment:
+def create_shipment(
+    shipments: Shipments, owner_of: OwnerOf, request: rules.ShipmentRequest, now: datetime
+) -> Shipment:
     """A shipment of a checked request (rules.parse_shipment), recording whose order it
     fulfils."""
     owner = owner_of(request.pedido_id)
@@ -45,13 +52,20 @@ def get_shipment(shipments: Shipments, caller: Caller, shipment_id: int) -> Ship
     return shipment
 
 
-def list_shipments(shipments: Shipments, caller: Caller, after: int, limit: int,
-                   raw_status: str | None, raw_pedido_id: str | None) -> Page:
+def list_shipments(
+    shipments: Shipments,
+    caller: Caller,
+    after: int,
+    limit: int,
+    raw_status: str | None,
+    raw_pedido_id: str | None,
+) -> Page:
     """A page of the shipments after id `after` the caller may see: all, of one status,
     of one order."""
     status, pedido_id = rules.parse_filters(raw_status, raw_pedido_id)
-    return shipments.page(after, limit, status=status, pedido_id=pedido_id,
-                          owner_id=access.owner_filter(caller))
+    return shipments.page(
+        after, limit, status=status, pedido_id=pedido_id, owner_id=access.owner_filter(caller)
+    )
 
 
 def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:

@@ -35,10 +35,12 @@ class DeliveryStrategy:
         return f"{self.guide_prefix}-{created:%Y%m%d}-{shipment_id:0{GUIDE_NUMBER_DIGITS}d}"
 
 
-TERRESTRE = DeliveryStrategy(tipo="TERRESTRE", guide_prefix="TER", transit=timedelta(days=5),
-                             route_label="Ruta terrestre")
-EXPRESS = DeliveryStrategy(tipo="EXPRESS", guide_prefix="EXP", transit=timedelta(days=1),
-                           route_label="Express prioritario")
+TERRESTRE = DeliveryStrategy(
+    tipo="TERRESTRE", guide_prefix="TER", transit=timedelta(days=5), route_label="Ruta terrestre"
+)
+EXPRESS = DeliveryStrategy(
+    tipo="EXPRESS", guide_prefix="EXP", transit=timedelta(days=1), route_label="Express prioritario"
+)
 
 STRATEGIES: dict[str, DeliveryStrategy] = {s.tipo: s for s in (TERRESTRE, EXPRESS)}
 TIPOS_ENVIO: tuple[str, ...] = tuple(STRATEGIES)

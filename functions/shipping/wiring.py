@@ -20,10 +20,12 @@ CREATE_SCOPE = "POST /api/envios"
 def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
-        blueprint = routes.blueprint(ShipmentRepository(settings),
-                                     OrderOwners.from_settings(settings, lambda_client),
-                                     Lists.from_settings(settings),
-                                     CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)))
+        blueprint = routes.blueprint(
+            ShipmentRepository(settings),
+            OrderOwners.from_settings(settings, lambda_client),
+            Lists.from_settings(settings),
+            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+        )
     blueprint.function = FUNCTION
     return blueprint
 

@@ -14,5 +14,6 @@ def with_user_id(event: dict) -> dict:
     user_id = attributes.get(USER_ID_ATTRIBUTE)
     claims = {USER_ID_CLAIM: user_id} if user_id else {}
     event.setdefault("response", {})["claimsAndScopeOverrideDetails"] = {
-        "accessTokenGeneration": {"claimsToAddOrOverride": claims}}
+        "accessTokenGeneration": {"claimsToAddOrOverride": claims}
+    }
     return event

@@ -85,10 +85,13 @@ def api(name: str, cors_origin: str) -> Api:
         by_path.setdefault(path, {})[method] = function
     # API Gateway prefers a literal path to a templated one (alertas before {id}).
     public = template.public_routes(name)
-    routes = sorted((_route(path, functions, frozenset(method for route, method in public
-                                                       if route == path))
-                     for path, functions in by_path.items()),
-                    key=lambda route: not route.literal)
+    routes = sorted(
+        (
+            _route(path, functions, frozenset(method for route, method in public if route == path))
+            for path, functions in by_path.items()
+        ),
+        key=lambda route: not route.literal,
+    )
     props = template.load()["Resources"][name]["Properties"]
     auth = props.get("Auth", {})
     authorizer = None
@@ -96,36 +99,53 @@ def api(name: str, cors_origin: str) -> Api:
         declared = auth["Authorizers"][auth["DefaultAuthorizer"]]
         identity = declared.get("Identity", {})
         expression = identity.get("ValidationExpression")
-        authorizer = Authorizer(declared["FunctionArn"]["Fn::GetAtt"][0],
-                                identity.get("Header", "Authorization").lower(),
-                                re.compile(expression) if expression else None)
+        authorizer = Authorizer(
+            declared["FunctionArn"]["Fn::GetAtt"][0],
+            identity.get("Header", "Authorization").lower(),
+            re.compile(expression) if expression else None,
+        )
     cors = {}
     if "Cors" in props:
         declared = props["Cors"]
-        cors = {"Access-Control-Allow-Origin": cors_origin,
-                "Access-Control-Allow-Headers": declared["AllowHeaders"].strip("'"),
-                "Access-Control-Allow-Methods": declared["AllowMethods"].strip("'"),
-                "Access-Control-Max-Age": declared["MaxAge"].strip("'")}
+        cors = {
+            "Access-Control-Allow-Origin": cors_origin,
+            "Access-Control-Allow-Headers": declared["AllowHeaders"].strip("'"),
+            "Access-Control-Allow-Methods": declared["AllowMethods"].strip("'"),
+            "Access-Control-Max-Age": declared["MaxAge"].strip("'"),
+        }
     return Api(name, tuple(routes), authorizer, cors)
 
 
 class _Answer(Exception):
     """An answer API Gateway makes itself."""
 
-    def __init__(self, status: int, body: dict | bytes, error_type: str,
-                 headers: dict | None = None, reason: str | None = None):
+    def __init__(
+        self,
+        status: int,
+        body: dict | bytes,
+        error_type: str,
+        headers: dict | None = None,
+        reason: str | None = None,
+    ):
         super().__init__(reason or error_type)
         self.status, self.error_type, self.reason = status, error_type, reason
-        self.body = body if isinstance(body, bytes) else json.dumps(
-            body, separators=(",", ":")).encode()
+        self.body = (
+            body if isinstance(body, bytes) else json.dumps(body, separators=(",", ":")).encode()
+        )
         self.headers = headers or {}
 
 
 class ApiGateway:
     """The WSGI app of one API."""
 
-    def __init__(self, api: Api, lambdas: LambdaService, region: str,
-                 pages: Mapping[str, Page] | None = None, throttle: TokenBucket | None = None):
+    def __init__(
+        self,
+        api: Api,
+        lambdas: LambdaService,
+        region: str,
+        pages: Mapping[str, Page] | None = None,
+        throttle: TokenBucket | None = None,
+    ):
         self.api, self._lambdas, self._region = api, lambdas, region
         self._pages = dict(pages or {})
         self._throttle = throttle
@@ -140,17 +160,35 @@ class ApiGateway:
             logged = None
         except _Answer as answer:
             status, body = answer.status, answer.body
-            headers = {"Content-Type": "application/json", "x-amzn-RequestId": request_id,
-                       "x-amzn-ErrorType": answer.error_type, **self._origin(), **answer.headers}
+            headers = {
+                "Content-Type": "application/json",
+                "x-amzn-RequestId": request_id,
+                "x-amzn-ErrorType": answer.error_type,
+                **self._origin(),
+                **answer.headers,
+            }
             logged = answer.reason or answer.error_type
         if logged is not None or path in self._pages or method == "OPTIONS":
             extra: dict[str, Any] = {"reason": logged} if logged else {}
-            log_request(self._logger, started, method=method, route=None, path=path,
-                        status=status, correlation_id=request_id, **extra)
-        start_response(f"{status} {HTTPStatus(status).phrase}",
-                       [(name, value) for name, values in headers.items()
-                        for value in (values if isinstance(values, list) else [values])]
-                       + [("Content-Length", str(len(body)))])
+            log_request(
+                self._logger,
+                started,
+                method=method,
+                route=None,
+                path=path,
+                status=status,
+                correlation_id=request_id,
+                **extra,
+            )
+        start_response(
+            f"{status} {HTTPStatus(status).phrase}",
+            [
+                (name, value)
+                for name, values in headers.items()
+                for value in (values if isinstance(values, list) else [values])
+            ]
+            + [("Content-Length", str(len(body)))],
+        )
         return [b"" if method == "HEAD" else body]
 
     def _origin(self) -> dict:
@@ -163,13 +201,20 @@ class ApiGateway:
         page = self._pages.get(path)
         if page is not None:
             if method not in PAGE_METHODS:
-                return platform_error(405, "METHOD_NOT_ALLOWED",
-                                      f"Method {method} is not allowed",
-                                      {"Allow": ", ".join(PAGE_METHODS)})
+                return platform_error(
+                    405,
+                    "METHOD_NOT_ALLOWED",
+                    f"Method {method} is not allowed",
+                    {"Allow": ", ".join(PAGE_METHODS)},
+                )
             return 200, {"Content-Type": page.content_type, **page.headers}, page.body
         if method not in METHODS:
-            return platform_error(405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed",
-                                  {"Allow": ", ".join(METHODS)})
+            return platform_error(
+                405,
+                "METHOD_NOT_ALLOWED",
+                f"Method {method} is not allowed",
+                {"Allow": ", ".join(METHODS)},
+            )
         route, parameters = self._match(environ.get("REQUEST_URI") or path)
         if method == "OPTIONS" and self.api.cors:
             return 200, {"Content-Type": "application/json", **self.api.cors}, b""
@@ -177,19 +222,30 @@ class ApiGateway:
         function = route.functions.get(routed)
         if function is None:
             allowed = ", ".join(sorted(route.functions))
-            return platform_error(405, "METHOD_NOT_ALLOWED",
-                                  f"Method {method} is not allowed", {"Allow": allowed})
+            return platform_error(
+                405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed", {"Allow": allowed}
+            )
         headers = _headers(environ)
         guarded = self.api.authorizer is not None and routed not in route.public
         context = self._authorize(headers, routed, path) if guarded else {}
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else None
         query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
-        event = rest_event(routed, route.path, request_id=request_id, path=path,
-                           path_parameters=parameters or None, query=query or None,
-                           headers=headers, body=body, authorizer=context,
-                           request_context={"stage": STAGE, "identity": {
-                               "sourceIp": environ.get("REMOTE_ADDR", "127.0.0.1")}})
+        event = rest_event(
+            routed,
+            route.path,
+            request_id=request_id,
+            path=path,
+            path_parameters=parameters or None,
+            query=query or None,
+            headers=headers,
+            body=body,
+            authorizer=context,
+            request_context={
+                "stage": STAGE,
+                "identity": {"sourceIp": environ.get("REMOTE_ADDR", "127.0.0.1")},
+            },
+        )
         return self._invoke(function, event)
 
     def _match(self, raw_path: str) -> tuple[Route, dict[str, str]]:
@@ -197,10 +253,10 @@ class ApiGateway:
         for route in self.api.routes:
             matched = route.pattern.match(path)
             if matched:
-                return route, {name: unquote(value) for name, value in
-                               matched.groupdict().items()}
-        raise _Answer(403, {"message": "Missing Authentication Token"},
-                      "MissingAuthenticationTokenException")
+                return route, {name: unquote(value) for name, value in matched.groupdict().items()}
+        raise _Answer(
+            403, {"message": "Missing Authentication Token"}, "MissingAuthenticationTokenException"
+        )
 
     def _authorize(self, headers: dict[str, str], method: str, path: str) -> dict:
         authorizer = self.api.authorizer
@@ -213,53 +269,78 @@ class ApiGateway:
         if authorizer.validation is not None and not authorizer.validation.search(header):
             unauthorized.reason = "the Authorization header is not a Bearer token"
             raise unauthorized
-        arn = (f"arn:aws:execute-api:{self._region}:000000000000:local/{STAGE}/"
-               f"{method}{path}")
-        outcome = self._lambdas.invoke(authorizer.function, json.dumps(
-            {"type": "TOKEN", "authorizationToken": header, "methodArn": arn}))
+        arn = f"arn:aws:execute-api:{self._region}:000000000000:local/{STAGE}/{method}{path}"
+        outcome = self._lambdas.invoke(
+            authorizer.function,
+            json.dumps({"type": "TOKEN", "authorizationToken": header, "methodArn": arn}),
+        )
         if outcome.error is not None:
             if outcome.error.get("errorMessage") == "Unauthorized":
                 unauthorized.reason = "the authorizer refused the token"
                 raise unauthorized
-            raise _Answer(500, {"message": None}, "AuthorizerConfigurationException",
-                          reason=outcome.error.get("errorMessage"))
+            raise _Answer(
+                500,
+                {"message": None},
+                "AuthorizerConfigurationException",
+                reason=outcome.error.get("errorMessage"),
+            )
         assert outcome.result is not None  # what did not fail answered
         policy = json.loads(outcome.result)
         statements = policy.get("policyDocument", {}).get("Statement", [])
         if not statements or any(s.get("Effect") != "Allow" for s in statements):
-            raise _Answer(403, {"Message": "User is not authorized to access this resource "
-                                           "with an explicit deny"}, "AccessDeniedException")
+            raise _Answer(
+                403,
+                {"Message": "User is not authorized to access this resource with an explicit deny"},
+                "AccessDeniedException",
+            )
         return {"principalId": policy.get("principalId"), **(policy.get("context") or {})}
 
     def _invoke(self, function: str, event: dict):
-        outcome = self._lambdas.invoke(function, json.dumps(event),
-                                       wait_seconds=INTEGRATION_TIMEOUT_SECONDS)
+        outcome = self._lambdas.invoke(
+            function, json.dumps(event), wait_seconds=INTEGRATION_TIMEOUT_SECONDS
+        )
         if outcome.error is not None and outcome.error["errorType"] == "TooManyRequestsException":
-            raise _Answer(504, {"message": "Endpoint request timed out"},
-                          "IntegrationTimeout", reason=outcome.error["errorMessage"])
+            raise _Answer(
+                504,
+                {"message": "Endpoint request timed out"},
+                "IntegrationTimeout",
+                reason=outcome.error["errorMessage"],
+            )
         if outcome.error is not None:
-            raise _Answer(502, {"message": "Internal server error"},
-                          "InternalServerErrorException",
-                          reason=f"{function}: {outcome.error.get('errorType')}: "
-                                 f"{outcome.error.get('errorMessage')}")
+            raise _Answer(
+                502,
+                {"message": "Internal server error"},
+                "InternalServerErrorException",
+                reason=f"{function}: {outcome.error.get('errorType')}: "
+                f"{outcome.error.get('errorMessage')}",
+            )
         try:
             response = json.loads(outcome.result or "")  # none: malformed as well
             status = int(response["statusCode"])
-            headers = {**(response.get("headers") or {}),
-                       **(response.get("multiValueHeaders") or {})}
+            headers = {
+                **(response.get("headers") or {}),
+                **(response.get("multiValueHeaders") or {}),
+            }
             body = response.get("body") or ""
-            body = base64.b64decode(body) if response.get("isBase64Encoded") \
-                else body.encode("utf-8")
+            body = (
+                base64.b64decode(body) if response.get("isBase64Encoded") else body.encode("utf-8")
+            )
         except (ValueError, TypeError, KeyError, AttributeError):
-            raise _Answer(502, {"message": "Internal server error"},
-                          "InternalServerErrorException",
-                          reason=f"{function}: a malformed proxy response") from None
+            raise _Answer(
+                502,
+                {"message": "Internal server error"},
+                "InternalServerErrorException",
+                reason=f"{function}: a malformed proxy response",
+            ) from None
         return status, headers, body
 
 
 def _headers(environ) -> dict[str, str]:
-    headers = {name[5:].replace("_", "-").lower(): value
-               for name, value in environ.items() if name.startswith("HTTP_")}
+    headers = {
+        name[5:].replace("_", "-").lower(): value
+        for name, value in environ.items()
+        if name.startswith("HTTP_")
+    }
     for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
         if environ.get(name):
             headers[name.replace("_", "-").lower()] = environ[name]

@@ -44,8 +44,13 @@ class AwsProcess:
         if data_dir is not None:
             args.append(str(data_dir))
         self.process = subprocess.Popen(
-            args, cwd=Path(__file__).resolve().parents[2], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"}, text=True)
+            args,
+            cwd=Path(__file__).resolve().parents[2],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            text=True,
+        )
         assert self.process.stdout is not None  # stdout=PIPE
         line = self.process.stdout.readline()
         try:
@@ -89,8 +94,7 @@ def main(argv: list[str]) -> None:
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
     limits = partition_limits()  # checked by the stack before it started this process
-    partitions = (PartitionWrites(limits.rate, limits.burst) if limits is not None
-                  else None)
+    partitions = PartitionWrites(limits.rate, limits.burst) if limits is not None else None
     try:
         if data is not None:
             data.hold()
@@ -99,8 +103,12 @@ def main(argv: list[str]) -> None:
         _say({"error": str(exc), "kind": "data"})
         return
     except OSError as exc:
-        _say({"error": f"DYNAMODB_PORT={port}: cannot listen there ({exc.strerror}); is "
-                       "another make run or make emulators using it?"})
+        _say(
+            {
+                "error": f"DYNAMODB_PORT={port}: cannot listen there ({exc.strerror}); is "
+                "another make run or make emulators using it?"
+            }
+        )
         return
     for key, value in {**LOCAL_AWS_ENV, "AWS_DEFAULT_REGION": region}.items():
         os.environ[key] = value
@@ -121,8 +129,7 @@ def main(argv: list[str]) -> None:
         # emulator with nothing to restore has no need of.
         from infra.shard_backfill import TABLES, backfill
 
-        backfill(boto3.client("dynamodb", endpoint_url=aws.url),
-                 {table: table for table in TABLES})
+        backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
     _say({"url": aws.url, "restored": restored})
     stopped.wait()
     aws.stop()

@@ -23,8 +23,10 @@ PAGE_PATH = "/docs"
 ASSETS_PATH = "/docs/assets/"
 # The Swagger UI files the page uses, by the names Powertools gives them (its Swagger UI
 # 5 renders OpenAPI 3.1).
-ASSETS = {"swagger-ui.min.css": "text/css; charset=utf-8",
-          "swagger-ui-bundle.min.js": "text/javascript; charset=utf-8"}
+ASSETS = {
+    "swagger-ui.min.css": "text/css; charset=utf-8",
+    "swagger-ui-bundle.min.js": "text/javascript; charset=utf-8",
+}
 # validatorUrl: Swagger UI's default would send the document to an online validator.
 INITIALIZER = f"""window.ui = SwaggerUIBundle({{
   url: "{SPEC_PATH}",
@@ -64,8 +66,11 @@ def document(gateway_url: str, notification_url: str) -> dict:
     ports in tests), so "Try it out" and an imported collection reach this stack."""
     described = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
     # The document's local servers are the default ports' (the root's path is on both).
-    here = {f"http://127.0.0.1:{DEFAULT_PORTS['GATEWAY_PORT']}": gateway_url,
-            f"http://127.0.0.1:{DEFAULT_PORTS['NOTIFICATION_PORT']}": notification_url}
+    here = {
+        f"http://127.0.0.1:{DEFAULT_PORTS['GATEWAY_PORT']}": gateway_url,
+        f"http://127.0.0.1:{DEFAULT_PORTS['NOTIFICATION_PORT']}": notification_url,
+    }
+
     def local(servers: list) -> list:  # new lists: YAML aliases share one between paths
         return [{**server, "url": here.get(server["url"], server["url"])} for server in servers]
 
@@ -89,19 +94,23 @@ def pages(gateway_url: str, notification_url: str) -> dict[str, Page]:
     # Only this stack: "Try it out" calls the document's local servers (the gateway by
     # its address, should the page be opened as localhost; the notification service,
     # which as deployed allows no other origin, so a browser will not let it answer).
-    policy = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-              f"img-src 'self' data:; connect-src 'self' {gateway_url} {notification_url}; "
-              "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+    policy = (
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        f"img-src 'self' data:; connect-src 'self' {gateway_url} {notification_url}; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
     html_headers = {"Content-Security-Policy": policy, "Cache-Control": "no-cache"}
     assets = _swagger_ui_assets()
     served = {
-        SPEC_PATH: Page("application/json",
-                        json.dumps(document(gateway_url, notification_url),
-                                   ensure_ascii=False).encode("utf-8"),
-                        {"Cache-Control": "no-cache"}),
+        SPEC_PATH: Page(
+            "application/json",
+            json.dumps(document(gateway_url, notification_url), ensure_ascii=False).encode("utf-8"),
+            {"Cache-Control": "no-cache"},
+        ),
         PAGE_PATH: Page("text/html; charset=utf-8", PAGE.encode("utf-8"), html_headers),
-        f"{ASSETS_PATH}init.js": Page("text/javascript; charset=utf-8",
-                                      INITIALIZER.encode("utf-8")),
+        f"{ASSETS_PATH}init.js": Page(
+            "text/javascript; charset=utf-8", INITIALIZER.encode("utf-8")
+        ),
     }
     for name, content_type in ASSETS.items():
         served[ASSETS_PATH + name] = Page(content_type, (assets / name).read_bytes())

@@ -76,13 +76,29 @@ from infra.local.partition_writes import (
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 
-_CATALOG_OPERATIONS = {"CreateTable", "DeleteTable", "UpdateTable", "ListTables",
-                       "RestoreTableFromBackup", "RestoreTableToPointInTime"}
+_CATALOG_OPERATIONS = {
+    "CreateTable",
+    "DeleteTable",
+    "UpdateTable",
+    "ListTables",
+    "RestoreTableFromBackup",
+    "RestoreTableToPointInTime",
+}
 # Operations that change no item and no table: nothing to save after them.
-_READ_OPERATIONS = {"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems",
-                    "DescribeTable", "ListTables", "DescribeTimeToLive",
-                    "DescribeContinuousBackups", "ListTagsOfResource", "DescribeEndpoints",
-                    "DescribeLimits"}
+_READ_OPERATIONS = {
+    "GetItem",
+    "BatchGetItem",
+    "Query",
+    "Scan",
+    "TransactGetItems",
+    "DescribeTable",
+    "ListTables",
+    "DescribeTimeToLive",
+    "DescribeContinuousBackups",
+    "ListTagsOfResource",
+    "DescribeEndpoints",
+    "DescribeLimits",
+}
 
 
 class _Untracked(list):
@@ -127,8 +143,11 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
             current = self.get_item(table_name, key)
             condition = op.get("ConditionExpression")
             if condition is not None:
-                check = get_filter_expression(condition, op.get("ExpressionAttributeNames"),
-                                              op.get("ExpressionAttributeValues"))
+                check = get_filter_expression(
+                    condition,
+                    op.get("ExpressionAttributeNames"),
+                    op.get("ExpressionAttributeValues"),
+                )
                 if not check.expr(current):
                     if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
                         original_item = current.to_json()["Attributes"]
@@ -158,9 +177,13 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
             else:
                 # None when absent, as moto's own transact_write_items passes them (its
                 # update_item is annotated with dicts only).
-                self.update_item(table_name, key, update_expression=op["UpdateExpression"],
-                                 expression_attribute_names=names,  # type: ignore[arg-type]
-                                 expression_attribute_values=values)  # type: ignore[arg-type]
+                self.update_item(
+                    table_name,
+                    key,
+                    update_expression=op["UpdateExpression"],
+                    expression_attribute_names=names,  # type: ignore[arg-type]
+                    expression_attribute_values=values,  # type: ignore[arg-type]
+                )
     except Exception:
         for table_name, key, before in reversed(undo):
             if before is None:
@@ -183,7 +206,8 @@ def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -
     (moto's own query then)."""
     version = (_writes_seen.get(table.name, 0), len(table.items))
     cached: tuple[tuple[int, int], dict[tuple, dict | None]] | None = getattr(
-        table, "_index_partitions", None)
+        table, "_index_partitions", None
+    )
     if cached is None or cached[0] != version:
         cached = (version, {})
         table._index_partitions = cached  # type: ignore[attr-defined]  # kept on moto's table
@@ -199,10 +223,13 @@ def _partitions(table: Table, index_name: str, hash_attr: str, sort_attr: str) -
                 return None
             value = Decimal(found.value) if found.type == "N" else found.value
             groups.setdefault((found.type, value), []).append((Decimal(sort.value), item))
-        ordered = {partition: sorted(pairs, key=lambda p: p[0])
-                   for partition, pairs in groups.items()}
-        cached[1][key] = {partition: ([k for k, _ in pairs], [item for _, item in pairs])
-                          for partition, pairs in ordered.items()}
+        ordered = {
+            partition: sorted(pairs, key=lambda p: p[0]) for partition, pairs in groups.items()
+        }
+        cached[1][key] = {
+            partition: ([k for k, _ in pairs], [item for _, item in pairs])
+            for partition, pairs in ordered.items()
+        }
     return cached[1][key]
 
 
@@ -218,11 +245,16 @@ def query_one_partition(self: Table, *args, **kwargs):
     """
     index_name = args[7] if len(args) > 7 else kwargs.get("index_name")
     conditions = kwargs.get("hash_key_conditions") or []
-    if not index_name or self.range_key_attr or len(conditions) != 1 \
-            or conditions[0][1].type not in ("S", "N"):
+    if (
+        not index_name
+        or self.range_key_attr
+        or len(conditions) != 1
+        or conditions[0][1].type not in ("S", "N")
+    ):
         return _moto_query(self, *args, **kwargs)
-    sort_keys = [k["AttributeName"] for k in self.get_index(index_name).schema
-                 if k["KeyType"] == "RANGE"]
+    sort_keys = [
+        k["AttributeName"] for k in self.get_index(index_name).schema if k["KeyType"] == "RANGE"
+    ]
     if len(sort_keys) != 1:
         return _moto_query(self, *args, **kwargs)
     name, value = conditions[0]
@@ -233,13 +265,18 @@ def query_one_partition(self: Table, *args, **kwargs):
     sort_values, ordered = partitions.get((value.type, wanted), ([], []))
     range_comparison, range_objs, limit, start_key, forward = args[1:6]
     filtered = args[9] if len(args) > 9 else kwargs.get("filter_expression")
-    if (range_comparison == ">" and forward and start_key is None and limit
-            and (filtered is None or isinstance(filtered, OpDefault))
-            and range_objs[0].type == "N"):
+    if (
+        range_comparison == ">"
+        and forward
+        and start_key is None
+        and limit
+        and (filtered is None or isinstance(filtered, OpDefault))
+        and range_objs[0].type == "N"
+    ):
         # A page after an id (common.shards): only the items after it, and one more
         # than the limit, so that moto still sees whether the partition goes on.
         first = bisect.bisect_right(sort_values, Decimal(range_objs[0].value))
-        ordered = ordered[first:first + limit + 1]
+        ordered = ordered[first : first + limit + 1]
     self.all_items = lambda: ordered  # type: ignore[method-assign]  # see the docstring
     try:
         return _moto_query(self, *args, **kwargs)
@@ -291,8 +328,13 @@ class _TableLocks:
 
 QUEUE_TARGET = "AmazonSQS."
 # What changes which messages a queue holds (receiving only hides them for a while).
-_QUEUE_WRITES = {"SendMessage", "SendMessageBatch", "DeleteMessage", "DeleteMessageBatch",
-                 "PurgeQueue"}
+_QUEUE_WRITES = {
+    "SendMessage",
+    "SendMessageBatch",
+    "DeleteMessage",
+    "DeleteMessageBatch",
+    "PurgeQueue",
+}
 
 
 def tables_named(target: str, body: bytes) -> set[str] | None:
@@ -343,7 +385,7 @@ def _named_items(backend: DynamoDBBackend, operation: str, request: dict) -> lis
                     add(table_name, write["DeleteRequest"]["Key"])
     else:  # TransactWriteItems: a condition check is billed as a write too
         for entry in request["TransactItems"]:
-            (kind, op), = entry.items()
+            ((kind, op),) = entry.items()
             add(op["TableName"], op["Item"] if kind == "Put" else op["Key"])
     return named
 
@@ -362,8 +404,9 @@ def _restore(backend: DynamoDBBackend, table: Table, key: dict, before: dict | N
 
 def _json_answer(start_response, status: str, content: dict) -> list[bytes]:
     body = json.dumps(content).encode("utf-8")
-    start_response(status, [("Content-Type", "application/x-amz-json-1.0"),
-                            ("Content-Length", str(len(body)))])
+    start_response(
+        status, [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))]
+    )
     return [body]
 
 
@@ -415,7 +458,6 @@ class AtomicPerTable:
                     observer.written(tables)
             return response
 
-
     def _metered(self, environ, start_response, operation: str, body: bytes) -> list:
         """Run a write request holding its tables, then count the partitions it wrote;
         if the throttle refuses them, put every item it named back as it was and answer
@@ -436,27 +478,37 @@ class AtomicPerTable:
 
         chunks: list[bytes] = []
         chunks.extend(self._app(environ, hold))
-        partitions = [partition for (table, key), was in zip(named, before, strict=True)
-                      for partition in written(table, key, was, _stored(backend, table, key))]
+        partitions = [
+            partition
+            for (table, key), was in zip(named, before, strict=True)
+            for partition in written(table, key, was, _stored(backend, table, key))
+        ]
         assert self.partitions is not None  # only metered when there is a meter
         if self.partitions.admit(partitions):
             start_response(answered["status"], answered["headers"])
             return chunks
         for (table, key), was in zip(named, before, strict=True):
             _restore(backend, table, key, was)
-        return _json_answer(start_response, "400 Bad Request",
-                            {"__type": THROTTLED_TYPE, "message": THROTTLED_MESSAGE})
+        return _json_answer(
+            start_response,
+            "400 Bad Request",
+            {"__type": THROTTLED_TYPE, "message": THROTTLED_MESSAGE},
+        )
 
     def _partition_writes(self, environ, start_response) -> list[bytes]:
         if self.partitions is None:
-            return _json_answer(start_response, "404 Not Found", {
-                "message": "this emulator does not count partition writes"})
+            return _json_answer(
+                start_response,
+                "404 Not Found",
+                {"message": "this emulator does not count partition writes"},
+            )
         if environ.get("REQUEST_METHOD") == "DELETE":
             self.partitions.reset()
             return _json_answer(start_response, "200 OK", {})
         top = parse_qs(environ.get("QUERY_STRING", "")).get("top", ["20"])[0]
-        return _json_answer(start_response, "200 OK", self.partitions.report(
-            int(top) if top.isdigit() else 20))
+        return _json_answer(
+            start_response, "200 OK", self.partitions.report(int(top) if top.isdigit() else 20)
+        )
 
 
 class _ByTarget:
@@ -471,8 +523,10 @@ class _ByTarget:
 
     def __init__(self, fallback: DomainDispatcherApplication):
         self._fallback = fallback
-        self._apps = {"DynamoDB_": create_backend_app("dynamodb"),
-                      QUEUE_TARGET: create_backend_app("sqs")}
+        self._apps = {
+            "DynamoDB_": create_backend_app("dynamodb"),
+            QUEUE_TARGET: create_backend_app("sqs"),
+        }
 
     def __call__(self, environ, start_response):
         target = environ.get("HTTP_X_AMZ_TARGET", "")
@@ -493,9 +547,13 @@ class Emulator(BackgroundServer):
     """The emulator's server, and its tables (`keep_in` saves them in LOCAL_DATA_DIR)."""
 
     def __init__(self, server, app: AtomicPerTable):
-        super().__init__(server.server_address, lambda: server.serve_forever(poll_interval=0.05),
-                         lambda: (server.shutdown(), server.server_close()), "aws-emulator",
-                         self._stopped)
+        super().__init__(
+            server.server_address,
+            lambda: server.serve_forever(poll_interval=0.05),
+            lambda: (server.shutdown(), server.server_close()),
+            "aws-emulator",
+            self._stopped,
+        )
         self._app = app
         self.snapshots: Snapshots | None = None
 
@@ -515,8 +573,13 @@ class Emulator(BackgroundServer):
         save them there as they change. Raises DataError, having changed nothing on disk,
         when a file cannot be used. Returns how many items each table, and messages each
         queue, got back."""
-        snapshots = Snapshots(directory, lambda: self.tables(region), self._app.holding,
-                              write_through, lambda: self.queues(region))
+        snapshots = Snapshots(
+            directory,
+            lambda: self.tables(region),
+            self._app.holding,
+            write_through,
+            lambda: self.queues(region),
+        )
         restored = snapshots.restore()
         self.snapshots = snapshots.start()
         self._app.observer = snapshots
@@ -544,8 +607,8 @@ def emulator(port: int = 0, partitions: PartitionWrites | None = None) -> Emulat
     _stop_tracking_dynamodb_models()
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()
-    app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)),
-                         partitions)
-    server = make_server("127.0.0.1", port, app, threaded=True,
-                         request_handler=_QuietRequestHandler)
+    app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)), partitions)
+    server = make_server(
+        "127.0.0.1", port, app, threaded=True, request_handler=_QuietRequestHandler
+    )
     return Emulator(server, app)

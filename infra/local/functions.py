@@ -66,8 +66,10 @@ class _Locally:
     def __init__(self, urls: Mapping[str, str], region: str):
         loaded = template.load()
         self.resources = loaded["Resources"]
-        self.parameters = {name: str(LOCAL_PARAMETERS.get(name, spec.get("Default", "")))
-                           for name, spec in loaded.get("Parameters", {}).items()}
+        self.parameters = {
+            name: str(LOCAL_PARAMETERS.get(name, spec.get("Default", "")))
+            for name, spec in loaded.get("Parameters", {}).items()
+        }
         self.conditions = loaded.get("Conditions", {})
         self.urls, self.region = urls, region
 
@@ -78,7 +80,7 @@ class _Locally:
         """The local value of `node`; None where nothing stands locally for it."""
         if not isinstance(node, dict):
             return node
-        (function, argument), = node.items()
+        ((function, argument),) = node.items()
         if function == "Ref":
             if argument == "AWS::NoValue":
                 return None
@@ -118,25 +120,34 @@ def _rate_seconds(expression: str) -> float:
     return int(number) * {"m": 60, "h": 3600, "d": 86400}[unit[0]]
 
 
-def functions(urls: Mapping[str, str], region: str, base_env: Mapping[str, str],
-              environ: Mapping[str, str] = os.environ) -> dict[str, FunctionSpec]:
+def functions(
+    urls: Mapping[str, str],
+    region: str,
+    base_env: Mapping[str, str],
+    environ: Mapping[str, str] = os.environ,
+) -> dict[str, FunctionSpec]:
     """Every function of the template (of those this stack has), by logical id. `urls`:
     the local address of each API (its logical id); `base_env`: what every function
     gets besides its own (the emulators' endpoints, credentials)."""
     local = _Locally(urls, region)
     loaded = template.load()
     defaults = loaded["Globals"]["Function"]
-    layers = {name: ROOT / "infra" / res["Properties"]["ContentUri"]
-              for name, res in template.resources("AWS::Serverless::LayerVersion").items()}
+    layers = {
+        name: ROOT / "infra" / res["Properties"]["ContentUri"]
+        for name, res in template.resources("AWS::Serverless::LayerVersion").items()
+    }
     found = {}
     for name, resource in template.resources("AWS::Serverless::Function").items():
         if "Condition" in resource and not local.condition(resource["Condition"]):
             continue
         props = resource["Properties"]
-        own = {**defaults.get("Environment", {}).get("Variables", {}),
-               **props.get("Environment", {}).get("Variables", {})}
-        env = {key: str(value) for key, raw in own.items()
-               if (value := local.value(raw)) is not None}
+        own = {
+            **defaults.get("Environment", {}).get("Variables", {}),
+            **props.get("Environment", {}).get("Variables", {}),
+        }
+        env = {
+            key: str(value) for key, raw in own.items() if (value := local.value(raw)) is not None
+        }
         env.update({key: environ[key] for key in VARIABLES if key in environ})
         reserved = local.value(props.get("ReservedConcurrentExecutions"))
         config = props.get("EventInvokeConfig", {})
@@ -145,21 +156,29 @@ def functions(urls: Mapping[str, str], region: str, base_env: Mapping[str, str],
             name=name,
             handler=props["Handler"],
             code_dir=(ROOT / "infra" / props["CodeUri"]).resolve(),
-            layer_dirs=tuple(layers[layer].resolve() for layer in
-                             template.function_layers(name, _true_conditions(local))
-                             if layer in layers),
-            environment={**base_env, **env, "POWERTOOLS_SERVICE_NAME": env.get(
-                "POWERTOOLS_SERVICE_NAME", name)},
+            layer_dirs=tuple(
+                layers[layer].resolve()
+                for layer in template.function_layers(name, _true_conditions(local))
+                if layer in layers
+            ),
+            environment={
+                **base_env,
+                **env,
+                "POWERTOOLS_SERVICE_NAME": env.get("POWERTOOLS_SERVICE_NAME", name),
+            },
             timeout_seconds=float(props.get("Timeout", defaults["Timeout"])),
             memory_mb=int(props.get("MemorySize", defaults["MemorySize"])),
             concurrency=int(reserved) if reserved else DEFAULT_CONCURRENCY,
             asynchronous=AsyncConfig(
                 retries=int(config.get("MaximumRetryAttempts", 2)),
                 max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
-                on_failure=local.value(on_failure["Destination"]) if on_failure else None),
+                on_failure=local.value(on_failure["Destination"]) if on_failure else None,
+            ),
             schedules_seconds=tuple(
                 _rate_seconds(event["Properties"]["Schedule"])
-                for event in props.get("Events", {}).values() if event["Type"] == "Schedule"),
+                for event in props.get("Events", {}).values()
+                if event["Type"] == "Schedule"
+            ),
         )
     return found
 

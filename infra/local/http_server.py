@@ -44,15 +44,23 @@ def platform_error(status: int, code: str, message: str, headers: dict | None = 
 class _PlatformErrorTask(ErrorTask):
     """waitress's own answers in the platform's error format instead of waitress's text."""
 
-    CODES = {400: "BAD_REQUEST", 413: "PAYLOAD_TOO_LARGE", 431: "HEADERS_TOO_LARGE",
-             501: "NOT_IMPLEMENTED"}
+    CODES = {
+        400: "BAD_REQUEST",
+        413: "PAYLOAD_TOO_LARGE",
+        431: "HEADERS_TOO_LARGE",
+        501: "NOT_IMPLEMENTED",
+    }
 
     def execute(self):
         error = self.request.error
-        message = (f"The body is larger than {MAX_BODY_BYTES} bytes" if error.code == 413
-                   else f"{error.reason}: {error.body}")
+        message = (
+            f"The body is larger than {MAX_BODY_BYTES} bytes"
+            if error.code == 413
+            else f"{error.reason}: {error.body}"
+        )
         status, headers, body = platform_error(
-            error.code, self.CODES.get(error.code, "BAD_REQUEST"), message)
+            error.code, self.CODES.get(error.code, "BAD_REQUEST"), message
+        )
         self.status = f"{status} {error.reason}"
         self.response_headers.extend(headers.items())
         self.set_close_on_finish()
@@ -77,9 +85,13 @@ def _make_room(server) -> None:
 
     def readable():
         if server.accepting and len(server._map) >= server.adj.connection_limit:
-            idle = [channel for channel in list(server._map.values())
-                    if isinstance(channel, HTTPChannel) and not channel.requests
-                    and not channel.total_outbufs_len]
+            idle = [
+                channel
+                for channel in list(server._map.values())
+                if isinstance(channel, HTTPChannel)
+                and not channel.requests
+                and not channel.total_outbufs_len
+            ]
             if idle and not any(channel.will_close for channel in idle):
                 min(idle, key=lambda channel: channel.last_activity).will_close = True
         return original()
@@ -103,21 +115,33 @@ class AppServer:
     own URL (a page that names the server's address).
     """
 
-    def __init__(self, port: int = 0, idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS,
-                 sock: socket.socket | None = None):
+    def __init__(
+        self,
+        port: int = 0,
+        idle_timeout: int = DEFAULT_IDLE_TIMEOUT_SECONDS,
+        sock: socket.socket | None = None,
+    ):
         """Listens on 127.0.0.1:`port`, or on `sock`, a listening socket of the stack's."""
         self._app = _LateApp()
         where = {"sockets": [sock]} if sock is not None else {"host": "127.0.0.1", "port": port}
         self._server = create_server(
-            self._app, **where, threads=THREADS, backlog=1024,
-            connection_limit=CONNECTION_LIMIT, asyncore_use_poll=True,
-            channel_timeout=idle_timeout, cleanup_interval=max(1, idle_timeout // 2),
-            max_request_body_size=MAX_BODY_BYTES + CHUNK_FRAMING_ALLOWANCE, ident="")
+            self._app,
+            **where,
+            threads=THREADS,
+            backlog=1024,
+            connection_limit=CONNECTION_LIMIT,
+            asyncore_use_poll=True,
+            channel_timeout=idle_timeout,
+            cleanup_interval=max(1, idle_timeout // 2),
+            max_request_body_size=MAX_BODY_BYTES + CHUNK_FRAMING_ALLOWANCE,
+            ident="",
+        )
         self._server.channel_class = _PlatformChannel
         _make_room(self._server)  # one listening socket: waitress's server is its own
         address = (self._server.effective_host, self._server.effective_port)
-        self.background = BackgroundServer(address, self._server.run, self._shutdown,
-                                           f"http-{address[1]}")
+        self.background = BackgroundServer(
+            address, self._server.run, self._shutdown, f"http-{address[1]}"
+        )
         self.url = self.background.url
 
     def serve(self, app) -> BackgroundServer:
@@ -137,8 +161,9 @@ class AppServer:
         time.sleep(0.05)
         deadline = time.monotonic() + DRAIN_SECONDS
         while time.monotonic() < deadline and any(
-                getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0)
-                for channel in list(self._server._map.values())):
+            getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0)
+            for channel in list(self._server._map.values())
+        ):
             time.sleep(0.05)
 
     def _shutdown(self) -> None:

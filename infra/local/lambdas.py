@@ -77,21 +77,31 @@ class Environment:
         self.spec, self.generation, self._log = spec, generation, log
         self.last_used = time.monotonic()
         ours, theirs = socket.socketpair()
-        env = {**spec.environment, "_HANDLER": spec.handler, "LAMBDA_TASK_ROOT": str(task_root),
-               "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
-               "AWS_LAMBDA_FUNCTION_NAME": spec.name,
-               "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
-               "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
-               "PYTHONUNBUFFERED": "1"}
+        env = {
+            **spec.environment,
+            "_HANDLER": spec.handler,
+            "LAMBDA_TASK_ROOT": str(task_root),
+            "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
+            "AWS_LAMBDA_FUNCTION_NAME": spec.name,
+            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
+            "PYTHONUNBUFFERED": "1",
+        }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "infra.local.runtime", str(theirs.fileno())],
-            env=env, cwd=Path(__file__).resolve().parents[2], pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         theirs.close()
         self._connection = Connection(ours.detach())
         for stream in (self.process.stdout, self.process.stderr):
-            threading.Thread(target=self._pass_on, args=(stream,), daemon=True,
-                             name=f"log-{spec.name}").start()
+            threading.Thread(
+                target=self._pass_on, args=(stream,), daemon=True, name=f"log-{spec.name}"
+            ).start()
         self.init_ms = self._wait_until_ready()
 
     def _pass_on(self, stream) -> None:
@@ -103,14 +113,22 @@ class Environment:
     def _wait_until_ready(self) -> float:
         if not self._connection.poll(INIT_TIMEOUT_SECONDS):
             self.stop()
-            raise InitFailed({"errorType": "Runtime.InitTimeout",
-                              "errorMessage": f"init took more than {INIT_TIMEOUT_SECONDS} s"})
+            raise InitFailed(
+                {
+                    "errorType": "Runtime.InitTimeout",
+                    "errorMessage": f"init took more than {INIT_TIMEOUT_SECONDS} s",
+                }
+            )
         try:
             message = json.loads(self._connection.recv_bytes())
         except (EOFError, OSError):
             self.stop()
-            raise InitFailed({"errorType": "Runtime.ExitError",
-                              "errorMessage": "the environment exited during init"}) from None
+            raise InitFailed(
+                {
+                    "errorType": "Runtime.ExitError",
+                    "errorMessage": "the environment exited during init",
+                }
+            ) from None
         if "init_error" in message:
             self.stop()
             raise InitFailed(message["init_error"])
@@ -119,14 +137,21 @@ class Environment:
     def invoke(self, event: str) -> Outcome:
         deadline = time.time() + self.spec.timeout_seconds
         try:
-            self._connection.send_bytes(json.dumps(
-                {"event": event, "request_id": str(uuid.uuid4()), "deadline": deadline}
-            ).encode("utf-8"))
+            self._connection.send_bytes(
+                json.dumps(
+                    {"event": event, "request_id": str(uuid.uuid4()), "deadline": deadline}
+                ).encode("utf-8")
+            )
             if not self._connection.poll(self.spec.timeout_seconds):
                 self.stop()
-                return Outcome(error={"errorType": "Runtime.Timeout", "errorMessage":
-                                      f"Task timed out after {self.spec.timeout_seconds:.2f} "
-                                      "seconds"}, timed_out=True)
+                return Outcome(
+                    error={
+                        "errorType": "Runtime.Timeout",
+                        "errorMessage": f"Task timed out after {self.spec.timeout_seconds:.2f} "
+                        "seconds",
+                    },
+                    timed_out=True,
+                )
             message = json.loads(self._connection.recv_bytes())
         except (EOFError, OSError):
             self.stop()
@@ -169,8 +194,10 @@ class Pool:
         except InitFailed as failed:
             return Outcome(error=failed.error)
         if environment is None:
-            return _failure("TooManyRequestsException",
-                            f"{self.spec.name} is at its concurrency ({self.spec.concurrency})")
+            return _failure(
+                "TooManyRequestsException",
+                f"{self.spec.name} is at its concurrency ({self.spec.concurrency})",
+            )
         outcome = environment.invoke(event)
         self._release(environment)
         return outcome
@@ -202,8 +229,11 @@ class Pool:
 
     def _release(self, environment: Environment) -> None:
         with self._freed:
-            if environment.alive and environment.generation == self.generation \
-                    and not self._stopped:
+            if (
+                environment.alive
+                and environment.generation == self.generation
+                and not self._stopped
+            ):
                 self._idle.append(environment)
             else:
                 self._retire(environment)
@@ -263,16 +293,21 @@ class Deliveries:
     """The asynchronous invocations of one function: queued, run, tried again on
     failure, then sent to its on-failure destination."""
 
-    def __init__(self, pool: Pool, send_to_destination: Callable[[str, dict], None],
-                 retry_seconds: float = ASYNC_RETRY_SECONDS):
+    def __init__(
+        self,
+        pool: Pool,
+        send_to_destination: Callable[[str, dict], None],
+        retry_seconds: float = ASYNC_RETRY_SECONDS,
+    ):
         self._pool, self._send = pool, send_to_destination
         self._retry_seconds = retry_seconds
         self._queue: queue.Queue = queue.Queue()
         self._pending = 0
         self._settled = threading.Condition()
-        self._workers = [threading.Thread(target=self._run, daemon=True,
-                                          name=f"async-{pool.spec.name}")
-                         for _ in range(pool.spec.concurrency)]
+        self._workers = [
+            threading.Thread(target=self._run, daemon=True, name=f"async-{pool.spec.name}")
+            for _ in range(pool.spec.concurrency)
+        ]
         for worker in self._workers:
             worker.start()
 
@@ -291,16 +326,24 @@ class Deliveries:
             config = self._pool.spec.asynchronous
             too_old = time.time() - queued_at > config.max_age_seconds
             if outcome.failed and attempt < config.retries and not too_old:
-                delay = self._retry_seconds * 2 ** attempt
-                timer = threading.Timer(delay, self._queue.put,
-                                        args=((event, attempt + 1, queued_at),))
+                delay = self._retry_seconds * 2**attempt
+                timer = threading.Timer(
+                    delay, self._queue.put, args=((event, attempt + 1, queued_at),)
+                )
                 timer.daemon = True
                 timer.start()
                 continue
             if outcome.failed and config.on_failure:
-                self._send(config.on_failure, _failure_record(
-                    self._pool.spec.name, event, outcome, attempt + 1,
-                    "EventAgeExceeded" if too_old else "RetriesExhausted"))
+                self._send(
+                    config.on_failure,
+                    _failure_record(
+                        self._pool.spec.name,
+                        event,
+                        outcome,
+                        attempt + 1,
+                        "EventAgeExceeded" if too_old else "RetriesExhausted",
+                    ),
+                )
             with self._settled:
                 self._pending -= 1
                 self._settled.notify_all()
@@ -315,29 +358,44 @@ class Deliveries:
             self._queue.put(None)
 
 
-def _failure_record(function: str, event: str, outcome: Outcome, attempts: int,
-                    condition: str) -> dict:
+def _failure_record(
+    function: str, event: str, outcome: Outcome, attempts: int, condition: str
+) -> dict:
     """What Lambda sends an on-failure destination: the request and why it failed."""
-    return {"version": "1.0", "timestamp": datetime.now(UTC).isoformat(),
-            "requestContext": {"requestId": str(uuid.uuid4()),
-                               "functionArn": f"arn:aws:lambda:local:000000000000:function:"
-                                              f"{function}:$LATEST",
-                               "condition": condition, "approximateInvokeCount": attempts},
-            "requestPayload": json.loads(event),
-            "responseContext": {"statusCode": 200, "executedVersion": "$LATEST",
-                                "functionError": "Unhandled"},
-            "responsePayload": outcome.error}
+    return {
+        "version": "1.0",
+        "timestamp": datetime.now(UTC).isoformat(),
+        "requestContext": {
+            "requestId": str(uuid.uuid4()),
+            "functionArn": f"arn:aws:lambda:local:000000000000:function:{function}:$LATEST",
+            "condition": condition,
+            "approximateInvokeCount": attempts,
+        },
+        "requestPayload": json.loads(event),
+        "responseContext": {
+            "statusCode": 200,
+            "executedVersion": "$LATEST",
+            "functionError": "Unhandled",
+        },
+        "responsePayload": outcome.error,
+    }
 
 
 class LambdaService:
     """Every function of the stack: invoked by name, synchronously or not."""
 
-    def __init__(self, specs: dict[str, FunctionSpec], task_roots: dict[str, Path], log: Log,
-                 send_to_destination: Callable[[str, dict], None]):
+    def __init__(
+        self,
+        specs: dict[str, FunctionSpec],
+        task_roots: dict[str, Path],
+        log: Log,
+        send_to_destination: Callable[[str, dict], None],
+    ):
         self.specs = specs
         self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
-        self.deliveries = {name: Deliveries(pool, send_to_destination)
-                           for name, pool in self.pools.items()}
+        self.deliveries = {
+            name: Deliveries(pool, send_to_destination) for name, pool in self.pools.items()
+        }
         self._reaper = threading.Thread(target=self._reap, daemon=True, name="reaper")
         self._stopping = threading.Event()
         self._reaper.start()
@@ -378,7 +436,6 @@ class LambdaService:
             pool.stop()
 
 
-
 _INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 
 
@@ -397,8 +454,11 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
             payload = self.rfile.read(length).decode("utf-8") if length else "{}"
             name = service.function(unquote(match["name"])) if match else None
             if name is None:
-                self._send(404, {"Type": "User", "Message": "Function not found"},
-                           {"x-amzn-ErrorType": "ResourceNotFoundException"})
+                self._send(
+                    404,
+                    {"Type": "User", "Message": "Function not found"},
+                    {"x-amzn-ErrorType": "ResourceNotFoundException"},
+                )
                 return
             invocation = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
             if invocation == "DryRun":
@@ -409,19 +469,28 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
             else:
                 outcome = service.invoke(name, payload)
                 if outcome.error and outcome.error["errorType"] == "TooManyRequestsException":
-                    self._send(429, {"Type": "User", "message": outcome.error["errorMessage"]},
-                               {"x-amzn-ErrorType": "TooManyRequestsException"})
+                    self._send(
+                        429,
+                        {"Type": "User", "message": outcome.error["errorMessage"]},
+                        {"x-amzn-ErrorType": "TooManyRequestsException"},
+                    )
                 elif outcome.failed:
                     self._send(200, outcome.error, {"X-Amz-Function-Error": "Unhandled"})
                 else:
                     self._send(200, None, raw=(outcome.result or "null").encode("utf-8"))
 
         def _send(self, status, body, headers=None, raw: bytes | None = None):
-            data = raw if raw is not None else (
-                b"" if body is None else json.dumps(body).encode("utf-8"))
+            data = (
+                raw
+                if raw is not None
+                else (b"" if body is None else json.dumps(body).encode("utf-8"))
+            )
             self.send_response(status)
-            for key, value in {"Content-Type": "application/json",
-                               "X-Amz-Executed-Version": "$LATEST", **(headers or {})}.items():
+            for key, value in {
+                "Content-Type": "application/json",
+                "X-Amz-Executed-Version": "$LATEST",
+                **(headers or {}),
+            }.items():
                 self.send_header(key, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

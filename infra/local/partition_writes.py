@@ -29,9 +29,11 @@ from dataclasses import dataclass, field
 # Where the emulator answers the count (GET, `?top=N`) and zeroes it (DELETE).
 PARTITION_WRITES_PATH = "/_local/partition-writes"
 THROTTLED_TYPE = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"
-THROTTLED_MESSAGE = ("The level of configured provisioned throughput for the table was "
-                     "exceeded. Consider increasing your provisioning level with the "
-                     "UpdateTable API.")
+THROTTLED_MESSAGE = (
+    "The level of configured provisioned throughput for the table was "
+    "exceeded. Consider increasing your provisioning level with the "
+    "UpdateTable API."
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -48,7 +50,7 @@ class Partition:
 
 
 def _value(attribute: dict) -> str:
-    (_, content), = attribute.items()
+    ((_, content),) = attribute.items()
     return str(content)
 
 
@@ -58,8 +60,7 @@ def written(table, key: dict, before: dict | None, after: dict | None) -> list[P
     partitions = [Partition(table.name, None, _value(key[table.hash_key_attr]))]
     for index in table.global_indexes:
         names = [key["AttributeName"] for key in index.schema]
-        hash_name = next(key["AttributeName"] for key in index.schema
-                         if key["KeyType"] == "HASH")
+        hash_name = next(key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH")
         old = _index_key(before, names)
         new = _index_key(after, names)
         # An index key is only found in an item that is there (_index_key of None: None).
@@ -153,11 +154,23 @@ class PartitionWrites:
         with self._lock:
             counts = sorted(self._counts.items(), key=lambda pair: -pair[1].writes)
             total = sum(counted.writes for _, counted in counts)
-            return {"writes": total, "throttled": self.throttled, "keys": len(counts),
-                    "rate": self.rate, "burst": self.burst,
-                    "hottest": [{"table": p.table, "index": p.index, "key": p.key,
-                                 "writes": c.writes, "peakPerSecond": c.peak}
-                                for p, c in counts[:top]]}
+            return {
+                "writes": total,
+                "throttled": self.throttled,
+                "keys": len(counts),
+                "rate": self.rate,
+                "burst": self.burst,
+                "hottest": [
+                    {
+                        "table": p.table,
+                        "index": p.index,
+                        "key": p.key,
+                        "writes": c.writes,
+                        "peakPerSecond": c.peak,
+                    }
+                    for p, c in counts[:top]
+                ],
+            }
 
     def reset(self) -> None:
         with self._lock:

@@ -90,8 +90,10 @@ class DataDir:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
-            raise DataError(f"Local data: {self.path} is in use by another local stack "
-                            "(make run or make emulators): stop it first") from None
+            raise DataError(
+                f"Local data: {self.path} is in use by another local stack "
+                "(make run or make emulators): stop it first"
+            ) from None
         self._lock = lock
         return self
 
@@ -112,8 +114,9 @@ class DataDir:
             removed = self.data_files()
             for path in removed:
                 if path.is_dir():
-                    raise DataError(f"Local data: {path} is a directory, not a data file: "
-                                    "remove it by hand")
+                    raise DataError(
+                        f"Local data: {path} is a directory, not a data file: remove it by hand"
+                    )
                 path.unlink()
             return removed
         finally:
@@ -127,10 +130,14 @@ class Snapshots:
     tables (the emulator's own, so a copy never sees half of a request).
     """
 
-    def __init__(self, directory: DataDir, tables: Callable[[], dict[str, Table]],
-                 locks: Callable[[set[str]], contextlib.AbstractContextManager],
-                 write_through: Iterable[str] = (),
-                 queues: Callable[[], dict] = dict):
+    def __init__(
+        self,
+        directory: DataDir,
+        tables: Callable[[], dict[str, Table]],
+        locks: Callable[[set[str]], contextlib.AbstractContextManager],
+        write_through: Iterable[str] = (),
+        queues: Callable[[], dict] = dict,
+    ):
         self.directory = directory
         self._tables = tables
         self._queues = queues
@@ -157,8 +164,10 @@ class Snapshots:
                     try:
                         tables[name].put_item(item)
                     except Exception as exc:
-                        raise DataError(f"Local data: {path}: an item of {name!r} cannot be "
-                                        f"restored ({exc}); the file was left as it is") from None
+                        raise DataError(
+                            f"Local data: {path}: an item of {name!r} cannot be "
+                            f"restored ({exc}); the file was left as it is"
+                        ) from None
                 restored[name] = len(items)
         for name, table in tables.items():
             self._saved[name] = self._as_text(table)
@@ -176,8 +185,9 @@ class Snapshots:
             saved = document["queues"]
             assert document["format"] == QUEUES_FORMAT and isinstance(saved, dict)
         except (ValueError, KeyError, TypeError, AssertionError):
-            raise DataError(f"Local data: {path} is not a queues file of this stack; it was "
-                            "left as it is") from None
+            raise DataError(
+                f"Local data: {path} is not a queues file of this stack; it was left as it is"
+            ) from None
         queues = self._queues()
         for name, bodies in saved.items():
             if name in queues:
@@ -188,15 +198,19 @@ class Snapshots:
     def queues_written(self) -> None:
         """Called by the emulator after a request that changed a queue's messages."""
         with self._queue_guard:
-            saved = {name: [message.body for message in queue._messages]
-                     for name, queue in self._queues().items()}
-            _write_atomically(self.directory.file(QUEUES_FILE), json.dumps(
-                {"format": QUEUES_FORMAT, "queues": saved}, separators=(",", ":")) + "\n")
+            saved = {
+                name: [message.body for message in queue._messages]
+                for name, queue in self._queues().items()
+            }
+            _write_atomically(
+                self.directory.file(QUEUES_FILE),
+                json.dumps({"format": QUEUES_FORMAT, "queues": saved}, separators=(",", ":"))
+                + "\n",
+            )
 
     def _files_present(self) -> list[Path]:
         names = [SNAPSHOT_FILE, *(f"{name}.json" for name in sorted(self._write_through))]
-        return [self.directory.file(name) for name in names
-                if self.directory.file(name).exists()]
+        return [self.directory.file(name) for name in names if self.directory.file(name).exists()]
 
     @staticmethod
     def _read(path: Path, tables: dict[str, Table]) -> dict[str, list]:
@@ -204,7 +218,8 @@ class Snapshots:
             return DataError(
                 f"Local data: {path} {why}. Nothing was started and the file was left as "
                 "it is: repair or move it, or `make reset` to start empty "
-                "(LOCAL_DATA_DIR= keeps data in memory only).")
+                "(LOCAL_DATA_DIR= keeps data in memory only)."
+            )
 
         try:
             document = json.loads(path.read_bytes())
@@ -212,8 +227,11 @@ class Snapshots:
             raise refuse(f"cannot be read ({exc.strerror})") from None
         except ValueError as exc:
             raise refuse(f"is not valid JSON ({exc})") from None
-        if not isinstance(document, dict) or document.get("format") != FORMAT \
-                or not isinstance(document.get("tables"), dict):
+        if (
+            not isinstance(document, dict)
+            or document.get("format") != FORMAT
+            or not isinstance(document.get("tables"), dict)
+        ):
             raise refuse(f"is not a data file of this stack (expected format {FORMAT!r})")
         for name, items in document["tables"].items():
             if name not in tables:
@@ -222,13 +240,23 @@ class Snapshots:
                 raise refuse(f"holds {name!r} as something other than a list of items")
             for item in items:
                 table = tables[name]
-                keys = {key for key in (table.hash_key_attr, table.range_key_attr)
-                        if key is not None}
-                if not isinstance(item, dict) or not keys <= set(item) or not all(
-                        isinstance(value, dict) and len(value) == 1
-                        and next(iter(value)) in _DYNAMODB_TYPES for value in item.values()):
-                    raise refuse(f"holds an item of {name!r} that is not a DynamoDB item "
-                                 f"with its key ({', '.join(sorted(keys))})")
+                keys = {
+                    key for key in (table.hash_key_attr, table.range_key_attr) if key is not None
+                }
+                if (
+                    not isinstance(item, dict)
+                    or not keys <= set(item)
+                    or not all(
+                        isinstance(value, dict)
+                        and len(value) == 1
+                        and next(iter(value)) in _DYNAMODB_TYPES
+                        for value in item.values()
+                    )
+                ):
+                    raise refuse(
+                        f"holds an item of {name!r} that is not a DynamoDB item "
+                        f"with its key ({', '.join(sorted(keys))})"
+                    )
         return document["tables"]
 
     # -- running: save what changed --------------------------------------------------------
@@ -243,8 +271,9 @@ class Snapshots:
             self._changed |= names - self._write_through
 
     def start(self) -> "Snapshots":
-        self._thread = threading.Thread(target=self._save_periodically, name="snapshots",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._save_periodically, name="snapshots", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -260,8 +289,11 @@ class Snapshots:
             try:
                 self.save_changed()
             except Exception as exc:  # a full disk must not end the thread: retry later
-                print(f"Local data: could not save {self.directory.path}: {exc}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"Local data: could not save {self.directory.path}: {exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def save_changed(self) -> None:
         with self._guard:
@@ -273,24 +305,31 @@ class Snapshots:
             # Cleared while the tables are held: a write after this marks them again.
             with self._guard:
                 self._changed -= names
-            copies = {name: [item.to_json()["Attributes"] for item in tables[name].all_items()]
-                      for name in names}
-        texts = {name: json.dumps(items, default=_jsonable, separators=(",", ":"))
-                 for name, items in copies.items()}
+            copies = {
+                name: [item.to_json()["Attributes"] for item in tables[name].all_items()]
+                for name in names
+            }
+        texts = {
+            name: json.dumps(items, default=_jsonable, separators=(",", ":"))
+            for name, items in copies.items()
+        }
         snapshot = sorted(set(tables) - self._write_through)
         self._save_file(SNAPSHOT_FILE, snapshot, texts)
 
     def _as_text(self, table: Table) -> str:
-        return json.dumps([item.to_json()["Attributes"] for item in table.all_items()],
-                          default=_jsonable, separators=(",", ":"))
+        return json.dumps(
+            [item.to_json()["Attributes"] for item in table.all_items()],
+            default=_jsonable,
+            separators=(",", ":"),
+        )
 
     def _save_file(self, name: str, tables: list[str], texts: dict[str, str]) -> None:
         """One file holding `tables`: the new `texts` of some, the last saved of the rest."""
         self._saved.update(texts)
-        body = ",".join(f"{json.dumps(table)}:{self._saved.get(table, '[]')}"
-                        for table in tables)
-        _write_atomically(self.directory.file(name),
-                          f'{{"format":{json.dumps(FORMAT)},"tables":{{{body}}}}}\n')
+        body = ",".join(f"{json.dumps(table)}:{self._saved.get(table, '[]')}" for table in tables)
+        _write_atomically(
+            self.directory.file(name), f'{{"format":{json.dumps(FORMAT)},"tables":{{{body}}}}}\n'
+        )
 
 
 def main(argv: list[str]) -> None:
@@ -306,8 +345,10 @@ def main(argv: list[str]) -> None:
         removed = DataDir(data_dir).reset()
     except DataError as exc:
         sys.exit(str(exc))
-    print(f"Emptied {data_dir} ({len(removed)} file{'s' if len(removed) != 1 else ''} "
-          "removed): the next start begins with empty tables.")
+    print(
+        f"Emptied {data_dir} ({len(removed)} file{'s' if len(removed) != 1 else ''} "
+        "removed): the next start begins with empty tables."
+    )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ class CodeWatcher:
     def changed(self) -> list[str]:
         """The files added, removed or modified since the last call (or the start)."""
         now = self._look()
-        differ = sorted(path for path in now.keys() | self._seen.keys()
-                        if now.get(path) != self._seen.get(path))
+        differ = sorted(
+            path for path in now.keys() | self._seen.keys() if now.get(path) != self._seen.get(path)
+        )
         self._seen = now
         return differ

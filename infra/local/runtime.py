@@ -28,8 +28,9 @@ class Context:
         self.function_name = os.environ["AWS_LAMBDA_FUNCTION_NAME"]
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = int(os.environ["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"])
-        self.invoked_function_arn = (f"arn:aws:lambda:{os.environ['AWS_REGION']}:"
-                                     f"000000000000:function:{self.function_name}")
+        self.invoked_function_arn = (
+            f"arn:aws:lambda:{os.environ['AWS_REGION']}:000000000000:function:{self.function_name}"
+        )
         self.aws_request_id = request_id
         self.log_group_name = f"/aws/lambda/{self.function_name}"
         self.log_stream_name = "local"
@@ -41,8 +42,11 @@ class Context:
 
 def _error(exc: BaseException) -> dict:
     """An error as Lambda reports one (errorType, errorMessage, stackTrace)."""
-    return {"errorType": type(exc).__name__, "errorMessage": str(exc),
-            "stackTrace": traceback.format_exception(exc)}
+    return {
+        "errorType": type(exc).__name__,
+        "errorMessage": str(exc),
+        "stackTrace": traceback.format_exception(exc),
+    }
 
 
 def _only_the_functions_code() -> None:

@@ -14,22 +14,34 @@ class BackgroundServer:
     for the serving thread, and then runs `on_stop` for what the server owns besides.
     """
 
-    def __init__(self, address: tuple, serve: Callable[[], None], shutdown: Callable[[], object],
-                 name: str, on_stop: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        address: tuple,
+        serve: Callable[[], None],
+        shutdown: Callable[[], object],
+        name: str,
+        on_stop: Callable[[], None] | None = None,
+    ):
         self.url = f"http://{address[0]}:{address[1]}"
         self._shutdown = shutdown
         self._on_stop = on_stop
         self._thread = threading.Thread(target=serve, name=name, daemon=True)
 
     @classmethod
-    def of(cls, server: socketserver.TCPServer, name: str,
-           on_stop: Callable[[], None] | None = None) -> "BackgroundServer":
+    def of(
+        cls, server: socketserver.TCPServer, name: str, on_stop: Callable[[], None] | None = None
+    ) -> "BackgroundServer":
         def shutdown():
             server.shutdown()
             server.server_close()
 
-        return cls(server.server_address, lambda: server.serve_forever(poll_interval=0.05),
-                   shutdown, name, on_stop)
+        return cls(
+            server.server_address,
+            lambda: server.serve_forever(poll_interval=0.05),
+            shutdown,
+            name,
+            on_stop,
+        )
 
     @property
     def serving(self) -> bool:

@@ -13,8 +13,12 @@ from pathlib import Path
 from common.settings import Env
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_PORTS = {"GATEWAY_PORT": 8000, "NOTIFICATION_PORT": 8001, "DYNAMODB_PORT": 8002,
-                 "LAMBDA_PORT": 8003}
+DEFAULT_PORTS = {
+    "GATEWAY_PORT": 8000,
+    "NOTIFICATION_PORT": 8001,
+    "DYNAMODB_PORT": 8002,
+    "LAMBDA_PORT": 8003,
+}
 DEFAULT_DATA_DIR = ".local-data"
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30
 # Throttling, as the template's stages do it: {variable: template parameter}; the defaults
@@ -54,8 +58,9 @@ def partition_limits(env: Mapping[str, str] = os.environ) -> PartitionLimits | N
     rate = read.number("DYNAMODB_PARTITION_WRITE_RATE", None, minimum=0.001)
     burst = read.number("DYNAMODB_PARTITION_WRITE_BURST", None, minimum=1)
     if burst is not None and rate is None:
-        read.fail("DYNAMODB_PARTITION_WRITE_BURST",
-                  "unset unless DYNAMODB_PARTITION_WRITE_RATE is set")
+        read.fail(
+            "DYNAMODB_PARTITION_WRITE_BURST", "unset unless DYNAMODB_PARTITION_WRITE_RATE is set"
+        )
     if meter == "0" and rate is None:
         return None
     return PartitionLimits(rate, burst)
@@ -97,14 +102,25 @@ class LocalSettings:
         def throttle(prefix: str) -> Throttle:
             rate, burst = (f"{prefix}THROTTLE_RATE_LIMIT", f"{prefix}THROTTLE_BURST_LIMIT")
             return Throttle(
-                read.number(rate, float(defaults[THROTTLE_PARAMETERS[rate]]["Default"]),
-                            minimum=0.001),
-                read.number(burst, int(defaults[THROTTLE_PARAMETERS[burst]]["Default"]),
-                            minimum=1, kind=int))
+                read.number(
+                    rate, float(defaults[THROTTLE_PARAMETERS[rate]]["Default"]), minimum=0.001
+                ),
+                read.number(
+                    burst, int(defaults[THROTTLE_PARAMETERS[burst]]["Default"]), minimum=1, kind=int
+                ),
+            )
 
-        return cls(port("GATEWAY_PORT"), port("NOTIFICATION_PORT"), port("DYNAMODB_PORT"),
-                   port("LAMBDA_PORT"),
-                   read.number("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS,
-                               minimum=1, kind=int),
-                   (ROOT / raw_dir) if raw_dir else None, reload == "1",
-                   throttle(""), throttle("NOTIFICATION_"), partition_limits(env))
+        return cls(
+            port("GATEWAY_PORT"),
+            port("NOTIFICATION_PORT"),
+            port("DYNAMODB_PORT"),
+            port("LAMBDA_PORT"),
+            read.number(
+                "HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS, minimum=1, kind=int
+            ),
+            (ROOT / raw_dir) if raw_dir else None,
+            reload == "1",
+            throttle(""),
+            throttle("NOTIFICATION_"),
+            partition_limits(env),
+        )

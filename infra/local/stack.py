@@ -111,8 +111,9 @@ class LocalStack:
 
         lambda_socket = self._listen("LAMBDA_PORT", self.local.lambda_port)
         notification_socket = self._listen("NOTIFICATION_PORT", self.local.notification_port)
-        gateway_socket = (self._listen("GATEWAY_PORT", self.local.gateway_port)
-                          if self.with_gateway else None)
+        gateway_socket = (
+            self._listen("GATEWAY_PORT", self.local.gateway_port) if self.with_gateway else None
+        )
         self.lambda_url = _url(lambda_socket)
         self.notification_url = _url(notification_socket)
         self.gateway_url = _url(gateway_socket) if gateway_socket else None
@@ -122,16 +123,19 @@ class LocalStack:
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
         specs = functions(urls, region, self._base_env(region))
-        self.lambdas = LambdaService(specs, self._task_roots(specs),
-                                     FunctionLogs(self.local.data_dir),
-                                     self._to_queue)
+        self.lambdas = LambdaService(
+            specs, self._task_roots(specs), FunctionLogs(self.local.data_dir), self._to_queue
+        )
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
-            self._serve("GatewayApi", gateway_socket, self.local.gateway_throttle,
-                        {**docs.pages(_url(gateway_socket), self.notification_url),
-                         **console.pages()})
+            self._serve(
+                "GatewayApi",
+                gateway_socket,
+                self.local.gateway_throttle,
+                {**docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
+            )
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
@@ -144,13 +148,20 @@ class LocalStack:
         gateway's /docs page, when this stack serves the gateway: the APIs' roots name
         it); and Powertools told it runs outside Lambda (no X-Ray daemon to send traces
         to)."""
-        kept = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR")
-                if key in os.environ}
+        kept = {
+            key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR") if key in os.environ
+        }
         docs_url = {"DOCS_URL": self.gateway_url + docs.PAGE_PATH} if self.gateway_url else {}
-        return {**kept, **LOCAL_AWS_ENV, "AWS_REGION": region, "AWS_DEFAULT_REGION": region,
-                "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
-                "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url, "AWS_SAM_LOCAL": "true",
-                **docs_url}
+        return {
+            **kept,
+            **LOCAL_AWS_ENV,
+            "AWS_REGION": region,
+            "AWS_DEFAULT_REGION": region,
+            "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
+            "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
+            "AWS_SAM_LOCAL": "true",
+            **docs_url,
+        }
 
     def _task_roots(self, specs: dict[str, FunctionSpec]) -> dict[str, Path]:
         """For each function, a folder holding its package alone, as its artifact does
@@ -170,18 +181,21 @@ class LocalStack:
         sqs = boto3.client("sqs", endpoint_url=self.dynamodb_url)
         url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
-        get_logger("local-lambda").error("asynchronous invocation sent to its dead-letter "
-                                         "queue", extra={"queue": queue,
-                                                         "condition": record["requestContext"]
-                                                         ["condition"]})
+        get_logger("local-lambda").error(
+            "asynchronous invocation sent to its dead-letter queue",
+            extra={"queue": queue, "condition": record["requestContext"]["condition"]},
+        )
 
-    def _serve(self, name: str, sock: socket.socket, throttle: Throttle | None,
-               pages=None) -> None:
+    def _serve(self, name: str, sock: socket.socket, throttle: Throttle | None, pages=None) -> None:
         # LocalSettings.from_env always reads both throttles; None is not resolved here.
         assert throttle is not None
-        gateway = ApiGateway(api(name, self.settings.cors_allow_origin), self.lambdas,
-                             self.settings.region, pages,
-                             TokenBucket(throttle.rate, throttle.burst))
+        gateway = ApiGateway(
+            api(name, self.settings.cors_allow_origin),
+            self.lambdas,
+            self.settings.region,
+            pages,
+            TokenBucket(throttle.rate, throttle.burst),
+        )
         server = AppServer(idle_timeout=self.local.idle_timeout_seconds, sock=sock)
         self._stoppers.append(server.serve(gateway).stop)
 
@@ -190,8 +204,12 @@ class LocalStack:
 
         def run():
             while not stopped.wait(every_seconds):
-                self.lambdas.submit(function, json.dumps(
-                    {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}))
+                self.lambdas.submit(
+                    function,
+                    json.dumps(
+                        {"source": "aws.events", "detail-type": "Scheduled Event", "detail": {}}
+                    ),
+                )
 
         threading.Thread(target=run, name=f"schedule-{function}", daemon=True).start()
         self._stoppers.append(stopped.set)
@@ -201,8 +219,10 @@ class LocalStack:
         try:
             return bind()
         except OSError as exc:
-            raise OSError(f"{variable}={port}: cannot listen there ({exc.strerror}); "
-                          "is another make run or make emulators using it?") from None
+            raise OSError(
+                f"{variable}={port}: cannot listen there ({exc.strerror}); "
+                "is another make run or make emulators using it?"
+            ) from None
 
     def _listen(self, variable: str, port: int) -> socket.socket:
         sock = socket.socket()
@@ -215,8 +235,11 @@ class LocalStack:
     def reload(self, changed: list[str]) -> list[str]:
         """Replace the environments of the functions whose code is among `changed`
         (paths from the checkout's top); returns their names."""
-        affected = [name for name, spec in self.lambdas.specs.items()
-                    if any(_is_code_of(spec, ROOT / path) for path in changed)]
+        affected = [
+            name
+            for name, spec in self.lambdas.specs.items()
+            if any(_is_code_of(spec, ROOT / path) for path in changed)
+        ]
         self.lambdas.recycle(affected)
         return affected
 
@@ -242,9 +265,11 @@ def _remove_links(scratch: Path) -> None:
 
 
 def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
-    return (path.is_relative_to(spec.code_dir / spec.package)
-            or any(path.is_relative_to(layer) for layer in spec.layer_dirs)
-            or path == Path(__file__).with_name("runtime.py"))
+    return (
+        path.is_relative_to(spec.code_dir / spec.package)
+        or any(path.is_relative_to(layer) for layer in spec.layer_dirs)
+        or path == Path(__file__).with_name("runtime.py")
+    )
 
 
 def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
@@ -252,8 +277,11 @@ def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
     does not pay their cold start: those behind an API or an authorizer, and those
     another function is told to invoke."""
     named = {value for spec in specs.values() for value in spec.environment.values()}
-    behind_apis = {function for api_name in ("GatewayApi", "NotificationApi")
-                   for function in template.api_routes(api_name).values()}
+    behind_apis = {
+        function
+        for api_name in ("GatewayApi", "NotificationApi")
+        for function in template.api_routes(api_name).values()
+    }
     behind_apis.add("AuthorizerFunction")
     return sorted(name for name in specs if name in named | behind_apis)
 
@@ -280,48 +308,71 @@ def _free_port() -> int:
 
 def restored(counts: dict[str, int]) -> str:
     """What was restored, by kind: "2 products, 1 order, 0 shipments"."""
-    return ", ".join(f"{counts.get(table, 0)} {kind}{'' if counts.get(table, 0) == 1 else 's'}"
-                     for table, kind in CREATED_IN.items())
+    return ", ".join(
+        f"{counts.get(table, 0)} {kind}{'' if counts.get(table, 0) == 1 else 's'}"
+        for table, kind in CREATED_IN.items()
+    )
 
 
 def _banner(stack: LocalStack) -> list[str]:
     lines = []
     if stack.with_gateway:
         url = stack.gateway_url
-        lines += [f"Gateway:       {url}  (e.g. {url}/api/inventario)",
-                  f"Notifications: {stack.notification_url}/notificaciones",
-                  f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: "
-                  f"{url}{docs.SPEC_PATH})",
-                  f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)"]
+        lines += [
+            f"Gateway:       {url}  (e.g. {url}/api/inventario)",
+            f"Notifications: {stack.notification_url}/notificaciones",
+            f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
+            f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)",
+        ]
     else:
-        command = chalice_local_command(stack.local.gateway_port or _free_port(),
-                                        _port(stack.dynamodb_url), _port(stack.lambda_url))
-        lines += [f"Notifications: {stack.notification_url}/notificaciones",
-                  f"Gateway:       not served here: in another terminal run `{command}`"]
-    lines += [f"DynamoDB:      {stack.dynamodb_url}",
-              f"Lambda:        {stack.lambda_url}  (runs the template's "
-              f"{len(stack.lambdas.specs)} functions)"]
+        command = chalice_local_command(
+            stack.local.gateway_port or _free_port(),
+            _port(stack.dynamodb_url),
+            _port(stack.lambda_url),
+        )
+        lines += [
+            f"Notifications: {stack.notification_url}/notificaciones",
+            f"Gateway:       not served here: in another terminal run `{command}`",
+        ]
+    lines += [
+        f"DynamoDB:      {stack.dynamodb_url}",
+        f"Lambda:        {stack.lambda_url}  (runs the template's "
+        f"{len(stack.lambdas.specs)} functions)",
+    ]
     limits = stack.local.partitions
     if limits is not None:
-        throttled = (f"; a key written over {limits.rate:g} a second is throttled"
-                     if limits.rate is not None else "")
-        lines.append(f"Partitions:    writes per key counted at {stack.dynamodb_url}"
-                     f"{PARTITION_WRITES_PATH}{throttled}")
+        throttled = (
+            f"; a key written over {limits.rate:g} a second is throttled"
+            if limits.rate is not None
+            else ""
+        )
+        lines.append(
+            f"Partitions:    writes per key counted at {stack.dynamodb_url}"
+            f"{PARTITION_WRITES_PATH}{throttled}"
+        )
     token = local_token(stack.settings)
     lines.append(f"Token:         {token}")
     if stack.with_gateway:
-        lines.append(f'Try:           curl -H "Authorization: Bearer {token}" '
-                     f"{stack.gateway_url}/api/inventario")
+        lines.append(
+            f'Try:           curl -H "Authorization: Bearer {token}" '
+            f"{stack.gateway_url}/api/inventario"
+        )
     if stack.data is None:
-        lines.append("Data:          in memory only (LOCAL_DATA_DIR is empty): gone when "
-                     "this stops")
+        lines.append(
+            "Data:          in memory only (LOCAL_DATA_DIR is empty): gone when this stops"
+        )
     else:
-        lines.append(f"Data:          {stack.data.path}  (restored: {restored(stack.restored)}; "
-                     "kept across restarts, `make reset` empties it)")
+        lines.append(
+            f"Data:          {stack.data.path}  (restored: {restored(stack.restored)}; "
+            "kept across restarts, `make reset` empties it)"
+        )
     watched = ", ".join(f"{name}/" if "." not in name else name for name in WATCHED)
-    lines.append(f"Reload:        on: a change under {watched} replaces the functions it "
-                 "touches, not the data (RELOAD=0 turns it off)"
-                 if stack.local.reload else "Reload:        off")
+    lines.append(
+        f"Reload:        on: a change under {watched} replaces the functions it "
+        "touches, not the data (RELOAD=0 turns it off)"
+        if stack.local.reload
+        else "Reload:        off"
+    )
     return lines
 
 
@@ -334,8 +385,11 @@ def main(argv: list[str]) -> None:
         stop_process(exc)
     except (DataError, OSError) as exc:
         stack.stop()
-        sys.exit(f"Could not start the local stack: {exc}" if not isinstance(exc, DataError)
-                 else str(exc))
+        sys.exit(
+            f"Could not start the local stack: {exc}"
+            if not isinstance(exc, DataError)
+            else str(exc)
+        )
     stopped = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopped.set())
@@ -347,8 +401,10 @@ def main(argv: list[str]) -> None:
         changed = watcher.changed() if watcher else []
         if changed:
             replaced = stack.reload(changed)
-            log.info("code changed: the functions' environments replaced",
-                     extra={"changed": changed, "functions": replaced})
+            log.info(
+                "code changed: the functions' environments replaced",
+                extra={"changed": changed, "functions": replaced},
+            )
     stack.stop()
     kept = f" The data is in {stack.data.path}." if stack.data is not None else ""
     print(f"Stopped.{kept}", flush=True)

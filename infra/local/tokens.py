@@ -13,8 +13,13 @@ LOCAL_SUBJECT = "developer@localhost"
 TOKEN_TTL_SECONDS = MAX_LIFETIME_SECONDS
 
 
-def issue(subject: str, key: Key, ttl_seconds: int = TOKEN_TTL_SECONDS,
-          role: str = OPERATOR, user_id: int | None = None) -> str:
+def issue(
+    subject: str,
+    key: Key,
+    ttl_seconds: int = TOKEN_TTL_SECONDS,
+    role: str = OPERATOR,
+    user_id: int | None = None,
+) -> str:
     """A token of `subject` with `role` (a customer's carries its `user_id`), signed with
     `key` and naming its version."""
     now = int(time.time())
@@ -24,6 +29,10 @@ def issue(subject: str, key: Key, ttl_seconds: int = TOKEN_TTL_SECONDS,
     return jwt.encode(claims, key.secret, algorithm=ALGORITHM, headers={"kid": key.kid})
 
 
-def local_token(settings: Settings, subject: str = LOCAL_SUBJECT, role: str = OPERATOR,
-                user_id: int | None = None) -> str:
+def local_token(
+    settings: Settings,
+    subject: str = LOCAL_SUBJECT,
+    role: str = OPERATOR,
+    user_id: int | None = None,
+) -> str:
     return issue(subject, FixedRing(settings.jwt_secret).signing(), role=role, user_id=user_id)

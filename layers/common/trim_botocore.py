@@ -38,8 +38,11 @@ def _store(path: Path, data) -> None:
 
 def _undocumented(value):
     if isinstance(value, dict):
-        return {key: _undocumented(item) for key, item in value.items()
-                if key not in ("documentation", "documentationUrl")}
+        return {
+            key: _undocumented(item)
+            for key, item in value.items()
+            if key not in ("documentation", "documentationUrl")
+        }
     if isinstance(value, list):
         return [_undocumented(item) for item in value]
     return value
@@ -47,9 +50,12 @@ def _undocumented(value):
 
 def _reached(model: dict, operations: dict) -> set[str]:
     """The shapes the operations' inputs, outputs and errors refer to, transitively."""
-    pending = [ref["shape"] for operation in operations.values()
-               for ref in [operation.get("input"), operation.get("output"),
-                           *operation.get("errors", [])] if ref]
+    pending = [
+        ref["shape"]
+        for operation in operations.values()
+        for ref in [operation.get("input"), operation.get("output"), *operation.get("errors", [])]
+        if ref
+    ]
     reached: set[str] = set()
     while pending:
         name = pending.pop()
@@ -68,9 +74,13 @@ def trim_model(model: dict, keep: frozenset[str]) -> dict:
         raise SystemExit(f"{model['metadata']['serviceId']} has no operation {sorted(missing)}")
     operations = {name: spec for name, spec in model["operations"].items() if name in keep}
     shapes = _reached(model, operations)
-    return _undocumented({**model, "operations": operations,
-                          "shapes": {name: shape for name, shape in model["shapes"].items()
-                                     if name in shapes}})
+    return _undocumented(
+        {
+            **model,
+            "operations": operations,
+            "shapes": {name: shape for name, shape in model["shapes"].items() if name in shapes},
+        }
+    )
 
 
 def trim(layer: Path, operations: dict[str, frozenset[str]]) -> None:
@@ -96,8 +106,9 @@ def trim(layer: Path, operations: dict[str, frozenset[str]]) -> None:
     endpoints = data / "endpoints.json"
     known = _load(endpoints)
     for partition in known["partitions"]:
-        partition["services"] = {name: spec for name, spec in partition["services"].items()
-                                 if name in operations}
+        partition["services"] = {
+            name: spec for name, spec in partition["services"].items() if name in operations
+        }
     _store(endpoints, known)
 
 

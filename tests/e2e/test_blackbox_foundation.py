@@ -6,8 +6,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tests.support.stack_process import StackProcess
 
-PRODUCT = {"sku": "BB-1", "nombre": "Pallet", "precioUnitario": 120.5, "stockActual": 4,
-           "umbralMinimo": 5, "bodega": "Norte", "descripcion": None}
+PRODUCT = {
+    "sku": "BB-1",
+    "nombre": "Pallet",
+    "precioUnitario": 120.5,
+    "stockActual": 4,
+    "umbralMinimo": 5,
+    "bodega": "Norte",
+    "descripcion": None,
+}
 
 
 def test_inventory_end_to_end(http):
@@ -47,8 +54,9 @@ def test_inventory_end_to_end(http):
 def test_eight_concurrent_creates_of_one_sku_make_exactly_one_product(http):
     product = {**PRODUCT, "sku": "RACE-1"}
     with ThreadPoolExecutor(8) as pool:
-        responses = list(pool.map(
-            lambda _: http.gateway("POST", "/api/inventario", json=product), range(8)))
+        responses = list(
+            pool.map(lambda _: http.gateway("POST", "/api/inventario", json=product), range(8))
+        )
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [201] + [400] * 7
     assert {r.json()["error"] for r in responses if r.status_code == 400} == {"DUPLICATE_SKU"}
@@ -57,10 +65,15 @@ def test_eight_concurrent_creates_of_one_sku_make_exactly_one_product(http):
 
 
 def test_every_gateway_route_needs_a_valid_token(http):
-    for method, path in [("GET", "/api/inventario"), ("POST", "/api/inventario"),
-                         ("GET", "/api/inventario/1"), ("PUT", "/api/inventario/1"),
-                         ("DELETE", "/api/inventario/1"), ("GET", "/api/inventario/alertas"),
-                         ("GET", "/api/inventario/1/stock?cantidad=1")]:
+    for method, path in [
+        ("GET", "/api/inventario"),
+        ("POST", "/api/inventario"),
+        ("GET", "/api/inventario/1"),
+        ("PUT", "/api/inventario/1"),
+        ("DELETE", "/api/inventario/1"),
+        ("GET", "/api/inventario/alertas"),
+        ("GET", "/api/inventario/1/stock?cantidad=1"),
+    ]:
         missing = http.gateway(method, path, auth=False)
         assert (missing.status_code, missing.json()) == (401, {"message": "Unauthorized"}), path
         wrong = http.gateway(method, path, headers={"Authorization": "Bearer a.b.c"})
@@ -79,14 +92,22 @@ def test_notification_service_is_open_and_logs_each_payload(http, stack):
 
 
 def test_cors_preflight_is_answered(http):
-    response = http.gateway("OPTIONS", "/api/inventario", auth=False,
-                            headers={"Origin": "http://example.com",
-                                     "Access-Control-Request-Method": "POST",
-                                     "Access-Control-Request-Headers": "idempotency-key"})
+    response = http.gateway(
+        "OPTIONS",
+        "/api/inventario",
+        auth=False,
+        headers={
+            "Origin": "http://example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "idempotency-key",
+        },
+    )
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == "*"
-    allowed = {header.strip().lower()
-               for header in response.headers["Access-Control-Allow-Headers"].split(",")}
+    allowed = {
+        header.strip().lower()
+        for header in response.headers["Access-Control-Allow-Headers"].split(",")
+    }
     assert "idempotency-key" in allowed  # a browser may send one with its POST
 
 
@@ -98,8 +119,9 @@ def _free_port() -> int:
 
 def test_ports_come_from_the_environment_and_sigterm_stops_everything():
     gateway_port, notification_port = _free_port(), _free_port()
-    stack = StackProcess({"GATEWAY_PORT": str(gateway_port),
-                          "NOTIFICATION_PORT": str(notification_port)}).start()
+    stack = StackProcess(
+        {"GATEWAY_PORT": str(gateway_port), "NOTIFICATION_PORT": str(notification_port)}
+    ).start()
     try:
         assert stack.gateway == f"http://127.0.0.1:{gateway_port}"
         assert stack.notifications == f"http://127.0.0.1:{notification_port}"

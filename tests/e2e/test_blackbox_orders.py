@@ -10,14 +10,29 @@ import pytest
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
 
-ORDER = {"userId": 3, "userEmail": "luis@example.com", "clienteNombre": "Luis",
-         "total": 120.40, "tipoPedido": "INTERNACIONAL", "destino": "Quito", "cantidad": 2}
+ORDER = {
+    "userId": 3,
+    "userEmail": "luis@example.com",
+    "clienteNombre": "Luis",
+    "total": 120.40,
+    "tipoPedido": "INTERNACIONAL",
+    "destino": "Quito",
+    "cantidad": 2,
+}
 
 
 def stocked_product(http, sku: str, stock: int = 100) -> int:
-    response = http.gateway("POST", "/api/inventario", json={
-        "sku": sku, "nombre": "Caja", "precioUnitario": 60.2, "stockActual": stock,
-        "umbralMinimo": 1})
+    response = http.gateway(
+        "POST",
+        "/api/inventario",
+        json={
+            "sku": sku,
+            "nombre": "Caja",
+            "precioUnitario": 60.2,
+            "stockActual": stock,
+            "umbralMinimo": 1,
+        },
+    )
     assert response.status_code == 201, response.text
     return response.json()["id"]
 
@@ -29,8 +44,12 @@ def test_an_order_is_created_and_its_event_reaches_the_notification_log(http, st
     order = response.json()
     assert order["status"] == "PENDIENTE"
     assert order["observaciones"] == "Pedido internacional — requiere documentación aduanera"
-    expected = {"pedidoId": order["id"], "userEmail": "luis@example.com", "total": 120.4,
-                "tipoPedido": "INTERNACIONAL"}
+    expected = {
+        "pedidoId": order["id"],
+        "userEmail": "luis@example.com",
+        "total": 120.4,
+        "tipoPedido": "INTERNACIONAL",
+    }
 
     def notification_of_this_order(line):
         if '"notification received"' not in line:
@@ -41,15 +60,20 @@ def test_an_order_is_created_and_its_event_reaches_the_notification_log(http, st
     assert http.gateway("GET", f"/api/pedidos/{order['id']}").json() == order
     assert order in http.gateway("GET", "/api/pedidos").json()
 
-    too_many = http.gateway("POST", "/api/pedidos",
-                            json={**ORDER, "productoId": product_id, "cantidad": 3})
+    too_many = http.gateway(
+        "POST", "/api/pedidos", json={**ORDER, "productoId": product_id, "cantidad": 3}
+    )
     assert (too_many.status_code, too_many.json()["error"]) == (400, "INSUFFICIENT_STOCK")
     unknown = http.gateway("POST", "/api/pedidos", json={**ORDER, "productoId": 999999})
     assert (unknown.status_code, unknown.json()["error"]) == (400, "PRODUCT_NOT_FOUND")
     assert http.gateway("GET", "/api/pedidos/999999").status_code == 404
     # A forged Host header cannot send the stock check (and the token) elsewhere.
-    forged = http.gateway("POST", "/api/pedidos", headers={"Host": "127.0.0.1:1"},
-                          json={**ORDER, "productoId": 999999})
+    forged = http.gateway(
+        "POST",
+        "/api/pedidos",
+        headers={"Host": "127.0.0.1:1"},
+        json={**ORDER, "productoId": 999999},
+    )
     assert (forged.status_code, forged.json()["error"]) == (400, "PRODUCT_NOT_FOUND")
     assert http.gateway("POST", "/api/pedidos", auth=False, json=ORDER).status_code == 401
 
@@ -58,10 +82,16 @@ def test_sixteen_parallel_creates_get_sixteen_distinct_ids(http):
     product_id = stocked_product(http, "ORD-PAR")
     names = [f"Cliente {i}" for i in range(16)]
     with ThreadPoolExecutor(16) as pool:
-        responses = list(pool.map(lambda name: http.gateway(
-            "POST", "/api/pedidos",
-            json={**ORDER, "productoId": product_id, "cantidad": 1, "clienteNombre": name}),
-            names))
+        responses = list(
+            pool.map(
+                lambda name: http.gateway(
+                    "POST",
+                    "/api/pedidos",
+                    json={**ORDER, "productoId": product_id, "cantidad": 1, "clienteNombre": name},
+                ),
+                names,
+            )
+        )
     assert [r.status_code for r in responses] == [201] * 16
     assert [r.json()["clienteNombre"] for r in responses] == names
     assert len({r.json()["id"] for r in responses}) == 16
@@ -70,8 +100,14 @@ def test_sixteen_parallel_creates_get_sixteen_distinct_ids(http):
 @pytest.fixture(scope="module")
 def broken_inventory():
     """A stack whose stock check goes to a closed port (discard, 127.0.0.1:9)."""
-    stack = StackProcess({"INVENTORY_SERVICE_URL": "http://127.0.0.1:9", "BREAKER_FAIL_MAX": "3",
-                          "BREAKER_RESET_SECONDS": "2", "STOCK_CHECK_TIMEOUT_SECONDS": "1"})
+    stack = StackProcess(
+        {
+            "INVENTORY_SERVICE_URL": "http://127.0.0.1:9",
+            "BREAKER_FAIL_MAX": "3",
+            "BREAKER_RESET_SECONDS": "2",
+            "STOCK_CHECK_TIMEOUT_SECONDS": "1",
+        }
+    )
     stack.start()
     yield StackClient(stack, token())
     stack.stop()

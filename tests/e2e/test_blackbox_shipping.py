@@ -2,8 +2,12 @@
 
 from datetime import datetime, timedelta
 
-SHIPMENT = {"pedidoId": 31, "tipoEnvio": "EXPRESS", "transportista": "Coordinadora",
-            "destino": "Cali"}
+SHIPMENT = {
+    "pedidoId": 31,
+    "tipoEnvio": "EXPRESS",
+    "transportista": "Coordinadora",
+    "destino": "Cali",
+}
 
 
 def _moment(text: str) -> datetime:
@@ -18,7 +22,9 @@ def test_shipment_lifecycle_over_http(http):
     sid = shipment["id"]
     created = _moment(shipment["creadoEn"])
     assert shipment == {
-        **SHIPMENT, "id": sid, "status": "CREADO",
+        **SHIPMENT,
+        "id": sid,
+        "status": "CREADO",
         "guiaDespecho": f"EXP-{created:%Y%m%d}-{sid:06d}",
         "rutaDescripcion": "Express prioritario \u2014 Cali",
         "fechaEstimadaEntrega": shipment["fechaEstimadaEntrega"],
@@ -53,8 +59,12 @@ def test_shipment_lifecycle_over_http(http):
 
 
 def test_shipping_without_a_token_gets_401(http):
-    for method, path in [("GET", "/api/envios"), ("POST", "/api/envios"),
-                         ("GET", "/api/envios/1"), ("PATCH", "/api/envios/1/status?status=CREADO")]:
+    for method, path in [
+        ("GET", "/api/envios"),
+        ("POST", "/api/envios"),
+        ("GET", "/api/envios/1"),
+        ("PATCH", "/api/envios/1/status?status=CREADO"),
+    ]:
         response = http.gateway(method, path, auth=False, json=SHIPMENT)
         assert response.status_code == 401
         assert response.json() == {"message": "Unauthorized"}

@@ -69,6 +69,7 @@ def signed_in(consoles, token, viewport=None) -> Console:
 
 # -- served by the local gateway ---------------------------------------------------------
 
+
 def test_the_banner_names_the_console(stack):
     assert stack.find(r"^Console:\s+(\S+)")[1] == f"{stack.gateway}/console"
 
@@ -77,8 +78,9 @@ def test_the_page_needs_no_token_and_allows_nothing_but_the_stack(stack):
     page = requests.get(f"{stack.gateway}/console", timeout=30)
     assert page.status_code == 200
     assert page.headers["Content-Type"] == "text/html; charset=utf-8"
-    policy = dict(part.strip().split(" ", 1) for part in
-                  page.headers["Content-Security-Policy"].split(";"))
+    policy = dict(
+        part.strip().split(" ", 1) for part in page.headers["Content-Security-Policy"].split(";")
+    )
     assert policy["default-src"] == "'none'"
     assert policy["script-src"] == policy["style-src"] == policy["connect-src"] == "'self'"
     assert policy["frame-ancestors"] == "'none'"
@@ -88,13 +90,16 @@ def test_the_page_needs_no_token_and_allows_nothing_but_the_stack(stack):
         assert answer.status_code == 200, asset
     assert requests.get(f"{stack.gateway}/console/", timeout=30).text == page.text
     assert requests.get(f"{stack.gateway}/console/config.json", timeout=30).json() == {
-        "apiBaseUrl": "", "cognito": None}
+        "apiBaseUrl": "",
+        "cognito": None,
+    }
     # The page is open; the API behind it is not.
     assert requests.get(f"{stack.gateway}/api/inventario", timeout=30).status_code == 401
     assert requests.post(f"{stack.gateway}/console", timeout=30).status_code == 405
 
 
 # -- operators -----------------------------------------------------------------------------
+
 
 def test_a_pasted_token_that_is_not_one_is_refused_next_to_the_field(consoles):
     console = consoles()
@@ -104,19 +109,20 @@ def test_a_pasted_token_that_is_not_one_is_refused_next_to_the_field(consoles):
     expect(console.page.get_by_label("Bearer token")).to_have_attribute("aria-invalid", "true")
 
 
-def test_an_operator_creates_a_product_and_sees_it_in_alert_after_lowering_its_stock(
-        consoles, api):
+def test_an_operator_creates_a_product_and_sees_it_in_alert_after_lowering_its_stock(consoles, api):
     console = signed_in(consoles, operator_token())
     page = console.page
     expect(page.locator("#who")).to_contain_text("ops@example.com (operator)")
     # The API's own validation messages, each next to its field.
     page.get_by_role("button", name="Create product").click()
-    expected = api.call("POST", "/api/inventario", json={"bodega": None,
-                                                         "descripcion": None}).json()
+    expected = api.call(
+        "POST", "/api/inventario", json={"bodega": None, "descripcion": None}
+    ).json()
     for detail in expected["details"]:
         expect(page.locator(f"#product-{detail['field']}-error")).to_have_text(detail["message"])
-        expect(page.locator(f"#product-{detail['field']}")).to_have_attribute("aria-invalid",
-                                                                             "true")
+        expect(page.locator(f"#product-{detail['field']}")).to_have_attribute(
+            "aria-invalid", "true"
+        )
     expect(console.status).to_contain_text("check the fields marked")
 
     page.get_by_label("SKU").fill("CON-ALERT-1")
@@ -180,7 +186,8 @@ def test_the_catalog_pages_with_the_apis_tokens(consoles, api):
     console = signed_in(consoles, operator_token())
     page = console.page
     expect(page.locator("#catalog-count")).to_have_text(
-        f"Showing {first} of {first} loaded products (more to load).")
+        f"Showing {first} of {first} loaded products (more to load)."
+    )
     page.get_by_role("button", name="Load more products").click()
     expect(page.locator("#catalog-count")).to_contain_text(f"of {total} loaded products")
     expect(page.get_by_role("button", name="Load more products")).to_be_hidden()
@@ -207,9 +214,11 @@ def test_an_order_moves_through_its_lifecycle(consoles, api):
 
     # Only the moves allowed from each status are offered.
     assert console.buttons(order_id) == ["Approve", "Cancel", "Shipments"]
-    for button, status, offered in [("Approve", "APROBADO", ["Ship", "Cancel", "Shipments"]),
-                                    ("Ship", "EN_ENVIO", ["Deliver", "Shipments"]),
-                                    ("Deliver", "ENTREGADO", ["Shipments"])]:
+    for button, status, offered in [
+        ("Approve", "APROBADO", ["Ship", "Cancel", "Shipments"]),
+        ("Ship", "EN_ENVIO", ["Deliver", "Shipments"]),
+        ("Deliver", "ENTREGADO", ["Shipments"]),
+    ]:
         console.row(order_id).get_by_role("button", name=button).click()
         expect(console.status).to_have_text(f"Order {order_id} is now {status}.")
         expect(console.row(order_id)).to_contain_text(status)
@@ -266,6 +275,7 @@ def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
 
 # -- customers -----------------------------------------------------------------------------
 
+
 def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
     product = api.product("CON-CUST-1", price=3)
     console = signed_in(consoles, customer_token(42))
@@ -320,6 +330,7 @@ def test_a_customer_sees_only_their_own_orders_and_shipments(consoles, api):
 
 # -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------
 
+
 @pytest.fixture
 def hosted(stack):
     """A stand-in for the pool's hosted page and token endpoint, on the stack's own origin
@@ -328,20 +339,28 @@ def hosted(stack):
 
     def install(page, token, state_override=None):
         cognito = {"domain": stack.gateway, "clientId": "client-1", "scopes": "openid email"}
-        page.route("**/console/config.json", _answer(200, {"apiBaseUrl": "",
-                                                           "cognito": cognito}))
+        page.route("**/console/config.json", _answer(200, {"apiBaseUrl": "", "cognito": cognito}))
 
         def authorize(route):
             query = dict(parse_qsl(urlsplit(route.request.url).query))
             seen["authorize"] = query
             state = state_override or query["state"]
-            route.fulfill(status=302, headers={
-                "Location": f"{stack.gateway}/console?code=the-code&state={state}"})
+            route.fulfill(
+                status=302,
+                headers={"Location": f"{stack.gateway}/console?code=the-code&state={state}"},
+            )
 
         def exchange(route):
             seen["token"] = dict(parse_qsl(route.request.post_data))
-            _answer(200, {"access_token": token, "id_token": "not-for-the-api",
-                          "token_type": "Bearer", "expires_in": 3600})(route)
+            _answer(
+                200,
+                {
+                    "access_token": token,
+                    "id_token": "not-for-the-api",
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                },
+            )(route)
 
         page.route("**/oauth2/authorize?*", authorize)
         page.route("**/oauth2/token", exchange)
@@ -357,11 +376,16 @@ def test_the_hosted_sign_in_is_the_code_flow_with_pkce(consoles, stack, hosted):
     console.page.get_by_role("button", name="Sign in with your account").click()
     expect(console.status).to_contain_text("Signed in as pool.user@example.com (operator)")
     asked = seen["authorize"]
-    assert {k: asked[k] for k in ("response_type", "client_id", "redirect_uri", "scope",
-                                  "code_challenge_method")} == {
-        "response_type": "code", "client_id": "client-1",
-        "redirect_uri": f"{stack.gateway}/console", "scope": "openid email",
-        "code_challenge_method": "S256"}
+    assert {
+        k: asked[k]
+        for k in ("response_type", "client_id", "redirect_uri", "scope", "code_challenge_method")
+    } == {
+        "response_type": "code",
+        "client_id": "client-1",
+        "redirect_uri": f"{stack.gateway}/console",
+        "scope": "openid email",
+        "code_challenge_method": "S256",
+    }
     traded = seen["token"]
     assert traded["grant_type"] == "authorization_code" and traded["code"] == "the-code"
     assert traded["redirect_uri"] == f"{stack.gateway}/console"
@@ -383,36 +407,72 @@ def test_a_hosted_answer_for_another_sign_in_is_refused(consoles, hosted):
 
 # -- failures, in words a person understands ----------------------------------------------
 
+
 def _answer(status: int, body: dict, headers: dict | None = None):
     def fulfil(route):
-        route.fulfill(status=status, body=json.dumps(body), content_type="application/json",
-                      headers=headers or {})
+        route.fulfill(
+            status=status,
+            body=json.dumps(body),
+            content_type="application/json",
+            headers=headers or {},
+        )
+
     return fulfil
 
 
-ORDER = {"id": 900, "userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-         "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
-         "cantidad": 1, "status": "PENDIENTE", "observaciones": None,
-         "creadoEn": "2026-11-22T14:03:07.123456"}
+ORDER = {
+    "id": 900,
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "productoId": 1,
+    "cantidad": 1,
+    "status": "PENDIENTE",
+    "observaciones": None,
+    "creadoEn": "2026-11-22T14:03:07.123456",
+}
 
 
-@pytest.mark.parametrize("status, body, headers, message", [
-    (403, {"error": "FORBIDDEN", "message": "Forbidden", "details": []}, {},
-     "your role may not do this"),
-    (409, {"error": "INVALID_TRANSITION", "message": "cannot move", "details": []}, {},
-     "not allowed from its current status"),
-    (429, {"message": "Too Many Requests"}, {}, "too many requests right now. Wait"),
-    (503, {"error": "INVENTORY_UNAVAILABLE", "message": "open", "details": []},
-     {"Retry-After": "7"}, "the inventory is unavailable at the moment. Try again in 7 seconds"),
-])
+@pytest.mark.parametrize(
+    "status, body, headers, message",
+    [
+        (
+            403,
+            {"error": "FORBIDDEN", "message": "Forbidden", "details": []},
+            {},
+            "your role may not do this",
+        ),
+        (
+            409,
+            {"error": "INVALID_TRANSITION", "message": "cannot move", "details": []},
+            {},
+            "not allowed from its current status",
+        ),
+        (429, {"message": "Too Many Requests"}, {}, "too many requests right now. Wait"),
+        (
+            503,
+            {"error": "INVENTORY_UNAVAILABLE", "message": "open", "details": []},
+            {"Retry-After": "7"},
+            "the inventory is unavailable at the moment. Try again in 7 seconds",
+        ),
+    ],
+)
 def test_a_refusal_is_told_in_words(consoles, status, body, headers, message):
     """The API's answers are stood in for (the browser's own request interception), so
     every refusal is seen whatever the server's roles and limits are."""
     console = signed_in(consoles, operator_token())
     page = console.page
-    page.route(re.compile(r".*/api/pedidos(\?.*)?$"), lambda route: (
-        _answer(200, [ORDER])(route) if route.request.method == "GET"
-        else _answer(status, body, headers)(route)))
+    page.route(
+        re.compile(r".*/api/pedidos(\?.*)?$"),
+        lambda route: (
+            _answer(200, [ORDER])(route)
+            if route.request.method == "GET"
+            else _answer(status, body, headers)(route)
+        ),
+    )
     page.route(re.compile(r".*/api/pedidos/900/status.*"), _answer(status, body, headers))
     console.go("Orders")
     console.row(900).get_by_role("button", name="Approve").click()
@@ -422,8 +482,7 @@ def test_a_refusal_is_told_in_words(consoles, status, body, headers, message):
 
 def test_an_ended_session_asks_to_sign_in_again(consoles):
     console = signed_in(consoles, operator_token())
-    console.page.route(re.compile(r".*/api/pedidos.*"),
-                       _answer(401, {"message": "Unauthorized"}))
+    console.page.route(re.compile(r".*/api/pedidos.*"), _answer(401, {"message": "Unauthorized"}))
     console.page.get_by_role("link", name="Orders").click()
     expect(console.status).to_contain_text("please sign in again")
     expect(console.page.get_by_label("Bearer token")).to_be_visible()
@@ -431,6 +490,7 @@ def test_an_ended_session_asks_to_sign_in_again(consoles):
 
 
 # -- accessibility and narrow screens -------------------------------------------------------
+
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
@@ -487,8 +547,10 @@ def test_the_audit_finds_what_it_looks_for(browser):
     """The measure above can fail: grey on white and an unlabelled field are found."""
     page = browser.new_page()
     try:
-        page.set_content('<p style="color:#aaa">faint</p><input name="x">'
-                         '<label for="y">Named</label><input id="y">')
+        page.set_content(
+            '<p style="color:#aaa">faint</p><input name="x">'
+            '<label for="y">Named</label><input id="y">'
+        )
         problems = audit(page)
     finally:
         page.close()

@@ -21,9 +21,20 @@ from tests.support.checkout import copy_checkout
 
 FIRST_RUN = "Creating .venv and installing dependencies, about 15 seconds, once."
 # No make of ours, no venv: a terminal on a fresh machine.
-USER_ENV = {name: value for name, value in os.environ.items()
-            if name not in {"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "VIRTUAL_ENV", "SAM_VENV",
-                            "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_LAMBDA"}}
+USER_ENV = {
+    name: value
+    for name, value in os.environ.items()
+    if name
+    not in {
+        "MAKEFLAGS",
+        "MAKELEVEL",
+        "MFLAGS",
+        "VIRTUAL_ENV",
+        "SAM_VENV",
+        "AWS_ENDPOINT_URL_DYNAMODB",
+        "AWS_ENDPOINT_URL_LAMBDA",
+    }
+}
 
 
 class Lines:
@@ -61,8 +72,14 @@ def fresh(tmp_path_factory):
     """A fresh clone after its first command, `make -s token`: what it printed, and when."""
     clone = copy_checkout(tmp_path_factory.mktemp("clone"))
     started = time.monotonic()
-    make = subprocess.Popen(["make", "-s", "token"], cwd=clone, env=USER_ENV, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    make = subprocess.Popen(
+        ["make", "-s", "token"],
+        cwd=clone,
+        env=USER_ENV,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     # Whether the installer was there yet when each line came (uv is the install's first
     # step, after the venv itself).
     stderr = Lines(make.stderr, lambda: (clone / ".venv" / "bin" / "uv").exists())
@@ -86,36 +103,77 @@ def test_the_first_make_says_what_it_is_doing_before_it_goes_quiet(fresh):
     assert [line for _, line in stderr.lines] == [FIRST_RUN], stderr.text()
     assert len(stdout.splitlines()) == 1 and stdout.count(".") == 2  # one line: a JWT
 
-    again = subprocess.run(["make", "-s", "token"], cwd=clone, env=USER_ENV,
-                           capture_output=True, text=True, timeout=120)
+    again = subprocess.run(
+        ["make", "-s", "token"],
+        cwd=clone,
+        env=USER_ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert again.stderr == "" and len(again.stdout.splitlines()) == 1
 
 
 def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_ctrl_c_keeps_it(
-        fresh, tmp_path):
+    fresh, tmp_path
+):
     clone = fresh[0]
-    env = {**USER_ENV, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0", "DYNAMODB_PORT": "0",
-           "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    run = processes.start(["make", "-s", "run"], cwd=clone, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = {
+        **USER_ENV,
+        "GATEWAY_PORT": "0",
+        "NOTIFICATION_PORT": "0",
+        "DYNAMODB_PORT": "0",
+        "LAMBDA_PORT": "0",
+        "LOCAL_DATA_DIR": str(tmp_path),
+        "PYTHONUNBUFFERED": "1",
+    }
+    run = processes.start(
+        ["make", "-s", "run"],
+        cwd=clone,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     out = Lines(run.stdout)
     try:
         out.wait_for(r"^Ready\. Ctrl-C stops everything\.$")
         banner = [line for _, line in out.lines]
         # The banner's lines; the JSON lines around it are the functions' logs (their
         # init's rehearsals, as on Lambda).
-        heads = [line.split(":")[0] for line in banner[:banner.index(
-            "Ready. Ctrl-C stops everything.")] if not line.startswith("{")]
-        assert heads == ["Gateway", "Notifications", "Docs", "Console", "DynamoDB", "Lambda",
-                         "Token", "Try", "Data", "Reload"]
+        heads = [
+            line.split(":")[0]
+            for line in banner[: banner.index("Ready. Ctrl-C stops everything.")]
+            if not line.startswith("{")
+        ]
+        assert heads == [
+            "Gateway",
+            "Notifications",
+            "Docs",
+            "Console",
+            "DynamoDB",
+            "Lambda",
+            "Token",
+            "Try",
+            "Data",
+            "Reload",
+        ]
         gateway = out.wait_for(r"^Gateway:\s+(http\S+)")[1]
         token = out.wait_for(r"^Token:\s+(\S+)")[1]
         assert out.wait_for(r"^Docs:\s+(\S+)")[1] == f"{gateway}/docs"
         assert out.wait_for(r"^Data:\s+(\S+)")[1] == str(tmp_path)
-        created = requests.post(f"{gateway}/api/inventario", timeout=10,
-                                headers={"Authorization": f"Bearer {token}"},
-                                json={"sku": "CTRL-C", "nombre": "Caja", "precioUnitario": 1,
-                                      "stockActual": 1, "umbralMinimo": 0})
+        created = requests.post(
+            f"{gateway}/api/inventario",
+            timeout=10,
+            headers={"Authorization": f"Bearer {token}"},
+            json={
+                "sku": "CTRL-C",
+                "nombre": "Caja",
+                "precioUnitario": 1,
+                "stockActual": 1,
+                "umbralMinimo": 0,
+            },
+        )
         assert created.status_code == 201
     finally:
         # What Ctrl-C does: SIGINT to the whole foreground group.
@@ -128,9 +186,14 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
 def chalice(clone: Path, *args: str, env: dict | None = None, timeout: float = 120):
     """`.venv/bin/chalice args` in the clone, to its end (its process group stopped if it
     does not end in `timeout`): (exit status, stdout, stderr)."""
-    process = processes.start([".venv/bin/chalice", *args], cwd=clone,
-                              env={**USER_ENV, **(env or {})}, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = processes.start(
+        [".venv/bin/chalice", *args],
+        cwd=clone,
+        env={**USER_ENV, **(env or {})},
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -152,9 +215,16 @@ def test_chalice_package_stops_pointing_to_the_sam_release_and_builds_nothing(fr
 def test_chalice_deploy_stops_before_building_or_calling_aws(fresh):
     clone = fresh[0]
     # Credentials that work nowhere, and AWS at a closed port: nothing may reach out.
-    result = chalice(clone, "deploy", env={
-        "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "example",
-        "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"})
+    result = chalice(
+        clone,
+        "deploy",
+        env={
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE",
+            "AWS_SECRET_ACCESS_KEY": "example",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}",
+        },
+    )
     assert result.returncode != 0
     assert "make build" in result.stderr and "sam deploy" in result.stderr
     assert not (clone / ".chalice" / "deployments").exists()
@@ -176,19 +246,31 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     """The two terminals of docs/development.md, on ports none of the tracked files name,
     with the data in the checkout and Chalice's reloader on (its defaults)."""
     clone = fresh[0]
-    ports = {name: str(free_port()) for name in
-             ("GATEWAY_PORT", "NOTIFICATION_PORT", "DYNAMODB_PORT", "LAMBDA_PORT")}
-    emulators = processes.start(["make", "-s", "emulators"], cwd=clone,
-                                env={**USER_ENV, **ports, "PYTHONUNBUFFERED": "1"}, text=True,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    ports = {
+        name: str(free_port())
+        for name in ("GATEWAY_PORT", "NOTIFICATION_PORT", "DYNAMODB_PORT", "LAMBDA_PORT")
+    }
+    emulators = processes.start(
+        ["make", "-s", "emulators"],
+        cwd=clone,
+        env={**USER_ENV, **ports, "PYTHONUNBUFFERED": "1"},
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     stack = Lines(emulators.stdout)
     stack.wait_for(r"^Ready\.")
     token = stack.wait_for(r"^Token:\s+(\S+)")[1]
     # Terminal 2 runs what terminal 1 said, and has none of the ports in its environment.
     command = stack.wait_for(r"^Gateway:.*run `([^`]+)`")[1]
-    server = processes.start(["bash", "-c", command], cwd=clone, text=True,
-                             env={**USER_ENV, "PYTHONUNBUFFERED": "1"},
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    server = processes.start(
+        ["bash", "-c", command],
+        cwd=clone,
+        text=True,
+        env={**USER_ENV, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     served = Lines(server.stdout)
     served.wait_for(r"Serving on")
     base = f"http://127.0.0.1:{ports['GATEWAY_PORT']}"
@@ -196,12 +278,21 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     failed = []
     for n in range(PAIRS):
         try:
-            created = requests.post(f"{base}/api/inventario", headers=bearer, timeout=10,
-                                    json={"sku": f"PAIR-{n}", "nombre": "Caja",
-                                          "precioUnitario": 1, "stockActual": 5,
-                                          "umbralMinimo": 0})
-            read = requests.get(f"{base}/api/inventario/{created.json()['id']}",
-                                headers=bearer, timeout=10)
+            created = requests.post(
+                f"{base}/api/inventario",
+                headers=bearer,
+                timeout=10,
+                json={
+                    "sku": f"PAIR-{n}",
+                    "nombre": "Caja",
+                    "precioUnitario": 1,
+                    "stockActual": 5,
+                    "umbralMinimo": 0,
+                },
+            )
+            read = requests.get(
+                f"{base}/api/inventario/{created.json()['id']}", headers=bearer, timeout=10
+            )
             if (created.status_code, read.status_code) != (201, 200):
                 failed.append((n, created.status_code, read.status_code))
         except (requests.RequestException, ValueError, KeyError) as exc:
@@ -209,16 +300,32 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
         time.sleep(0.1)  # a user's pace: the data is saved in between
     assert failed == [], served.text()
     assert (clone / ".local-data" / "dynamodb.json").exists()  # in the checkout, watched
-    refused = requests.get(f"{base}/api/inventario", timeout=10,
-                           headers={"Authorization": "Bearer not-a-token"})
+    refused = requests.get(
+        f"{base}/api/inventario", timeout=10, headers={"Authorization": "Bearer not-a-token"}
+    )
     assert (refused.status_code, refused.json()) == (401, {"message": "Unauthorized"})
     # The root needs no token here either (no /docs page under chalice local).
     root = requests.get(f"{base}/", timeout=10)
-    assert (root.status_code, root.json()["name"], root.json()["docs"]) == \
-        (200, "logistics-gateway", None)
-    order = requests.post(f"{base}/api/pedidos", headers=bearer, timeout=10, json={
-        "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 1,
-        "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1, "cantidad": 1})
+    assert (root.status_code, root.json()["name"], root.json()["docs"]) == (
+        200,
+        "logistics-gateway",
+        None,
+    )
+    order = requests.post(
+        f"{base}/api/pedidos",
+        headers=bearer,
+        timeout=10,
+        json={
+            "userId": 1,
+            "userEmail": "ana@example.com",
+            "clienteNombre": "Ana",
+            "total": 1,
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": 1,
+            "cantidad": 1,
+        },
+    )
     # The stock check went to chalice local itself, on the port it was given.
     assert order.status_code == 201, order.text
     # The event went through the Lambda stand-in to the notification service.

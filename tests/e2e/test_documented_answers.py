@@ -22,13 +22,19 @@ from tests.support.stack_process import StackProcess
 
 schema = load()
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 100, "umbralMinimo": 0}
-ORDER = {"userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 10,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+ORDER = {
+    "userId": 1,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 SHIPMENT = {"pedidoId": 1, "tipoEnvio": "TERRESTRE", "transportista": "Olva", "destino": "Lima"}
 
 
-def documented(method: str, path: str, response: requests.Response, status: int,
-               **path_parameters):
+def documented(method: str, path: str, response: requests.Response, status: int, **path_parameters):
     """Assert the answer is `status` and what the document says that answer is."""
     assert response.status_code == status, response.text
     case = schema[path][method].Case(path_parameters=path_parameters)
@@ -47,45 +53,91 @@ def send(stack, method: str, path: str, *, token: str | None = None, **kw):
 @pytest.fixture(scope="module")
 def made(stack):
     """A product with stock and an order of it, on the shared stack."""
-    product = send(stack, "POST", "/api/inventario", token=stack.token,
-                   json={**PRODUCT, "sku": f"DOC-{uuid.uuid4()}"}).json()
-    order = send(stack, "POST", "/api/pedidos", token=stack.token,
-                 json={**ORDER, "productoId": product["id"]}).json()
+    product = send(
+        stack,
+        "POST",
+        "/api/inventario",
+        token=stack.token,
+        json={**PRODUCT, "sku": f"DOC-{uuid.uuid4()}"},
+    ).json()
+    order = send(
+        stack,
+        "POST",
+        "/api/pedidos",
+        token=stack.token,
+        json={**ORDER, "productoId": product["id"]},
+    ).json()
     return product, order
 
 
 def test_a_replay_and_a_reused_key(stack):
     key = {"Idempotency-Key": f"doc-{uuid.uuid4()}"}
     for _ in range(2):
-        answer = documented("POST", "/api/envios", send(
-            stack, "POST", "/api/envios", token=stack.token, headers=dict(key),
-            json=SHIPMENT), 201)
+        answer = documented(
+            "POST",
+            "/api/envios",
+            send(stack, "POST", "/api/envios", token=stack.token, headers=dict(key), json=SHIPMENT),
+            201,
+        )
     assert answer.headers["Idempotent-Replayed"] == "true"
-    documented("POST", "/api/envios", send(stack, "POST", "/api/envios", token=stack.token,
-                                           headers=dict(key),
-                                           json={**SHIPMENT, "destino": "Cusco"}), 422)
+    documented(
+        "POST",
+        "/api/envios",
+        send(
+            stack,
+            "POST",
+            "/api/envios",
+            token=stack.token,
+            headers=dict(key),
+            json={**SHIPMENT, "destino": "Cusco"},
+        ),
+        422,
+    )
 
 
 def test_a_refused_transition(stack, made):
     _, order = made
-    documented("PATCH", "/api/pedidos/{id}/status", send(
-        stack, "PATCH", f"/api/pedidos/{order['id']}/status", token=stack.token,
-        params={"status": "ENTREGADO"}), 409, id=order["id"])
+    documented(
+        "PATCH",
+        "/api/pedidos/{id}/status",
+        send(
+            stack,
+            "PATCH",
+            f"/api/pedidos/{order['id']}/status",
+            token=stack.token,
+            params={"status": "ENTREGADO"},
+        ),
+        409,
+        id=order["id"],
+    )
 
 
 def test_a_page_with_a_next_one(stack, made):
     product, _ = made
-    send(stack, "POST", "/api/pedidos", token=stack.token,
-         json={**ORDER, "productoId": product["id"]})
-    page = documented("GET", "/api/pedidos", send(stack, "GET", "/api/pedidos",
-                                                  token=stack.token, params={"limit": 1}), 200)
+    send(
+        stack,
+        "POST",
+        "/api/pedidos",
+        token=stack.token,
+        json={**ORDER, "productoId": product["id"]},
+    )
+    page = documented(
+        "GET",
+        "/api/pedidos",
+        send(stack, "GET", "/api/pedidos", token=stack.token, params={"limit": 1}),
+        200,
+    )
     assert page.headers["X-Next-Token"] and page.headers["Link"]
 
 
 def test_a_body_too_large(stack):
     too_large = json.dumps({**PRODUCT, "sku": "x", "descripcion": "x" * (1024 * 1024)})
-    documented("POST", "/api/inventario", send(stack, "POST", "/api/inventario",
-                                               token=stack.token, data=too_large), 413)
+    documented(
+        "POST",
+        "/api/inventario",
+        send(stack, "POST", "/api/inventario", token=stack.token, data=too_large),
+        413,
+    )
 
 
 def test_no_token(stack):
@@ -93,23 +145,37 @@ def test_no_token(stack):
 
 
 def test_a_delete(stack):
-    product = send(stack, "POST", "/api/inventario", token=stack.token,
-                   json={**PRODUCT, "sku": f"DEL-{uuid.uuid4()}"}).json()
-    documented("DELETE", "/api/inventario/{id}", send(
-        stack, "DELETE", f"/api/inventario/{product['id']}", token=stack.token), 204,
-        id=product["id"])
+    product = send(
+        stack,
+        "POST",
+        "/api/inventario",
+        token=stack.token,
+        json={**PRODUCT, "sku": f"DEL-{uuid.uuid4()}"},
+    ).json()
+    documented(
+        "DELETE",
+        "/api/inventario/{id}",
+        send(stack, "DELETE", f"/api/inventario/{product['id']}", token=stack.token),
+        204,
+        id=product["id"],
+    )
 
 
 def test_the_notification_services_answers(stack):
-    documented("POST", "/notificaciones", send(stack, "POST", "/notificaciones",
-                                               json={"type": "LOW_STOCK_ALERT"}), 200)
-    documented("POST", "/notificaciones", send(stack, "POST", "/notificaciones",
-                                               data="{not json"), 400)
-    documented("GET", "/notificaciones/health", send(stack, "GET", "/notificaciones/health"),
-               200)
+    documented(
+        "POST",
+        "/notificaciones",
+        send(stack, "POST", "/notificaciones", json={"type": "LOW_STOCK_ALERT"}),
+        200,
+    )
+    documented(
+        "POST", "/notificaciones", send(stack, "POST", "/notificaciones", data="{not json"), 400
+    )
+    documented("GET", "/notificaciones/health", send(stack, "GET", "/notificaciones/health"), 200)
 
 
 # -- an inventory that never answers: a key in progress, then the breaker open -----------
+
 
 @pytest.fixture(scope="module")
 def hung_inventory():
@@ -117,11 +183,17 @@ def hung_inventory():
     first failure (its 2 s timeout) opens the breaker."""
     hung = socket.create_server(("127.0.0.1", 0))
     accepted = []
-    threading.Thread(target=lambda: [accepted.append(hung.accept()) for _ in iter(int, 1)],
-                     daemon=True).start()
-    stack = StackProcess({"INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
-                          "STOCK_CHECK_TIMEOUT_SECONDS": "2", "BREAKER_FAIL_MAX": "1",
-                          "BREAKER_RESET_SECONDS": "60"}).start()
+    threading.Thread(
+        target=lambda: [accepted.append(hung.accept()) for _ in iter(int, 1)], daemon=True
+    ).start()
+    stack = StackProcess(
+        {
+            "INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
+            "STOCK_CHECK_TIMEOUT_SECONDS": "2",
+            "BREAKER_FAIL_MAX": "1",
+            "BREAKER_RESET_SECONDS": "60",
+        }
+    ).start()
     yield stack, accepted
     stack.stop()
     hung.close()
@@ -132,18 +204,26 @@ def test_a_key_in_progress_and_then_the_breaker_open(hung_inventory):
     key = {"Idempotency-Key": f"doc-{uuid.uuid4()}"}
     order = {**ORDER, "productoId": 1}
     with ThreadPoolExecutor(1) as pool:
-        first = pool.submit(send, stack, "POST", "/api/pedidos", token=stack.token,
-                            headers=dict(key), json=order)
+        first = pool.submit(
+            send, stack, "POST", "/api/pedidos", token=stack.token, headers=dict(key), json=order
+        )
         # The key is claimed before the stock check starts, and the check is under way
         # once the inventory has accepted its connection.
         deadline = time.monotonic() + 30
         while not accepted and time.monotonic() < deadline and not first.done():
             time.sleep(0.01)
-        busy = documented("POST", "/api/pedidos", send(
-            stack, "POST", "/api/pedidos", token=stack.token, headers=dict(key), json=order),
-            409)
+        busy = documented(
+            "POST",
+            "/api/pedidos",
+            send(stack, "POST", "/api/pedidos", token=stack.token, headers=dict(key), json=order),
+            409,
+        )
         assert busy.headers["Retry-After"] == "1"
         tripped = documented("POST", "/api/pedidos", first.result(), 503)
     assert int(tripped.headers["Retry-After"]) >= 1
-    documented("POST", "/api/pedidos", send(stack, "POST", "/api/pedidos", token=stack.token,
-                                            json=order), 503)
+    documented(
+        "POST",
+        "/api/pedidos",
+        send(stack, "POST", "/api/pedidos", token=stack.token, json=order),
+        503,
+    )

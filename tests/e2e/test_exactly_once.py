@@ -18,8 +18,14 @@ from tests.support.tokens import make_token
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 1000, "umbralMinimo": 1}
 SHIPMENT = {"pedidoId": 77, "tipoEnvio": "TERRESTRE", "transportista": "DHL", "destino": "Lima"}
-ORDER = {"userId": 1, "userEmail": "a@b.co", "total": 19.99, "tipoPedido": "NACIONAL",
-         "destino": "Lima", "cantidad": 1}
+ORDER = {
+    "userId": 1,
+    "userEmail": "a@b.co",
+    "total": 19.99,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 
 
 def key() -> str:
@@ -37,8 +43,9 @@ def post(http, path: str, body, idempotency_key: str | None, **kw):
     if idempotency_key is not None:
         headers["Idempotency-Key"] = idempotency_key
     data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return http.gateway("POST", path, data=data, headers={
-        "Content-Type": "application/json", **headers}, **kw)
+    return http.gateway(
+        "POST", path, data=data, headers={"Content-Type": "application/json", **headers}, **kw
+    )
 
 
 def all_items(http, path: str) -> list[dict]:
@@ -46,11 +53,15 @@ def all_items(http, path: str) -> list[dict]:
 
 
 def notifications_of(stack, pedido_id: int) -> int:
-    return sum(1 for line in stack.output().splitlines()
-               if '"notification received"' in line and f'"pedidoId":{pedido_id},' in line)
+    return sum(
+        1
+        for line in stack.output().splitlines()
+        if '"notification received"' in line and f'"pedidoId":{pedido_id},' in line
+    )
 
 
 # -- replay ------------------------------------------------------------------------------------
+
 
 def test_a_repeated_order_is_replayed_exactly_and_nothing_happens_twice(http, stack):
     stock = product(http, f"ONCE-{uuid.uuid4()}")
@@ -58,24 +69,28 @@ def test_a_repeated_order_is_replayed_exactly_and_nothing_happens_twice(http, st
     k = key()
     first = post(http, "/api/pedidos", body, k)
     assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
-    stack.wait_for_line(lambda line: '"notification received"' in line
-                        and f'"pedidoId":{first.json()["id"]},' in line)
+    stack.wait_for_line(
+        lambda line: (
+            '"notification received"' in line and f'"pedidoId":{first.json()["id"]},' in line
+        )
+    )
     # The same JSON, keys in another order and other whitespace.
     reordered = json.dumps(dict(reversed(list(body.items()))), indent=3)
     again = post(http, "/api/pedidos", reordered, k)
     assert again.status_code == 201
     assert again.headers["Idempotent-Replayed"] == "true"
     assert again.content == first.content and b'"total":19.99,' in again.content
-    placed = [o for o in all_items(http, "/api/pedidos")
-              if o["clienteNombre"] == body["clienteNombre"]]
+    placed = [
+        o for o in all_items(http, "/api/pedidos") if o["clienteNombre"] == body["clienteNombre"]
+    ]
     assert len(placed) == 1
     time.sleep(0.5)
     assert notifications_of(stack, first.json()["id"]) == 1
 
 
-@pytest.mark.parametrize("path, body", [
-    ("/api/inventario", {**PRODUCT, "sku": "REPLAY-P"}),
-    ("/api/envios", SHIPMENT)])
+@pytest.mark.parametrize(
+    "path, body", [("/api/inventario", {**PRODUCT, "sku": "REPLAY-P"}), ("/api/envios", SHIPMENT)]
+)
 def test_products_and_shipments_are_created_once_per_key(http, path, body):
     k = key()
     body = {**body, "sku": f"REPLAY-{uuid.uuid4()}"} if "sku" in body else body
@@ -98,6 +113,7 @@ def test_the_same_key_with_another_body_is_422(http):
 
 # -- scope -------------------------------------------------------------------------------------
 
+
 def test_a_key_is_scoped_to_the_caller(http):
     k = key()
     ana = make_token(sub="ana@example.com", exp=int(time.time()) + 600)
@@ -119,6 +135,7 @@ def test_a_key_is_scoped_to_the_route(http):
 
 # -- bad keys ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("bad", ["", "a b", "x" * 256, "tab\there"])
 def test_a_key_that_is_not_1_to_255_visible_ascii_characters_is_400(http, bad):
     response = post(http, "/api/envios", SHIPMENT, bad)
@@ -129,9 +146,12 @@ def test_a_key_that_is_not_1_to_255_visible_ascii_characters_is_400(http, bad):
 
 def test_a_key_with_bytes_outside_ascii_is_400(http, stack):
     body = json.dumps(SHIPMENT).encode()
-    raw = b"POST /api/envios HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + \
-        f"Authorization: Bearer {http.bearer}\r\nContent-Length: {len(body)}\r\n".encode() + \
-        b"Idempotency-Key: cl\xc3\xa9\r\n\r\n" + body
+    raw = (
+        b"POST /api/envios HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        + f"Authorization: Bearer {http.bearer}\r\nContent-Length: {len(body)}\r\n".encode()
+        + b"Idempotency-Key: cl\xc3\xa9\r\n\r\n"
+        + body
+    )
     received = raw_http.exchange(stack.gateway, raw)
     assert raw_http.statuses(received) == [400]
     assert json.loads(raw_http.body_of(received))["details"][0]["field"] == "Idempotency-Key"
@@ -142,6 +162,7 @@ def test_the_longest_key_is_fine(http):
 
 
 # -- only successes are remembered ---------------------------------------------------------------
+
 
 def test_a_failure_is_not_remembered_and_a_retry_is_processed_afresh(http):
     k = key()
@@ -172,8 +193,9 @@ def test_twelve_concurrent_requests_with_one_key_create_exactly_one_order(http):
     for busy in (r for r in responses if r.status_code == 409):
         assert busy.json()["error"] == "IDEMPOTENCY_IN_PROGRESS"
         assert busy.headers["Retry-After"] == "1"
-    placed = [o for o in all_items(http, "/api/pedidos")
-              if o["clienteNombre"] == body["clienteNombre"]]
+    placed = [
+        o for o in all_items(http, "/api/pedidos") if o["clienteNombre"] == body["clienteNombre"]
+    ]
     assert len(placed) == 1
 
 
@@ -182,10 +204,15 @@ def slow_inventory():
     """A stack whose stock check waits on an inventory that never answers (2 s timeout)."""
     hung = socket.create_server(("127.0.0.1", 0))
     held = []
-    threading.Thread(target=lambda: [held.append(hung.accept()) for _ in iter(int, 1)],
-                     daemon=True).start()
-    stack = StackProcess({"INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
-                          "STOCK_CHECK_TIMEOUT_SECONDS": "2"}).start()
+    threading.Thread(
+        target=lambda: [held.append(hung.accept()) for _ in iter(int, 1)], daemon=True
+    ).start()
+    stack = StackProcess(
+        {
+            "INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
+            "STOCK_CHECK_TIMEOUT_SECONDS": "2",
+        }
+    ).start()
     yield StackClient(stack, token())
     stack.stop()
     hung.close()
@@ -210,10 +237,20 @@ def test_a_repeat_while_the_first_is_processed_is_409_retry_after_1(slow_invento
 
 # -- the order lifecycle -------------------------------------------------------------------------
 
-ALLOWED = {"PENDIENTE": {"APROBADO", "CANCELADO"}, "APROBADO": {"EN_ENVIO", "CANCELADO"},
-           "EN_ENVIO": {"ENTREGADO"}, "ENTREGADO": set(), "CANCELADO": set()}
-PATHS = {"PENDIENTE": [], "APROBADO": ["APROBADO"], "EN_ENVIO": ["APROBADO", "EN_ENVIO"],
-         "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"], "CANCELADO": ["CANCELADO"]}
+ALLOWED = {
+    "PENDIENTE": {"APROBADO", "CANCELADO"},
+    "APROBADO": {"EN_ENVIO", "CANCELADO"},
+    "EN_ENVIO": {"ENTREGADO"},
+    "ENTREGADO": set(),
+    "CANCELADO": set(),
+}
+PATHS = {
+    "PENDIENTE": [],
+    "APROBADO": ["APROBADO"],
+    "EN_ENVIO": ["APROBADO", "EN_ENVIO"],
+    "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"],
+    "CANCELADO": ["CANCELADO"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -222,8 +259,9 @@ def stocked(http):
 
 
 def new_order(http, stocked, name: str = "Life") -> dict:
-    response = http.gateway("POST", "/api/pedidos",
-                            json={**ORDER, "clienteNombre": name, "productoId": stocked["id"]})
+    response = http.gateway(
+        "POST", "/api/pedidos", json={**ORDER, "clienteNombre": name, "productoId": stocked["id"]}
+    )
     assert response.status_code == 201, response.text
     return response.json()
 
@@ -254,7 +292,8 @@ def test_every_move_between_every_two_states(http, stocked, current, target):
         assert response.status_code == 409
         assert response.json()["error"] == "INVALID_TRANSITION"
         assert response.json()["details"] == [
-            {"field": "status", "message": f"cannot move from {current} to {target}"}]
+            {"field": "status", "message": f"cannot move from {current} to {target}"}
+        ]
         assert after == order
 
 
@@ -292,8 +331,9 @@ def test_two_conflicting_moves_at_once_exactly_one_wins(http, stocked):
 
 def test_a_move_publishes_no_event_and_shows_in_the_status_list(http, stack, stocked):
     order = new_order(http, stocked, name=f"NoEvent {uuid.uuid4()}")
-    stack.wait_for_line(lambda line: f'"pedidoId":{order["id"]},' in line
-                        and '"notification received"' in line)
+    stack.wait_for_line(
+        lambda line: f'"pedidoId":{order["id"]},' in line and '"notification received"' in line
+    )
     for step in ("APROBADO", "EN_ENVIO"):
         assert move(http, order["id"], step).status_code == 200
     time.sleep(0.5)

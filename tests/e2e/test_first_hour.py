@@ -11,8 +11,15 @@ import requests
 from tests.support.stack_process import PATIENT_STOCK_CHECK, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2, "stockActual": 50, "umbralMinimo": 1}
-ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 2,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+ORDER = {
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 2,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "Olva", "destino": "Lima"}
 
 
@@ -20,10 +27,10 @@ SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "Olva", "destino": "Lima"}
 def made(http):
     """A product, an order of it and a shipment of that order, as created (201s)."""
     product = http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": "FIRST-HOUR"})
-    order = http.gateway("POST", "/api/pedidos",
-                         json={**ORDER, "productoId": product.json()["id"]})
-    shipment = http.gateway("POST", "/api/envios", json={**SHIPMENT,
-                                                          "pedidoId": order.json()["id"]})
+    order = http.gateway("POST", "/api/pedidos", json={**ORDER, "productoId": product.json()["id"]})
+    shipment = http.gateway(
+        "POST", "/api/envios", json={**SHIPMENT, "pedidoId": order.json()["id"]}
+    )
     return {"inventario": product, "pedidos": order, "envios": shipment}
 
 
@@ -55,8 +62,9 @@ def test_a_204_has_no_body_and_says_no_content_type(http):
     assert "Content-Type" not in deleted.headers
 
 
-@pytest.mark.parametrize("resource, what", [("inventario", "Product"), ("pedidos", "Order"),
-                                            ("envios", "Shipment")])
+@pytest.mark.parametrize(
+    "resource, what", [("inventario", "Product"), ("pedidos", "Order"), ("envios", "Shipment")]
+)
 @pytest.mark.parametrize("ident", ["0", "99999", "-3", "9" * 45])
 def test_one_not_found_message_shape_per_resource_whatever_the_id(http, resource, what, ident):
     answer = http.gateway("GET", f"/api/{resource}/{ident}")
@@ -68,8 +76,7 @@ def test_one_not_found_message_shape_per_resource_whatever_the_id(http, resource
 @pytest.mark.parametrize("resource", ["pedidos", "envios"])
 def test_a_status_sent_in_the_body_is_told_it_is_a_query_parameter(http, made, resource):
     ident = made[resource].json()["id"]
-    answer = http.gateway("PATCH", f"/api/{resource}/{ident}/status",
-                          json={"status": "APROBADO"})
+    answer = http.gateway("PATCH", f"/api/{resource}/{ident}/status", json={"status": "APROBADO"})
     assert answer.status_code == 400
     detail = answer.json()["details"][0]
     assert detail["field"] == "status"
@@ -83,28 +90,44 @@ def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_fi
     stack = StackProcess({**PATIENT_STOCK_CHECK, "LOCAL_DATA_DIR": str(tmp_path)}).start()
     try:
         bearer = {"Authorization": f"Bearer {stack.token}"}
-        product = requests.post(f"{stack.gateway}/api/inventario", headers=bearer, timeout=30,
-                                json={**PRODUCT, "sku": "LOG-1"}).json()
+        product = requests.post(
+            f"{stack.gateway}/api/inventario",
+            headers=bearer,
+            timeout=30,
+            json={**PRODUCT, "sku": "LOG-1"},
+        ).json()
         stack.wait_for_line(lambda line: '"status":201' in line)
         before = len(stack.output().splitlines())
-        order = requests.post(f"{stack.gateway}/api/pedidos", headers=bearer, timeout=30,
-                              json={**ORDER, "productoId": product["id"]}).json()
+        order = requests.post(
+            f"{stack.gateway}/api/pedidos",
+            headers=bearer,
+            timeout=30,
+            json={**ORDER, "productoId": product["id"]},
+        ).json()
         stack.wait_for_line(lambda line: '"PedidoAprobadoEvent"' in line)
         lines = [json.loads(line) for line in stack.output().splitlines()[before:]]
         assert not [line for line in lines if "_aws" in line]
-        requests_logged = [(line["service"], line.get("route")) for line in lines
-                           if line.get("message") == "request"]
-        assert sorted(requests_logged) == [("inventory", "/api/inventario/{id}/stock"),
-                                           ("notifications", "/notificaciones"),
-                                           ("orders", "/api/pedidos")]
-        assert [line["message"] for line in lines if line.get("message") != "request"] \
-            == ["PedidoAprobadoEvent"]
+        requests_logged = [
+            (line["service"], line.get("route"))
+            for line in lines
+            if line.get("message") == "request"
+        ]
+        assert sorted(requests_logged) == [
+            ("inventory", "/api/inventario/{id}/stock"),
+            ("notifications", "/notificaciones"),
+            ("orders", "/api/pedidos"),
+        ]
+        assert [line["message"] for line in lines if line.get("message") != "request"] == [
+            "PedidoAprobadoEvent"
+        ]
     finally:
         stack.stop()
     metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     named = {metric["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"] for metric in metrics}
     assert {"OrdersPlaced", "StockCheckLatency", "EventsForwarded"} <= named
     assert order["id"] == 1
+
+
 def test_the_gateways_root_says_what_it_is_without_a_token(http):
     root = http.gateway("GET", "/", auth=False)
     assert root.status_code == 200, root.text
@@ -112,8 +135,10 @@ def test_the_gateways_root_says_what_it_is_without_a_token(http):
     assert index["name"] == "logistics-gateway"
     assert re.fullmatch(r"\d+\.\d+\.\d+", index["version"])
     assert index["docs"] == f"{http.stack.gateway}/docs"
-    assert http.gateway("GET", index["docs"].removeprefix(http.stack.gateway),
-                        auth=False).status_code == 200
+    assert (
+        http.gateway("GET", index["docs"].removeprefix(http.stack.gateway), auth=False).status_code
+        == 200
+    )
 
 
 def test_the_notification_services_root_says_what_it_is(http):

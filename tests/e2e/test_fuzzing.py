@@ -19,17 +19,27 @@ from tests.support.stack_process import StackProcess
 
 SEED = 12
 EXAMPLES_PER_OPERATION = 50
-schema = load({
-    "seed": SEED,
-    "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
-    # Each operation on its own; sequences of calls are for another day.
-    "phases": {"stateful": {"enabled": False}},
-})
+schema = load(
+    {
+        "seed": SEED,
+        "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
+        # Each operation on its own; sequences of calls are for another day.
+        "phases": {"stateful": {"enabled": False}},
+    }
+)
 
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**9, "umbralMinimo": 0}
-ORDER = {"userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 10,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1, "cantidad": 1}
+ORDER = {
+    "userId": 1,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "productoId": 1,
+    "cantidad": 1,
+}
 SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "Olva", "destino": "Lima"}
 
 
@@ -78,18 +88,26 @@ def test_every_answer_is_the_documented_one(case, stacks):
     inventory, rest = stacks
     stack, session = inventory if case.operation.path.startswith("/api/inventario") else rest
     if is_notification(case.operation.path):
-        case.call_and_validate(base_url=stack.notifications, session=session, checks=CHECKS,
-                               timeout=30)
+        case.call_and_validate(
+            base_url=stack.notifications, session=session, checks=CHECKS, timeout=30
+        )
     else:
-        case.call_and_validate(base_url=stack.gateway, session=session, checks=CHECKS,
-                               headers={"Authorization": f"Bearer {stack.token}"}, timeout=30)
+        case.call_and_validate(
+            base_url=stack.gateway,
+            session=session,
+            checks=CHECKS,
+            headers={"Authorization": f"Bearer {stack.token}"},
+            timeout=30,
+        )
 
 
-creates = load({
-    "seed": SEED + 1,
-    "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
-    "phases": {"stateful": {"enabled": False}},
-}).include(method="POST", path_regex=r"^/api/")
+creates = load(
+    {
+        "seed": SEED + 1,
+        "generation": {"max-examples": EXAMPLES_PER_OPERATION, "mode": "all", "no-shrink": True},
+        "phases": {"stateful": {"enabled": False}},
+    }
+).include(method="POST", path_regex=r"^/api/")
 
 
 @creates.parametrize()
@@ -99,6 +117,10 @@ def test_every_create_with_an_idempotency_key_is_answered_as_documented(case, st
     checked, then fingerprinted, then claimed) is held to the same checks, no 5xx."""
     _, (stack, session) = stacks
     key = f"fuzz-{uuid.uuid4()}"
-    case.call_and_validate(base_url=stack.gateway, session=session, checks=CHECKS,
-                           headers={"Authorization": f"Bearer {stack.token}",
-                                    "Idempotency-Key": key}, timeout=30)
+    case.call_and_validate(
+        base_url=stack.gateway,
+        session=session,
+        checks=CHECKS,
+        headers={"Authorization": f"Bearer {stack.token}", "Idempotency-Key": key},
+        timeout=30,
+    )

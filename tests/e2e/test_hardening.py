@@ -16,10 +16,22 @@ from tests.support import raw_http
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
 
-PRODUCT = {"sku": "H-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1000,
-           "umbralMinimo": 0}
-ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 1,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+PRODUCT = {
+    "sku": "H-1",
+    "nombre": "Caja",
+    "precioUnitario": 1,
+    "stockActual": 1000,
+    "umbralMinimo": 0,
+}
+ORDER = {
+    "userId": 1,
+    "userEmail": "a@b.co",
+    "clienteNombre": "A",
+    "total": 1,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 
 
 def create_product(http, sku: str) -> int:
@@ -33,6 +45,7 @@ def auth(http) -> dict:
 
 
 # -- 3: a real listen backlog -------------------------------------------------------------
+
 
 def test_sixty_four_clients_connecting_at_once_are_all_answered(http, stack):
     at_once = threading.Barrier(64)
@@ -52,14 +65,19 @@ def test_sixty_four_clients_connecting_at_once_are_all_answered(http, stack):
 
 # -- 6: chunked bodies ----------------------------------------------------------------------
 
+
 def chunked(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n0\r\n\r\n"
 
 
 def test_a_chunked_body_is_read(http, stack):
     body = json.dumps({**PRODUCT, "sku": "CHUNKED-1"}).encode()
-    raw = raw_http.request("POST", "/api/inventario", body=chunked(body), headers={
-        **auth(http), "Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    raw = raw_http.request(
+        "POST",
+        "/api/inventario",
+        body=chunked(body),
+        headers={**auth(http), "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
     received = raw_http.exchange(stack.gateway, raw)
     assert raw_http.statuses(received) == [201]
     assert json.loads(raw_http.body_of(received))["sku"] == "CHUNKED-1"
@@ -67,10 +85,17 @@ def test_a_chunked_body_is_read(http, stack):
 
 def test_nothing_inside_a_chunked_body_is_parsed_as_a_request(http, stack):
     product = create_product(http, "SMUGGLE-1")
-    smuggled = (f"DELETE /api/inventario/{product} HTTP/1.1\r\nHost: x\r\n"
-                f"Authorization: Bearer {http.bearer}\r\n\r\n").encode()
-    raw = raw_http.request("POST", "/api/inventario", close=False, body=chunked(smuggled),
-                           headers={**auth(http), "Transfer-Encoding": "chunked"})
+    smuggled = (
+        f"DELETE /api/inventario/{product} HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {http.bearer}\r\n\r\n"
+    ).encode()
+    raw = raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        body=chunked(smuggled),
+        headers={**auth(http), "Transfer-Encoding": "chunked"},
+    )
     received = raw_http.exchange(stack.gateway, raw, wait=1.5)
     # One response (the body is not JSON), and nothing after it: no byte of the body was
     # read as a request of its own.
@@ -79,6 +104,7 @@ def test_nothing_inside_a_chunked_body_is_parsed_as_a_request(http, stack):
 
 
 # -- 7: ids are whole path segments -----------------------------------------------------------
+
 
 def test_a_semicolon_in_an_id_is_invalid_and_deletes_nothing(http):
     product = create_product(http, "SEMI-1")
@@ -91,20 +117,32 @@ def test_a_semicolon_in_an_id_is_invalid_and_deletes_nothing(http):
 
 # -- 8, 9: bad lengths and oversized bodies ------------------------------------------------------
 
-@pytest.mark.parametrize("length, status, code", [
-    ("abc", 400, "BAD_REQUEST"), ("-1", 400, "BAD_REQUEST"), ("1.5", 400, "BAD_REQUEST"),
-    ("4611686018427387904", 413, "PAYLOAD_TOO_LARGE")])
+
+@pytest.mark.parametrize(
+    "length, status, code",
+    [
+        ("abc", 400, "BAD_REQUEST"),
+        ("-1", 400, "BAD_REQUEST"),
+        ("1.5", 400, "BAD_REQUEST"),
+        ("4611686018427387904", 413, "PAYLOAD_TOO_LARGE"),
+    ],
+)
 def test_an_unusable_content_length_is_answered(http, stack, length, status, code):
-    raw = raw_http.request("POST", "/api/inventario", headers={
-        **auth(http), "Content-Length": length}, body=b"{}")
+    raw = raw_http.request(
+        "POST", "/api/inventario", headers={**auth(http), "Content-Length": length}, body=b"{}"
+    )
     received = raw_http.exchange(stack.gateway, raw)
     assert raw_http.statuses(received) == [status]
     assert json.loads(raw_http.body_of(received))["error"] == code
 
 
 def test_a_declared_length_over_one_mib_is_refused_before_the_body_is_read(http, stack):
-    raw = raw_http.request("POST", "/api/inventario", close=False, headers={
-        **auth(http), "Content-Length": str(50 * 1024 * 1024)})
+    raw = raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        headers={**auth(http), "Content-Length": str(50 * 1024 * 1024)},
+    )
     started = time.monotonic()
     with socket.create_connection(raw_http.address(stack.gateway), timeout=5) as sock:
         sock.sendall(raw)  # headers only: the 50 MiB never come
@@ -114,13 +152,19 @@ def test_a_declared_length_over_one_mib_is_refused_before_the_body_is_read(http,
     assert time.monotonic() - started < 3
 
 
-@pytest.mark.parametrize("path, status, message", [
-    ("/api/inventario", 401, "Unauthorized"),
-    # API Gateway's answer for a path no route has, whatever the token.
-    ("/api/nothing-here", 403, "Missing Authentication Token")])
+@pytest.mark.parametrize(
+    "path, status, message",
+    [
+        ("/api/inventario", 401, "Unauthorized"),
+        # API Gateway's answer for a path no route has, whatever the token.
+        ("/api/nothing-here", 403, "Missing Authentication Token"),
+    ],
+)
 def test_a_token_with_bytes_outside_ascii_is_answered(stack, path, status, message):
-    raw = f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode() + \
-        b"Authorization: Bearer \xe2\x9c\x93\xf0\x9f\x94\x91\r\n\r\n"
+    raw = (
+        f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode()
+        + b"Authorization: Bearer \xe2\x9c\x93\xf0\x9f\x94\x91\r\n\r\n"
+    )
     received = raw_http.exchange(stack.gateway, raw)
     assert raw_http.statuses(received) == [status]
     assert json.loads(raw_http.body_of(received)) == {"message": message}
@@ -128,8 +172,8 @@ def test_a_token_with_bytes_outside_ascii_is_answered(stack, path, status, messa
 
 # -- 11: HEAD, TRACE and unknown methods --------------------------------------------------------
 
-def test_head_is_answered_like_get_without_a_body_and_the_connection_stays_usable(
-        http, stack):
+
+def test_head_is_answered_like_get_without_a_body_and_the_connection_stays_usable(http, stack):
     head = raw_http.request("HEAD", "/api/inventario", headers=auth(http), close=False)
     get = raw_http.request("GET", "/api/inventario/alertas", headers=auth(http))
     received = raw_http.exchange(stack.gateway, head + get)
@@ -149,6 +193,7 @@ def test_trace_and_unknown_methods_get_405_in_the_platform_format(http, stack, m
 
 # -- 10: stalled clients ----------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def quick_timeout_stack():
     stack = StackProcess({"HTTP_IDLE_TIMEOUT_SECONDS": "1"}).start()
@@ -167,6 +212,7 @@ def test_a_stalled_connection_is_closed_after_the_idle_timeout(quick_timeout_sta
 
 # -- 1, 5: the orders breaker trips for the inventory's failures only ------------------------------
 
+
 @pytest.fixture(scope="module")
 def breaker_stack():
     stack = StackProcess({"BREAKER_FAIL_MAX": "2", "BREAKER_RESET_SECONDS": "60"}).start()
@@ -179,9 +225,11 @@ def test_no_request_a_client_sends_can_open_the_breaker_for_everyone(breaker_sta
     product = create_product(http, "FOLD-1")
     body = json.dumps({**ORDER, "productoId": product}).encode()
     # A header folded onto a continuation line: valid enough for the authorizer.
-    folded = (f"POST /api/pedidos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {http.bearer}"
-              f"\r\n \r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-              f"Connection: close\r\n\r\n").encode() + body
+    folded = (
+        f"POST /api/pedidos HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {http.bearer}"
+        f"\r\n \r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        f"Connection: close\r\n\r\n"
+    ).encode() + body
     for _ in range(5):
         raw_http.exchange(http.stack.gateway, folded)
     response = http.gateway("POST", "/api/pedidos", json={**ORDER, "productoId": product})
@@ -201,8 +249,7 @@ def test_orders_are_confirmed_while_products_are_being_written(breaker_stack):
     with ThreadPoolExecutor(140) as pool:
         writes = [pool.submit(write, i) for i in range(120)]
         orders = [pool.submit(order, i) for i in range(20)]
-        order_statuses = [(f.result().status_code, f.result().json().get("error"))
-                          for f in orders]
+        order_statuses = [(f.result().status_code, f.result().json().get("error")) for f in orders]
         write_statuses = [f.result().status_code for f in writes]
     assert write_statuses == [201] * 120
     assert order_statuses == [(201, None)] * 20

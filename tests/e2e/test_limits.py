@@ -21,9 +21,14 @@ PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 1, "umbralMinim
 def tight():
     """A stack whose gateway takes 2 requests a second (bursts of 5) and whose
     notification service takes 1 a second (bursts of 3)."""
-    stack = StackProcess(env={"THROTTLE_RATE_LIMIT": "2", "THROTTLE_BURST_LIMIT": "5",
-                              "NOTIFICATION_THROTTLE_RATE_LIMIT": "1",
-                              "NOTIFICATION_THROTTLE_BURST_LIMIT": "3"}).start()
+    stack = StackProcess(
+        env={
+            "THROTTLE_RATE_LIMIT": "2",
+            "THROTTLE_BURST_LIMIT": "5",
+            "NOTIFICATION_THROTTLE_RATE_LIMIT": "1",
+            "NOTIFICATION_THROTTLE_BURST_LIMIT": "3",
+        }
+    ).start()
     try:
         yield StackClient(stack, token())
     finally:
@@ -37,8 +42,9 @@ def burst(send, count: int) -> list:
 
 def test_a_burst_over_the_gateways_limit_gets_429s_writes_nothing_and_recovers(tight):
     time.sleep(3)  # a full bucket
-    answers = burst(lambda n: tight.gateway("POST", "/api/inventario",
-                                            json={**PRODUCT, "sku": f"T-{n}"}), 20)
+    answers = burst(
+        lambda n: tight.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": f"T-{n}"}), 20
+    )
     statuses = sorted(answer.status_code for answer in answers)
     assert statuses.count(201) <= 6 and statuses.count(429) >= 14, statuses
     assert set(statuses) <= {201, 429}  # never a 5xx under load
@@ -55,8 +61,7 @@ def test_a_throttled_request_never_reaches_the_authorizer_or_a_function(tight):
     time.sleep(3)
     before = len(tight.stack.lines)
     junk = {"Authorization": "Bearer not.a.token"}  # passes the identity validation
-    answers = burst(lambda n: tight.gateway("GET", "/api/inventario", auth=False,
-                                            headers=junk), 12)
+    answers = burst(lambda n: tight.gateway("GET", "/api/inventario", auth=False, headers=junk), 12)
     statuses = [a.status_code for a in answers]
     assert set(statuses) == {401, 429}
     time.sleep(1)
@@ -78,12 +83,26 @@ def test_the_notification_service_has_limits_of_its_own(tight):
     assert tight.notify("GET", "/notificaciones/health").status_code == 200
 
 
-@pytest.mark.parametrize("header", ["Basic YWxhZGRpbjpvcGVu", "Bearer", "Bearer a b",
-                                    "Bearer tok\u00e9n", "Token abc.def.ghi", "bearer  "])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Basic YWxhZGRpbjpvcGVu",
+        "Bearer",
+        "Bearer a b",
+        "Bearer tok\u00e9n",
+        "Token abc.def.ghi",
+        "bearer  ",
+    ],
+)
 def test_a_header_that_is_not_a_bearer_token_is_401_without_the_authorizer(stack, header):
-    answer = raw_http.exchange(stack.gateway, raw_http.request(
-        "GET", "/api/inventario", headers={"Authorization": header.encode("utf-8")
-                                           .decode("latin-1")}))
+    answer = raw_http.exchange(
+        stack.gateway,
+        raw_http.request(
+            "GET",
+            "/api/inventario",
+            headers={"Authorization": header.encode("utf-8").decode("latin-1")},
+        ),
+    )
     assert raw_http.statuses(answer) == [401]
     assert json.loads(raw_http.body_of(answer)) == {"message": "Unauthorized"}
 
@@ -93,11 +112,13 @@ def test_a_body_of_exactly_one_mib_is_taken_and_one_byte_more_is_not(http):
         frame = b'{"blob":""}'
         return frame[:-2] + b"x" * (size - len(frame)) + frame[-2:]
 
-    exact = requests.post(http.stack.notifications + "/notificaciones", data=body(ONE_MIB),
-                          timeout=30)
+    exact = requests.post(
+        http.stack.notifications + "/notificaciones", data=body(ONE_MIB), timeout=30
+    )
     assert exact.status_code == 200
-    over = requests.post(http.stack.notifications + "/notificaciones",
-                         data=body(ONE_MIB + 1), timeout=30)
+    over = requests.post(
+        http.stack.notifications + "/notificaciones", data=body(ONE_MIB + 1), timeout=30
+    )
     assert over.status_code == 413 and over.json()["error"] == "PAYLOAD_TOO_LARGE"
 
 
@@ -109,37 +130,44 @@ def test_a_deep_notification_is_taken_and_its_log_line_bounded(http, depth):
 
 
 def test_a_900_kb_notification_leaves_no_log_line_over_64_kib(http, stack):
-    answer = http.notify("POST", "/notificaciones", json={"marker": "big-one",
-                                                          "blob": "y" * 900_000})
+    answer = http.notify(
+        "POST", "/notificaciones", json={"marker": "big-one", "blob": "y" * 900_000}
+    )
     assert answer.status_code == 200
     line = stack.wait_for_line(lambda line: "big-one" in line)
     assert len(line.encode()) < 64 * 1024 and '"payload_bytes":900' in line
 
 
 ODD = [
-    ("a huge exponent", b'{"sku":"ODD-1","nombre":"x","precioUnitario":1e999999999,'
-                        b'"stockActual":1,"umbralMinimo":0}'),
+    (
+        "a huge exponent",
+        b'{"sku":"ODD-1","nombre":"x","precioUnitario":1e999999999,'
+        b'"stockActual":1,"umbralMinimo":0}',
+    ),
     ("deep nesting", b'{"sku":"ODD-2","extra":' + b"[" * 700 + b"]" * 700 + b"}"),
-    ("a tiny exponent", b'{"sku":"ODD-3","nombre":"x","precioUnitario":1e-999999999,'
-                        b'"stockActual":1,"umbralMinimo":0}'),
+    (
+        "a tiny exponent",
+        b'{"sku":"ODD-3","nombre":"x","precioUnitario":1e-999999999,'
+        b'"stockActual":1,"umbralMinimo":0}',
+    ),
 ]
 
 
 @pytest.mark.parametrize("path", ["/api/inventario", "/api/pedidos", "/api/envios"])
 @pytest.mark.parametrize("name, raw", ODD, ids=[name for name, _ in ODD])
-def test_an_odd_body_gets_the_same_4xx_with_an_idempotency_key_as_without(http, path,
-                                                                           name, raw):
+def test_an_odd_body_gets_the_same_4xx_with_an_idempotency_key_as_without(http, path, name, raw):
     without = http.gateway("POST", path, data=raw)
     key = {"Idempotency-Key": "odd-" + name.replace(" ", "-")}
     with_key = http.gateway("POST", path, data=raw, headers=key)
     assert 400 <= without.status_code < 500
     assert (with_key.status_code, with_key.json()["error"]) == (
-        without.status_code, without.json()["error"])
+        without.status_code,
+        without.json()["error"],
+    )
 
 
 def test_a_string_is_not_replayed_as_the_number_it_spells(http):
-    shipment = {"pedidoId": 99_999, "tipoEnvio": "EXPRESS", "transportista": "X",
-                "destino": "Y"}
+    shipment = {"pedidoId": 99_999, "tipoEnvio": "EXPRESS", "transportista": "X", "destino": "Y"}
     key = {"Idempotency-Key": "typed-1"}
     first = http.gateway("POST", "/api/envios", json={**shipment, "peso": 1.5}, headers=key)
     assert first.status_code == 201
@@ -150,8 +178,14 @@ def test_a_string_is_not_replayed_as_the_number_it_spells(http):
 
 
 def test_a_transfer_coding_the_server_does_not_know_is_501_as_documented(stack):
-    answer = raw_http.exchange(stack.notifications, raw_http.request(
-        "POST", "/notificaciones", headers={"Transfer-Encoding": "chunked, identity"},
-        body=b"2\r\n{}\r\n0\r\n\r\n"))
+    answer = raw_http.exchange(
+        stack.notifications,
+        raw_http.request(
+            "POST",
+            "/notificaciones",
+            headers={"Transfer-Encoding": "chunked, identity"},
+            body=b"2\r\n{}\r\n0\r\n\r\n",
+        ),
+    )
     assert raw_http.statuses(answer) == [501]
     assert json.loads(raw_http.body_of(answer))["error"] == "NOT_IMPLEMENTED"

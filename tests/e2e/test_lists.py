@@ -24,8 +24,9 @@ def lists():
 def create_products(http, prefix: str, count: int, **fields) -> list[dict]:
     created = []
     for i in range(count):
-        response = http.gateway("POST", "/api/inventario",
-                                json={**PRODUCT, "sku": f"{prefix}-{i}", **fields})
+        response = http.gateway(
+            "POST", "/api/inventario", json={**PRODUCT, "sku": f"{prefix}-{i}", **fields}
+        )
         assert response.status_code == 201, response.text
         created.append(response.json())
     return created
@@ -55,6 +56,7 @@ def ids(items) -> list[int]:
 
 # -- pages ----------------------------------------------------------------------------------
 
+
 def test_a_walk_returns_every_product_once_in_ascending_id(http):
     mine = create_products(http, "WALK", 7)
     items, responses = walk(http, "/api/inventario", limit=3)
@@ -77,8 +79,9 @@ def test_the_next_link_repeats_the_path_and_query_with_the_encoded_token(http):
 def test_the_limit_may_change_from_page_to_page(http):
     create_products(http, "CHANGE", 4)
     first = http.gateway("GET", "/api/inventario", params={"limit": 1})
-    second = http.gateway("GET", "/api/inventario",
-                          params={"limit": 3, "nextToken": first.headers["X-Next-Token"]})
+    second = http.gateway(
+        "GET", "/api/inventario", params={"limit": 3, "nextToken": first.headers["X-Next-Token"]}
+    )
     assert second.status_code == 200 and len(second.json()) <= 3
     # A page may be short (an id whose product was deleted), never out of order.
     assert all(i > j for i in ids(second.json()) for j in ids(first.json()))
@@ -106,6 +109,7 @@ def test_unknown_query_parameters_are_ignored(http):
 
 # -- the body cap ---------------------------------------------------------------------------
 
+
 def test_a_list_over_the_size_cap_is_cut_with_a_token_and_walks_whole(lists):
     created = create_products(lists, "BIG", 40, descripcion="x" * 60)
     first = lists.gateway("GET", "/api/inventario")
@@ -120,6 +124,7 @@ def test_a_list_over_the_size_cap_is_cut_with_a_token_and_walks_whole(lists):
 
 
 # -- alerts ---------------------------------------------------------------------------------
+
 
 def test_alerts_page_in_id_order_and_follow_the_stock(lists):
     low = create_products(lists, "LOW", 3, stockActual=0, umbralMinimo=5)
@@ -136,12 +141,14 @@ def test_alerts_page_in_id_order_and_follow_the_stock(lists):
 
 # -- filters ---------------------------------------------------------------------------------
 
+
 def test_shipments_by_status_by_order_and_both_with_pages(http):
-    made = [http.gateway("POST", "/api/envios", json={**SHIPMENT, "pedidoId": pedido}).json()
-            for pedido in (9001, 9002, 9001, 9001)]
+    made = [
+        http.gateway("POST", "/api/envios", json={**SHIPMENT, "pedidoId": pedido}).json()
+        for pedido in (9001, 9002, 9001, 9001)
+    ]
     for shipment in made[2:]:
-        http.gateway("PATCH", f"/api/envios/{shipment['id']}/status",
-                     params={"status": "EN_RUTA"})
+        http.gateway("PATCH", f"/api/envios/{shipment['id']}/status", params={"status": "EN_RUTA"})
     by_order, _ = walk(http, "/api/envios", pedidoId="9001", limit=1)
     assert ids(by_order) == [made[0]["id"], made[2]["id"], made[3]["id"]]
     both, _ = walk(http, "/api/envios", pedidoId="9001", status="EN_RUTA", limit=1)
@@ -153,10 +160,20 @@ def test_shipments_by_status_by_order_and_both_with_pages(http):
 
 def test_orders_by_status(http):
     product = create_products(http, "ORDERFILTER", 1)[0]
-    order = http.gateway("POST", "/api/pedidos", json={
-        "userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 1,
-        "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product["id"],
-        "cantidad": 1}).json()
+    order = http.gateway(
+        "POST",
+        "/api/pedidos",
+        json={
+            "userId": 1,
+            "userEmail": "a@b.co",
+            "clienteNombre": "A",
+            "total": 1,
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": product["id"],
+            "cantidad": 1,
+        },
+    ).json()
     pending, _ = walk(http, "/api/pedidos", status="PENDIENTE", limit=2)
     assert order in pending and all(o["status"] == "PENDIENTE" for o in pending)
     for status in ("APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO"):
@@ -166,24 +183,27 @@ def test_orders_by_status(http):
 
 # -- what is refused --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, params, field", [
-    ("/api/inventario", {"limit": "0"}, "limit"),
-    ("/api/inventario", {"limit": "1001"}, "limit"),
-    ("/api/inventario", {"limit": "abc"}, "limit"),
-    ("/api/inventario", {"limit": "2.5"}, "limit"),
-    ("/api/inventario", {"limit": ""}, "limit"),
-    ("/api/inventario/alertas", {"limit": "-1"}, "limit"),
-    ("/api/pedidos", {"status": "PERDIDO"}, "status"),
-    ("/api/pedidos", {"status": "pendiente"}, "status"),
-    ("/api/envios", {"status": "CANCELADO"}, "status"),
-    ("/api/envios", {"pedidoId": "abc"}, "pedidoId"),
-    ("/api/envios", {"pedidoId": "0"}, "pedidoId"),
-    ("/api/envios", {"pedidoId": "1.5"}, "pedidoId"),
-    ("/api/inventario", {"nextToken": "garbage"}, "nextToken"),
-    ("/api/inventario", {"nextToken": ""}, "nextToken"),
-])
-def test_bad_paging_and_filter_parameters_are_400_naming_the_parameter(
-        http, path, params, field):
+
+@pytest.mark.parametrize(
+    "path, params, field",
+    [
+        ("/api/inventario", {"limit": "0"}, "limit"),
+        ("/api/inventario", {"limit": "1001"}, "limit"),
+        ("/api/inventario", {"limit": "abc"}, "limit"),
+        ("/api/inventario", {"limit": "2.5"}, "limit"),
+        ("/api/inventario", {"limit": ""}, "limit"),
+        ("/api/inventario/alertas", {"limit": "-1"}, "limit"),
+        ("/api/pedidos", {"status": "PERDIDO"}, "status"),
+        ("/api/pedidos", {"status": "pendiente"}, "status"),
+        ("/api/envios", {"status": "CANCELADO"}, "status"),
+        ("/api/envios", {"pedidoId": "abc"}, "pedidoId"),
+        ("/api/envios", {"pedidoId": "0"}, "pedidoId"),
+        ("/api/envios", {"pedidoId": "1.5"}, "pedidoId"),
+        ("/api/inventario", {"nextToken": "garbage"}, "nextToken"),
+        ("/api/inventario", {"nextToken": ""}, "nextToken"),
+    ],
+)
+def test_bad_paging_and_filter_parameters_are_400_naming_the_parameter(http, path, params, field):
     response = http.gateway("GET", path, params=params)
     assert response.status_code == 400
     assert response.json()["error"] == "VALIDATION_ERROR"
@@ -213,6 +233,7 @@ def test_a_token_is_good_only_for_its_own_list_and_filters(http):
         response = http.gateway("GET", path, params=params)
         assert response.status_code == 400, (path, params)
         assert response.json()["details"][0]["field"] == "nextToken"
-    accepted = http.gateway("GET", "/api/envios",
-                            params={"nextToken": shipments_token, "pedidoId": "9101"})
+    accepted = http.gateway(
+        "GET", "/api/envios", params={"nextToken": shipments_token, "pedidoId": "9101"}
+    )
     assert accepted.status_code == 200

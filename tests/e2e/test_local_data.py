@@ -22,8 +22,13 @@ CRASH_WINDOW_SECONDS = 5
 
 
 def product(sku: str) -> dict:
-    return {"sku": sku, "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
-            "umbralMinimo": 2}
+    return {
+        "sku": sku,
+        "nombre": "Caja",
+        "precioUnitario": 19.99,
+        "stockActual": 10,
+        "umbralMinimo": 2,
+    }
 
 
 def started(data_dir) -> tuple[StackProcess, StackClient]:
@@ -35,13 +40,30 @@ def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path
     stack, http = started(tmp_path)
     try:
         product_id = http.gateway("POST", "/api/inventario", json=product("KEEP-1")).json()["id"]
-        order = http.gateway("POST", "/api/pedidos", json={
-            "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 19.99,
-            "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product_id,
-            "cantidad": 1}).json()
-        shipment = http.gateway("POST", "/api/envios", json={
-            "pedidoId": order["id"], "tipoEnvio": "EXPRESS", "transportista": "DHL",
-            "destino": "Lima"}).json()
+        order = http.gateway(
+            "POST",
+            "/api/pedidos",
+            json={
+                "userId": 1,
+                "userEmail": "ana@example.com",
+                "clienteNombre": "Ana",
+                "total": 19.99,
+                "tipoPedido": "NACIONAL",
+                "destino": "Lima",
+                "productoId": product_id,
+                "cantidad": 1,
+            },
+        ).json()
+        shipment = http.gateway(
+            "POST",
+            "/api/envios",
+            json={
+                "pedidoId": order["id"],
+                "tipoEnvio": "EXPRESS",
+                "transportista": "DHL",
+                "destino": "Lima",
+            },
+        ).json()
         assert "Data:          " + str(tmp_path) in stack.output()
     finally:
         stack.proc.send_signal(signal.SIGTERM)
@@ -56,10 +78,14 @@ def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path
         assert http.gateway("GET", f"/api/pedidos/{order['id']}").json() == order
         assert http.gateway("GET", f"/api/envios/{shipment['id']}").json() == shipment
         # The sku is still taken, and the counters go on from where they were.
-        assert http.gateway("POST", "/api/inventario",
-                            json=product("KEEP-1")).json()["error"] == "DUPLICATE_SKU"
-        assert http.gateway("POST", "/api/inventario",
-                            json=product("KEEP-2")).json()["id"] > product_id
+        assert (
+            http.gateway("POST", "/api/inventario", json=product("KEEP-1")).json()["error"]
+            == "DUPLICATE_SKU"
+        )
+        assert (
+            http.gateway("POST", "/api/inventario", json=product("KEEP-2")).json()["id"]
+            > product_id
+        )
     finally:
         stack.stop()
 
@@ -67,28 +93,55 @@ def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path
 def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_path):
     # A product in alert and an order whose event is pending, as the stack saved them
     # before their index keys were sharded (infra/shard_backfill.py).
-    (tmp_path / SNAPSHOT_FILE).write_text(json.dumps({"format": FORMAT, "tables": {
-        "ProductsTable": [{"id": {"N": "1"}, "sku": {"S": "OLD-1"}, "nombre": {"S": "Caja"},
-                           "precioUnitario": {"N": "2"}, "stockActual": {"N": "0"},
-                           "umbralMinimo": {"N": "1"}, "enAlerta": {"S": "ALERTA"}}],
-        "OrdersTable": [{"id": {"N": "1"}, "userId": {"N": "1"}, "userEmail": {"S": "a@b.co"},
-                         "clienteNombre": {"S": "Ana"}, "total": {"N": "2"},
-                         "status": {"S": "PENDIENTE"}, "tipoPedido": {"S": "NACIONAL"},
-                         "destino": {"S": "Lima"}, "productoId": {"N": "1"},
-                         "cantidad": {"N": "1"}, "creadoEn": {"S": "2026-01-01T00:00:00"},
-                         "eventoPendiente": {"S": "PENDING"}}]}}))
+    (tmp_path / SNAPSHOT_FILE).write_text(
+        json.dumps(
+            {
+                "format": FORMAT,
+                "tables": {
+                    "ProductsTable": [
+                        {
+                            "id": {"N": "1"},
+                            "sku": {"S": "OLD-1"},
+                            "nombre": {"S": "Caja"},
+                            "precioUnitario": {"N": "2"},
+                            "stockActual": {"N": "0"},
+                            "umbralMinimo": {"N": "1"},
+                            "enAlerta": {"S": "ALERTA"},
+                        }
+                    ],
+                    "OrdersTable": [
+                        {
+                            "id": {"N": "1"},
+                            "userId": {"N": "1"},
+                            "userEmail": {"S": "a@b.co"},
+                            "clienteNombre": {"S": "Ana"},
+                            "total": {"N": "2"},
+                            "status": {"S": "PENDIENTE"},
+                            "tipoPedido": {"S": "NACIONAL"},
+                            "destino": {"S": "Lima"},
+                            "productoId": {"N": "1"},
+                            "cantidad": {"N": "1"},
+                            "creadoEn": {"S": "2026-01-01T00:00:00"},
+                            "eventoPendiente": {"S": "PENDING"},
+                        }
+                    ],
+                },
+            }
+        )
+    )
     stack, http = started(tmp_path)
     try:
         assert [p["id"] for p in http.gateway("GET", "/api/inventario").json()] == [1]
         assert [p["id"] for p in http.gateway("GET", "/api/inventario/alertas").json()] == [1]
-        assert [o["id"] for o in http.gateway(
-            "GET", "/api/pedidos", params={"status": "PENDIENTE"}).json()] == [1]
+        assert [
+            o["id"]
+            for o in http.gateway("GET", "/api/pedidos", params={"status": "PENDIENTE"}).json()
+        ] == [1]
     finally:
         stack.stop()
 
 
-def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_comes_twice(
-        tmp_path):
+def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_comes_twice(tmp_path):
     stack, http = started(tmp_path)
     answered: list[tuple[float, int]] = []
     stop = threading.Event()
@@ -99,9 +152,12 @@ def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_come
             if stop.is_set():
                 return
             try:
-                response = session.post(f"{stack.gateway}/api/inventario",
-                                        json=product(f"CRASH-{writer}-{n}"), timeout=5,
-                                        headers={"Authorization": f"Bearer {http.bearer}"})
+                response = session.post(
+                    f"{stack.gateway}/api/inventario",
+                    json=product(f"CRASH-{writer}-{n}"),
+                    timeout=5,
+                    headers={"Authorization": f"Bearer {http.bearer}"},
+                )
             except requests.RequestException:
                 return
             if response.status_code == 201:
@@ -125,25 +181,41 @@ def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_come
         kept = [item["id"] for item in http.gateway("GET", "/api/inventario").json()]
         assert old <= set(kept)
         newest = max(i for _, i in answered)
-        assert http.gateway("POST", "/api/inventario",
-                            json=product("AFTER-CRASH")).json()["id"] > newest
+        assert (
+            http.gateway("POST", "/api/inventario", json=product("AFTER-CRASH")).json()["id"]
+            > newest
+        )
     finally:
         stack.stop()
 
 
 @pytest.mark.parametrize("damage", ["truncated", "a directory"])
 def test_a_data_file_that_cannot_be_used_stops_the_start_naming_it_and_is_left_as_it_is(
-        tmp_path, damage):
+    tmp_path, damage
+):
     data_file = tmp_path / "dynamodb.json"
     if damage == "truncated":
         data_file.write_text('{"format": "logistics-local-dynamodb/1", "tables": {"Prod')
     else:
         data_file.mkdir()
     before = data_file.read_bytes() if data_file.is_file() else None
-    env = {**os.environ, "LOCAL_DATA_DIR": str(tmp_path), "GATEWAY_PORT": "0",
-           "NOTIFICATION_PORT": "0", "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "RELOAD": "0"}
-    result = subprocess.run([sys.executable, "-m", "infra.local.stack"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    env = {
+        **os.environ,
+        "LOCAL_DATA_DIR": str(tmp_path),
+        "GATEWAY_PORT": "0",
+        "NOTIFICATION_PORT": "0",
+        "DYNAMODB_PORT": "0",
+        "LAMBDA_PORT": "0",
+        "RELOAD": "0",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "infra.local.stack"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode != 0 and "Ready." not in result.stdout
     assert f"Local data: {data_file}" in result.stderr and "make reset" in result.stderr
     assert (data_file.read_bytes() if before is not None else None) == before
@@ -155,15 +227,17 @@ def test_make_reset_empties_the_data_and_refuses_while_a_stack_uses_it(tmp_path)
     env = {**os.environ, "LOCAL_DATA_DIR": str(tmp_path)}
     try:
         http.gateway("POST", "/api/inventario", json=product("RESET-1"))
-        refused = subprocess.run(["make", "-s", "reset"], cwd=ROOT, env=env,
-                                 capture_output=True, text=True, timeout=60)
+        refused = subprocess.run(
+            ["make", "-s", "reset"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
         assert refused.returncode != 0 and "in use by another local stack" in refused.stderr
     finally:
         stack.stop()
     assert json.loads((tmp_path / "dynamodb.json").read_text())["tables"]["ProductsTable"]
 
-    reset = subprocess.run(["make", "-s", "reset"], cwd=ROOT, env=env, capture_output=True,
-                           text=True, timeout=60)
+    reset = subprocess.run(
+        ["make", "-s", "reset"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert reset.returncode == 0, reset.stderr
     assert f"Emptied {tmp_path}" in reset.stdout
     assert not list(tmp_path.glob("*.json"))

@@ -34,10 +34,20 @@ def started(env: dict | None = None, root=ROOT) -> tuple[StackProcess, StackClie
 
 
 def order(http: StackClient, product_id: int) -> requests.Response:
-    return http.gateway("POST", "/api/pedidos", json={
-        "userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-        "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": product_id,
-        "cantidad": 1, "total": 2.5})
+    return http.gateway(
+        "POST",
+        "/api/pedidos",
+        json={
+            "userId": 1,
+            "userEmail": "ana@example.com",
+            "clienteNombre": "Ana",
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": product_id,
+            "cantidad": 1,
+            "total": 2.5,
+        },
+    )
 
 
 def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
@@ -46,8 +56,7 @@ def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
     fail the stock check even at a patient 10 s)."""
     stack, http = started(PATIENT_STOCK_CHECK)
     try:
-        product = http.gateway("POST", "/api/inventario", json={"sku": "BURST-1",
-                                                                **PRODUCT}).json()
+        product = http.gateway("POST", "/api/inventario", json={"sku": "BURST-1", **PRODUCT}).json()
         with ThreadPoolExecutor(80) as pool:
             answers = list(pool.map(lambda _: order(http, product["id"]), range(80)))
         statuses = [answer.status_code for answer in answers]
@@ -58,16 +67,17 @@ def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
         stack.stop()
 
 
-def test_an_inventory_outage_costs_at_most_fail_max_fallbacks_across_all_environments(
-        tmp_path):
+def test_an_inventory_outage_costs_at_most_fail_max_fallbacks_across_all_environments(tmp_path):
     """Every environment of the orders function shares the breaker (CircuitBreakersTable):
     an outage opens it after BREAKER_FAIL_MAX failures in all, not in each."""
     copy = copy_checkout(tmp_path)
-    stack, http = started({"RELOAD": "1", "BREAKER_FAIL_MAX": "3",
-                           "BREAKER_RESET_SECONDS": "300"}, root=copy)
+    stack, http = started(
+        {"RELOAD": "1", "BREAKER_FAIL_MAX": "3", "BREAKER_RESET_SECONDS": "300"}, root=copy
+    )
     try:
-        product = http.gateway("POST", "/api/inventario", json={"sku": "OUTAGE-1",
-                                                                **PRODUCT}).json()
+        product = http.gateway(
+            "POST", "/api/inventario", json={"sku": "OUTAGE-1", **PRODUCT}
+        ).json()
         assert order(http, product["id"]).status_code == 201
         # The outage: the inventory's code stops importing, so every stock check fails.
         routes = copy / "functions/inventory/routes.py"
@@ -100,19 +110,26 @@ class Recorder(BaseHTTPRequestHandler):
 
 
 def dead_letters(stack: StackProcess, action: str) -> subprocess.CompletedProcess:
-    ports = {"DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1],
-             "LAMBDA_PORT": stack.lambda_url.rsplit(":", 1)[1]}
-    return subprocess.run([sys.executable, "-m", "infra.dead_letters", action], cwd=ROOT,
-                          env={**stack.env, **ports}, capture_output=True, text=True,
-                          timeout=60, check=True)
+    ports = {
+        "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1],
+        "LAMBDA_PORT": stack.lambda_url.rsplit(":", 1)[1],
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "infra.dead_letters", action],
+        cwd=ROOT,
+        env={**stack.env, **ports},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
 
 
 def test_an_event_placed_while_notifications_are_down_waits_in_the_dead_letter_queue_and_is_redriven():  # noqa: E501
     port = free_port()  # nothing listens there yet: the notification service is down
     stack, http = started({"NOTIFICATION_SERVICE_URL": f"http://127.0.0.1:{port}"})
     try:
-        product = http.gateway("POST", "/api/inventario", json={"sku": "DLQ-1",
-                                                                **PRODUCT}).json()
+        product = http.gateway("POST", "/api/inventario", json={"sku": "DLQ-1", **PRODUCT}).json()
         placed = order(http, product["id"]).json()
         # Tried, then tried twice more with backoff, then sent to the queue.
         stack.wait_for_line(lambda line: "dead-letter queue" in line, timeout=60)

@@ -27,8 +27,7 @@ def test_one_request_writes_exactly_one_json_line_with_its_context(http, stack):
     stack.wait_for_line(lambda line: '"path":"/api/inventario/424242"' in line)
     (line,) = _lines_about(stack, "/api/inventario/424242")
     assert line["message"] == "request" and line["level"] == "INFO"
-    assert (line["method"], line["route"], line["status"]) == (
-        "GET", "/api/inventario/{id}", 404)
+    assert (line["method"], line["route"], line["status"]) == ("GET", "/api/inventario/{id}", 404)
     assert line["sub"] == "developer@localhost"
     assert line["function_request_id"] and line["correlation_id"]
     assert line["function_request_id"] != line["correlation_id"]
@@ -50,25 +49,42 @@ def test_a_refused_token_is_one_line_too(http, stack):
     assert line["status"] == 401 and line["reason"] and line["correlation_id"]
 
 
-@pytest.mark.parametrize("name, value, shown", [("BREAKER_RESET_SECONDS", "-1", "'-1'"),
-                                                ("GATEWAY_PORT", "eighty", "'eighty'"),
-                                                ("JWT_SECRET", "short", "(hidden)")])
+@pytest.mark.parametrize(
+    "name, value, shown",
+    [
+        ("BREAKER_RESET_SECONDS", "-1", "'-1'"),
+        ("GATEWAY_PORT", "eighty", "'eighty'"),
+        ("JWT_SECRET", "short", "(hidden)"),
+    ],
+)
 def test_a_bad_setting_stops_make_run_naming_the_variable(name, value, shown):
-    env = {"PATH": os.environ["PATH"], "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
-           "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": "", name: value}
-    result = subprocess.run(["make", "-s", "run"], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=120)
+    env = {
+        "PATH": os.environ["PATH"],
+        "GATEWAY_PORT": "0",
+        "NOTIFICATION_PORT": "0",
+        "DYNAMODB_PORT": "0",
+        "LAMBDA_PORT": "0",
+        "LOCAL_DATA_DIR": "",
+        name: value,
+    }
+    result = subprocess.run(
+        ["make", "-s", "run"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode != 0
     assert "Ready." not in result.stdout
     assert f"Configuration error: {name}={shown}: must be" in result.stderr
 
 
-def test_a_refusal_on_a_reused_connection_carries_no_key_of_the_request_before(
-        http, stack):
-    first = raw_http.request("GET", "/api/inventario/990001", close=False,
-                             headers={"Authorization": f"Bearer {http.bearer}"})
-    second = raw_http.request("GET", "/api/inventario/990002",
-                              headers={"Authorization": "Bearer x.y.z"})
+def test_a_refusal_on_a_reused_connection_carries_no_key_of_the_request_before(http, stack):
+    first = raw_http.request(
+        "GET",
+        "/api/inventario/990001",
+        close=False,
+        headers={"Authorization": f"Bearer {http.bearer}"},
+    )
+    second = raw_http.request(
+        "GET", "/api/inventario/990002", headers={"Authorization": "Bearer x.y.z"}
+    )
     assert raw_http.statuses(raw_http.exchange(stack.gateway, first + second)) == [404, 401]
     stack.wait_for_line(lambda line: '"path":"/api/inventario/990002"' in line)
     (refusal,) = _lines_about(stack, "/api/inventario/990002")

@@ -22,9 +22,13 @@ ORDERS, CLIENTS, CUSTOMERS = 240, 8, 48
 def throttled():
     # A stock check slowed past its usual 2 s by a busy machine would answer
     # STOCK_NOT_CONFIRMED: not what this test is about.
-    stack = StackProcess({"DYNAMODB_PARTITION_WRITE_RATE": str(RATE),
-                          "DYNAMODB_PARTITION_WRITE_BURST": str(BURST),
-                          "STOCK_CHECK_TIMEOUT_SECONDS": "6"}).start()
+    stack = StackProcess(
+        {
+            "DYNAMODB_PARTITION_WRITE_RATE": str(RATE),
+            "DYNAMODB_PARTITION_WRITE_BURST": str(BURST),
+            "STOCK_CHECK_TIMEOUT_SECONDS": "6",
+        }
+    ).start()
     yield stack, StackClient(stack, token())
     stack.stop()
 
@@ -37,16 +41,34 @@ def report(stack: StackProcess) -> dict:
 def burst(throttled):
     """ORDERS orders from CLIENTS clients at once: their answers, how long they took."""
     stack, http = throttled
-    product = http.gateway("POST", "/api/inventario", json={
-        "sku": "BURST-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 10**6,
-        "umbralMinimo": 0}).json()
+    product = http.gateway(
+        "POST",
+        "/api/inventario",
+        json={
+            "sku": "BURST-1",
+            "nombre": "Caja",
+            "precioUnitario": 1,
+            "stockActual": 10**6,
+            "umbralMinimo": 0,
+        },
+    ).json()
     requests.delete(stack.dynamodb + PARTITION_WRITES_PATH, timeout=10)
 
     def place(n: int) -> requests.Response:
-        return http.gateway("POST", "/api/pedidos", json={
-            "userId": n % CUSTOMERS + 1, "userEmail": "c@example.com",
-            "clienteNombre": "Cliente", "total": 1, "tipoPedido": "NACIONAL",
-            "destino": "Lima", "productoId": product["id"], "cantidad": 1})
+        return http.gateway(
+            "POST",
+            "/api/pedidos",
+            json={
+                "userId": n % CUSTOMERS + 1,
+                "userEmail": "c@example.com",
+                "clienteNombre": "Cliente",
+                "total": 1,
+                "tipoPedido": "NACIONAL",
+                "destino": "Lima",
+                "productoId": product["id"],
+                "cantidad": 1,
+            },
+        )
 
     started = time.monotonic()
     with ThreadPoolExecutor(CLIENTS) as pool:
@@ -71,8 +93,7 @@ def test_a_burst_of_orders_keeps_every_partition_key_under_its_ceiling(throttled
     assert BURST + RATE * elapsed < ORDERS
 
 
-def test_walking_the_orders_after_the_burst_gives_each_once_and_no_empty_page(
-        throttled, burst):
+def test_walking_the_orders_after_the_burst_gives_each_once_and_no_empty_page(throttled, burst):
     # Four environments created them from blocks of ids, each leaving its last block's
     # tail unused: the pages follow the ids that exist (docs/api.md#lists).
     _, http = throttled
@@ -80,8 +101,9 @@ def test_walking_the_orders_after_the_burst_gives_each_once_and_no_empty_page(
     for params in ({"limit": 7}, {"limit": 7, "status": "PENDIENTE"}):
         pages, token = [], None
         while True:
-            page = http.gateway("GET", "/api/pedidos",
-                                params={**params, **({"nextToken": token} if token else {})})
+            page = http.gateway(
+                "GET", "/api/pedidos", params={**params, **({"nextToken": token} if token else {})}
+            )
             assert page.status_code == 200
             pages.append([order["id"] for order in page.json()])
             token = page.headers.get("X-Next-Token")

@@ -46,16 +46,25 @@ def started(root, reload: str) -> tuple[StackProcess, StackClient]:
 def test_a_change_under_functions_reloads_the_apps_and_keeps_data_and_ports(copy):
     stack, http = started(copy, "1")
     try:
-        created = http.gateway("POST", "/api/inventario", json={
-            "sku": "RELOAD-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1,
-            "umbralMinimo": 0}).json()
+        created = http.gateway(
+            "POST",
+            "/api/inventario",
+            json={
+                "sku": "RELOAD-1",
+                "nombre": "Caja",
+                "precioUnitario": 1,
+                "stockActual": 1,
+                "umbralMinimo": 0,
+            },
+        ).json()
         assert http.notify("GET", HEALTH).text == "notification-service UP"
         edit(copy, SERVICE, '"notification-service UP"', '"notification-service RELOADED"')
         assert health_becomes(http, "notification-service RELOADED", timeout=30), stack.output()
         # Same ports, same data (held in memory by the stack, which did not restart).
         assert http.gateway("GET", f"/api/inventario/{created['id']}").json() == created
-        [line] = [json.loads(line) for line in stack.output().splitlines()
-                  if "code changed" in line]
+        [line] = [
+            json.loads(line) for line in stack.output().splitlines() if "code changed" in line
+        ]
         assert line["changed"] == [SERVICE]
         assert line["functions"] == ["NotificationFunction"]  # only the one it is code of
     finally:
@@ -111,8 +120,7 @@ def test_RELOAD_0_keeps_the_code_it_started_with(copy):
     stack, http = started(copy, "0")
     try:
         edit(copy, SERVICE, '"notification-service UP"', '"notification-service RELOADED"')
-        assert not health_becomes(http, "notification-service RELOADED",
-                                  timeout=10 * POLL_SECONDS)
+        assert not health_becomes(http, "notification-service RELOADED", timeout=10 * POLL_SECONDS)
         assert "Reload:        off" in stack.output()
     finally:
         stack.stop()

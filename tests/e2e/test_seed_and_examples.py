@@ -27,23 +27,35 @@ def empty_stack():
 
 
 def make_seed(stack: StackProcess) -> list[str]:
-    result = subprocess.run(["make", "-s", "seed"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "GATEWAY_URL": stack.gateway})
+    result = subprocess.run(
+        ["make", "-s", "seed"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GATEWAY_URL": stack.gateway},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 
 
 def every(stack: StackProcess, path: str) -> list[dict]:
-    answer = requests.get(stack.gateway + path, params={"limit": 1000}, timeout=30,
-                          headers={"Authorization": f"Bearer {stack.token}"})
+    answer = requests.get(
+        stack.gateway + path,
+        params={"limit": 1000},
+        timeout=30,
+        headers={"Authorization": f"Bearer {stack.token}"},
+    )
     assert answer.status_code == 200 and "X-Next-Token" not in answer.headers
     return answer.json()
 
 
 def test_make_seed_loads_the_demo_through_the_api_and_a_second_run_adds_nothing(empty_stack):
     first = make_seed(empty_stack)
-    assert first[0] == (f"Seeded {empty_stack.gateway}: created 7 products, 6 orders, "
-                        "3 shipments; already there: 0 products, 0 orders, 0 shipments.")
+    assert first[0] == (
+        f"Seeded {empty_stack.gateway}: created 7 products, 6 orders, "
+        "3 shipments; already there: 0 products, 0 orders, 0 shipments."
+    )
     products = every(empty_stack, "/api/inventario")
     assert sorted(p["sku"] for p in products) == sorted(p["sku"] for p in DEMO["products"])
     assert len({p["bodega"] for p in products}) == 3
@@ -51,24 +63,40 @@ def test_make_seed_loads_the_demo_through_the_api_and_a_second_run_adds_nothing(
     assert 0 < len(alerts) < len(products)
     assert all(p["stockActual"] < p["umbralMinimo"] for p in alerts)
     orders = every(empty_stack, "/api/pedidos")
-    assert {o["status"] for o in orders} == {"PENDIENTE", "APROBADO", "EN_ENVIO",
-                                             "ENTREGADO", "CANCELADO"}
+    assert {o["status"] for o in orders} == {
+        "PENDIENTE",
+        "APROBADO",
+        "EN_ENVIO",
+        "ENTREGADO",
+        "CANCELADO",
+    }
     shipments = every(empty_stack, "/api/envios")
     assert {s["tipoEnvio"] for s in shipments} == {"TERRESTRE", "EXPRESS"}
-    assert re.fullmatch(r"Orders: +6 \(APROBADO 2, CANCELADO 1, ENTREGADO 1, EN_ENVIO 1, "
-                        r"PENDIENTE 1\)", first[2])
+    assert re.fullmatch(
+        r"Orders: +6 \(APROBADO 2, CANCELADO 1, ENTREGADO 1, EN_ENVIO 1, "
+        r"PENDIENTE 1\)",
+        first[2],
+    )
 
     again = make_seed(empty_stack)
-    assert again[0] == (f"Seeded {empty_stack.gateway}: created 0 products, 0 orders, "
-                        "0 shipments; already there: 7 products, 6 orders, 3 shipments.")
+    assert again[0] == (
+        f"Seeded {empty_stack.gateway}: created 0 products, 0 orders, "
+        "0 shipments; already there: 7 products, 6 orders, 3 shipments."
+    )
     assert again[1:] == first[1:]
     assert len(every(empty_stack, "/api/pedidos")) == 6
     assert len(every(empty_stack, "/api/envios")) == 3
 
 
 def test_make_seed_says_so_when_no_stack_answers(tmp_path):
-    result = subprocess.run(["make", "-s", "seed"], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "GATEWAY_URL": "http://127.0.0.1:9"})
+    result = subprocess.run(
+        ["make", "-s", "seed"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GATEWAY_URL": "http://127.0.0.1:9"},
+    )
     assert result.returncode != 0
     assert "Is the local stack running there" in result.stderr
 
@@ -76,8 +104,12 @@ def test_make_seed_says_so_when_no_stack_answers(tmp_path):
 def readme_examples() -> list[tuple[str, str, Path]]:
     """Each README curl line that posts a file of examples/: (port, path, file)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return [(port, path, ROOT / file) for port, path, file in re.findall(
-        r"^curl .*localhost:(\d+)(/\S+) -d @(examples/\S+\.json)", readme, re.MULTILINE)]
+    return [
+        (port, path, ROOT / file)
+        for port, path, file in re.findall(
+            r"^curl .*localhost:(\d+)(/\S+) -d @(examples/\S+\.json)", readme, re.MULTILINE
+        )
+    ]
 
 
 def test_every_example_body_is_used_by_the_readme_or_the_seed():
@@ -87,16 +119,25 @@ def test_every_example_body_is_used_by_the_readme_or_the_seed():
 
 def test_the_readmes_examples_are_answered_as_it_says_on_a_new_stack(empty_stack):
     examples = readme_examples()
-    assert [path for _, path, _ in examples] == ["/api/inventario", "/api/pedidos",
-                                                 "/api/envios", "/notificaciones"]
+    assert [path for _, path, _ in examples] == [
+        "/api/inventario",
+        "/api/pedidos",
+        "/api/envios",
+        "/notificaciones",
+    ]
     base = {"8000": empty_stack.gateway, "8001": empty_stack.notifications}
     answers = []
     for port, path, file in examples:
         headers = {"Authorization": f"Bearer {empty_stack.token}"} if port == "8000" else {}
         # What curl -d sends: the file's bytes, a form Content-Type, POST.
-        answers.append(requests.post(base[port] + path, data=file.read_bytes(), timeout=30,
-                                     headers={**headers, "Content-Type":
-                                              "application/x-www-form-urlencoded"}))
+        answers.append(
+            requests.post(
+                base[port] + path,
+                data=file.read_bytes(),
+                timeout=30,
+                headers={**headers, "Content-Type": "application/x-www-form-urlencoded"},
+            )
+        )
     product, order, shipment, notification = answers
     assert (product.status_code, product.json()["id"]) == (201, 1)
     assert (order.status_code, order.json()["productoId"]) == (201, 1)

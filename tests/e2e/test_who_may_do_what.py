@@ -9,10 +9,21 @@ import pytest
 from tests.support.stack_client import token
 from tests.support.stack_process import ROOT, StackClient
 
-PRODUCT = {"sku": "WHO-1", "nombre": "Caja", "precioUnitario": 3, "stockActual": 50,
-           "umbralMinimo": 5}
-ORDER = {"userEmail": "c@example.com", "clienteNombre": "C", "total": 9,
-         "tipoPedido": "NACIONAL", "destino": "Quito", "cantidad": 1}
+PRODUCT = {
+    "sku": "WHO-1",
+    "nombre": "Caja",
+    "precioUnitario": 3,
+    "stockActual": 50,
+    "umbralMinimo": 5,
+}
+ORDER = {
+    "userEmail": "c@example.com",
+    "clienteNombre": "C",
+    "total": 9,
+    "tipoPedido": "NACIONAL",
+    "destino": "Quito",
+    "cantidad": 1,
+}
 
 
 @pytest.fixture(scope="module")
@@ -21,11 +32,19 @@ def customers(stack, http):
     product = http.gateway("POST", "/api/inventario", json=PRODUCT).json()
     mine = {}
     for user in (42, 43):
-        order = http.gateway("POST", "/api/pedidos", json={
-            **ORDER, "userId": user, "productoId": product["id"]}).json()
-        shipment = http.gateway("POST", "/api/envios", json={
-            "pedidoId": order["id"], "tipoEnvio": "TERRESTRE", "transportista": "DHL",
-            "destino": "Quito"}).json()
+        order = http.gateway(
+            "POST", "/api/pedidos", json={**ORDER, "userId": user, "productoId": product["id"]}
+        ).json()
+        shipment = http.gateway(
+            "POST",
+            "/api/envios",
+            json={
+                "pedidoId": order["id"],
+                "tipoEnvio": "TERRESTRE",
+                "transportista": "DHL",
+                "destino": "Quito",
+            },
+        ).json()
         client = StackClient(stack, token("ROLE=customer", f"USER_ID={user}"))
         mine[user] = (client, order, shipment)
     return product, mine
@@ -39,32 +58,49 @@ def test_make_token_prints_a_customers_token_with_its_user_id():
 
 
 def test_a_customer_token_needs_its_user_id():
-    result = subprocess.run(["make", "-s", "token", "ROLE=customer"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        ["make", "-s", "token", "ROLE=customer"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0 and "USER_ID" in result.stderr
 
 
 def test_a_customers_forbidden_calls_are_403_and_change_nothing(http, customers):
     product, mine = customers
     client, order, shipment = mine[42]
-    before = [http.gateway("GET", path).json() for path in
-              ("/api/inventario", "/api/pedidos", "/api/envios")]
-    calls = [("POST", "/api/inventario", PRODUCT),
-             ("PUT", f"/api/inventario/{product['id']}", {**PRODUCT, "stockActual": 0}),
-             ("DELETE", f"/api/inventario/{product['id']}", None),
-             ("GET", "/api/inventario/alertas", None),
-             ("POST", "/api/envios", {"pedidoId": order["id"], "tipoEnvio": "EXPRESS",
-                                      "transportista": "X", "destino": "Y"}),
-             ("PATCH", f"/api/envios/{shipment['id']}/status?status=ENTREGADO", None),
-             ("PATCH", f"/api/pedidos/{order['id']}/status?status=APROBADO", None),
-             ("POST", "/api/pedidos", {**ORDER, "userId": 43, "productoId": product["id"]})]
+    before = [
+        http.gateway("GET", path).json()
+        for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+    ]
+    calls = [
+        ("POST", "/api/inventario", PRODUCT),
+        ("PUT", f"/api/inventario/{product['id']}", {**PRODUCT, "stockActual": 0}),
+        ("DELETE", f"/api/inventario/{product['id']}", None),
+        ("GET", "/api/inventario/alertas", None),
+        (
+            "POST",
+            "/api/envios",
+            {"pedidoId": order["id"], "tipoEnvio": "EXPRESS", "transportista": "X", "destino": "Y"},
+        ),
+        ("PATCH", f"/api/envios/{shipment['id']}/status?status=ENTREGADO", None),
+        ("PATCH", f"/api/pedidos/{order['id']}/status?status=APROBADO", None),
+        ("POST", "/api/pedidos", {**ORDER, "userId": 43, "productoId": product["id"]}),
+    ]
     for method, path, body in calls:
         answer = client.gateway(method, path, json=body)
         assert answer.status_code == 403, (method, path, answer.text)
-        assert answer.json() == {"error": "FORBIDDEN", "message": answer.json()["message"],
-                                 "details": []}
-    after = [http.gateway("GET", path).json() for path in
-             ("/api/inventario", "/api/pedidos", "/api/envios")]
+        assert answer.json() == {
+            "error": "FORBIDDEN",
+            "message": answer.json()["message"],
+            "details": [],
+        }
+    after = [
+        http.gateway("GET", path).json()
+        for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+    ]
     assert after == before
 
 

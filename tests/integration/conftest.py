@@ -31,8 +31,10 @@ def served_gateway(emulator):
 @pytest.fixture
 def gateway(tables, served_gateway):
     """Builds the gateway app, as the local stack would, from settings with these variables."""
+
     def build(**env) -> Api:
         return gateway_api(settings_with(**{"ORDERS_SERVICE_URL": served_gateway, **env}))
+
     return build
 
 
@@ -71,8 +73,9 @@ def order_events(monkeypatch):
     from tests.support.fake_lambda import LocalLambda
 
     recorder = EventRecorder()
-    invoker = LocalLambda({Settings().order_events_function: recorder.handle},
-                          get_logger("local-lambda"))
+    invoker = LocalLambda(
+        {Settings().order_events_function: recorder.handle}, get_logger("local-lambda")
+    )
     invoker.server.start()
     point(monkeypatch, "LAMBDA", invoker.server.url)
     yield recorder
@@ -94,8 +97,10 @@ def inventory_gateway(tables):
 def orders_gateway(gateway, order_events, inventory_gateway):
     """Builds a gateway whose stock check reaches inventory over HTTP (the recorder of
     order events first: clients are built once per function, with the endpoints of then)."""
+
     def build(**env) -> Api:
         return gateway(**{"INVENTORY_SERVICE_URL": inventory_gateway, **env})
+
     return build
 
 
@@ -129,9 +134,11 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
             calls.append((service, operation, params))
             try:
                 if operation in aws.OPERATIONS.get(service, ()):
-                    refused.extend((function, access)
-                                   for access in iam.accesses(service, operation, params)
-                                   if not iam.allows(function, access))
+                    refused.extend(
+                        (function, access)
+                        for access in iam.accesses(service, operation, params)
+                        if not iam.allows(function, access)
+                    )
             except Exception as exc:  # noqa: BLE001 - reported at teardown
                 broken.append(f"{service}.{operation}: {exc!r}")
         return make_call(client, operation, params)
@@ -139,8 +146,11 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
     monkeypatch.setattr(BaseClient, "_make_api_call", recording)
     yield calls
     # Calls a background thread makes after this point (a late invoke) go unchecked.
-    unknown = {(service, operation) for service, operation, _ in calls
-               if operation not in aws.OPERATIONS.get(service, ())}
+    unknown = {
+        (service, operation)
+        for service, operation, _ in calls
+        if operation not in aws.OPERATIONS.get(service, ())
+    }
     assert not unknown, f"calls the layer's botocore cannot make: {sorted(unknown)}"
     assert not broken, f"the role check failed: {broken}"
     assert not refused, f"calls the function's role does not allow: {refused}"

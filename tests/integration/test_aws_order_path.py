@@ -16,40 +16,78 @@ from orders.rules import InventoryUnavailable, StockAnswer
 from orders.stock_client import StockChecker
 from tests.support.recorded_aws import RecordedAws
 
-ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+ORDER = {
+    "userId": 1,
+    "userEmail": "a@b.co",
+    "clienteNombre": "A",
+    "total": 19.99,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 
 
 @pytest.fixture
 def aws(tables):
     # As the template configures the orders function: no URL, the inventory function.
-    return RecordedAws(Settings.from_env({"INVENTORY_FUNCTION": "logistics-Inventory-1A2B",
-                                          "ORDER_EVENTS_FUNCTION": "logistics-Events-3C4D"}))
+    return RecordedAws(
+        Settings.from_env(
+            {
+                "INVENTORY_FUNCTION": "logistics-Inventory-1A2B",
+                "ORDER_EVENTS_FUNCTION": "logistics-Events-3C4D",
+            }
+        )
+    )
 
 
 def test_an_order_costs_one_gateway_trip_and_a_direct_invoke_of_inventory(aws):
     token = local_token(aws.settings)
-    product = aws.request("POST", "/api/inventario", "/api/inventario", token, body={
-        "sku": "AWS-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 5,
-        "umbralMinimo": 1})
+    product = aws.request(
+        "POST",
+        "/api/inventario",
+        "/api/inventario",
+        token,
+        body={
+            "sku": "AWS-1",
+            "nombre": "Caja",
+            "precioUnitario": 1,
+            "stockActual": 5,
+            "umbralMinimo": 1,
+        },
+    )
     assert product["statusCode"] == 201
     aws.counts.clear()
     product_id = json.loads(product["body"])["id"]
-    placed = aws.request("POST", "/api/pedidos", "/api/pedidos", token,
-                         body={**ORDER, "productoId": product_id})
+    placed = aws.request(
+        "POST", "/api/pedidos", "/api/pedidos", token, body={**ORDER, "productoId": product_id}
+    )
     assert placed["statusCode"] == 201, placed
-    assert aws.counts == Counter({
-        "API Gateway requests": 1, "synchronous Lambda invocations": 3,
-        "AuthorizerFunction invocations": 1, "OrdersFunction invocations": 1,
-        "InventoryFunction invocations": 1, "asynchronous Lambda invocations": 1})
+    assert aws.counts == Counter(
+        {
+            "API Gateway requests": 1,
+            "synchronous Lambda invocations": 3,
+            "AuthorizerFunction invocations": 1,
+            "OrdersFunction invocations": 1,
+            "InventoryFunction invocations": 1,
+            "asynchronous Lambda invocations": 1,
+        }
+    )
     ((function, event),) = aws.queued
-    assert function == "logistics-Events-3C4D" and event["pedidoId"] == json.loads(
-        placed["body"])["id"]
-    too_many = aws.request("POST", "/api/pedidos", "/api/pedidos", token,
-                           body={**ORDER, "productoId": product_id, "cantidad": 6})
+    assert (
+        function == "logistics-Events-3C4D"
+        and event["pedidoId"] == json.loads(placed["body"])["id"]
+    )
+    too_many = aws.request(
+        "POST",
+        "/api/pedidos",
+        "/api/pedidos",
+        token,
+        body={**ORDER, "productoId": product_id, "cantidad": 6},
+    )
     assert json.loads(too_many["body"])["error"] == "INSUFFICIENT_STOCK"
-    unknown = aws.request("POST", "/api/pedidos", "/api/pedidos", token,
-                          body={**ORDER, "productoId": 999})
+    unknown = aws.request(
+        "POST", "/api/pedidos", "/api/pedidos", token, body={**ORDER, "productoId": 999}
+    )
     assert json.loads(unknown["body"])["error"] == "PRODUCT_NOT_FOUND"
 
 
@@ -64,24 +102,34 @@ class ScriptedLambda:
         self.calls.append(call)
         if self.error:
             raise self.error
-        return {"StatusCode": 200, **self.answer.get("meta", {}),
-                "Payload": io.BytesIO(json.dumps(self.answer["payload"]).encode())}
+        return {
+            "StatusCode": 200,
+            **self.answer.get("meta", {}),
+            "Payload": io.BytesIO(json.dumps(self.answer["payload"]).encode()),
+        }
 
 
-CALLER = OnBehalf(Caller("ana@example.com", CUSTOMER, 7), token=None,
-                  gateway_url="https://unused", request_id="corr-1")
+CALLER = OnBehalf(
+    Caller("ana@example.com", CUSTOMER, 7),
+    token=None,
+    gateway_url="https://unused",
+    request_id="corr-1",
+)
 
 
 def checker(client) -> StockChecker:
-    return StockChecker(fail_max=1, reset_seconds=60,
-                        inventory=ByInvoke("inventory-fn", client))
+    return StockChecker(fail_max=1, reset_seconds=60, inventory=ByInvoke("inventory-fn", client))
 
 
-@pytest.mark.parametrize("payload, answer", [
-    ({"statusCode": 200, "body": "true"}, StockAnswer.AVAILABLE),
-    ({"statusCode": 200, "body": "false"}, StockAnswer.INSUFFICIENT),
-    ({"statusCode": 404, "body": '{"error":"PRODUCT_NOT_FOUND"}'}, StockAnswer.UNKNOWN_PRODUCT),
-    ({"statusCode": 400, "body": '{"error":"VALIDATION_ERROR"}'}, StockAnswer.NOT_CONFIRMED)])
+@pytest.mark.parametrize(
+    "payload, answer",
+    [
+        ({"statusCode": 200, "body": "true"}, StockAnswer.AVAILABLE),
+        ({"statusCode": 200, "body": "false"}, StockAnswer.INSUFFICIENT),
+        ({"statusCode": 404, "body": '{"error":"PRODUCT_NOT_FOUND"}'}, StockAnswer.UNKNOWN_PRODUCT),
+        ({"statusCode": 400, "body": '{"error":"VALIDATION_ERROR"}'}, StockAnswer.NOT_CONFIRMED),
+    ],
+)
 def test_the_inventory_functions_answers_are_read_and_never_trip_the_breaker(payload, answer):
     client = ScriptedLambda({"payload": payload})
     stock = checker(client)
@@ -96,19 +144,34 @@ def test_the_inventory_functions_answers_are_read_and_never_trip_the_breaker(pay
     assert event["multiValueQueryStringParameters"] == {"cantidad": ["2"]}
     # authorized as the caller: the inventory's own rules see who asks
     assert event["requestContext"]["authorizer"] == {
-        "principalId": "ana@example.com", "sub": "ana@example.com", "role": "customer",
-        "userId": "7"}
+        "principalId": "ana@example.com",
+        "sub": "ana@example.com",
+        "role": "customer",
+        "userId": "7",
+    }
     assert event["requestContext"]["requestId"] == "corr-1"
 
 
-@pytest.mark.parametrize("client", [
-    ScriptedLambda({"payload": {"statusCode": 503, "body": "{}"}}),
-    ScriptedLambda({"payload": {"errorMessage": "boom", "errorType": "Exception"},
-                    "meta": {"FunctionError": "Unhandled"}}),
-    ScriptedLambda(error=ClientError(
-        {"Error": {"Code": "TooManyRequestsException", "Message": "Rate exceeded"}}, "Invoke")),
-    ScriptedLambda(error=ReadTimeoutError(endpoint_url="https://lambda"))],
-    ids=["5xx", "function error", "throttled", "timed out"])
+@pytest.mark.parametrize(
+    "client",
+    [
+        ScriptedLambda({"payload": {"statusCode": 503, "body": "{}"}}),
+        ScriptedLambda(
+            {
+                "payload": {"errorMessage": "boom", "errorType": "Exception"},
+                "meta": {"FunctionError": "Unhandled"},
+            }
+        ),
+        ScriptedLambda(
+            error=ClientError(
+                {"Error": {"Code": "TooManyRequestsException", "Message": "Rate exceeded"}},
+                "Invoke",
+            )
+        ),
+        ScriptedLambda(error=ReadTimeoutError(endpoint_url="https://lambda")),
+    ],
+    ids=["5xx", "function error", "throttled", "timed out"],
+)
 def test_the_inventory_functions_own_failures_open_the_breaker(client):
     stock = checker(client)
     with pytest.raises(InventoryUnavailable):

@@ -29,8 +29,11 @@ def test_a_valid_token_passes(api):
 def test_every_gateway_route_has_the_authorizer_but_the_root():
     from app import app
 
-    routes = {(path, method): entry.authorizer
-              for path, methods in app.routes.items() for method, entry in methods.items()}
+    routes = {
+        (path, method): entry.authorizer
+        for path, methods in app.routes.items()
+        for method, entry in methods.items()
+    }
     assert routes.pop(("/", "GET")) is None  # the index: what the API is, no token
     assert routes, "the gateway has no routes"
     assert {auth.name for auth in routes.values()} == {"jwt_authorizer"}

@@ -8,8 +8,7 @@ import pytest
 from common.errors import Invalid
 from tests.support.api import body, error_code
 
-PRODUCT = {"sku": "E-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1,
-           "umbralMinimo": 0}
+PRODUCT = {"sku": "E-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1, "umbralMinimo": 0}
 
 
 def test_an_integer_too_long_for_python_is_a_validation_error(api):
@@ -49,12 +48,15 @@ def test_an_unexpected_failure_is_a_500_in_the_platform_format(api, monkeypatch)
     monkeypatch.setattr("inventory.repository.ProductRepository.page", broken)
     response = api.get("/api/inventario")
     assert response.status_code == 500
-    assert json.loads(response.body) == {"error": "INTERNAL_ERROR",
-                                         "message": "An internal error occurred"}
+    assert json.loads(response.body) == {
+        "error": "INTERNAL_ERROR",
+        "message": "An internal error occurred",
+    }
 
 
-@pytest.mark.parametrize("sent, stored", [("19.990", "19.99"), ("-0.0", "0"), ("20.00", "20"),
-                                          ("0.10", "0.1")])
+@pytest.mark.parametrize(
+    "sent, stored", [("19.990", "19.99"), ("-0.0", "0"), ("20.00", "20"), ("0.10", "0.1")]
+)
 def test_money_is_echoed_as_it_is_stored(api, sent, stored):
     raw = json.dumps({**PRODUCT, "precioUnitario": "X"}).replace('"X"', sent).encode()
     created = api.post("/api/inventario", raw=raw)
@@ -68,8 +70,18 @@ def test_an_email_with_a_trailing_newline_is_rejected(api):
     from orders.rules import parse_order
 
     with pytest.raises(Invalid):
-        parse_order({"userId": 1, "userEmail": "a@b.co\n", "clienteNombre": "A", "total": 1,
-                     "tipoPedido": "NACIONAL", "destino": "x", "productoId": 1, "cantidad": 1})
+        parse_order(
+            {
+                "userId": 1,
+                "userEmail": "a@b.co\n",
+                "clienteNombre": "A",
+                "total": 1,
+                "tipoPedido": "NACIONAL",
+                "destino": "x",
+                "productoId": 1,
+                "cantidad": 1,
+            }
+        )
 
 
 def test_a_45_digit_id_is_simply_not_found(api):
@@ -90,15 +102,26 @@ def test_tokens_with_an_audience_are_accepted(api):
 
     from common.settings import Settings
 
-    token = jwt.encode({"sub": "a@b.co", "aud": "logistics", "exp": int(time.time()) + 60},
-                       Settings.from_env().jwt_secret, "HS256")
+    token = jwt.encode(
+        {"sub": "a@b.co", "aud": "logistics", "exp": int(time.time()) + 60},
+        Settings.from_env().jwt_secret,
+        "HS256",
+    )
     assert api.get("/api/inventario", token=token).status_code == 200
 
 
 def test_a_browser_may_read_the_paging_headers_of_a_list(api):
     for n in range(3):
-        api.post("/api/inventario", {"sku": f"S-{n}", "nombre": "Caja", "precioUnitario": 1,
-                                     "stockActual": 5, "umbralMinimo": 1})
+        api.post(
+            "/api/inventario",
+            {
+                "sku": f"S-{n}",
+                "nombre": "Caja",
+                "precioUnitario": 1,
+                "stockActual": 5,
+                "umbralMinimo": 1,
+            },
+        )
     response = api.get("/api/inventario?limit=2")
     exposed = {h.strip() for h in response.headers["Access-Control-Expose-Headers"].split(",")}
     assert {"X-Next-Token", "Link"} <= exposed and "X-Next-Token" in response.headers
@@ -107,13 +130,20 @@ def test_a_browser_may_read_the_paging_headers_of_a_list(api):
 def test_a_browser_may_read_retry_after_on_a_503(orders_gateway):
     from tests.support.fakes import closed_port_url
 
-    api = orders_gateway(INVENTORY_SERVICE_URL=closed_port_url(), BREAKER_FAIL_MAX="1",
-                         BREAKER_RESET_SECONDS="30")
-    order = {"userId": 1, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-             "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
-             "cantidad": 1}
+    api = orders_gateway(
+        INVENTORY_SERVICE_URL=closed_port_url(), BREAKER_FAIL_MAX="1", BREAKER_RESET_SECONDS="30"
+    )
+    order = {
+        "userId": 1,
+        "userEmail": "ana@example.com",
+        "clienteNombre": "Ana",
+        "total": 10,
+        "tipoPedido": "NACIONAL",
+        "destino": "Lima",
+        "productoId": 1,
+        "cantidad": 1,
+    }
     api.post("/api/pedidos", order)
     refused = api.post("/api/pedidos", order)
     assert refused.status_code == 503 and "Retry-After" in refused.headers
     assert "Retry-After" in refused.headers["Access-Control-Expose-Headers"]
-

@@ -19,7 +19,8 @@ class Died(BaseException):
 def context(remaining_millis: int):
     deadline = time.monotonic() + remaining_millis / 1000
     return SimpleNamespace(
-        get_remaining_time_in_millis=lambda: int((deadline - time.monotonic()) * 1000))
+        get_remaining_time_in_millis=lambda: int((deadline - time.monotonic()) * 1000)
+    )
 
 
 SCOPE = "POST /api/inventario"  # a scope the inventory's role may write

@@ -38,8 +38,7 @@ def secrets(emulator, monkeypatch):
     point(monkeypatch, "SECRETS_MANAGER", emulator.url)
     client = boto3.client("secretsmanager")
     ids = {}
-    for name, value in (("stack/jwt-signing-key", JWT_KEY),
-                        ("stack/page-token-key", PAGE_KEY)):
+    for name, value in (("stack/jwt-signing-key", JWT_KEY), ("stack/page-token-key", PAGE_KEY)):
         with contextlib.suppress(client.exceptions.ResourceNotFoundException):
             client.delete_secret(SecretId=name, ForceDeleteWithoutRecovery=True)
         ids[name] = client.create_secret(Name=name, SecretString=value)["ARN"]
@@ -61,8 +60,10 @@ def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
 def test_a_secret_too_short_to_sign_with_is_refused(secrets):
     client, jwt_id, _ = secrets
     client.put_secret_value(SecretId=jwt_id, SecretString="short")
-    with pytest.raises(ConfigError, match="fewer than 32 bytes"), \
-            aws.acting_as("AuthorizerFunction"):
+    with (
+        pytest.raises(ConfigError, match="fewer than 32 bytes"),
+        aws.acting_as("AuthorizerFunction"),
+    ):
         jwt_keys(settings_with(JWT_SECRET_ID=jwt_id)).signing()
 
 
@@ -80,8 +81,8 @@ def test_rotating_the_key_refuses_no_token_before_during_or_after(secrets):
         issued.extend(issue(f"c{n}", ring.signing()) for n, ring in enumerate(containers))
         for verify in verifiers:
             assert [verify(token).sub for token in issued] == [
-                jwt.decode(token, options={"verify_signature": False})["sub"]
-                for token in issued]
+                jwt.decode(token, options={"verify_signature": False})["sub"] for token in issued
+            ]
 
     every_container_issues_and_accepts_every_token()
     now[0] += 200  # the containers' caches are of different ages from here on
@@ -108,15 +109,22 @@ def test_a_rotation_step_run_twice_changes_nothing_more(secrets):
     assert sorted(labels for labels in stages.values()) == [["AWSCURRENT"], ["AWSPREVIOUS"]]
 
 
-def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(
-        gateway, secrets):
+def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(gateway, secrets):
     _, jwt_id, page_id = secrets
     api = gateway(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
     assert api.get("/api/inventario").status_code == 401  # the local default key: refused
     api.token = make_token(secret=JWT_KEY.encode())
     for n in range(3):
-        api.post("/api/inventario", {"sku": f"S-{n}", "nombre": "Caja", "precioUnitario": 1,
-                                     "stockActual": 5, "umbralMinimo": 1})
+        api.post(
+            "/api/inventario",
+            {
+                "sku": f"S-{n}",
+                "nombre": "Caja",
+                "precioUnitario": 1,
+                "stockActual": 5,
+                "umbralMinimo": 1,
+            },
+        )
     first = api.get("/api/inventario?limit=2")
     assert first.status_code == 200 and len(body(first)) == 2
     token = first.headers["X-Next-Token"]
@@ -128,6 +136,7 @@ def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(
 
 
 # -- OIDC ----------------------------------------------------------------------------------
+
 
 class Issuer:
     """An OIDC issuer: an RSA key made here; its discovery document and its JWKS served on
@@ -143,10 +152,12 @@ class Issuer:
             def do_GET(self):
                 issuer.requests.append(self.path)
                 documents = {
-                    "/.well-known/openid-configuration": {"issuer": issuer.url,
-                                                          "jwks_uri": f"{base}/keys"},
-                    "/keys": {"keys": [{**jwk, "kid": "key-1", "use": "sig",
-                                        "alg": "RS256"}]}}
+                    "/.well-known/openid-configuration": {
+                        "issuer": issuer.url,
+                        "jwks_uri": f"{base}/keys",
+                    },
+                    "/keys": {"keys": [{**jwk, "kid": "key-1", "use": "sig", "alg": "RS256"}]},
+                }
                 data = json.dumps(documents.get(self.path, {})).encode()
                 self.send_response(200 if self.path in documents else 404)
                 self.send_header("Content-Length", str(len(data)))
@@ -156,22 +167,30 @@ class Issuer:
             def log_message(self, *args):
                 pass
 
-        self.server = BackgroundServer.of(ThreadingHTTPServer(("127.0.0.1", 0), Handler),
-                                          "issuer").start()
+        self.server = BackgroundServer.of(
+            ThreadingHTTPServer(("127.0.0.1", 0), Handler), "issuer"
+        ).start()
         base = self.server.url
         self.url = base + ("/" if trailing_slash else "")  # exactly as in `iss`
 
     def token(self, kid="key-1", key=None, algorithm="RS256", **claims) -> str:
         now = int(time.time())
-        payload = {"sub": "user-42", "iss": self.url, "aud": CLIENT_ID, "iat": now,
-                   "exp": now + 300, "cognito:groups": ["operators"], **claims}
+        payload = {
+            "sub": "user-42",
+            "iss": self.url,
+            "aud": CLIENT_ID,
+            "iat": now,
+            "exp": now + 300,
+            "cognito:groups": ["operators"],
+            **claims,
+        }
         payload = {name: value for name, value in payload.items() if value is not None}
-        return jwt.encode(payload, key or self.key, algorithm=algorithm,
-                          headers={"kid": kid})
+        return jwt.encode(payload, key or self.key, algorithm=algorithm, headers={"kid": kid})
 
     def public_pem(self) -> bytes:
         return self.key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
 
 
 @pytest.fixture
@@ -194,8 +213,10 @@ def status_with(api, token: str) -> int:
 def test_a_token_from_the_issuer_for_this_client_is_accepted(oidc_api, issuer):
     assert status_with(oidc_api, issuer.token()) == 200
     # Cognito's access tokens name the client in client_id, and carry no aud.
-    assert status_with(oidc_api, issuer.token(aud=None, client_id=CLIENT_ID,
-                                              token_use="access")) == 200
+    assert (
+        status_with(oidc_api, issuer.token(aud=None, client_id=CLIENT_ID, token_use="access"))
+        == 200
+    )
     # The keys are found through discovery, fetched once, and kept.
     assert issuer.requests == ["/.well-known/openid-configuration", "/keys"]
 
@@ -217,9 +238,21 @@ def test_an_unreachable_issuer_is_a_server_failure_not_the_callers(gateway, issu
     assert status_with(api, token) >= 500
 
 
-@pytest.mark.parametrize("case", ["expired", "wrong issuer", "wrong audience", "no audience",
-                                  "unknown kid", "other key", "no sub", "aud of another API",
-                                  "id token", "client id without token use"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "expired",
+        "wrong issuer",
+        "wrong audience",
+        "no audience",
+        "unknown kid",
+        "other key",
+        "no sub",
+        "aud of another API",
+        "id token",
+        "client id without token use",
+    ],
+)
 def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
     other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     token = {
@@ -231,8 +264,9 @@ def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
         "other key": lambda: issuer.token(key=other),
         "no sub": lambda: issuer.token(sub=None),
         # aud names another API: our client_id beside it does not make it ours.
-        "aud of another API": lambda: issuer.token(aud="https://other.api",
-                                                   client_id=CLIENT_ID, token_use="access"),
+        "aud of another API": lambda: issuer.token(
+            aud="https://other.api", client_id=CLIENT_ID, token_use="access"
+        ),
         # Cognito's ID token: for the client application, not an API credential.
         "id token": lambda: issuer.token(token_use="id"),
         "client id without token use": lambda: issuer.token(aud=None, client_id=CLIENT_ID),
@@ -246,9 +280,14 @@ def test_an_hs256_token_signed_with_the_issuers_public_key_is_refused(oidc_api, 
     forged = jwt.api_jws.PyJWS()  # PyJWT itself refuses a PEM as an HMAC key
     forged._algorithms["HS256"].prepare_key = lambda key: key
     now = int(time.time())
-    token = forged.encode(json.dumps({"sub": "admin", "iss": issuer.url, "aud": CLIENT_ID,
-                                      "exp": now + 300}).encode(), issuer.public_pem(),
-                          algorithm="HS256", headers={"kid": "key-1"})
+    token = forged.encode(
+        json.dumps(
+            {"sub": "admin", "iss": issuer.url, "aud": CLIENT_ID, "exp": now + 300}
+        ).encode(),
+        issuer.public_pem(),
+        algorithm="HS256",
+        headers={"kid": "key-1"},
+    )
     assert status_with(oidc_api, token) == 401
 
 
@@ -263,20 +302,21 @@ def test_an_issuer_needs_the_client_it_issues_for():
 
 # -- roles from the issuer's tokens, and its keys when it is down ---------------------------
 
-def test_an_issuers_user_outside_the_operators_group_is_a_customer_by_its_user_id(
-        oidc_api, issuer):
+
+def test_an_issuers_user_outside_the_operators_group_is_a_customer_by_its_user_id(oidc_api, issuer):
     oidc_api.token = issuer.token(**{"cognito:groups": None, "userId": "7"})
     assert oidc_api.post("/api/inventario", {"sku": "X"}).status_code == 403
     assert oidc_api.get("/api/pedidos").status_code == 200
     # Cognito's access token: the user's attribute, as the pre token trigger adds it
-    assert status_with(oidc_api, issuer.token(**{"cognito:groups": ["staff"],
-                                                 "custom:userId": "8"})) == 200
+    assert (
+        status_with(oidc_api, issuer.token(**{"cognito:groups": ["staff"], "custom:userId": "8"}))
+        == 200
+    )
     # a customer the token does not say the userId of may do nothing
     assert status_with(oidc_api, issuer.token(**{"cognito:groups": None})) == 401
 
 
-def test_keys_already_fetched_keep_working_while_the_issuer_is_down(
-        oidc_api, issuer, monkeypatch):
+def test_keys_already_fetched_keep_working_while_the_issuer_is_down(oidc_api, issuer, monkeypatch):
     monkeypatch.setattr(tokens, "JWKS_CACHE_SECONDS", 0)  # every request wants them afresh
     monkeypatch.setattr(tokens, "JWKS_RETRY_SECONDS", 0)
     assert status_with(oidc_api, issuer.token()) == 200

@@ -7,8 +7,15 @@ import pytest
 
 from tests.support.api import body, error_code
 
-PRODUCT = {"sku": "SKU-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
-           "umbralMinimo": 3, "bodega": "B1", "descripcion": "Caja de cartón"}
+PRODUCT = {
+    "sku": "SKU-1",
+    "nombre": "Caja",
+    "precioUnitario": 19.99,
+    "stockActual": 10,
+    "umbralMinimo": 3,
+    "bodega": "B1",
+    "descripcion": "Caja de cartón",
+}
 
 
 def create(api, **overrides):
@@ -46,16 +53,33 @@ def test_ids_are_distinct_and_increasing(api):
     assert ids == sorted(ids) and len(set(ids)) == 3
 
 
-@pytest.mark.parametrize("field, value", [
-    ("sku", ""), ("sku", "   "), ("sku", None), ("sku", 5),
-    ("nombre", ""), ("nombre", None),
-    ("precioUnitario", -0.01), ("precioUnitario", "19.99"), ("precioUnitario", True),
-    ("precioUnitario", None), ("precioUnitario", Decimal("1e400")),
-    ("stockActual", -1), ("stockActual", 1.5), ("stockActual", "3"), ("stockActual", False),
-    ("stockActual", None), ("stockActual", 10**40),
-    ("umbralMinimo", -1), ("umbralMinimo", 2.5), ("umbralMinimo", None),
-    ("bodega", 7), ("descripcion", ["x"]),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("sku", ""),
+        ("sku", "   "),
+        ("sku", None),
+        ("sku", 5),
+        ("nombre", ""),
+        ("nombre", None),
+        ("precioUnitario", -0.01),
+        ("precioUnitario", "19.99"),
+        ("precioUnitario", True),
+        ("precioUnitario", None),
+        ("precioUnitario", Decimal("1e400")),
+        ("stockActual", -1),
+        ("stockActual", 1.5),
+        ("stockActual", "3"),
+        ("stockActual", False),
+        ("stockActual", None),
+        ("stockActual", 10**40),
+        ("umbralMinimo", -1),
+        ("umbralMinimo", 2.5),
+        ("umbralMinimo", None),
+        ("bodega", 7),
+        ("descripcion", ["x"]),
+    ],
+)
 def test_invalid_fields_are_rejected_and_nothing_is_saved(api, field, value):
     response = api.post("/api/inventario", {**PRODUCT, field: value})
     assert response.status_code == 400
@@ -80,8 +104,10 @@ def test_unknown_fields_are_ignored(api):
     assert "color" not in product and product["id"] != 999
 
 
-@pytest.mark.parametrize("raw", [b"{not json", b"", b"[]", b"42", b'"text"', b"null",
-                                 b'{"precioUnitario": NaN}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw",
+    [b"{not json", b"", b"[]", b"42", b'"text"', b"null", b'{"precioUnitario": NaN}', b"\xff\xfe"],
+)
 def test_bodies_that_are_not_a_json_object_get_400(api, raw):
     response = api.post("/api/inventario", raw=raw)
     assert response.status_code == 400
@@ -96,8 +122,9 @@ def test_a_body_over_one_mebibyte_gets_413(api):
 
 
 def test_any_content_type_is_read_as_json(api):
-    response = api.post("/api/inventario", PRODUCT,
-                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = api.post(
+        "/api/inventario", PRODUCT, headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
     assert response.status_code == 201
 
 
@@ -111,20 +138,31 @@ def test_duplicate_sku_is_rejected_on_create(api):
 
 def test_concurrent_creates_of_one_sku_make_exactly_one_product(api):
     with ThreadPoolExecutor(8) as pool:
-        statuses = list(pool.map(lambda _: api.post("/api/inventario", PRODUCT).status_code,
-                                 range(8)))
+        statuses = list(
+            pool.map(lambda _: api.post("/api/inventario", PRODUCT).status_code, range(8))
+        )
     assert sorted(statuses) == [201] + [400] * 7
     assert len(body(api.get("/api/inventario"))) == 1
 
 
 def test_put_replaces_every_field(api):
     product = create(api)
-    replacement = {"sku": "SKU-2", "nombre": "Sobre", "precioUnitario": 0.5,
-                   "stockActual": 1, "umbralMinimo": 0}
+    replacement = {
+        "sku": "SKU-2",
+        "nombre": "Sobre",
+        "precioUnitario": 0.5,
+        "stockActual": 1,
+        "umbralMinimo": 0,
+    }
     response = api.put(f"/api/inventario/{product['id']}", replacement)
     assert response.status_code == 200
-    expected = {**replacement, "id": product["id"], "precioUnitario": Decimal("0.5"),
-                "bodega": None, "descripcion": None}
+    expected = {
+        **replacement,
+        "id": product["id"],
+        "precioUnitario": Decimal("0.5"),
+        "bodega": None,
+        "descripcion": None,
+    }
     assert body(response) == expected
     assert body(api.get(f"/api/inventario/{product['id']}")) == expected
 
@@ -165,8 +203,9 @@ def test_delete_answers_204_and_frees_the_sku(api):
     assert create(api)["id"] != product["id"]  # ids are never reused
 
 
-@pytest.mark.parametrize("method, suffix", [("GET", ""), ("PUT", ""), ("DELETE", ""),
-                                            ("GET", "/stock?cantidad=1")])
+@pytest.mark.parametrize(
+    "method, suffix", [("GET", ""), ("PUT", ""), ("DELETE", ""), ("GET", "/stock?cantidad=1")]
+)
 def test_unknown_ids_get_404(api, method, suffix):
     response = api.request(method, f"/api/inventario/424242{suffix}", PRODUCT)
     assert response.status_code == 404
@@ -192,8 +231,9 @@ def test_stock_check_compares_stock_with_cantidad(api, cantidad, expected):
     assert response.body == (b"true" if expected else b"false")
 
 
-@pytest.mark.parametrize("query", ["", "?cantidad=", "?cantidad=abc", "?cantidad=-1",
-                                   "?cantidad=1.5"])
+@pytest.mark.parametrize(
+    "query", ["", "?cantidad=", "?cantidad=abc", "?cantidad=-1", "?cantidad=1.5"]
+)
 def test_stock_check_needs_a_whole_cantidad(api, query):
     product = create(api)
     response = api.get(f"/api/inventario/{product['id']}/stock{query}")

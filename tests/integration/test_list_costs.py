@@ -22,10 +22,15 @@ def catalog(tables):
     with aws.acting_as("InventoryFunction"):
         products = ProductRepository(Settings.from_env())
         for i in range(1, 301):
-            fields = parse_product({"sku": f"C-{i}", "nombre": "n",
-                                    "precioUnitario": Decimal(1),
-                                    "stockActual": 0 if i % 100 == 0 else 5,
-                                    "umbralMinimo": 1})
+            fields = parse_product(
+                {
+                    "sku": f"C-{i}",
+                    "nombre": "n",
+                    "precioUnitario": Decimal(1),
+                    "stockActual": 0 if i % 100 == 0 else 5,
+                    "umbralMinimo": 1,
+                }
+            )
             products.add(product(products.next_id(), fields))
     return products
 

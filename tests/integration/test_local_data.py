@@ -47,9 +47,13 @@ def started():
 
 def next_id(client, entity: str) -> int:
     answer = client.update_item(
-        TableName="CountersTable", Key={"name": {"S": entity}},
-        UpdateExpression="ADD #v :one", ExpressionAttributeNames={"#v": "value"},
-        ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="UPDATED_NEW")
+        TableName="CountersTable",
+        Key={"name": {"S": entity}},
+        UpdateExpression="ADD #v :one",
+        ExpressionAttributeNames={"#v": "value"},
+        ExpressionAttributeValues={":one": {"N": "1"}},
+        ReturnValues="UPDATED_NEW",
+    )
     return int(answer["Attributes"]["value"]["N"])
 
 
@@ -57,12 +61,23 @@ def create_product(client, sku: str) -> int | None:
     """A product and its sku claim in one transaction, as the inventory creates them."""
     product_id = next_id(client, "product")
     try:
-        client.transact_write_items(TransactItems=[
-            {"Put": {"TableName": "ProductSkusTable", "Item": {"sku": {"S": sku},
-                                                              "productId": {"N": str(product_id)}},
-                     "ConditionExpression": "attribute_not_exists(sku)"}},
-            {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": str(product_id)},
-                                                           "sku": {"S": sku}}}}])
+        client.transact_write_items(
+            TransactItems=[
+                {
+                    "Put": {
+                        "TableName": "ProductSkusTable",
+                        "Item": {"sku": {"S": sku}, "productId": {"N": str(product_id)}},
+                        "ConditionExpression": "attribute_not_exists(sku)",
+                    }
+                },
+                {
+                    "Put": {
+                        "TableName": "ProductsTable",
+                        "Item": {"id": {"N": str(product_id)}, "sku": {"S": sku}},
+                    }
+                },
+            ]
+        )
     except ClientError:
         return None
     return product_id
@@ -73,13 +88,15 @@ def items(client, table: str) -> list[dict]:
 
 
 def test_a_clean_stop_saves_every_write_made_under_concurrency_and_a_start_restores_it(
-        started, tmp_path):
+    started, tmp_path
+):
     data = DataDir(tmp_path).hold()
     first = started(data)
     # 8 writers, two per sku: the claims must still let exactly one product per sku in.
     with ThreadPoolExecutor(8) as pool:
-        created = list(pool.map(lambda n: create_product(first.client, f"SKU-{n // 2}"),
-                                range(160)))
+        created = list(
+            pool.map(lambda n: create_product(first.client, f"SKU-{n // 2}"), range(160))
+        )
     ids = sorted(i for i in created if i is not None)
     assert len(ids) == 80
     first.stop()
@@ -87,7 +104,10 @@ def test_a_clean_stop_saves_every_write_made_under_concurrency_and_a_start_resto
 
     again = started(DataDir(tmp_path).hold())
     assert {name: n for name, n in again.restored.items() if n} == {
-        "ProductsTable": 80, "ProductSkusTable": 80, "CountersTable": 1}
+        "ProductsTable": 80,
+        "ProductSkusTable": 80,
+        "CountersTable": 1,
+    }
     assert sorted(int(i["id"]["N"]) for i in items(again.client, "ProductsTable")) == ids
     assert len(items(again.client, "ProductSkusTable")) == 80
     assert next_id(again.client, "product") == 161  # the counter goes on
@@ -99,7 +119,8 @@ def test_an_id_is_on_disk_before_it_is_answered(started, tmp_path):
         assert next_id(first.client, "order") == expected
         saved = json.loads((tmp_path / "CountersTable.json").read_text())
         assert saved["tables"]["CountersTable"] == [
-            {"name": {"S": "order"}, "value": {"N": str(expected)}}]
+            {"name": {"S": "order"}, "value": {"N": str(expected)}}
+        ]
 
 
 def test_changed_tables_are_saved_within_seconds_while_running(started, tmp_path):
@@ -109,8 +130,11 @@ def test_changed_tables_are_saved_within_seconds_while_running(started, tmp_path
 
     def look():
         while not saved.is_set():
-            text = (tmp_path / SNAPSHOT_FILE).read_text() if (
-                tmp_path / SNAPSHOT_FILE).exists() else ""
+            text = (
+                (tmp_path / SNAPSHOT_FILE).read_text()
+                if (tmp_path / SNAPSHOT_FILE).exists()
+                else ""
+            )
             if f'"id":{{"N":"{product_id}"}}' in text:
                 saved.set()
             saved.wait(0.05)
@@ -120,15 +144,25 @@ def test_changed_tables_are_saved_within_seconds_while_running(started, tmp_path
     assert saved.wait(5)
 
 
-@pytest.mark.parametrize("content, why", [
-    (b'{"format": "logistics-local-dynamodb/1", "tables": {"ProductsTable": [', "not valid JSON"),
-    (b'{"items": []}', "not a data file of this stack"),
-    (b'{"format": "logistics-local-dynamodb/1", "tables": {"Gone": []}}', "'Gone'"),
-    (b'{"format": "logistics-local-dynamodb/1", "tables": {"ProductsTable": [{"sku": '
-     b'{"S": "x"}}]}}', "not a DynamoDB item with its key (id)"),
-])
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (
+            b'{"format": "logistics-local-dynamodb/1", "tables": {"ProductsTable": [',
+            "not valid JSON",
+        ),
+        (b'{"items": []}', "not a data file of this stack"),
+        (b'{"format": "logistics-local-dynamodb/1", "tables": {"Gone": []}}', "'Gone'"),
+        (
+            b'{"format": "logistics-local-dynamodb/1", "tables": {"ProductsTable": [{"sku": '
+            b'{"S": "x"}}]}}',
+            "not a DynamoDB item with its key (id)",
+        ),
+    ],
+)
 def test_a_file_that_cannot_be_used_stops_the_restore_naming_it_and_stays_as_it_was(
-        started, tmp_path, content, why):
+    started, tmp_path, content, why
+):
     (tmp_path / SNAPSHOT_FILE).write_bytes(content)
     with pytest.raises(DataError) as refused:
         started(DataDir(tmp_path).hold())

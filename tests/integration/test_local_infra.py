@@ -21,8 +21,11 @@ from tests.support.fake_lambda import LocalLambda
 
 def dynamodb_request(operation: str, body: dict) -> dict:
     raw = json.dumps(body).encode()
-    return {"HTTP_X_AMZ_TARGET": f"DynamoDB_20120810.{operation}",
-            "CONTENT_LENGTH": str(len(raw)), "wsgi.input": io.BytesIO(raw)}
+    return {
+        "HTTP_X_AMZ_TARGET": f"DynamoDB_20120810.{operation}",
+        "CONTENT_LENGTH": str(len(raw)),
+        "wsgi.input": io.BytesIO(raw),
+    }
 
 
 class RacyBackend:
@@ -58,33 +61,45 @@ def run_all(app, requests_: list[dict]) -> None:
 
 def test_requests_on_one_table_are_atomic():
     backend = RacyBackend()
-    run_all(AtomicPerTable(backend), [dynamodb_request("PutItem", {"TableName": "Skus"})
-                                      for _ in range(8)])
+    run_all(
+        AtomicPerTable(backend),
+        [dynamodb_request("PutItem", {"TableName": "Skus"}) for _ in range(8)],
+    )
     assert len(backend.written["Skus"]) == 1 and backend.most_inside == 1
 
 
 def test_requests_on_different_tables_run_side_by_side():
     backend = RacyBackend()
-    run_all(AtomicPerTable(backend), [dynamodb_request("GetItem", {"TableName": f"T{i}"})
-                                      for i in range(4)])
+    run_all(
+        AtomicPerTable(backend),
+        [dynamodb_request("GetItem", {"TableName": f"T{i}"}) for i in range(4)],
+    )
     assert backend.most_inside > 1
 
 
 def test_a_transaction_holds_every_table_it_names_and_the_catalog_holds_all():
     backend = RacyBackend()
-    transaction = dynamodb_request("TransactWriteItems", {"TransactItems": [
-        {"Put": {"TableName": "A"}}, {"Put": {"TableName": "B"}}]})
-    assert tables_named("DynamoDB_20120810.TransactWriteItems",
-                        transaction["wsgi.input"].getvalue()) == {"A", "B"}
-    assert tables_named("DynamoDB_20120810.BatchWriteItem",
-                        b'{"RequestItems": {"C": [], "D": []}}') == {"C", "D"}
+    transaction = dynamodb_request(
+        "TransactWriteItems",
+        {"TransactItems": [{"Put": {"TableName": "A"}}, {"Put": {"TableName": "B"}}]},
+    )
+    assert tables_named(
+        "DynamoDB_20120810.TransactWriteItems", transaction["wsgi.input"].getvalue()
+    ) == {"A", "B"}
+    assert tables_named(
+        "DynamoDB_20120810.BatchWriteItem", b'{"RequestItems": {"C": [], "D": []}}'
+    ) == {"C", "D"}
     assert tables_named("DynamoDB_20120810.CreateTable", b'{"TableName": "A"}') is None
-    run_all(AtomicPerTable(backend), [transaction,
-                                      dynamodb_request("PutItem", {"TableName": "B"})])
+    run_all(AtomicPerTable(backend), [transaction, dynamodb_request("PutItem", {"TableName": "B"})])
     assert backend.most_inside == 1
     catalog = RacyBackend()
-    run_all(AtomicPerTable(catalog), [dynamodb_request("CreateTable", {"TableName": "E"}),
-                                      dynamodb_request("GetItem", {"TableName": "F"})])
+    run_all(
+        AtomicPerTable(catalog),
+        [
+            dynamodb_request("CreateTable", {"TableName": "E"}),
+            dynamodb_request("GetItem", {"TableName": "F"}),
+        ],
+    )
     assert catalog.most_inside == 1
 
 
@@ -116,8 +131,11 @@ def local_lambda():
 
 def test_event_invocations_are_accepted_at_once_and_run_in_the_background(local_lambda):
     client, received, done = local_lambda
-    response = client.invoke(FunctionName="OrderEventsFunction", InvocationType="Event",
-                             Payload=b'{"pedidoId": 1, "total": 19.99}')
+    response = client.invoke(
+        FunctionName="OrderEventsFunction",
+        InvocationType="Event",
+        Payload=b'{"pedidoId": 1, "total": 19.99}',
+    )
     assert response["StatusCode"] == 202
     assert done.wait(5)
     event, name, thread = received[0]
@@ -176,8 +194,15 @@ def test_the_emulator_holds_on_to_stored_items_only(tables):
     with aws.acting_as("InventoryFunction"):
         products = ProductRepository(Settings.from_env())
         for i in range(150):
-            fields = parse_product({"sku": f"M-{i}", "nombre": "n", "precioUnitario": 1,
-                                    "stockActual": 1, "umbralMinimo": 0})
+            fields = parse_product(
+                {
+                    "sku": f"M-{i}",
+                    "nombre": "n",
+                    "precioUnitario": 1,
+                    "stockActual": 1,
+                    "umbralMinimo": 0,
+                }
+            )
             products.add(product(products.next_id(), fields))
     gc.collect()
     stored = 150 * 2 + 1  # each product, its sku claim, the counter
@@ -188,11 +213,19 @@ def test_the_emulator_holds_on_to_stored_items_only(tables):
 def test_a_transaction_that_fails_while_writing_leaves_nothing_written(tables):
     tables.put_item(TableName="OrdersTable", Item={"id": {"N": "1"}, "status": {"S": "A"}})
     with pytest.raises(tables.exceptions.ClientError):
-        tables.transact_write_items(TransactItems=[
-            {"Put": {"TableName": "OrdersTable", "Item": {"id": {"N": "2"}}}},
-            {"Update": {"TableName": "OrdersTable", "Key": {"id": {"N": "1"}},
+        tables.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": "OrdersTable", "Item": {"id": {"N": "2"}}}},
+                {
+                    "Update": {
+                        "TableName": "OrdersTable",
+                        "Key": {"id": {"N": "1"}},
                         "UpdateExpression": "SET #s = :missing",
-                        "ExpressionAttributeNames": {"#s": "status"}}}])
+                        "ExpressionAttributeNames": {"#s": "status"},
+                    }
+                },
+            ]
+        )
     items = tables.scan(TableName="OrdersTable", ConsistentRead=True)["Items"]
     assert items == [{"id": {"N": "1"}, "status": {"S": "A"}}]
 
@@ -200,10 +233,18 @@ def test_a_transaction_that_fails_while_writing_leaves_nothing_written(tables):
 def test_a_cancelled_transaction_says_which_item_failed_and_writes_nothing(tables):
     tables.put_item(TableName="ProductSkusTable", Item={"sku": {"S": "A"}, "productId": {"N": "1"}})
     with pytest.raises(tables.exceptions.TransactionCanceledException) as err:
-        tables.transact_write_items(TransactItems=[
-            {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": "5"}}}},
-            {"Put": {"TableName": "ProductSkusTable", "Item": {"sku": {"S": "A"}},
-                     "ConditionExpression": "attribute_not_exists(sku)"}}])
+        tables.transact_write_items(
+            TransactItems=[
+                {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": "5"}}}},
+                {
+                    "Put": {
+                        "TableName": "ProductSkusTable",
+                        "Item": {"sku": {"S": "A"}},
+                        "ConditionExpression": "attribute_not_exists(sku)",
+                    }
+                },
+            ]
+        )
     reasons = [r["Code"] for r in err.value.response["CancellationReasons"]]
     assert reasons == ["None", "ConditionalCheckFailed"]
     assert tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"] == []
@@ -213,25 +254,36 @@ def test_an_index_query_sees_every_write_made_before_it(tables):
     """The emulator groups an index's partitions once and keeps them until the table is
     next written: a put, an update that moves an item to another partition, and a
     delete must each show in the next query."""
+
     def ids_in(partition: str) -> list[int]:
         answer = tables.query(
-            TableName="ShipmentsTable", IndexName="byStatusShard",
+            TableName="ShipmentsTable",
+            IndexName="byStatusShard",
             KeyConditionExpression="statusShard = :p AND id > :after",
-            ExpressionAttributeValues={":p": {"S": partition}, ":after": {"N": "0"}})
+            ExpressionAttributeValues={":p": {"S": partition}, ":after": {"N": "0"}},
+        )
         return [int(item["id"]["N"]) for item in answer["Items"]]
 
     def put(ident: int, partition: str) -> None:
-        tables.put_item(TableName="ShipmentsTable", Item={
-            "id": {"N": str(ident)}, "statusShard": {"S": partition},
-            "shard": {"N": str(ident % 2)}})
+        tables.put_item(
+            TableName="ShipmentsTable",
+            Item={
+                "id": {"N": str(ident)},
+                "statusShard": {"S": partition},
+                "shard": {"N": str(ident % 2)},
+            },
+        )
 
     for ident in (3, 1, 2):
         put(ident, "CREADO#0")
     assert ids_in("CREADO#0") == [1, 2, 3]
     put(4, "CREADO#0")
-    tables.update_item(TableName="ShipmentsTable", Key={"id": {"N": "2"}},
-                       UpdateExpression="SET statusShard = :p",
-                       ExpressionAttributeValues={":p": {"S": "EN_RUTA#0"}})
+    tables.update_item(
+        TableName="ShipmentsTable",
+        Key={"id": {"N": "2"}},
+        UpdateExpression="SET statusShard = :p",
+        ExpressionAttributeValues={":p": {"S": "EN_RUTA#0"}},
+    )
     tables.delete_item(TableName="ShipmentsTable", Key={"id": {"N": "3"}})
     assert ids_in("CREADO#0") == [1, 4]
     assert ids_in("EN_RUTA#0") == [2]
@@ -241,9 +293,12 @@ def test_an_index_query_sees_every_write_made_before_it(tables):
 
     def page(after: int, limit: int) -> tuple[list[int], bool]:
         answer = tables.query(
-            TableName="ShipmentsTable", IndexName="byStatusShard", Limit=limit,
+            TableName="ShipmentsTable",
+            IndexName="byStatusShard",
+            Limit=limit,
             KeyConditionExpression="statusShard = :p AND id > :after",
-            ExpressionAttributeValues={":p": {"S": "CREADO#0"}, ":after": {"N": str(after)}})
+            ExpressionAttributeValues={":p": {"S": "CREADO#0"}, ":after": {"N": str(after)}},
+        )
         return [int(i["id"]["N"]) for i in answer["Items"]], "LastEvaluatedKey" in answer
 
     assert page(1, 1) == ([4], True)
@@ -251,7 +306,10 @@ def test_an_index_query_sees_every_write_made_before_it(tables):
     assert page(4, 5) == ([6], False)
     assert page(6, 1) == ([], False)
     # A number partition key (the byShard index) is grouped the same way.
-    answer = tables.query(TableName="ShipmentsTable", IndexName="byShard",
-                          KeyConditionExpression="shard = :s",
-                          ExpressionAttributeValues={":s": {"N": "0"}})
+    answer = tables.query(
+        TableName="ShipmentsTable",
+        IndexName="byShard",
+        KeyConditionExpression="shard = :s",
+        ExpressionAttributeValues={":s": {"N": "0"}},
+    )
     assert [int(item["id"]["N"]) for item in answer["Items"]] == [2, 4, 6]

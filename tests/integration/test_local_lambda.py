@@ -48,10 +48,16 @@ def probe(tmp_path):
 
     def make(timeout: float = 5, concurrency: int = 2, retries: int = 2) -> Pool:
         spec = FunctionSpec(
-            name="ProbeFunction", handler="probe.handler", code_dir=code_dir, layer_dirs=(),
+            name="ProbeFunction",
+            handler="probe.handler",
+            code_dir=code_dir,
+            layer_dirs=(),
             environment={"PROBE_STATE": str(tmp_path / "tries"), "AWS_REGION": "us-east-1"},
-            timeout_seconds=timeout, memory_mb=128, concurrency=concurrency,
-            asynchronous=AsyncConfig(retries=retries, on_failure="ProbeDeadLetters"))
+            timeout_seconds=timeout,
+            memory_mb=128,
+            concurrency=concurrency,
+            asynchronous=AsyncConfig(retries=retries, on_failure="ProbeDeadLetters"),
+        )
         pool = Pool(spec, code_dir, lambda function, line: lines.append((function, line)))
         pools.append(pool)
         return pool
@@ -117,8 +123,10 @@ def test_a_handler_that_raises_reports_its_error_and_keeps_its_environment(probe
 def test_each_environment_runs_one_invocation_at_a_time_up_to_the_concurrency(probe):
     pool = probe(concurrency=2)
     outcomes = []
-    busy = [threading.Thread(target=lambda: outcomes.append(invoke(pool, {"sleep": 1.5})))
-            for _ in range(2)]
+    busy = [
+        threading.Thread(target=lambda: outcomes.append(invoke(pool, {"sleep": 1.5})))
+        for _ in range(2)
+    ]
     for thread in busy:
         thread.start()
     time.sleep(1)
@@ -150,9 +158,12 @@ def test_idle_environments_are_stopped_and_the_next_invocation_starts_one(probe)
 
 
 def test_what_a_function_prints_is_its_log(probe):
-    write_probe(probe.code_dir, extra=textwrap.dedent("""
+    write_probe(
+        probe.code_dir,
+        extra=textwrap.dedent("""
         print("init says hello")
-    """))
+    """),
+    )
     pool = probe()
     invoke(pool, {})
     deadline = time.monotonic() + 5

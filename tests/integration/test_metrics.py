@@ -13,23 +13,39 @@ from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 from tests.support.metrics import metrics_in, named
 
-ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-         "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
-         "cantidad": 2}
-EVENT = {"pedidoId": 5, "userEmail": "ana@example.com", "total": 10,
-         "tipoPedido": "NACIONAL"}
+ORDER = {
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "productoId": 1,
+    "cantidad": 2,
+}
+EVENT = {"pedidoId": 5, "userEmail": "ana@example.com", "total": 10, "tipoPedido": "NACIONAL"}
 
 
 @pytest.fixture
 def product(orders_api):
-    return body(orders_api.post("/api/inventario", {
-        "sku": "P-1", "nombre": "Caja", "precioUnitario": 5, "stockActual": 3,
-        "umbralMinimo": 1}))
+    return body(
+        orders_api.post(
+            "/api/inventario",
+            {
+                "sku": "P-1",
+                "nombre": "Caja",
+                "precioUnitario": 5,
+                "stockActual": 3,
+                "umbralMinimo": 1,
+            },
+        )
+    )
 
 
 def test_a_placed_order_and_its_stock_check_are_measured(orders_api, product, capsys):
-    assert orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}) \
-        .status_code == 201
+    assert (
+        orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}).status_code == 201
+    )
     out = capsys.readouterr().out
     (placed,) = named(out, "OrdersPlaced")
     assert (placed.namespace, placed.unit, placed.value) == ("Logistics", "Count", 1)
@@ -39,10 +55,11 @@ def test_a_placed_order_and_its_stock_check_are_measured(orders_api, product, ca
     assert all(metric.namespace == "Logistics" for metric in metrics_in(out))
 
 
-@pytest.mark.parametrize("overrides, reason", [
-    ({"cantidad": 50}, "INSUFFICIENT_STOCK"), ({"productoId": 999}, "PRODUCT_NOT_FOUND")])
-def test_a_refused_order_is_counted_by_its_reason(orders_api, product, capsys, overrides,
-                                                  reason):
+@pytest.mark.parametrize(
+    "overrides, reason",
+    [({"cantidad": 50}, "INSUFFICIENT_STOCK"), ({"productoId": 999}, "PRODUCT_NOT_FOUND")],
+)
+def test_a_refused_order_is_counted_by_its_reason(orders_api, product, capsys, overrides, reason):
     assert orders_api.post("/api/pedidos", {**ORDER, **overrides}).status_code == 400
     out = capsys.readouterr().out
     (refused,) = named(out, "OrdersRefused")
@@ -51,8 +68,9 @@ def test_a_refused_order_is_counted_by_its_reason(orders_api, product, capsys, o
 
 
 def test_the_breaker_opening_is_counted_once(orders_gateway, capsys):
-    api = orders_gateway(INVENTORY_SERVICE_URL=closed_port_url(), BREAKER_FAIL_MAX="2",
-                         BREAKER_RESET_SECONDS="30")
+    api = orders_gateway(
+        INVENTORY_SERVICE_URL=closed_port_url(), BREAKER_FAIL_MAX="2", BREAKER_RESET_SECONDS="30"
+    )
     answers = [api.post("/api/pedidos", ORDER).status_code for _ in range(4)]
     assert answers == [400, 503, 503, 503]
     out = capsys.readouterr().out
@@ -66,11 +84,18 @@ def test_the_breaker_opening_is_counted_once(orders_gateway, capsys):
 def test_an_idempotent_replay_is_counted_by_its_scope(api, capsys, monkeypatch):
     # Set on AWS by the template: the service given in code is the one the alarms read.
     monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "something-else")
-    product = {"sku": "K-1", "nombre": "Caja", "precioUnitario": 5, "stockActual": 3,
-               "umbralMinimo": 1}
+    product = {
+        "sku": "K-1",
+        "nombre": "Caja",
+        "precioUnitario": 5,
+        "stockActual": 3,
+        "umbralMinimo": 1,
+    }
     for _ in range(2):
-        assert api.post("/api/inventario", product,
-                        headers={"Idempotency-Key": "k-1"}).status_code == 201
+        assert (
+            api.post("/api/inventario", product, headers={"Idempotency-Key": "k-1"}).status_code
+            == 201
+        )
     (replay,) = named(capsys.readouterr().out, "IdempotentReplays")
     assert replay.dimensions == {"service": "inventory", "scope": "POST /api/inventario"}
 
@@ -89,13 +114,13 @@ def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
     with pytest.raises(NotForwarded):
         failing({**EVENT, "pedidoId": 6}, lambda_context("OrderEvents"))
     out = capsys.readouterr().out
-    assert [m.dimensions for m in named(out, "EventsForwarded")] == [
-        {"service": "order-events"}]
+    assert [m.dimensions for m in named(out, "EventsForwarded")] == [{"service": "order-events"}]
     assert len(named(out, "EventsFailed")) == 1
 
 
-def test_an_event_that_could_not_be_published_is_counted(orders_gateway, product, capsys,
-                                                         monkeypatch):
+def test_an_event_that_could_not_be_published_is_counted(
+    orders_gateway, product, capsys, monkeypatch
+):
     point(monkeypatch, "LAMBDA", closed_port_url())
     api = orders_gateway()
     assert api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}).status_code == 201
@@ -108,15 +133,19 @@ def _logger():
     return get_logger("order-events")
 
 
-
 def test_a_refused_token_is_counted_apart_from_the_authorizers_failures(capsys):
     """Lambda counts the authorizer's refusals as errors; this count lets the errors
     alarm watch the other ones alone."""
     from authorizer import lambda_app
 
     with pytest.raises(Exception, match="^Unauthorized$"):
-        lambda_app.handler({"type": "TOKEN", "authorizationToken": "Bearer nope",
-                            "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x"},
-                           lambda_context("AuthorizerFunction"))
+        lambda_app.handler(
+            {
+                "type": "TOKEN",
+                "authorizationToken": "Bearer nope",
+                "methodArn": "arn:aws:execute-api:us-east-1:1:a/api/GET/x",
+            },
+            lambda_context("AuthorizerFunction"),
+        )
     (rejected,) = named(capsys.readouterr().out, "TokensRejected")
     assert rejected.dimensions == {"service": "authorizer"}

@@ -9,8 +9,13 @@ from tests.support.logs import captured_lines
 
 
 def test_a_json_object_is_logged_on_the_requests_one_json_line_and_confirmed(notifications):
-    payload = {"type": "LOW_STOCK_ALERT", "sku": "A1", "stockActual": 2, "total": 19.99,
-               "nested": {"multi\nline": ["a", None]}}
+    payload = {
+        "type": "LOW_STOCK_ALERT",
+        "sku": "A1",
+        "stockActual": 2,
+        "total": 19.99,
+        "nested": {"multi\nline": ["a", None]},
+    }
     with captured_lines(notifications.app.logger) as lines:
         response = notifications.post("/notificaciones", payload)
     assert response.status_code == 200
@@ -22,9 +27,14 @@ def test_a_json_object_is_logged_on_the_requests_one_json_line_and_confirmed(not
 
 
 def test_any_content_type_and_any_authorization_header_are_accepted(notifications):
-    response = notifications.post("/notificaciones", {}, headers={
-        "Content-Type": "application/x-www-form-urlencoded",
-        "Authorization": "Bearer garbage"})
+    response = notifications.post(
+        "/notificaciones",
+        {},
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Authorization": "Bearer garbage",
+        },
+    )
     assert response.status_code == 200
 
 

@@ -15,8 +15,12 @@ from orders.events import LambdaPublisher
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 
-PAYLOAD = {"pedidoId": 12, "userEmail": "ana@example.com", "total": Decimal("59.97"),
-           "tipoPedido": "NACIONAL"}
+PAYLOAD = {
+    "pedidoId": 12,
+    "userEmail": "ana@example.com",
+    "total": Decimal("59.97"),
+    "tipoPedido": "NACIONAL",
+}
 logger = get_logger(SERVICE)
 
 
@@ -72,8 +76,7 @@ def test_a_forward_failure_is_logged_and_raised_for_lambda_to_retry(caplog):
     assert not logged(caplog, "PedidoAprobadoEvent")
 
 
-def test_the_same_event_delivered_twice_is_handled_and_forwarded_once(
-        caplog, notification_service):
+def test_the_same_event_delivered_twice_is_handled_and_forwarded_once(caplog, notification_service):
     handler = listener(NOTIFICATION_SERVICE_URL=notification_service)
     first = handler(PAYLOAD, lambda_context("OrderEvents"))
     second = handler(dict(PAYLOAD), lambda_context("OrderEvents"))
@@ -90,10 +93,10 @@ def test_the_same_event_delivered_twice_is_handled_and_forwarded_once(
 def test_a_failed_delivery_is_not_remembered(caplog, notification_service):
     """Lambda's retry of an event whose forward failed must forward it."""
     with pytest.raises(NotForwarded):
-        listener(NOTIFICATION_SERVICE_URL=closed_port_url())(
-            PAYLOAD, lambda_context("OrderEvents"))
+        listener(NOTIFICATION_SERVICE_URL=closed_port_url())(PAYLOAD, lambda_context("OrderEvents"))
     retried = listener(NOTIFICATION_SERVICE_URL=notification_service)(
-        PAYLOAD, lambda_context("OrderEvents"))
+        PAYLOAD, lambda_context("OrderEvents")
+    )
     assert retried == {"forwarded": True}
 
 
@@ -105,8 +108,9 @@ def aws_lambda(monkeypatch):
     original = LambdaSimpleBackend.invoke
 
     def recording_invoke(self, function_name, qualifier, body, headers, response_headers):
-        received.append({"function": function_name, "body": body,
-                         "type": headers.get("X-Amz-Invocation-Type")})
+        received.append(
+            {"function": function_name, "body": body, "type": headers.get("X-Amz-Invocation-Type")}
+        )
         return original(self, function_name, qualifier, body, headers, response_headers)
 
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", recording_invoke)
@@ -118,11 +122,11 @@ def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda, caplog):
     deployed_name = "logistics-prod-OrderEventsFunction-1A2B3C4D5E6F"  # CloudFormation's
     with aws.acting_as("OrdersFunction"):
         publisher = LambdaPublisher(
-            Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}), logger)
+            Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}), logger
+        )
         publisher.publish(PAYLOAD)
     assert not logged(caplog, "PedidoAprobadoEvent not published")
     (call,) = aws_lambda
     assert call["function"] == deployed_name
     assert call["type"] == "Event"
     assert json.loads(call["body"], parse_float=Decimal) == PAYLOAD
-

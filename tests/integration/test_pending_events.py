@@ -15,16 +15,32 @@ from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.fakes import closed_port_url
 
-ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-         "total": 10, "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
-         "cantidad": 1}
+ORDER = {
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "productoId": 1,
+    "cantidad": 1,
+}
 
 
 @pytest.fixture
 def product(orders_api):
-    return body(orders_api.post("/api/inventario", {
-        "sku": "P-1", "nombre": "Caja", "precioUnitario": 5, "stockActual": 9,
-        "umbralMinimo": 1}))
+    return body(
+        orders_api.post(
+            "/api/inventario",
+            {
+                "sku": "P-1",
+                "nombre": "Caja",
+                "precioUnitario": 5,
+                "stockActual": 9,
+                "umbralMinimo": 1,
+            },
+        )
+    )
 
 
 SWEEPER = "EventSweeperFunction"
@@ -39,6 +55,7 @@ def sweep(settings, grace=timedelta(0)):
     def run():
         with aws.acting_as(SWEEPER):
             return built()
+
     return run
 
 
@@ -48,12 +65,14 @@ def pending_ids(settings) -> list[int]:
 
 
 def test_an_event_that_cannot_be_published_is_swept_later_and_arrives_once(
-        orders_gateway, order_events, product, monkeypatch):
+    orders_gateway, order_events, product, monkeypatch
+):
     lambda_url = os.environ["AWS_ENDPOINT_URL_LAMBDA"]  # the recorder's (order_events)
     point(monkeypatch, "LAMBDA", closed_port_url())  # Lambda unreachable
     down = orders_gateway()
-    placed = [body(down.post("/api/pedidos", {**ORDER, "productoId": product["id"]}))
-              for _ in range(2)]
+    placed = [
+        body(down.post("/api/pedidos", {**ORDER, "productoId": product["id"]})) for _ in range(2)
+    ]
     assert [order["status"] for order in placed] == ["PENDIENTE", "PENDIENTE"]
     settings = settings_with()
     assert pending_ids(settings) == [order["id"] for order in placed]

@@ -23,6 +23,7 @@ NOW = datetime(2026, 11, 22, 10, 0)
 
 def implementations(dynamodb, memory, function: str):
     """Each repository as the function that owns its table uses it (its role's calls)."""
+
     @pytest.fixture(params=["dynamodb", "memory"])
     def repository(request):
         if request.param == "memory":
@@ -31,6 +32,7 @@ def implementations(dynamodb, memory, function: str):
         request.getfixturevalue("tables")
         with aws.acting_as(function):
             yield dynamodb(Settings.from_env())
+
     return repository
 
 
@@ -40,8 +42,16 @@ shipments = implementations(ShipmentRepository, InMemoryShipments, "ShippingFunc
 
 
 def product(products, sku: str = "A", **fields):
-    body = {"sku": sku, "nombre": "Caja", "precioUnitario": Decimal("19.99"), "stockActual": 5,
-            "umbralMinimo": 1, "bodega": None, "descripcion": "d", **fields}
+    body = {
+        "sku": sku,
+        "nombre": "Caja",
+        "precioUnitario": Decimal("19.99"),
+        "stockActual": 5,
+        "umbralMinimo": 1,
+        "bodega": None,
+        "descripcion": "d",
+        **fields,
+    }
     return inventory_rules.product(products.next_id(), inventory_rules.parse_product(body))
 
 
@@ -58,6 +68,7 @@ def everything(repository, **filters) -> list:
 
 
 # -- every repository -------------------------------------------------------------------
+
 
 def test_ids_start_at_one_and_increase(products):
     assert [products.next_id() for _ in range(3)] == [1, 2, 3]
@@ -118,6 +129,7 @@ def test_alerts_are_the_products_below_their_threshold_in_id_order(products):
 
 # -- products ---------------------------------------------------------------------------
 
+
 def test_a_taken_sku_is_refused_on_add_and_on_replace(products):
     first = product(products, "A")
     products.add(first)
@@ -153,16 +165,27 @@ def test_replacing_or_removing_an_unknown_product_is_not_found(products):
 
 # -- orders and shipments -----------------------------------------------------------------
 
+
 def order(orders, status: str = "PENDIENTE"):
-    body = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 1,
-            "tipoPedido": "NACIONAL", "destino": "Quito", "productoId": 2, "cantidad": 3}
+    body = {
+        "userId": 1,
+        "userEmail": "a@b.co",
+        "clienteNombre": "A",
+        "total": 1,
+        "tipoPedido": "NACIONAL",
+        "destino": "Quito",
+        "productoId": 2,
+        "cantidad": 3,
+    }
     made = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
     return order_rules.Order(**{**vars(made), "status": status})
 
 
 def test_orders_are_listed_by_status(orders):
-    made = [order(orders, status) for status in
-            ("PENDIENTE", "APROBADO", "PENDIENTE", "CANCELADO", "PENDIENTE")]
+    made = [
+        order(orders, status)
+        for status in ("PENDIENTE", "APROBADO", "PENDIENTE", "CANCELADO", "PENDIENTE")
+    ]
     for item in made:
         orders.add(item)
     assert everything(orders, status="PENDIENTE") == [made[0], made[2], made[4]]
@@ -171,15 +194,20 @@ def test_orders_are_listed_by_status(orders):
 
 
 def shipment(shipments, pedido_id: int, status: str = "CREADO"):
-    request = shipping_rules.parse_shipment({"pedidoId": pedido_id, "tipoEnvio": "EXPRESS",
-                                             "transportista": "T", "destino": "Cali"})
+    request = shipping_rules.parse_shipment(
+        {"pedidoId": pedido_id, "tipoEnvio": "EXPRESS", "transportista": "T", "destino": "Cali"}
+    )
     made = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
     return shipping_rules.Shipment(**{**vars(made), "status": status})
 
 
 def test_shipments_are_listed_by_status_by_order_and_by_both(shipments):
-    made = [shipment(shipments, 7), shipment(shipments, 8, "EN_RUTA"),
-            shipment(shipments, 7, "EN_RUTA"), shipment(shipments, 7)]
+    made = [
+        shipment(shipments, 7),
+        shipment(shipments, 8, "EN_RUTA"),
+        shipment(shipments, 7, "EN_RUTA"),
+        shipment(shipments, 7),
+    ]
     for item in made:
         shipments.add(item)
     assert everything(shipments, status="EN_RUTA") == [made[1], made[2]]
@@ -189,8 +217,16 @@ def test_shipments_are_listed_by_status_by_order_and_by_both(shipments):
 
 
 def test_orders_are_stored_whole(orders):
-    body = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": Decimal("0.10"),
-            "tipoPedido": "INTERNACIONAL", "destino": "Quito", "productoId": 2, "cantidad": 3}
+    body = {
+        "userId": 1,
+        "userEmail": "a@b.co",
+        "clienteNombre": "A",
+        "total": Decimal("0.10"),
+        "tipoPedido": "INTERNACIONAL",
+        "destino": "Quito",
+        "productoId": 2,
+        "cantidad": 3,
+    }
     order = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
     orders.add(order)
     assert orders.get(order.id) == order and everything(orders) == [order]
@@ -200,8 +236,9 @@ def test_orders_are_stored_whole(orders):
 
 
 def test_a_shipment_status_change_keeps_everything_else(shipments):
-    request = shipping_rules.parse_shipment({"pedidoId": 4, "tipoEnvio": "TERRESTRE",
-                                             "transportista": "T", "destino": "Cali"})
+    request = shipping_rules.parse_shipment(
+        {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
+    )
     shipment = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
     shipments.add(shipment)
     changed = shipments.set_status(shipment.id, "EN_RUTA")

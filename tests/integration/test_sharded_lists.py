@@ -23,8 +23,16 @@ STATUSES = ("PENDIENTE", "APROBADO", "CANCELADO")
 
 
 def new_order(orders: OrderRepository, n: int) -> order_rules.Order:
-    body = {"userId": n % 50 + 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 1,
-            "tipoPedido": "NACIONAL", "destino": "Quito", "productoId": 2, "cantidad": 1}
+    body = {
+        "userId": n % 50 + 1,
+        "userEmail": "a@b.co",
+        "clienteNombre": "A",
+        "total": 1,
+        "tipoPedido": "NACIONAL",
+        "destino": "Quito",
+        "productoId": 2,
+        "cantidad": 1,
+    }
     made = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
     return dataclasses.replace(made, status=STATUSES[made.id % len(STATUSES)])
 
@@ -61,8 +69,12 @@ def burst(environments):
                 made.append(order)
 
     with metered() as meter:
-        threads = [threading.Thread(target=aws.acting_as("OrdersFunction")(client),
-                                    args=(environments[n % 4], n)) for n in range(8)]
+        threads = [
+            threading.Thread(
+                target=aws.acting_as("OrdersFunction")(client), args=(environments[n % 4], n)
+            )
+            for n in range(8)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -78,8 +90,7 @@ def test_ids_from_several_environments_are_unique_and_take_few_counter_writes(bu
     assert meter.counter_writes < 240 / 4
 
 
-def test_walking_after_a_burst_returns_every_order_once_without_empty_pages(
-        environments, burst):
+def test_walking_after_a_burst_returns_every_order_once_without_empty_pages(environments, burst):
     made, _ = burst
     # Each environment leaves the tail of its last block unused: gaps in the ids that
     # a page must step over, not stop on.
@@ -89,7 +100,8 @@ def test_walking_after_a_burst_returns_every_order_once_without_empty_pages(
         assert all(page.items for page in pages[:-1])
         pages = walk(environments[0], limit, status="APROBADO")
         assert [o for page in pages for o in page.items] == sorted(
-            (o for o in made if o.status == "APROBADO"), key=lambda o: o.id)
+            (o for o in made if o.status == "APROBADO"), key=lambda o: o.id
+        )
         assert all(page.items for page in pages[:-1])
 
 
@@ -126,8 +138,9 @@ def test_a_status_change_moves_an_order_to_the_other_status_list(environments):
 def test_a_shipment_status_change_moves_it_to_the_other_status_list(tables):
     with aws.acting_as("ShippingFunction"):
         shipments = ShipmentRepository(Settings.from_env())
-        request = shipping_rules.parse_shipment({"pedidoId": 4, "tipoEnvio": "TERRESTRE",
-                                                 "transportista": "T", "destino": "Cali"})
+        request = shipping_rules.parse_shipment(
+            {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
+        )
         shipment = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
         shipments.add(shipment)
         shipments.set_status(shipment.id, "EN_RUTA")
@@ -139,7 +152,8 @@ def test_the_status_index_holds_every_field_of_an_order_and_not_the_outbox():
     # An order listed by status is read from the index alone: a field it did not
     # project would come back empty. The outbox mark is left out, so that taking an
     # order off the outbox does not write its status shard again.
-    fields = {OrderModel.get_attributes()[f.name].attr_name
-              for f in dataclasses.fields(order_rules.Order)} - {"id"}
+    fields = {
+        OrderModel.get_attributes()[f.name].attr_name for f in dataclasses.fields(order_rules.Order)
+    } - {"id"}
     assert set(STATUS_PROJECTION) == fields
     assert "eventoPendiente" not in STATUS_PROJECTION

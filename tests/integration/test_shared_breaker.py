@@ -39,8 +39,9 @@ def environments(tables):
 
         def environment(fail_max=3, reset_seconds=30.0):
             state = DynamoDBBreakerState(aws.dynamodb(settings), "CircuitBreakersTable")
-            return StockChecker(fail_max=fail_max, reset_seconds=reset_seconds,
-                                inventory=inventory, state=state)
+            return StockChecker(
+                fail_max=fail_max, reset_seconds=reset_seconds, inventory=inventory, state=state
+            )
 
         yield inventory, environment
 
@@ -52,8 +53,7 @@ def outcome(environment) -> str:
         return "503"
 
 
-def test_an_outage_opens_the_breaker_after_fail_max_failures_in_all_not_in_each(
-        environments):
+def test_an_outage_opens_the_breaker_after_fail_max_failures_in_all_not_in_each(environments):
     inventory, environment = environments
     many = [environment(fail_max=3) for _ in range(6)]
     inventory.down = True

@@ -10,10 +10,24 @@ from common.clock import utcnow
 from common.settings import Settings
 from tests.support.api import body, error_code
 
-SHIPMENT = {"pedidoId": 7, "tipoEnvio": "TERRESTRE", "transportista": "Servientrega",
-            "destino": "Medellín"}
-FIELDS = {"id", "pedidoId", "status", "tipoEnvio", "transportista", "guiaDespecho",
-          "rutaDescripcion", "destino", "fechaEstimadaEntrega", "creadoEn"}
+SHIPMENT = {
+    "pedidoId": 7,
+    "tipoEnvio": "TERRESTRE",
+    "transportista": "Servientrega",
+    "destino": "Medellín",
+}
+FIELDS = {
+    "id",
+    "pedidoId",
+    "status",
+    "tipoEnvio",
+    "transportista",
+    "guiaDespecho",
+    "rutaDescripcion",
+    "destino",
+    "fechaEstimadaEntrega",
+    "creadoEn",
+}
 STATUSES = ["CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO"]
 ISO = "%Y-%m-%dT%H:%M:%S.%f"
 
@@ -35,10 +49,14 @@ def parse(moment: str) -> datetime:
 
 # --- create ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("tipo, prefix, route, days", [
-    ("TERRESTRE", "TER", "Ruta terrestre \u2014 Medellín", 5),
-    ("EXPRESS", "EXP", "Express prioritario \u2014 Medellín", 1),
-])
+
+@pytest.mark.parametrize(
+    "tipo, prefix, route, days",
+    [
+        ("TERRESTRE", "TER", "Ruta terrestre \u2014 Medellín", 5),
+        ("EXPRESS", "EXP", "Express prioritario \u2014 Medellín", 1),
+    ],
+)
 def test_create_returns_the_generated_shipment(api, tipo, prefix, route, days):
     before = utcnow()
     shipment = create(api, tipoEnvio=tipo)
@@ -50,7 +68,10 @@ def test_create_returns_the_generated_shipment(api, tipo, prefix, route, days):
     assert before <= created_at <= after
     assert parse(shipment["fechaEstimadaEntrega"]) - created_at == timedelta(days=days)
     assert shipment == {
-        **SHIPMENT, "id": shipment["id"], "status": "CREADO", "tipoEnvio": tipo,
+        **SHIPMENT,
+        "id": shipment["id"],
+        "status": "CREADO",
+        "tipoEnvio": tipo,
         "guiaDespecho": f"{prefix}-{created_at:%Y%m%d}-{shipment['id']:06d}",
         "rutaDescripcion": route,
         "fechaEstimadaEntrega": shipment["fechaEstimadaEntrega"],
@@ -60,9 +81,15 @@ def test_create_returns_the_generated_shipment(api, tipo, prefix, route, days):
 
 
 def test_client_sent_generated_fields_are_ignored(api):
-    shipment = create(api, id=999, status="ENTREGADO", guiaDespecho="FAKE-1",
-                      rutaDescripcion="Por aire", fechaEstimadaEntrega="2000-01-01T00:00:00.000000",
-                      creadoEn="2000-01-01T00:00:00.000000")
+    shipment = create(
+        api,
+        id=999,
+        status="ENTREGADO",
+        guiaDespecho="FAKE-1",
+        rutaDescripcion="Por aire",
+        fechaEstimadaEntrega="2000-01-01T00:00:00.000000",
+        creadoEn="2000-01-01T00:00:00.000000",
+    )
     assert shipment["id"] != 999
     assert shipment["status"] == "CREADO"
     assert shipment["guiaDespecho"].startswith("TER-")
@@ -96,17 +123,39 @@ def test_any_content_type_is_read_as_json(api):
     assert response.status_code == 201
 
 
-@pytest.mark.parametrize("field, value", [
-    ("pedidoId", None), ("pedidoId", 0), ("pedidoId", -1), ("pedidoId", 1.5),
-    ("pedidoId", "7"), ("pedidoId", True), ("pedidoId", False), ("pedidoId", 10**40),
-    ("pedidoId", [7]),
-    ("tipoEnvio", None), ("tipoEnvio", ""), ("tipoEnvio", "terrestre"), ("tipoEnvio", "Express"),
-    ("tipoEnvio", "AEREO"), ("tipoEnvio", " TERRESTRE"), ("tipoEnvio", 1), ("tipoEnvio", True),
-    ("transportista", None), ("transportista", ""), ("transportista", "   "),
-    ("transportista", 5), ("transportista", ["DHL"]), ("transportista", "x" * 1001),
-    ("destino", None), ("destino", ""), ("destino", "\t\n"), ("destino", 5),
-    ("destino", {"ciudad": "Lima"}),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("pedidoId", None),
+        ("pedidoId", 0),
+        ("pedidoId", -1),
+        ("pedidoId", 1.5),
+        ("pedidoId", "7"),
+        ("pedidoId", True),
+        ("pedidoId", False),
+        ("pedidoId", 10**40),
+        ("pedidoId", [7]),
+        ("tipoEnvio", None),
+        ("tipoEnvio", ""),
+        ("tipoEnvio", "terrestre"),
+        ("tipoEnvio", "Express"),
+        ("tipoEnvio", "AEREO"),
+        ("tipoEnvio", " TERRESTRE"),
+        ("tipoEnvio", 1),
+        ("tipoEnvio", True),
+        ("transportista", None),
+        ("transportista", ""),
+        ("transportista", "   "),
+        ("transportista", 5),
+        ("transportista", ["DHL"]),
+        ("transportista", "x" * 1001),
+        ("destino", None),
+        ("destino", ""),
+        ("destino", "\t\n"),
+        ("destino", 5),
+        ("destino", {"ciudad": "Lima"}),
+    ],
+)
 def test_invalid_fields_are_rejected_and_nothing_is_saved(api, field, value):
     response = api.post("/api/envios", {**SHIPMENT, field: value})
     assert response.status_code == 400
@@ -128,7 +177,11 @@ def test_every_problem_is_reported_at_once(api):
     response = api.post("/api/envios", {"tipoEnvio": "AEREO", "destino": ""})
     assert response.status_code == 400
     assert {d["field"] for d in body(response)["details"]} == {
-        "pedidoId", "tipoEnvio", "transportista", "destino"}
+        "pedidoId",
+        "tipoEnvio",
+        "transportista",
+        "destino",
+    }
 
 
 @pytest.mark.parametrize("raw", [b"{not json", b"", b"[]", b"42", b"null"])
@@ -151,6 +204,7 @@ def test_guides_and_ids_are_unique_across_creates(api):
 
 # --- read -----------------------------------------------------------------------------
 
+
 def test_list_is_empty_then_holds_every_shipment_sorted_by_id(api):
     assert body(api.get("/api/envios")) == []
     created = [create(api, pedidoId=i + 1) for i in range(3)]
@@ -172,14 +226,17 @@ def test_non_numeric_ids_get_400(api, raw_id):
 
 
 def test_shipping_needs_a_token(api):
-    for response in (api.get("/api/envios", token=None),
-                     api.post("/api/envios", SHIPMENT, token=None),
-                     api.patch("/api/envios/1/status?status=CREADO", token=None)):
+    for response in (
+        api.get("/api/envios", token=None),
+        api.post("/api/envios", SHIPMENT, token=None),
+        api.patch("/api/envios/1/status?status=CREADO", token=None),
+    ):
         assert response.status_code == 401
     assert body(api.get("/api/envios")) == []
 
 
 # --- status ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("status", STATUSES)
 def test_patch_sets_each_state_and_keeps_everything_else(api, status):
@@ -198,8 +255,18 @@ def test_patch_to_the_same_state_and_backwards(api):
         assert body(response) == {**shipment, "status": status}
 
 
-@pytest.mark.parametrize("query", ["", "?status=", "?status=en_ruta", "?status=Creado",
-                                   "?status=CANCELADO", "?status=EN%20RUTA", "?estado=EN_RUTA"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "?status=",
+        "?status=en_ruta",
+        "?status=Creado",
+        "?status=CANCELADO",
+        "?status=EN%20RUTA",
+        "?estado=EN_RUTA",
+    ],
+)
 def test_patch_with_a_missing_or_invalid_status_gets_400_and_changes_nothing(api, query):
     shipment = create(api)
     response = patch_status(api, shipment["id"], query)
@@ -215,12 +282,15 @@ def test_patch_of_an_unknown_id_gets_404_and_creates_nothing(api, raw_id):
     assert body(api.get("/api/envios")) == []
 
 
-@pytest.mark.parametrize("raw_id, query, status, code", [
-    ("abc", "?status=NOPE", 400, "INVALID_ID"),        # the id is checked first
-    ("abc", "?status=EN_RUTA", 400, "INVALID_ID"),
-    ("424242", "?status=NOPE", 400, "VALIDATION_ERROR"),  # then the status, before 404
-    ("424242", "", 400, "VALIDATION_ERROR"),
-])
+@pytest.mark.parametrize(
+    "raw_id, query, status, code",
+    [
+        ("abc", "?status=NOPE", 400, "INVALID_ID"),  # the id is checked first
+        ("abc", "?status=EN_RUTA", 400, "INVALID_ID"),
+        ("424242", "?status=NOPE", 400, "VALIDATION_ERROR"),  # then the status, before 404
+        ("424242", "", 400, "VALIDATION_ERROR"),
+    ],
+)
 def test_patch_checks_the_id_then_the_status_then_existence(api, raw_id, query, status, code):
     response = patch_status(api, raw_id, query)
     assert response.status_code == status and error_code(response) == code
@@ -228,11 +298,16 @@ def test_patch_checks_the_id_then_the_status_then_existence(api, raw_id, query, 
 
 def test_patch_ignores_its_body(api):
     shipment = create(api)
-    response = api.patch(f"/api/envios/{shipment['id']}/status?status=ASIGNADO",
-                         {"status": "ENTREGADO", "destino": "Otro", "transportista": "Otra"})
+    response = api.patch(
+        f"/api/envios/{shipment['id']}/status?status=ASIGNADO",
+        {"status": "ENTREGADO", "destino": "Otro", "transportista": "Otra"},
+    )
     assert body(response) == {**shipment, "status": "ASIGNADO"}
-    response = api.patch(f"/api/envios/{shipment['id']}/status?status=EN_RUTA",
-                         raw=b"{not json", headers={"Content-Type": "text/plain"})
+    response = api.patch(
+        f"/api/envios/{shipment['id']}/status?status=EN_RUTA",
+        raw=b"{not json",
+        headers={"Content-Type": "text/plain"},
+    )
     assert response.status_code == 200
     assert body(api.get(f"/api/envios/{shipment['id']}")) == {**shipment, "status": "EN_RUTA"}
 
@@ -245,8 +320,12 @@ def test_patch_writes_only_the_status_attribute(api, tables):
     """A whole-item save would drop an attribute the model does not know; an update keeps it."""
     shipment = create(api)
     key = {"id": {"N": str(shipment["id"])}}
-    tables.update_item(TableName=_table(), Key=key, UpdateExpression="SET nota = :n",
-                       ExpressionAttributeValues={":n": {"S": "frágil"}})
+    tables.update_item(
+        TableName=_table(),
+        Key=key,
+        UpdateExpression="SET nota = :n",
+        ExpressionAttributeValues={":n": {"S": "frágil"}},
+    )
     assert patch_status(api, shipment["id"], "?status=EN_RUTA").status_code == 200
     item = tables.get_item(TableName=_table(), Key=key, ConsistentRead=True)["Item"]
     assert item["nota"] == {"S": "frágil"}
@@ -257,8 +336,9 @@ def test_parallel_patches_keep_every_other_field(api):
     shipment = create(api)
     sent = STATUSES * 2
     with ThreadPoolExecutor(8) as pool:
-        responses = list(pool.map(
-            lambda status: patch_status(api, shipment["id"], f"?status={status}"), sent))
+        responses = list(
+            pool.map(lambda status: patch_status(api, shipment["id"], f"?status={status}"), sent)
+        )
     assert [r.status_code for r in responses] == [200] * 8
     for response, status in zip(responses, sent, strict=True):
         assert body(response) == {**shipment, "status": status}
@@ -274,9 +354,12 @@ def test_patches_racing_another_writer_never_undo_its_change(api, tables):
 
     def other_writer():
         for i in range(40):
-            tables.update_item(TableName=_table(), Key=key,
-                               UpdateExpression="SET transportista = :t",
-                               ExpressionAttributeValues={":t": {"S": f"T-{i}"}})
+            tables.update_item(
+                TableName=_table(),
+                Key=key,
+                UpdateExpression="SET transportista = :t",
+                ExpressionAttributeValues={":t": {"S": f"T-{i}"}},
+            )
         done.set()
 
     def patches(_):

@@ -17,9 +17,14 @@ KEY = "the-dev-stacks-generated-signing-key-0123456789abcdefghijklmnopq"
 
 
 def make_token(*args: str, endpoint: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["make", "-s", "token", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120,
-                          env={**os.environ, "AWS_ENDPOINT_URL_SECRETS_MANAGER": endpoint})
+    return subprocess.run(
+        ["make", "-s", "token", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "AWS_ENDPOINT_URL_SECRETS_MANAGER": endpoint},
+    )
 
 
 @pytest.fixture

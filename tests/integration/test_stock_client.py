@@ -38,15 +38,25 @@ class OverHttp:
 
 
 def checker(fail_max=3, reset_seconds=30.0, timeout_seconds=2.0) -> OverHttp:
-    return OverHttp(StockChecker(fail_max=fail_max, reset_seconds=reset_seconds,
-                                 inventory=InventoryOverHttp(None, timeout_seconds)))
+    return OverHttp(
+        StockChecker(
+            fail_max=fail_max,
+            reset_seconds=reset_seconds,
+            inventory=InventoryOverHttp(None, timeout_seconds),
+        )
+    )
 
 
-@pytest.mark.parametrize("status, body, answer", [
-    (200, "true", StockAnswer.AVAILABLE), (200, "false", StockAnswer.INSUFFICIENT),
-    (404, '{"error":"PRODUCT_NOT_FOUND"}', StockAnswer.UNKNOWN_PRODUCT),
-    (200, '"yes"', StockAnswer.NOT_CONFIRMED), (401, '{"message":"Unauthorized"}',
-                                               StockAnswer.NOT_CONFIRMED)])
+@pytest.mark.parametrize(
+    "status, body, answer",
+    [
+        (200, "true", StockAnswer.AVAILABLE),
+        (200, "false", StockAnswer.INSUFFICIENT),
+        (404, '{"error":"PRODUCT_NOT_FOUND"}', StockAnswer.UNKNOWN_PRODUCT),
+        (200, '"yes"', StockAnswer.NOT_CONFIRMED),
+        (401, '{"message":"Unauthorized"}', StockAnswer.NOT_CONFIRMED),
+    ],
+)
 def test_answers_are_read_from_the_inventory_response(server, status, body, answer):
     server.status, server.body = status, body
     assert checker().check(server.url, 7, 3, TOKEN) is answer

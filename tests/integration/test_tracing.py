@@ -19,19 +19,30 @@ print(type(tracer).__name__, "aws_xray_sdk" in sys.modules, checked(1))
 
 
 def traced(**env) -> str:
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED")}
-    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                            timeout=60, env={**clean, **env})
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, **env},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
-@pytest.mark.parametrize("env, expected", [
-    ({}, "_Off False 2"),  # the local stack, the tests
-    ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, "_Off False 2"),
-    ({"LAMBDA_TASK_ROOT": "/var/task"}, "Tracer True 2"),
-])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({}, "_Off False 2"),  # the local stack, the tests
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, "_Off False 2"),
+        ({"LAMBDA_TASK_ROOT": "/var/task"}, "Tracer True 2"),
+    ],
+)
 def test_tracing_is_on_on_lambda_only_and_off_loads_nothing(env, expected):
     assert traced(**env) == expected
 
@@ -56,11 +67,17 @@ print(global_sdk_config.sdk_enabled(), rehearsal())
 def test_the_warm_up_records_nothing_and_tracing_resumes_for_the_invocations():
     """Lambda runs init without a trace header: the X-Ray SDK would drop each subsegment
     begun then with a warning line, on every cold start."""
-    clean = {k: v for k, v in os.environ.items()
-             if k not in ("POWERTOOLS_TRACE_DISABLED", "_X_AMZN_TRACE_ID")}
-    result = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True,
-                            text=True, timeout=60,
-                            env={**clean, "LAMBDA_TASK_ROOT": "/var/task",
-                                 "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"})
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("POWERTOOLS_TRACE_DISABLED", "_X_AMZN_TRACE_ID")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", WARM_UP_PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, "LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"},
+    )
     assert result.returncode == 0, result.stderr
     assert (result.stdout.strip(), result.stderr) == ("True 1", "")

@@ -17,8 +17,9 @@ from tests.support.logs import captured_lines
 
 
 def everything_stored(client) -> dict[str, list]:
-    return {name: client.scan(TableName=name)["Items"]
-            for name in client.list_tables()["TableNames"]}
+    return {
+        name: client.scan(TableName=name)["Items"] for name in client.list_tables()["TableNames"]
+    }
 
 
 def service_app(service: str, settings: Settings):
@@ -27,8 +28,9 @@ def service_app(service: str, settings: Settings):
     return create_app(service, settings, wiring.routes_for(settings)), wiring.rehearse
 
 
-@pytest.mark.parametrize("service, route", [("inventory", "/api/inventario"),
-                                            ("shipping", "/api/envios")])
+@pytest.mark.parametrize(
+    "service, route", [("inventory", "/api/inventario"), ("shipping", "/api/envios")]
+)
 def test_a_services_rehearsal_reads_a_page_of_one_and_changes_nothing(tables, service, route):
     app, rehearse = service_app(service, Settings.from_env())
     before = everything_stored(tables)
@@ -39,8 +41,7 @@ def test_a_services_rehearsal_reads_a_page_of_one_and_changes_nothing(tables, se
     assert (line["route"], line["status"], line["sub"]) == (route, 200, REHEARSAL)
 
 
-def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(
-        tables, order_events):
+def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(tables, order_events):
     settings = Settings.from_env()
     app, rehearse = service_app("orders", settings)
     before = everything_stored(tables)
@@ -52,7 +53,8 @@ def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(
 
 
 def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
-        tables, order_events, aws_calls):
+    tables, order_events, aws_calls
+):
     from common.logs import get_logger
     from orders.repository import OrderRepository
     from orders.rules import Order
@@ -60,10 +62,22 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
 
     settings = Settings.from_env()
     with aws.acting_as("OrdersFunction"):
-        OrderRepository(settings).add(Order(  # an order whose event is still pending
-            id=1, user_id=1, user_email="a@b.co", cliente_nombre="Ana", total=5,
-            tipo_pedido="NACIONAL", destino="Lima", producto_id=1, cantidad=1,
-            status="PENDIENTE", observaciones=None, creado_en="2026-01-01T00:00:00"))
+        OrderRepository(settings).add(
+            Order(  # an order whose event is still pending
+                id=1,
+                user_id=1,
+                user_email="a@b.co",
+                cliente_nombre="Ana",
+                total=5,
+                tipo_pedido="NACIONAL",
+                destino="Lima",
+                producto_id=1,
+                cantidad=1,
+                status="PENDIENTE",
+                observaciones=None,
+                creado_en="2026-01-01T00:00:00",
+            )
+        )
     with aws.acting_as("EventSweeperFunction"):
         assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
         sweep = Sweep(settings, get_logger("event-sweep"))
@@ -75,15 +89,15 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
     *reads, (_, invoke, dry_run) = aws_calls
     # One read of each shard of the pending orders (orders.model.PENDING_SHARDS).
     assert {(query, read["IndexName"], read["Limit"]) for _, query, read in reads} == {
-        ("Query", "pendingEvents", 2)}
+        ("Query", "pendingEvents", 2)
+    }
     assert len(reads) == PENDING_SHARDS
     assert (invoke, dry_run["InvocationType"]) == ("Invoke", "DryRun")
 
 
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
     client = boto3.client("lambda")
-    answer = client.invoke(FunctionName=Settings().order_events_function,
-                           InvocationType="DryRun")
+    answer = client.invoke(FunctionName=Settings().order_events_function, InvocationType="DryRun")
     assert answer["StatusCode"] == 204
     assert order_events.wait_for(1, timeout=0.5) == []
 
@@ -99,7 +113,8 @@ def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
 
 
 def test_the_listeners_rehearsal_reads_and_puts_in_its_own_part_but_writes_nothing(
-        tables, aws_calls):
+    tables, aws_calls
+):
     from order_events.listener import REHEARSAL_KEY, SERVICE, rehearse
 
     before = everything_stored(tables)
@@ -107,26 +122,40 @@ def test_the_listeners_rehearsal_reads_and_puts_in_its_own_part_but_writes_nothi
         rehearse(Settings.from_env())
     assert everything_stored(tables) == before
     assert [(operation, params["TableName"]) for _, operation, params in aws_calls] == [
-        ("GetItem", "IdempotencyTable"), ("PutItem", "IdempotencyTable")]
+        ("GetItem", "IdempotencyTable"),
+        ("PutItem", "IdempotencyTable"),
+    ]
     put = aws_calls[1][2]
     assert put["Item"] == {"id": {"S": REHEARSAL_KEY}}
     assert REHEARSAL_KEY.startswith(f"{SERVICE}#")  # the part IAM lets it touch
     assert put["ConditionExpression"] == "attribute_exists(#id)"
 
 
-def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(
-        tables, monkeypatch):
+def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(tables, monkeypatch):
     """Operators read cold starts off the request log: the rehearsal is not one."""
     monkeypatch.setattr(powertools_logger, "is_cold_start", True)
     app, rehearse = service_app("inventory", Settings.from_env())
     rehearse(app, Settings.from_env())
-    event = {"resource": "/api/inventario", "path": "/api/inventario", "httpMethod": "GET",
-             "headers": {}, "multiValueHeaders": {}, "queryStringParameters": None,
-             "multiValueQueryStringParameters": None, "pathParameters": None,
-             "stageVariables": None, "body": None, "isBase64Encoded": False,
-             "requestContext": {"resourcePath": "/api/inventario", "httpMethod": "GET",
-                                "path": "/api/inventario", "requestId": "first",
-                                "authorizer": {"sub": "ana"}}}
+    event = {
+        "resource": "/api/inventario",
+        "path": "/api/inventario",
+        "httpMethod": "GET",
+        "headers": {},
+        "multiValueHeaders": {},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "body": None,
+        "isBase64Encoded": False,
+        "requestContext": {
+            "resourcePath": "/api/inventario",
+            "httpMethod": "GET",
+            "path": "/api/inventario",
+            "requestId": "first",
+            "authorizer": {"sub": "ana"},
+        },
+    }
     with captured_lines(app.logger) as lines:
         answer = app(event, lambda_context("InventoryFunction"))
     assert answer["statusCode"] == 200 and json.loads(answer["body"]) == []

@@ -8,16 +8,28 @@ from common.settings import Settings
 from infra.local.tokens import local_token
 from tests.support.api import body, error_code
 
-PRODUCT = {"sku": "R-1", "nombre": "Caja", "precioUnitario": 2, "stockActual": 9,
-           "umbralMinimo": 20}
-ORDER = {"userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 10,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+PRODUCT = {
+    "sku": "R-1",
+    "nombre": "Caja",
+    "precioUnitario": 2,
+    "stockActual": 9,
+    "umbralMinimo": 20,
+}
+ORDER = {
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 
 def as_customer(api, user_id: int):
-    api.token = local_token(Settings.from_env(), f"customer-{user_id}@example.com",
-                            "customer", user_id)
+    api.token = local_token(
+        Settings.from_env(), f"customer-{user_id}@example.com", "customer", user_id
+    )
     return api
 
 
@@ -26,18 +38,24 @@ def world(orders_gateway):
     """An operator's data: a product, orders of customers 7 and 8, a shipment of each."""
     operator = orders_gateway()
     product = body(operator.post("/api/inventario", PRODUCT))
-    orders = {user: body(operator.post("/api/pedidos", {**ORDER, "userId": user,
-                                                        "productoId": product["id"]}))
-              for user in (7, 8)}
-    shipments = {user: body(operator.post("/api/envios", {**SHIPMENT,
-                                                          "pedidoId": orders[user]["id"]}))
-                 for user in (7, 8)}
+    orders = {
+        user: body(
+            operator.post("/api/pedidos", {**ORDER, "userId": user, "productoId": product["id"]})
+        )
+        for user in (7, 8)
+    }
+    shipments = {
+        user: body(operator.post("/api/envios", {**SHIPMENT, "pedidoId": orders[user]["id"]}))
+        for user in (7, 8)
+    }
     return operator, product, orders, shipments
 
 
 def snapshot(operator) -> dict:
-    return {path: operator.get(path).body for path in
-            ("/api/inventario", "/api/pedidos", "/api/envios", "/api/inventario/alertas")}
+    return {
+        path: operator.get(path).body
+        for path in ("/api/inventario", "/api/pedidos", "/api/envios", "/api/inventario/alertas")
+    }
 
 
 def test_every_call_a_customer_may_not_make_is_403_and_changes_nothing(orders_gateway, world):
@@ -70,17 +88,19 @@ def test_a_customers_invalid_order_is_still_400(orders_gateway, world):
     assert response.status_code == 400 and error_code(response) == "VALIDATION_ERROR"
 
 
-def test_someone_elses_order_or_shipment_is_404_exactly_like_a_missing_one(
-        orders_gateway, world):
+def test_someone_elses_order_or_shipment_is_404_exactly_like_a_missing_one(orders_gateway, world):
     operator, _, orders, shipments = world
     ana = as_customer(orders_gateway(), 7)
-    for path, missing in ((f"/api/pedidos/{orders[8]['id']}", "/api/pedidos/999"),
-                          (f"/api/envios/{shipments[8]['id']}", "/api/envios/999")):
+    for path, missing in (
+        (f"/api/pedidos/{orders[8]['id']}", "/api/pedidos/999"),
+        (f"/api/envios/{shipments[8]['id']}", "/api/envios/999"),
+    ):
         theirs, absent = ana.get(path), ana.get(missing)
         assert theirs.status_code == absent.status_code == 404
         assert body(theirs)["error"] == body(absent)["error"]
         assert body(theirs)["message"] == body(absent)["message"].replace(
-            "999", path.rsplit("/", 1)[1])
+            "999", path.rsplit("/", 1)[1]
+        )
     cancel = ana.patch(f"/api/pedidos/{orders[8]['id']}/status?status=CANCELADO")
     assert cancel.status_code == 404 and error_code(cancel) == "ORDER_NOT_FOUND"
     assert body(operator.get(f"/api/pedidos/{orders[8]['id']}"))["status"] == "PENDIENTE"
@@ -94,8 +114,7 @@ def test_a_customer_lists_and_cancels_their_own(orders_gateway, world):
     assert body(ana.get("/api/pedidos?status=APROBADO")) == []
     assert body(ana.get("/api/envios")) == [shipments[7]]
     assert body(ana.get(f"/api/envios?pedidoId={orders[8]['id']}")) == []
-    assert body(ana.get(f"/api/envios?pedidoId={orders[7]['id']}&status=CREADO")) == [
-        shipments[7]]
+    assert body(ana.get(f"/api/envios?pedidoId={orders[7]['id']}&status=CREADO")) == [shipments[7]]
     assert body(ana.get(f"/api/envios/{shipments[7]['id']}")) == shipments[7]
     cancelled = ana.patch(f"/api/pedidos/{orders[7]['id']}/status?status=CANCELADO")
     assert cancelled.status_code == 200 and body(cancelled)["status"] == "CANCELADO"
@@ -110,8 +129,10 @@ def test_a_customer_places_an_order_for_themselves(orders_gateway, world):
     luis = as_customer(orders_gateway(), 8)
     placed = luis.post("/api/pedidos", {**ORDER, "userId": 8, "productoId": product["id"]})
     assert placed.status_code == 201
-    assert [o["id"] for o in body(luis.get("/api/pedidos"))] == [orders[8]["id"],
-                                                                  body(placed)["id"]]
+    assert [o["id"] for o in body(luis.get("/api/pedidos"))] == [
+        orders[8]["id"],
+        body(placed)["id"],
+    ]
 
 
 def test_a_customers_pages_are_their_own_and_signed_for_them(orders_gateway, world):

@@ -11,10 +11,22 @@ import pytest
 from tests.support.api import body
 from tests.support.metering import metered
 
-PRODUCT = {"sku": "W-1", "nombre": "Caja", "precioUnitario": 19.99, "stockActual": 10,
-           "umbralMinimo": 1}
-ORDER = {"userId": 1, "userEmail": "a@b.co", "clienteNombre": "A", "total": 19.99,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "cantidad": 1}
+PRODUCT = {
+    "sku": "W-1",
+    "nombre": "Caja",
+    "precioUnitario": 19.99,
+    "stockActual": 10,
+    "umbralMinimo": 1,
+}
+ORDER = {
+    "userId": 1,
+    "userEmail": "a@b.co",
+    "clienteNombre": "A",
+    "total": 19.99,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
 SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 # route: (operations, write units, read units). The floor of each, and why:
@@ -25,7 +37,10 @@ FLOORS = {
     "PUT /api/inventario/{id} (same sku)": ({"PutItem": 1}, 1, 0),
     # the sku moves: that put fails, a read says from where, then product + both claims
     "PUT /api/inventario/{id} (new sku)": (
-        {"PutItem": 1, "GetItem": 1, "TransactWriteItems": 1}, 7, 1),
+        {"PutItem": 1, "GetItem": 1, "TransactWriteItems": 1},
+        7,
+        1,
+    ),
     # the sku to free is read, then the product and its claim go together
     "DELETE /api/inventario/{id}": ({"GetItem": 1, "TransactWriteItems": 1}, 4, 1),
     # the stock check's read (in the inventory) + the order, saved with its event
@@ -41,7 +56,10 @@ FLOORS = {
     "PATCH /api/envios/{id}/status": ({"UpdateItem": 1}, 1, 0),
     # with an Idempotency-Key: + the claim (a conditional put) + the stored result
     "POST /api/envios with an Idempotency-Key": (
-        {"GetItem": 1, "UpdateItem": 1, "PutItem": 2}, 3, 1),
+        {"GetItem": 1, "UpdateItem": 1, "PutItem": 2},
+        3,
+        1,
+    ),
     # a replay: the claim's put fails and hands back the stored record
     "POST /api/envios, replayed": ({"PutItem": 1}, 1, 0),
 }
@@ -58,21 +76,28 @@ def measured(orders_api):
     calls = {
         "POST /api/inventario": lambda: api.post("/api/inventario", PRODUCT),
         "PUT /api/inventario/{id} (same sku)": lambda: api.put(
-            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-0", "stockActual": 3}),
+            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-0", "stockActual": 3}
+        ),
         "PUT /api/inventario/{id} (new sku)": lambda: api.put(
-            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-9"}),
+            f"/api/inventario/{product['id']}", {**PRODUCT, "sku": "W-9"}
+        ),
         "DELETE /api/inventario/{id}": lambda: api.delete(f"/api/inventario/{other['id']}"),
-        "POST /api/pedidos": lambda: api.post("/api/pedidos",
-                                              {**ORDER, "productoId": product["id"]}),
+        "POST /api/pedidos": lambda: api.post(
+            "/api/pedidos", {**ORDER, "productoId": product["id"]}
+        ),
         "PATCH /api/pedidos/{id}/status": lambda: api.patch(
-            f"/api/pedidos/{order['id']}/status?status=APROBADO"),
+            f"/api/pedidos/{order['id']}/status?status=APROBADO"
+        ),
         "POST /api/envios": lambda: api.post("/api/envios", SHIPMENT),
         "PATCH /api/envios/{id}/status": lambda: api.patch(
-            f"/api/envios/{shipment['id']}/status?status=EN_RUTA"),
+            f"/api/envios/{shipment['id']}/status?status=EN_RUTA"
+        ),
         "POST /api/envios with an Idempotency-Key": lambda: api.post(
-            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "new-key"}),
+            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "new-key"}
+        ),
         "POST /api/envios, replayed": lambda: api.post(
-            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "replayed-key"}),
+            "/api/envios", SHIPMENT, headers={"Idempotency-Key": "replayed-key"}
+        ),
     }
     found = {}
     for route, call in calls.items():

@@ -25,9 +25,13 @@ def monitoring(resources: dict) -> dict:
     """Every alarm, and the dashboard with its body parsed: what an operator gets."""
     alarms = {name: res for name, res in resources.items() if res["Type"] == ALARM}
     dashboard = resources["Dashboard"]["Properties"]
-    return {"alarms": alarms,
-            "dashboard": {"DashboardName": dashboard["DashboardName"],
-                          "DashboardBody": json.loads(dashboard["DashboardBody"]["Fn::Sub"])}}
+    return {
+        "alarms": alarms,
+        "dashboard": {
+            "DashboardName": dashboard["DashboardName"],
+            "DashboardBody": json.loads(dashboard["DashboardBody"]["Fn::Sub"]),
+        },
+    }
 
 
 def test_the_alarms_and_the_dashboard_are_the_ones_recorded():
@@ -46,10 +50,14 @@ def test_cfn_lint_expands_the_loops_as_the_tests_read_them():
     assert not linted.transform()
     # cfn-lint keeps Fn::ToJsonString, and a Fn::Sub with the variables it was given;
     # expand() puts those in (what CloudFormation resolves either way).
-    theirs = {name: res for name, res in linted.template["Resources"].items()
-              if res["Type"] in (ALARM, "AWS::CloudWatch::Dashboard")}
-    assert monitoring(template.expand({"Resources": theirs})["Resources"]) == \
-        monitoring(template.expanded()["Resources"])
+    theirs = {
+        name: res
+        for name, res in linted.template["Resources"].items()
+        if res["Type"] in (ALARM, "AWS::CloudWatch::Dashboard")
+    }
+    assert monitoring(template.expand({"Resources": theirs})["Resources"]) == monitoring(
+        template.expanded()["Resources"]
+    )
 
 
 def _loop(name: str) -> tuple[str, list[str], dict]:
@@ -67,18 +75,24 @@ def test_each_alarm_of_a_table_is_in_its_loop_and_each_one_looped_in_the_table(l
 def test_alarms_on_the_codes_metrics_name_metrics_it_writes():
     from common import metrics
 
-    written = {value for name, value in vars(metrics).items()
-               if name.isupper() and name != "NAMESPACE"}
-    watched = {alarm["Properties"]["MetricName"]
-               for alarm in template.resources(ALARM, as_deployed=True).values()
-               if alarm["Properties"].get("Namespace") == metrics.NAMESPACE}
+    written = {
+        value for name, value in vars(metrics).items() if name.isupper() and name != "NAMESPACE"
+    }
+    watched = {
+        alarm["Properties"]["MetricName"]
+        for alarm in template.resources(ALARM, as_deployed=True).values()
+        if alarm["Properties"].get("Namespace") == metrics.NAMESPACE
+    }
     assert watched and watched <= written
 
 
 def _always() -> set[str]:
     """The functions every stack has (a loop cannot carry a condition)."""
-    return {name for name, function in template.resources("AWS::Serverless::Function").items()
-            if "Condition" not in function}
+    return {
+        name
+        for name, function in template.resources("AWS::Serverless::Function").items()
+        if "Condition" not in function
+    }
 
 
 def test_the_function_loop_names_functions_and_the_authorizer_is_written_out():
@@ -93,23 +107,33 @@ def test_the_dashboard_shows_every_functions_errors_and_throttles():
     """A loop cannot make list items, so each function's row in these two widgets is
     written out: a new function must be added there too."""
     functions = _always()  # a Ref to a function a stack may lack would fail the dashboard
-    body = json.loads(template.resources("AWS::CloudWatch::Dashboard", as_deployed=True)[
-        "Dashboard"]["Properties"]["DashboardBody"]["Fn::Sub"])
-    widgets = {widget["properties"]["title"]: widget["properties"]["metrics"]
-               for widget in body["widgets"]}
+    body = json.loads(
+        template.resources("AWS::CloudWatch::Dashboard", as_deployed=True)["Dashboard"][
+            "Properties"
+        ]["DashboardBody"]["Fn::Sub"]
+    )
+    widgets = {
+        widget["properties"]["title"]: widget["properties"]["metrics"] for widget in body["widgets"]
+    }
     for title, metric in (("Function errors", "Errors"), ("Function throttles", "Throttles")):
         assert sorted(widgets[title]) == sorted(
-            ["AWS/Lambda", metric, "FunctionName", "${" + name + "}"] for name in functions)
+            ["AWS/Lambda", metric, "FunctionName", "${" + name + "}"] for name in functions
+        )
 
 
-@pytest.mark.parametrize("kind", ["AWS::Serverless::Function", "AWS::Serverless::Api",
-                                  "AWS::Serverless::LayerVersion", "AWS::DynamoDB::Table"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "AWS::Serverless::Function",
+        "AWS::Serverless::Api",
+        "AWS::Serverless::LayerVersion",
+        "AWS::DynamoDB::Table",
+    ],
+)
 def test_what_the_local_stack_reads_is_written_out_not_looped(kind):
     """The local stack reads the template as written (load()): a table, function, API or
     layer made by a loop would be missing from it."""
     assert template.resources(kind) == template.resources(kind, as_deployed=True)
-
-
 
 
 def test_a_function_only_some_stacks_have_has_its_alarms_under_its_condition():
@@ -120,9 +144,11 @@ def test_a_function_only_some_stacks_have_has_its_alarms_under_its_condition():
                 alarm = resources[f"{name.removesuffix('Function')}{metric}Alarm"]
                 assert alarm["Condition"] == function["Condition"], name
                 assert alarm["Properties"]["Dimensions"] == [
-                    {"Name": "FunctionName", "Value": {"Ref": name}}]
+                    {"Name": "FunctionName", "Value": {"Ref": name}}
+                ]
 
 
 if __name__ == "__main__":
-    FIXTURE.write_text(json.dumps(monitoring(template.expanded()["Resources"]), indent=1,
-                                  sort_keys=True) + "\n")
+    FIXTURE.write_text(
+        json.dumps(monitoring(template.expanded()["Resources"]), indent=1, sort_keys=True) + "\n"
+    )

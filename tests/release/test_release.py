@@ -30,18 +30,18 @@ def sam_tool(name: str) -> str:
 
 
 def run(*command, **kwargs) -> subprocess.CompletedProcess:
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=OFFLINE,
-                            timeout=600, **kwargs)
+    result = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, env=OFFLINE, timeout=600, **kwargs
+    )
     assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
     return result
 
 
 def functions() -> dict[str, dict]:
-    return {name: res["Properties"]
-            for name, res in template.resources("AWS::Serverless::Function").items()}
-
-
-
+    return {
+        name: res["Properties"]
+        for name, res in template.resources("AWS::Serverless::Function").items()
+    }
 
 
 def chalice_routes(app) -> set[tuple[str, str]]:
@@ -49,6 +49,7 @@ def chalice_routes(app) -> set[tuple[str, str]]:
 
 
 # -- the template itself ---------------------------------------------------------------
+
 
 def test_cfn_lint_passes():
     run(sam_tool("cfn-lint"), str(TEMPLATE))
@@ -87,8 +88,9 @@ def _generated_secret(logical_id: str, name: str) -> dict:
 
 
 def _reads_secret(function: str, logical_id: str) -> bool:
-    return {"AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": logical_id}}} \
-        in functions()[function].get("Policies", [])
+    return {
+        "AWSSecretsManagerGetSecretValuePolicy": {"SecretArn": {"Ref": logical_id}}
+    } in functions()[function].get("Policies", [])
 
 
 def test_the_keys_are_generated_secrets_read_by_name_and_never_inlined():
@@ -130,14 +132,17 @@ def test_every_function_logs_to_its_own_group_kept_for_the_retention_parameter()
 
 def _alarms() -> dict[str, dict]:
     """Every alarm as CloudFormation has it: most are written as loops."""
-    return {name: res["Properties"]
-            for name, res in template.resources("AWS::CloudWatch::Alarm", as_deployed=True).items()}
+    return {
+        name: res["Properties"]
+        for name, res in template.resources("AWS::CloudWatch::Alarm", as_deployed=True).items()
+    }
 
 
 def test_every_alarm_notifies_the_topic_and_the_topic_can_mail_an_operator():
     resources = template.load()["Resources"]
-    assert _alarms() and all(alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
-                             for alarm in _alarms().values())
+    assert _alarms() and all(
+        alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}] for alarm in _alarms().values()
+    )
     subscription = resources["AlarmEmailSubscription"]
     assert subscription["Condition"] == "HasAlarmEmail"
     assert subscription["Properties"]["Endpoint"] == {"Ref": "AlarmEmail"}
@@ -148,26 +153,45 @@ def test_the_alarms_cover_what_operators_must_hear_of():
 
     # A plain alarm watches one metric; a metric-math one (the authorizer's errors) the
     # metrics of its expression.
-    watched = {(m["Namespace"], m["MetricName"], json.dumps(m.get("Dimensions"), sort_keys=True))
-               for a in _alarms().values()
-               for m in ([a] if "MetricName" in a else
-                         [q["MetricStat"]["Metric"] for q in a["Metrics"] if "MetricStat" in q])}
+    watched = {
+        (m["Namespace"], m["MetricName"], json.dumps(m.get("Dimensions"), sort_keys=True))
+        for a in _alarms().values()
+        for m in (
+            [a]
+            if "MetricName" in a
+            else [q["MetricStat"]["Metric"] for q in a["Metrics"] if "MetricStat" in q]
+        )
+    }
 
     def watches(namespace, metric, dimensions):
         return (namespace, metric, json.dumps(dimensions, sort_keys=True)) in watched
 
-    assert watches("AWS/SQS", "ApproximateNumberOfMessagesVisible", [
-        {"Name": "QueueName", "Value": {"Fn::GetAtt": ["OrderEventsDeadLetterQueue",
-                                                       "QueueName"]}}])
-    assert watches("AWS/ApiGateway", "5XXError", [
-        {"Name": "ApiName", "Value": {"Fn::Sub": "${AWS::StackName}-gateway"}},
-        {"Name": "Stage", "Value": {"Ref": "StageName"}}])
-    assert template.resources("AWS::Serverless::Api")["GatewayApi"]["Properties"]["Name"] == \
-        {"Fn::Sub": "${AWS::StackName}-gateway"}
+    assert watches(
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        [
+            {
+                "Name": "QueueName",
+                "Value": {"Fn::GetAtt": ["OrderEventsDeadLetterQueue", "QueueName"]},
+            }
+        ],
+    )
+    assert watches(
+        "AWS/ApiGateway",
+        "5XXError",
+        [
+            {"Name": "ApiName", "Value": {"Fn::Sub": "${AWS::StackName}-gateway"}},
+            {"Name": "Stage", "Value": {"Ref": "StageName"}},
+        ],
+    )
+    assert template.resources("AWS::Serverless::Api")["GatewayApi"]["Properties"]["Name"] == {
+        "Fn::Sub": "${AWS::StackName}-gateway"
+    }
     for function in functions():
         for metric in ("Errors", "Throttles"):
-            assert watches("AWS/Lambda", metric,
-                           [{"Name": "FunctionName", "Value": {"Ref": function}}]), function
+            assert watches(
+                "AWS/Lambda", metric, [{"Name": "FunctionName", "Value": {"Ref": function}}]
+            ), function
     for metric in (metrics.BREAKER_OPENED, metrics.EVENTS_NOT_PUBLISHED):
         assert watches(metrics.NAMESPACE, metric, [{"Name": "service", "Value": "orders"}])
 
@@ -179,8 +203,10 @@ def test_a_refused_token_is_not_an_authorizer_failure_to_alarm_on():
     errors, refused = expression["Expression"].replace("FILL(", "").split(" - ")
     assert stats[errors]["MetricName"] == "Errors"
     assert stats[refused.split(",")[0]] == {
-        "Namespace": "Logistics", "MetricName": "TokensRejected",
-        "Dimensions": [{"Name": "service", "Value": "authorizer"}]}
+        "Namespace": "Logistics",
+        "MetricName": "TokensRejected",
+        "Dimensions": [{"Name": "service", "Value": "authorizer"}],
+    }
 
 
 def test_the_dashboard_shows_every_metric_the_code_writes():
@@ -188,8 +214,11 @@ def test_the_dashboard_shows_every_metric_the_code_writes():
 
     dashboard = template.resources("AWS::CloudWatch::Dashboard", as_deployed=True)["Dashboard"]
     body = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
-    names = {value for name, value in vars(metrics).items() if name.isupper()
-             and name != "NAMESPACE" and isinstance(value, str)}
+    names = {
+        value
+        for name, value in vars(metrics).items()
+        if name.isupper() and name != "NAMESPACE" and isinstance(value, str)
+    }
     assert names and all(f'"{name}' in body for name in names)
     json.loads(re.sub(r"\$\{[^}]*\}", "x", body))  # well-formed once substituted
 
@@ -201,7 +230,8 @@ def test_the_sweep_runs_on_a_schedule_and_may_only_read_pending_orders_and_publi
     assert event["Type"] == "Schedule"
     assert _granted("EventSweeperFunction") == {
         "dynamodb:Query": {"OrdersTable/index/pendingEvents"},
-        "dynamodb:UpdateItem": {"OrdersTable"}}
+        "dynamodb:UpdateItem": {"OrdersTable"},
+    }
     invokes = [p["LambdaInvokePolicy"] for p in props["Policies"] if "LambdaInvokePolicy" in p]
     assert invokes == [{"FunctionName": {"Ref": "OrderEventsFunction"}}]
 
@@ -231,8 +261,9 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
     for props in functions().values():
         for event in props.get("Events", {}).values():
             opted_out = event["Properties"].get("Auth")
-            assert opted_out is None or (opted_out == {"Authorizer": "NONE"}
-                                         and event["Properties"]["Path"] == "/"), event
+            assert opted_out is None or (
+                opted_out == {"Authorizer": "NONE"} and event["Properties"]["Path"] == "/"
+            ), event
 
 
 # Powertools' idempotency records: not the platform's data, so no model and no backup;
@@ -242,33 +273,47 @@ IDEMPOTENCY = "IdempotencyTable"
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
 # Which functions keep idempotency records, each under its own key prefix.
-IDEMPOTENT = {"InventoryFunction": "POST /api/inventario", "OrdersFunction": "POST /api/pedidos",
-              "ShippingFunction": "POST /api/envios", "OrderEventsFunction": "order-events"}
+IDEMPOTENT = {
+    "InventoryFunction": "POST /api/inventario",
+    "OrdersFunction": "POST /api/pedidos",
+    "ShippingFunction": "POST /api/envios",
+    "OrderEventsFunction": "order-events",
+}
 
 
 def test_tables_are_on_demand_and_the_platforms_data_backed_up():
     for name, props in template.tables().items():
         assert props["BillingMode"] == "PAY_PER_REQUEST", name
         if name == IDEMPOTENCY:
-            assert props["TimeToLiveSpecification"] == {"AttributeName": "expiration",
-                                                        "Enabled": True}
+            assert props["TimeToLiveSpecification"] == {
+                "AttributeName": "expiration",
+                "Enabled": True,
+            }
         elif name == BREAKERS:
             assert "PointInTimeRecoverySpecification" not in props
         else:
-            assert props["PointInTimeRecoverySpecification"] == {
-                "PointInTimeRecoveryEnabled": True}
+            assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
 
 
 @pytest.mark.parametrize("function, scope", IDEMPOTENT.items())
 def test_each_idempotent_function_may_touch_only_its_own_records(function, scope):
     props = functions()[function]
     assert props["Environment"]["Variables"]["IDEMPOTENCY_TABLE"] == {"Ref": IDEMPOTENCY}
-    (statement,) = [s for p in props["Policies"] for s in p.get("Statement", [])
-                    if s["Resource"] == {"Fn::GetAtt": [IDEMPOTENCY, "Arn"]}]
+    (statement,) = [
+        s
+        for p in props["Policies"]
+        for s in p.get("Statement", [])
+        if s["Resource"] == {"Fn::GetAtt": [IDEMPOTENCY, "Arn"]}
+    ]
     assert statement["Condition"] == {
-        "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [f"{scope}#*"]}}
-    assert set(statement["Action"]) == {"dynamodb:GetItem", "dynamodb:PutItem",
-                                        "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+        "ForAllValues:StringLike": {"dynamodb:LeadingKeys": [f"{scope}#*"]}
+    }
+    assert set(statement["Action"]) == {
+        "dynamodb:GetItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+    }
 
 
 def test_the_scopes_in_iam_are_the_scopes_in_the_code():
@@ -277,10 +322,12 @@ def test_the_scopes_in_iam_are_the_scopes_in_the_code():
     import orders.wiring
     import shipping.wiring
 
-    assert IDEMPOTENT == {"InventoryFunction": inventory.wiring.CREATE_SCOPE,
-                          "OrdersFunction": orders.wiring.CREATE_SCOPE,
-                          "ShippingFunction": shipping.wiring.CREATE_SCOPE,
-                          "OrderEventsFunction": order_events.listener.SERVICE}
+    assert IDEMPOTENT == {
+        "InventoryFunction": inventory.wiring.CREATE_SCOPE,
+        "OrdersFunction": orders.wiring.CREATE_SCOPE,
+        "ShippingFunction": shipping.wiring.CREATE_SCOPE,
+        "OrderEventsFunction": order_events.listener.SERVICE,
+    }
 
 
 def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
@@ -292,10 +339,13 @@ def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
 
 
 def test_only_the_orders_function_may_invoke_inventory_and_is_told_its_name():
-    invokers = {name for name, props in functions().items()
-                for policy in props.get("Policies", [])
-                if isinstance(policy, dict) and policy.get("LambdaInvokePolicy", {}).get(
-                    "FunctionName") == {"Ref": "InventoryFunction"}}
+    invokers = {
+        name
+        for name, props in functions().items()
+        for policy in props.get("Policies", [])
+        if isinstance(policy, dict)
+        and policy.get("LambdaInvokePolicy", {}).get("FunctionName") == {"Ref": "InventoryFunction"}
+    }
     assert invokers == {"OrdersFunction"}
     orders_env = functions()["OrdersFunction"]["Environment"]["Variables"]
     assert orders_env["INVENTORY_FUNCTION"] == {"Ref": "InventoryFunction"}
@@ -315,6 +365,7 @@ def test_both_urls_are_outputs():
 
 # -- routes: declared once in Chalice, checked against the template ---------------------
 
+
 def test_every_gateway_route_is_an_api_event_and_every_event_a_route():
     from app import app
 
@@ -328,11 +379,16 @@ def test_every_notification_route_is_an_api_event_and_every_event_a_route():
 
 
 def function_events(function: str) -> set[tuple[str, str]]:
-    return {key for api in ("GatewayApi", "NotificationApi")
-            for key, owner in template.api_routes(api).items() if owner == function}
+    return {
+        key
+        for api in ("GatewayApi", "NotificationApi")
+        for key, owner in template.api_routes(api).items()
+        if owner == function
+    }
 
 
 # -- models: table names, keys and indexes match the template ----------------------------
+
 
 def _service_models(package: str) -> list:
     from pynamodb.models import Model
@@ -340,13 +396,19 @@ def _service_models(package: str) -> list:
     from common.counters import CounterModel
 
     module = importlib.import_module(f"{package}.model")
-    own = [obj for obj in vars(module).values() if isinstance(obj, type)
-           and issubclass(obj, Model) and obj.__module__ == module.__name__]
+    own = [
+        obj
+        for obj in vars(module).values()
+        if isinstance(obj, type) and issubclass(obj, Model) and obj.__module__ == module.__name__
+    ]
     return [*own, CounterModel]
 
 
-SERVICES = {"InventoryFunction": "inventory", "OrdersFunction": "orders",
-            "ShippingFunction": "shipping"}
+SERVICES = {
+    "InventoryFunction": "inventory",
+    "OrdersFunction": "orders",
+    "ShippingFunction": "shipping",
+}
 # Read by the event sweep alone (EventSweeperFunction), never by a request.
 SWEEP_ONLY = {"OrdersTable/index/pendingEvents"}
 
@@ -362,10 +424,14 @@ def test_models_match_their_tables_and_indexes(function, package):
         props, schema = tables[_logical_id(model)], model._get_schema()
         assert props["KeySchema"] == schema["key_schema"]
         assert _as_set(props["AttributeDefinitions"]) == _as_set(schema["attribute_definitions"])
-        declared = {i["IndexName"]: (_keys(i["KeySchema"]), i["Projection"])
-                    for i in props.get("GlobalSecondaryIndexes", [])}
-        assert declared == {i["index_name"]: (_keys(i["key_schema"]), i["projection"])
-                            for i in schema["global_secondary_indexes"]}, model
+        declared = {
+            i["IndexName"]: (_keys(i["KeySchema"]), i["Projection"])
+            for i in props.get("GlobalSecondaryIndexes", [])
+        }
+        assert declared == {
+            i["index_name"]: (_keys(i["key_schema"]), i["projection"])
+            for i in schema["global_secondary_indexes"]
+        }, model
 
 
 def _keys(key_schema: list[dict]) -> list[tuple]:
@@ -384,16 +450,18 @@ def _granted(function: str) -> dict[str, set]:
             resources = statement["Resource"]
             actions = statement["Action"]
             for resource in resources if isinstance(resources, list) else [resources]:
-                target = (resource["Fn::GetAtt"][0] if "Fn::GetAtt" in resource else
-                          resource["Fn::Sub"].replace("${", "").replace(".Arn}", ""))
+                target = (
+                    resource["Fn::GetAtt"][0]
+                    if "Fn::GetAtt" in resource
+                    else resource["Fn::Sub"].replace("${", "").replace(".Arn}", "")
+                )
                 for action in actions if isinstance(actions, list) else [actions]:
                     granted.setdefault(action, set()).add(target)
     return granted
 
 
 @pytest.mark.parametrize("function, package", SERVICES.items())
-def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
-        function, package):
+def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(function, package):
     props = functions()[function]
     models = _service_models(package)
     owned = {_logical_id(model) for model in models}
@@ -404,10 +472,19 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
     if function == "OrdersFunction":
         assert env["CIRCUIT_BREAKERS_TABLE"] == {"Ref": BREAKERS}
         assert {action for action, targets in granted.items() if BREAKERS in targets} == {
-            "dynamodb:GetItem", "dynamodb:UpdateItem"}
-    assert set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS} == owned | {
-        f"{_logical_id(model)}/index/{index['index_name']}" for model in models
-        for index in model._get_schema()["global_secondary_indexes"]} - SWEEP_ONLY
+            "dynamodb:GetItem",
+            "dynamodb:UpdateItem",
+        }
+    assert (
+        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS}
+        == owned
+        | {
+            f"{_logical_id(model)}/index/{index['index_name']}"
+            for model in models
+            for index in model._get_schema()["global_secondary_indexes"]
+        }
+        - SWEEP_ONLY
+    )
     # Indexes are only queried; tables never scanned.
     assert all("/index/" in target for target in granted.get("dynamodb:Query", ()))
     assert "dynamodb:Scan" not in granted
@@ -416,10 +493,15 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(
 @pytest.mark.parametrize("function, package", SERVICES.items())
 def test_each_function_may_only_advance_its_own_counter(function, package):
     counter = importlib.import_module(f"{package}.repository").COUNTER
-    statements = [s for p in functions()[function]["Policies"] for s in p.get("Statement", [])
-                  if s["Resource"] == {"Fn::GetAtt": ["CountersTable", "Arn"]}]
-    assert [s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"]
-            for s in statements] == [[counter]]
+    statements = [
+        s
+        for p in functions()[function]["Policies"]
+        for s in p.get("Statement", [])
+        if s["Resource"] == {"Fn::GetAtt": ["CountersTable", "Arn"]}
+    ]
+    assert [
+        s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] for s in statements
+    ] == [[counter]]
 
 
 def test_the_settings_know_every_table_of_the_template():
@@ -433,11 +515,19 @@ def test_every_table_belongs_to_a_model():
 
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------
 
+
 @pytest.fixture(scope="module")
 def build_dir(tmp_path_factory):
     target = tmp_path_factory.mktemp("sam") / "build"
-    run(sam_tool("sam"), "build", "--language-extensions", "--template-file", str(TEMPLATE),
-        "--build-dir", str(target))
+    run(
+        sam_tool("sam"),
+        "build",
+        "--language-extensions",
+        "--template-file",
+        str(TEMPLATE),
+        "--build-dir",
+        str(target),
+    )
     return target
 
 
@@ -465,12 +555,14 @@ print(json.dumps({"result": result, "routes": routes, "modules": modules}))
 
 def layers_of(build_dir: Path, function: str, conditions=frozenset()) -> list[Path]:
     """The function's layers as Lambda stacks them, in a stack where `conditions` hold."""
-    return [build_dir / layer / "python"
-            for layer in template.function_layers(function, conditions)]
+    return [
+        build_dir / layer / "python" for layer in template.function_layers(function, conditions)
+    ]
 
 
-def clean_run(build_dir: Path, function: str, stdin: str, env: dict, trace: str = "",
-              conditions=frozenset()):
+def clean_run(
+    build_dir: Path, function: str, stdin: str, env: dict, trace: str = "", conditions=frozenset()
+):
     """`trace`: the X-Ray trace header of the invocation, set after init as Lambda does;
     `conditions`: the template's conditions true in the stack (its layers)."""
     # -I: ignore PYTHONPATH and user site; -S: no site-packages. Only stdlib, the
@@ -478,9 +570,24 @@ def clean_run(build_dir: Path, function: str, stdin: str, env: dict, trace: str 
     # /opt are read-only).
     layers = os.pathsep.join(map(str, layers_of(build_dir, function, conditions)))
     return subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", CLEAN_INTERPRETER, str(build_dir / function),
-         layers, functions()[function]["Handler"], trace], input=stdin, capture_output=True,
-        text=True, timeout=120, env={"PATH": os.environ["PATH"], **env})
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-B",
+            "-c",
+            CLEAN_INTERPRETER,
+            str(build_dir / function),
+            layers,
+            functions()[function]["Handler"],
+            trace,
+        ],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], **env},
+    )
 
 
 # What Lambda sets that turns tracing on (common/tracing.py): the X-Ray SDK loads and
@@ -489,30 +596,50 @@ ON_LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.
 SAMPLED_TRACE = "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;Parent=53995c3f42cd8ad8;Sampled=1"
 
 
-def invoke_artifact(build_dir: Path, function: str, event: dict, env: dict,
-                    trace: str = SAMPLED_TRACE, conditions=frozenset()) -> dict:
+def invoke_artifact(
+    build_dir: Path,
+    function: str,
+    event: dict,
+    env: dict,
+    trace: str = SAMPLED_TRACE,
+    conditions=frozenset(),
+) -> dict:
     """What the handler answered, the routes it serves, the layers' packages it imported
     (as "<layer dir>:<package>"), its log lines and what else it wrote (stderr)."""
     result = clean_run(build_dir, function, json.dumps(event), env, trace, conditions)
     assert result.returncode == 0, f"{function}: {result.stderr}"
     *log, last = result.stdout.splitlines()
-    return {**json.loads(last), "log": [json.loads(line) for line in log],
-            "stderr": result.stderr}
+    return {**json.loads(last), "log": [json.loads(line) for line in log], "stderr": result.stderr}
 
 
 def rest_event(method: str, path: str, body: str | None = None) -> dict:
-    return {"resource": path, "path": path, "httpMethod": method,
-            "headers": {"Host": "abc.execute-api.us-east-1.amazonaws.com"},
-            "multiValueHeaders": {}, "queryStringParameters": None,
-            "multiValueQueryStringParameters": None, "pathParameters": None,
-            "stageVariables": None, "body": body, "isBase64Encoded": False,
-            "requestContext": {"resourcePath": path, "httpMethod": method, "stage": "api",
-                               "path": f"/api{path}", "requestId": "test",
-                               "domainName": "abc.execute-api.us-east-1.amazonaws.com",
-                               # as the authorizer's policy passes its caller on
-                               "authorizer": {"principalId": "ops@example.com",
-                                              "sub": "ops@example.com",
-                                              "role": "operator"}}}
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Host": "abc.execute-api.us-east-1.amazonaws.com"},
+        "multiValueHeaders": {},
+        "queryStringParameters": None,
+        "multiValueQueryStringParameters": None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "body": body,
+        "isBase64Encoded": False,
+        "requestContext": {
+            "resourcePath": path,
+            "httpMethod": method,
+            "stage": "api",
+            "path": f"/api{path}",
+            "requestId": "test",
+            "domainName": "abc.execute-api.us-east-1.amazonaws.com",
+            # as the authorizer's policy passes its caller on
+            "authorizer": {
+                "principalId": "ops@example.com",
+                "sub": "ops@example.com",
+                "role": "operator",
+            },
+        },
+    }
 
 
 def test_each_artifact_holds_only_its_own_package(build_dir):
@@ -529,8 +656,9 @@ def local_lambda():
 
     from tests.support.fake_lambda import LocalLambda
 
-    server = LocalLambda({"OrderEventsFunction": lambda event, context: None},
-                         logging.getLogger("release")).server.start()
+    server = LocalLambda(
+        {"OrderEventsFunction": lambda event, context: None}, logging.getLogger("release")
+    ).server.start()
     yield server.url
     server.stop()
 
@@ -549,35 +677,58 @@ def runs(build_dir, emulator, local_lambda):
     template.drop_tables(client)
     template.create_tables(client)
     key = boto3.client("secretsmanager", endpoint_url=emulator.url).create_secret(
-        Name=f"release-{os.getpid()}/page-token-key", SecretString="k" * 64)["ARN"]
-    aws = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": emulator.url,
-           "AWS_ENDPOINT_URL_LAMBDA": local_lambda,
-           "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url, **ON_LAMBDA}
+        Name=f"release-{os.getpid()}/page-token-key", SecretString="k" * 64
+    )["ARN"]
+    aws = {
+        **LOCAL_AWS_ENV,
+        "AWS_ENDPOINT_URL_DYNAMODB": emulator.url,
+        "AWS_ENDPOINT_URL_LAMBDA": local_lambda,
+        "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url,
+        **ON_LAMBDA,
+    }
     samples = {
         "InventoryFunction": rest_event("GET", "/api/inventario"),
         "OrdersFunction": rest_event("GET", "/api/pedidos"),
         "ShippingFunction": rest_event("GET", "/api/envios"),
         "NotificationFunction": rest_event("POST", "/notificaciones", '{"type":"TEST"}'),
         "AuthorizerFunction": {
-            "type": "TOKEN", "authorizationToken": f"Bearer {local_token(Settings())}",
-            "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"},
-        "OrderEventsFunction": {"pedidoId": 1, "userEmail": "a@b.co", "total": 1.5,
-                                "tipoPedido": "NACIONAL"},
+            "type": "TOKEN",
+            "authorizationToken": f"Bearer {local_token(Settings())}",
+            "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario",
+        },
+        "OrderEventsFunction": {
+            "pedidoId": 1,
+            "userEmail": "a@b.co",
+            "total": 1.5,
+            "tipoPedido": "NACIONAL",
+        },
         "EventSweeperFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
-        "KeyRotationFunction": {"SecretId": key, "Step": "createSecret",
-                                "ClientRequestToken": "0b6f9c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f"},
-        "TokenClaimsFunction": {"version": "2", "triggerSource": "TokenGeneration_Authentication",
-                                "request": {"userAttributes": {"custom:userId": "42"}},
-                                "response": {}},
+        "KeyRotationFunction": {
+            "SecretId": key,
+            "Step": "createSecret",
+            "ClientRequestToken": "0b6f9c2e-5d1a-4c3b-9e7f-1a2b3c4d5e6f",
+        },
+        "TokenClaimsFunction": {
+            "version": "2",
+            "triggerSource": "TokenGeneration_Authentication",
+            "request": {"userAttributes": {"custom:userId": "42"}},
+            "response": {},
+        },
     }
     assert set(functions()) == set(samples)
-    return {function: invoke_artifact(build_dir, function, event, aws)
-            for function, event in samples.items()}
+    return {
+        function: invoke_artifact(build_dir, function, event, aws)
+        for function, event in samples.items()
+    }
 
 
 def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
-    for function in ("InventoryFunction", "OrdersFunction", "ShippingFunction",
-                     "NotificationFunction"):
+    for function in (
+        "InventoryFunction",
+        "OrdersFunction",
+        "ShippingFunction",
+        "NotificationFunction",
+    ):
         assert runs[function]["result"]["statusCode"] == 200, (function, runs[function])
         # The deployed app serves exactly the routes API Gateway sends it.
         served = {tuple(route) for route in runs[function]["routes"]}
@@ -590,7 +741,9 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     assert runs["KeyRotationFunction"]["result"] is None  # a new version, pending
     assert runs["TokenClaimsFunction"]["result"]["response"] == {
         "claimsAndScopeOverrideDetails": {
-            "accessTokenGeneration": {"claimsToAddOrOverride": {"userId": "42"}}}}
+            "accessTokenGeneration": {"claimsToAddOrOverride": {"userId": "42"}}
+        }
+    }
 
 
 # The layer's budget: what the functions import at run time, with its bytecode and
@@ -602,8 +755,11 @@ LAYER_BUDGET_MB = 20
 
 def _layer_packages(layer: Path) -> set[str]:
     """The importable names a layer holds: packages, modules, compiled extensions."""
-    return {f"{layer}:{p.name.split('.')[0]}" for p in layer.iterdir()
-            if not p.name.endswith(".dist-info") and p.name != "__pycache__"}
+    return {
+        f"{layer}:{p.name.split('.')[0]}"
+        for p in layer.iterdir()
+        if not p.name.endswith(".dist-info") and p.name != "__pycache__"
+    }
 
 
 def test_every_package_in_the_common_layer_is_imported_by_some_function(build_dir, runs):
@@ -611,8 +767,17 @@ def test_every_package_in_the_common_layer_is_imported_by_some_function(build_di
     held = _layer_packages(build_dir / layer / "python")
     imported = set().union(*(run["modules"] for run in runs.values()))
     assert held - imported == set()
-    for tooling in ("pip", "setuptools", "wheel", "click", "yaml", "inquirer", "bin", "cffi",
-                    "pycparser"):
+    for tooling in (
+        "pip",
+        "setuptools",
+        "wheel",
+        "click",
+        "yaml",
+        "inquirer",
+        "bin",
+        "cffi",
+        "pycparser",
+    ):
         assert f"{build_dir / layer / 'python'}:{tooling}" not in held
 
 
@@ -626,8 +791,9 @@ def test_a_bad_setting_fails_the_functions_init_naming_the_variable(build_dir):
     """On Lambda a failed init is reported and retried, never turned into 500s later."""
     result = clean_run(build_dir, "OrdersFunction", "{}", {"BREAKER_FAIL_MAX": "0"})
     assert result.returncode != 0
-    assert result.stderr.strip() == ("Configuration error: BREAKER_FAIL_MAX='0': "
-                                     "must be an integer >= 1")
+    assert result.stderr.strip() == (
+        "Configuration error: BREAKER_FAIL_MAX='0': must be an integer >= 1"
+    )
 
 
 def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_request(runs):
@@ -642,9 +808,13 @@ def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_
 
 
 def _clean_python(code: str, *paths: Path) -> str:
-    result = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", code, *map(str, paths)],
-                            capture_output=True, text=True, timeout=120,
-                            env={"PATH": os.environ["PATH"], "AWS_DEFAULT_REGION": "us-east-1"})
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-B", "-c", code, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": os.environ["PATH"], "AWS_DEFAULT_REGION": "us-east-1"},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -656,12 +826,16 @@ def test_botocore_in_the_layer_keeps_the_operations_called_and_nothing_else(buil
     data = layer / "botocore" / "data"
     assert {path.name for path in data.iterdir() if path.is_dir()} == set(OPERATIONS)
     assert not list(data.rglob("*.gz")), "stored inflated: inflating is part of a cold start"
-    built = json.loads(_clean_python(
-        "import json, sys; sys.path[:0] = sys.argv[1:]\n"
-        "import botocore.session\n"
-        "session = botocore.session.get_session()\n"
-        f"print(json.dumps({{s: session.create_client(s).meta.service_model.operation_names "
-        f"for s in {sorted(OPERATIONS)!r}}}))", layer))
+    built = json.loads(
+        _clean_python(
+            "import json, sys; sys.path[:0] = sys.argv[1:]\n"
+            "import botocore.session\n"
+            "session = botocore.session.get_session()\n"
+            f"print(json.dumps({{s: session.create_client(s).meta.service_model.operation_names "
+            f"for s in {sorted(OPERATIONS)!r}}}))",
+            layer,
+        )
+    )
     assert {service: set(names) for service, names in built.items()} == OPERATIONS
 
 
@@ -670,17 +844,21 @@ def test_every_module_of_the_release_has_bytecode_for_lambdas_python(build_dir):
     tag = "cpython-" + runtime.removeprefix("python").replace(".", "")
     sources = [path for path in build_dir.rglob("*.py") if "botocore/data" not in str(path)]
     assert len(sources) > 500
-    missing = [path for path in sources
-               if not (path.parent / "__pycache__" / f"{path.stem}.{tag}.pyc").exists()]
+    missing = [
+        path
+        for path in sources
+        if not (path.parent / "__pycache__" / f"{path.stem}.{tag}.pyc").exists()
+    ]
     assert not missing, missing[:5]
 
 
-def _authorizer_allows(build_dir: Path, token: str, env: dict,
-                       conditions=frozenset()) -> dict:
-    event = {"type": "TOKEN", "authorizationToken": f"Bearer {token}",
-             "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario"}
-    return invoke_artifact(build_dir, "AuthorizerFunction", event, env,
-                           conditions=conditions)
+def _authorizer_allows(build_dir: Path, token: str, env: dict, conditions=frozenset()) -> dict:
+    event = {
+        "type": "TOKEN",
+        "authorizationToken": f"Bearer {token}",
+        "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario",
+    }
+    return invoke_artifact(build_dir, "AuthorizerFunction", event, env, conditions=conditions)
 
 
 def test_the_deployed_authorizer_verifies_with_the_key_in_secrets_manager(build_dir, emulator):
@@ -691,10 +869,10 @@ def test_the_deployed_authorizer_verifies_with_the_key_in_secrets_manager(build_
 
     key = "k" * 64
     secrets = boto3.client("secretsmanager", endpoint_url=emulator.url)
-    arn = secrets.create_secret(Name=f"release-{os.getpid()}/jwt-signing-key",
-                                SecretString=key)["ARN"]
-    env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url,
-           "JWT_SECRET_ID": arn}
+    arn = secrets.create_secret(Name=f"release-{os.getpid()}/jwt-signing-key", SecretString=key)[
+        "ARN"
+    ]
+    env = {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url, "JWT_SECRET_ID": arn}
     run_ = _authorizer_allows(build_dir, make_token(secret=key.encode()), env)
     assert run_["result"]["principalId"] == "ana@example.com"
     assert not [line for line in run_["log"] if line["level"] == "WARNING"]  # read at init
@@ -714,13 +892,29 @@ def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
     jwks = ScriptedServer(body=json.dumps({"keys": [{**jwk, "kid": "k1", "alg": "RS256"}]}))
     try:
         now = int(time.time())
-        token = jwt.encode({"sub": "user-1", "iss": jwks.url, "aud": "client-1", "iat": now,
-                            "exp": now + 60, "cognito:groups": ["operators"]}, private,
-                           algorithm="RS256",
-                           headers={"kid": "k1"})
-        run_ = _authorizer_allows(build_dir, token, {
-            "JWT_ISSUER": jwks.url, "JWT_AUDIENCE": "client-1",
-            "JWT_JWKS_URL": f"{jwks.url}/keys"}, conditions={"VerifiesOidc"})
+        token = jwt.encode(
+            {
+                "sub": "user-1",
+                "iss": jwks.url,
+                "aud": "client-1",
+                "iat": now,
+                "exp": now + 60,
+                "cognito:groups": ["operators"],
+            },
+            private,
+            algorithm="RS256",
+            headers={"kid": "k1"},
+        )
+        run_ = _authorizer_allows(
+            build_dir,
+            token,
+            {
+                "JWT_ISSUER": jwks.url,
+                "JWT_AUDIENCE": "client-1",
+                "JWT_JWKS_URL": f"{jwks.url}/keys",
+            },
+            conditions={"VerifiesOidc"},
+        )
     finally:
         jwks.stop()
     assert run_["result"]["principalId"] == "user-1"
@@ -732,22 +926,28 @@ def test_the_deployed_authorizer_takes_rs256_tokens_from_an_issuer(build_dir):
 def test_the_crypto_layer_is_the_authorizers_only_where_it_verifies_rs256(runs):
     conditions = template.load()["Conditions"]
     assert conditions["VerifiesOidc"] == {
-        "Fn::Or": [{"Condition": "CreatesUserPool"}, {"Condition": "HasJwtIssuer"}]}
-    assert template.resources("AWS::Serverless::LayerVersion")["CryptoLayer"][
-        "Condition"] == "VerifiesOidc"
+        "Fn::Or": [{"Condition": "CreatesUserPool"}, {"Condition": "HasJwtIssuer"}]
+    }
+    assert (
+        template.resources("AWS::Serverless::LayerVersion")["CryptoLayer"]["Condition"]
+        == "VerifiesOidc"
+    )
     for function in functions():
         with_issuer = template.function_layers(function, frozenset({"VerifiesOidc"}))
         assert template.function_layers(function) == ["CommonLayer"], function
-        expected = ["CommonLayer", "CryptoLayer"] if function == "AuthorizerFunction" else [
-            "CommonLayer"]
+        expected = (
+            ["CommonLayer", "CryptoLayer"] if function == "AuthorizerFunction" else ["CommonLayer"]
+        )
         assert with_issuer == expected, function
     # With the shared key (HS256), PyJWT finds no cryptography to load at init.
-    assert not [name for name in runs["AuthorizerFunction"]["modules"]
-                if name.endswith(":cryptography")]
+    assert not [
+        name for name in runs["AuthorizerFunction"]["modules"] if name.endswith(":cryptography")
+    ]
 
 
-def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir, runs,
-                                                                       local_lambda):
+def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
+    build_dir, runs, local_lambda
+):
     """On Lambda (LAMBDA_TASK_ROOT, a trace header), from the artifact: the subsegments
     reach the X-Ray daemon's UDP port, here a socket of the test's."""
     import socket
@@ -762,19 +962,40 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir
     daemon.settimeout(0.5)
     inventory = ScriptedServer(body="true")  # every stock check: in stock
     trace = f"Root=1-{uuid.uuid4().hex[:8]}-{uuid.uuid4().hex[:24]};Parent={'a' * 16};Sampled=1"
-    body = json.dumps({"userId": 1, "userEmail": "a@b.co", "clienteNombre": "Ana", "total": 5,
-                       "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1,
-                       "cantidad": 1})
+    body = json.dumps(
+        {
+            "userId": 1,
+            "userEmail": "a@b.co",
+            "clienteNombre": "Ana",
+            "total": 5,
+            "tipoPedido": "NACIONAL",
+            "destino": "Lima",
+            "productoId": 1,
+            "cantidad": 1,
+        }
+    )
     event = rest_event("POST", "/api/pedidos", body)
     event["headers"]["Authorization"] = f"Bearer {make_token()}"
-    event["requestContext"]["authorizer"] = {"sub": "ana@example.com", "role": "customer",
-                                             "userId": "1"}
+    event["requestContext"]["authorizer"] = {
+        "sub": "ana@example.com",
+        "role": "customer",
+        "userId": "1",
+    }
     try:
-        run_ = invoke_artifact(build_dir, "OrdersFunction", event, {
-            **LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": os.environ["AWS_ENDPOINT_URL_DYNAMODB"],
-            "AWS_ENDPOINT_URL_LAMBDA": local_lambda, "INVENTORY_SERVICE_URL": inventory.url,
-            "LAMBDA_TASK_ROOT": str(build_dir / "OrdersFunction"),
-            "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}"}, trace)
+        run_ = invoke_artifact(
+            build_dir,
+            "OrdersFunction",
+            event,
+            {
+                **LOCAL_AWS_ENV,
+                "AWS_ENDPOINT_URL_DYNAMODB": os.environ["AWS_ENDPOINT_URL_DYNAMODB"],
+                "AWS_ENDPOINT_URL_LAMBDA": local_lambda,
+                "INVENTORY_SERVICE_URL": inventory.url,
+                "LAMBDA_TASK_ROOT": str(build_dir / "OrdersFunction"),
+                "AWS_XRAY_DAEMON_ADDRESS": f"127.0.0.1:{daemon.getsockname()[1]}",
+            },
+            trace,
+        )
         documents = []
         while True:
             try:
@@ -788,7 +1009,10 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(build_dir
     assert run_["result"]["statusCode"] == 201
     names = {doc["name"] for doc in documents}
     assert {doc["trace_id"] for doc in documents} == {trace.split(";")[0].split("=")[1]}
-    assert {"## __call__",  # the handler: the Chalice app's call
-            "## orders.stock_client.StockChecker.check",
-            "## orders.events.LambdaPublisher.publish",
-            "dynamodb", "lambda"} <= names, names  # and every AWS call
+    assert {
+        "## __call__",  # the handler: the Chalice app's call
+        "## orders.stock_client.StockChecker.check",
+        "## orders.events.LambdaPublisher.publish",
+        "dynamodb",
+        "lambda",
+    } <= names, names  # and every AWS call

@@ -25,8 +25,16 @@ class Api:
         self.http = ApiGatewayTestClient(app)
         self.token = token
 
-    def request(self, method: str, path: str, body=None, *, raw: bytes | str | None = None,
-                token: str | None = "default", headers: dict | None = None):
+    def request(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        *,
+        raw: bytes | str | None = None,
+        token: str | None = "default",
+        headers: dict | None = None,
+    ):
         sent = {"Content-Type": "application/json", **(headers or {})}
         token = self.token if token == "default" else token
         if token is not None:

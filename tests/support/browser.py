@@ -12,8 +12,16 @@ CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # Headless as root on a machine whose only network is loopback: no sandbox (root), and
 # none of Chromium's own calls home, whose refused connections would slow every start.
 # Playwright gives each launch a new, empty profile (--user-data-dir) of its own.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
 
@@ -22,7 +30,8 @@ def chromium_path() -> str:
     if not CHROMIUM.exists():
         raise RuntimeError(
             f"{CHROMIUM} is missing: `make test` installs Debian's chromium as root; "
-            "otherwise `apt-get install -y chromium`, or set CHROMIUM to a Chromium binary")
+            "otherwise `apt-get install -y chromium`, or set CHROMIUM to a Chromium binary"
+        )
     return str(CHROMIUM)
 
 
@@ -30,8 +39,9 @@ def chromium_path() -> str:
 def chromium():
     """A headless Chromium, closed however the block ends."""
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=FLAGS,
-                                             headless=True, chromium_sandbox=False)
+        browser = playwright.chromium.launch(
+            executable_path=chromium_path(), args=FLAGS, headless=True, chromium_sandbox=False
+        )
         try:
             yield browser
         finally:

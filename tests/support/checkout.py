@@ -12,9 +12,16 @@ from tests.support.stack_process import ROOT
 def copy_checkout(destination: Path) -> Path:
     """Every file git tracks or would track (not what .gitignore keeps out: no .venv, no
     data), as it is in the working tree."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():  # a tracked file deleted in the working tree is not copied

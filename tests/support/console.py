@@ -22,8 +22,12 @@ def operator_token(sub: str = "ops@example.com") -> str:
 
 def customer_token(user_id: int, sub: str | None = None) -> str:
     """A customer's token as the roles contract describes it: role and userId claims."""
-    return make_token(sub=sub or f"customer{user_id}@example.com", role="customer",
-                      userId=user_id, exp=int(time.time()) + HOUR)
+    return make_token(
+        sub=sub or f"customer{user_id}@example.com",
+        role="customer",
+        userId=user_id,
+        exp=int(time.time()) + HOUR,
+    )
 
 
 class Api:
@@ -33,32 +37,81 @@ class Api:
         self.gateway, self.token = gateway, token
 
     def call(self, method: str, path: str, **kwargs) -> requests.Response:
-        return requests.request(method, self.gateway + path, timeout=30,
-                                headers={"Authorization": f"Bearer {self.token}"}, **kwargs)
+        return requests.request(
+            method,
+            self.gateway + path,
+            timeout=30,
+            headers={"Authorization": f"Bearer {self.token}"},
+            **kwargs,
+        )
 
     def ok(self, method: str, path: str, **kwargs):
         response = self.call(method, path, **kwargs)
         assert response.status_code in (200, 201), (response.status_code, response.text)
         return response.json()
 
-    def product(self, sku: str, stock: int = 100, threshold: int = 5, price: float = 10.0,
-                name: str | None = None, warehouse: str | None = "Bodega Lima") -> dict:
-        return self.ok("POST", "/api/inventario", json={
-            "sku": sku, "nombre": name or f"Product {sku}", "precioUnitario": price,
-            "stockActual": stock, "umbralMinimo": threshold, "bodega": warehouse})
+    def product(
+        self,
+        sku: str,
+        stock: int = 100,
+        threshold: int = 5,
+        price: float = 10.0,
+        name: str | None = None,
+        warehouse: str | None = "Bodega Lima",
+    ) -> dict:
+        return self.ok(
+            "POST",
+            "/api/inventario",
+            json={
+                "sku": sku,
+                "nombre": name or f"Product {sku}",
+                "precioUnitario": price,
+                "stockActual": stock,
+                "umbralMinimo": threshold,
+                "bodega": warehouse,
+            },
+        )
 
-    def order(self, product_id: int, user_id: int = 7, quantity: int = 1,
-              destination: str = "Lima", name: str = "Ana Pérez") -> dict:
-        return self.ok("POST", "/api/pedidos", json={
-            "userId": user_id, "userEmail": f"customer{user_id}@example.com",
-            "clienteNombre": name, "total": 10 * quantity, "tipoPedido": "NACIONAL",
-            "destino": destination, "productoId": product_id, "cantidad": quantity})
+    def order(
+        self,
+        product_id: int,
+        user_id: int = 7,
+        quantity: int = 1,
+        destination: str = "Lima",
+        name: str = "Ana Pérez",
+    ) -> dict:
+        return self.ok(
+            "POST",
+            "/api/pedidos",
+            json={
+                "userId": user_id,
+                "userEmail": f"customer{user_id}@example.com",
+                "clienteNombre": name,
+                "total": 10 * quantity,
+                "tipoPedido": "NACIONAL",
+                "destino": destination,
+                "productoId": product_id,
+                "cantidad": quantity,
+            },
+        )
 
-    def shipment(self, order_id: int, kind: str = "TERRESTRE", carrier: str = "Olva",
-                 destination: str = "Lima") -> dict:
-        return self.ok("POST", "/api/envios", json={
-            "pedidoId": order_id, "tipoEnvio": kind, "transportista": carrier,
-            "destino": destination})
+    def shipment(
+        self,
+        order_id: int,
+        kind: str = "TERRESTRE",
+        carrier: str = "Olva",
+        destination: str = "Lima",
+    ) -> dict:
+        return self.ok(
+            "POST",
+            "/api/envios",
+            json={
+                "pedidoId": order_id,
+                "tipoEnvio": kind,
+                "transportista": carrier,
+                "destino": destination,
+            },
+        )
 
 
 @dataclass
@@ -80,9 +133,15 @@ class Console:
         page.on("pageerror", lambda error: console.errors.append(f"pageerror: {error}"))
         # An API's refusal is logged by Chromium as a failed resource: not an error of
         # the page's. Anything else logged as an error (a CSP violation, say) is.
-        page.on("console", lambda message: console.errors.append(message.text)
+        page.on(
+            "console",
+            lambda message: (
+                console.errors.append(message.text)
                 if message.type == "error"
-                and not message.text.startswith("Failed to load resource") else None)
+                and not message.text.startswith("Failed to load resource")
+                else None
+            ),
+        )
         page.on("dialog", lambda dialog: dialog.accept())
         page.goto(gateway + "/console")
         return console
@@ -101,7 +160,8 @@ class Console:
 
     def go(self, section: str) -> None:
         self.page.get_by_role("navigation", name="Sections").get_by_role(
-            "link", name=section).click()
+            "link", name=section
+        ).click()
         expect(self.page.get_by_role("heading", level=2)).to_have_text(section)
 
     def row(self, item_id: int):

@@ -28,28 +28,41 @@ PRODUCTS = [  # sku, name, price, stock, threshold, warehouse
 
 
 def seed(api: Api) -> dict:
-    products = [api.product(sku, name=name, price=price, stock=stock, threshold=threshold,
-                            warehouse=warehouse)
-                for sku, name, price, stock, threshold, warehouse in PRODUCTS]
+    products = [
+        api.product(
+            sku, name=name, price=price, stock=stock, threshold=threshold, warehouse=warehouse
+        )
+        for sku, name, price, stock, threshold, warehouse in PRODUCTS
+    ]
     orders = []
-    for number, (user, destination, name, moves) in enumerate([
+    for number, (user, destination, name, moves) in enumerate(
+        [
             (7, "Arequipa", "Ana Pérez", ["APROBADO", "EN_ENVIO"]),
             (CUSTOMER, "Trujillo", "Luis Quispe", ["APROBADO"]),
             (9, "Cusco", "María Huamán", []),
             (CUSTOMER, "Piura", "Luis Quispe", []),
             (11, "Lima", "Jorge Rojas", ["APROBADO", "EN_ENVIO", "ENTREGADO"]),
-            (12, "Chiclayo", "Rosa Flores", ["CANCELADO"])]):
-        order = api.order(products[number % len(products)]["id"], user_id=user,
-                          quantity=number + 1, destination=destination, name=name)
+            (12, "Chiclayo", "Rosa Flores", ["CANCELADO"]),
+        ]
+    ):
+        order = api.order(
+            products[number % len(products)]["id"],
+            user_id=user,
+            quantity=number + 1,
+            destination=destination,
+            name=name,
+        )
         for status in moves:
-            order = api.ok("PATCH", f"/api/pedidos/{order['id']}/status",
-                           params={"status": status})
+            order = api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": status})
         orders.append(order)
-    for order, kind, carrier, status in [(orders[0], "TERRESTRE", "Olva Courier", "EN_RUTA"),
-                                         (orders[1], "EXPRESS", "Shalom", "ASIGNADO"),
-                                         (orders[4], "EXPRESS", "Olva Courier", "ENTREGADO")]:
-        shipment = api.shipment(order["id"], kind=kind, carrier=carrier,
-                                destination=order["destino"])
+    for order, kind, carrier, status in [
+        (orders[0], "TERRESTRE", "Olva Courier", "EN_RUTA"),
+        (orders[1], "EXPRESS", "Shalom", "ASIGNADO"),
+        (orders[4], "EXPRESS", "Olva Courier", "ENTREGADO"),
+    ]:
+        shipment = api.shipment(
+            order["id"], kind=kind, carrier=carrier, destination=order["destino"]
+        )
         api.ok("PATCH", f"/api/envios/{shipment['id']}/status", params={"status": status})
     return {"products": products, "orders": orders}
 
@@ -61,6 +74,7 @@ def take(out: Path = OUT) -> list[Path]:
     try:
         seed(Api(stack.gateway, operator_token()))
         with chromium() as browser:
+
             def shoot(console: Console, name: str, full_page: bool = True) -> None:
                 expect(console.page.locator("tbody tr").first).to_be_visible()
                 path = out / f"{name}.png"
@@ -82,16 +96,20 @@ def take(out: Path = OUT) -> list[Path]:
             # A customer's lists hold only their own once the gateway applies roles;
             # until then the shot would show everyone's orders as theirs.
             token = customer_token(CUSTOMER, "luis.quispe@example.com")
-            if {o["userId"] for o in Api(stack.gateway, token).ok("GET", "/api/pedidos")} \
-                    == {CUSTOMER}:
+            if {o["userId"] for o in Api(stack.gateway, token).ok("GET", "/api/pedidos")} == {
+                CUSTOMER
+            }:
                 customer = Console.open(browser, stack.gateway, DESKTOP)
                 customer.sign_in(token)
                 customer.go("My orders")
                 shoot(customer, "customer-orders")
                 customer.close()
             else:
-                print("customer-orders.png not taken: the gateway lists every order to a "
-                      "customer (no roles yet)", file=sys.stderr)
+                print(
+                    "customer-orders.png not taken: the gateway lists every order to a "
+                    "customer (no roles yet)",
+                    file=sys.stderr,
+                )
 
             phone = Console.open(browser, stack.gateway, PHONE)
             phone.sign_in(operator_token("ana.torres@example.com"))

@@ -17,7 +17,8 @@ DESCRIBED = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
 
 def load(config: dict | None = None):
     return schemathesis.openapi.from_dict(
-        DESCRIBED, config=schemathesis.Config.from_dict(config or {}))
+        DESCRIBED, config=schemathesis.Config.from_dict(config or {})
+    )
 
 
 @schemathesis.check
@@ -31,8 +32,13 @@ def no_undocumented_server_error(ctx, response, case):
 
 # The status is one documented for the operation, and so are its Content-Type, headers
 # (required ones present) and body; no 5xx but a documented one.
-CHECKS = [no_undocumented_server_error, status_code_conformance, content_type_conformance,
-          response_headers_conformance, response_schema_conformance]
+CHECKS = [
+    no_undocumented_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 
 def is_notification(path: str) -> bool:

@@ -30,9 +30,12 @@ def lambda_context(function_name: str) -> SimpleNamespace:
     """What a handler reads of Lambda's context object, for one invocation."""
     deadline = time.monotonic() + TIMEOUT_SECONDS
     return SimpleNamespace(
-        function_name=function_name, memory_limit_in_mb=128, aws_request_id=str(uuid.uuid4()),
+        function_name=function_name,
+        memory_limit_in_mb=128,
+        aws_request_id=str(uuid.uuid4()),
         invoked_function_arn=f"arn:aws:lambda:local:000000000000:function:{function_name}",
-        get_remaining_time_in_millis=lambda: max(0, int((deadline - time.monotonic()) * 1000)))
+        get_remaining_time_in_millis=lambda: max(0, int((deadline - time.monotonic()) * 1000)),
+    )
 
 
 class LocalLambda:
@@ -41,14 +44,16 @@ class LocalLambda:
         self.handlers = handlers
         self._logger = logger
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lambda-async")
-        server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class(),
-                                     bind_and_activate=sock is None)
+        server = ThreadingHTTPServer(
+            ("127.0.0.1", port), self._handler_class(), bind_and_activate=sock is None
+        )
         if sock is not None:
             server.socket.close()
             server.socket, server.server_address = sock, sock.getsockname()
         server.daemon_threads = True
-        self.server = BackgroundServer.of(server, "local-lambda",
-                                       on_stop=lambda: self._pool.shutdown(wait=True))
+        self.server = BackgroundServer.of(
+            server, "local-lambda", on_stop=lambda: self._pool.shutdown(wait=True)
+        )
 
     def run(self, name: str, event) -> object:
         return self.handlers[name](event, lambda_context(name))
@@ -60,6 +65,7 @@ class LocalLambda:
             except Exception:
                 # Lambda would retry and then hand the event to the on-failure destination.
                 self._logger.exception("async invocation failed", extra={"function": name})
+
         self._pool.submit(invoke)
 
     def _handler_class(self):
@@ -72,8 +78,11 @@ class LocalLambda:
                 raw = self.rfile.read(length) if length else b"{}"
                 name = match and match["name"]
                 if name not in lam.handlers:
-                    self._send(404, {"Type": "User", "Message": f"Function not found: {name}"},
-                               {"x-amzn-ErrorType": "ResourceNotFoundException"})
+                    self._send(
+                        404,
+                        {"Type": "User", "Message": f"Function not found: {name}"},
+                        {"x-amzn-ErrorType": "ResourceNotFoundException"},
+                    )
                     return
                 invocation_type = self.headers.get("X-Amz-Invocation-Type")
                 if invocation_type == "DryRun":

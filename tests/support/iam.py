@@ -15,17 +15,21 @@ from infra import template
 # SAM's policy templates the template uses: (the IAM actions, the parameter naming the
 # resource) as SAM expands them.
 POLICY_TEMPLATES = {
-    "AWSSecretsManagerGetSecretValuePolicy": (("secretsmanager:GetSecretValue",),
-                                              "SecretArn"),
+    "AWSSecretsManagerGetSecretValuePolicy": (("secretsmanager:GetSecretValue",), "SecretArn"),
     "LambdaInvokePolicy": (("lambda:InvokeFunction",), "FunctionName"),
 }
 # What each item of a transaction is checked as (DynamoDB authorizes the items' own actions).
-_TRANSACT_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem",
-                     "ConditionCheck": "ConditionCheckItem"}
+_TRANSACT_ACTIONS = {
+    "Put": "PutItem",
+    "Update": "UpdateItem",
+    "Delete": "DeleteItem",
+    "ConditionCheck": "ConditionCheckItem",
+}
 # The calls other than DynamoDB's: (the IAM action, the parameter naming the resource).
-_CALL_ACTIONS = {("lambda", "Invoke"): ("lambda:InvokeFunction", "FunctionName"),
-                 ("secretsmanager", "GetSecretValue"): ("secretsmanager:GetSecretValue",
-                                                        "SecretId")}
+_CALL_ACTIONS = {
+    ("lambda", "Invoke"): ("lambda:InvokeFunction", "FunctionName"),
+    ("secretsmanager", "GetSecretValue"): ("secretsmanager:GetSecretValue", "SecretId"),
+}
 
 
 @dataclass(frozen=True)
@@ -54,15 +58,22 @@ def accesses(service: str, operation: str, params: dict) -> list[Access]:
         action, parameter = _CALL_ACTIONS[service, operation]
         return [Access(action, params[parameter])]
     if operation == "BatchGetItem":
-        return [Access("dynamodb:BatchGetItem", table, _keys(table, request["Keys"]))
-                for table, request in params["RequestItems"].items()]
+        return [
+            Access("dynamodb:BatchGetItem", table, _keys(table, request["Keys"]))
+            for table, request in params["RequestItems"].items()
+        ]
     if operation == "TransactWriteItems":
         found = []
         for item in params["TransactItems"]:
-            (kind, request), = item.items()
+            ((kind, request),) = item.items()
             key = request.get("Key") or request["Item"]
-            found.append(Access(f"dynamodb:{_TRANSACT_ACTIONS[kind]}", request["TableName"],
-                                _keys(request["TableName"], [key])))
+            found.append(
+                Access(
+                    f"dynamodb:{_TRANSACT_ACTIONS[kind]}",
+                    request["TableName"],
+                    _keys(request["TableName"], [key]),
+                )
+            )
         return found
     table = params["TableName"]
     if operation == "Query":
@@ -79,9 +90,14 @@ def allows(function: str, access: Access) -> bool:
 
 @cache
 def _hash_keys() -> dict[str, str]:
-    return {name: next(key["AttributeName"] for key in table["Properties"]["KeySchema"]
-                       if key["KeyType"] == "HASH")
-            for name, table in template.resources("AWS::DynamoDB::Table").items()}
+    return {
+        name: next(
+            key["AttributeName"]
+            for key in table["Properties"]["KeySchema"]
+            if key["KeyType"] == "HASH"
+        )
+        for name, table in template.resources("AWS::DynamoDB::Table").items()
+    }
 
 
 def _keys(table: str, items: list[dict]) -> frozenset[str]:
@@ -94,13 +110,17 @@ def _grants(function: str) -> tuple[_Grant, ...]:
     grants = []
     policies = template.resources("AWS::Serverless::Function")[function]["Properties"]
     for policy in policies.get("Policies", []):
-        (kind, body), = policy.items()
+        ((kind, body),) = policy.items()
         if kind == "Statement":
             for statement in body:
                 assert statement["Effect"] == "Allow", statement  # no Deny is modelled
-                grants.append(_Grant(_listed(statement["Action"]),
-                                     tuple(map(_resource, _listed(statement["Resource"]))),
-                                     statement.get("Condition", {})))
+                grants.append(
+                    _Grant(
+                        _listed(statement["Action"]),
+                        tuple(map(_resource, _listed(statement["Resource"]))),
+                        statement.get("Condition", {}),
+                    )
+                )
         else:
             actions, parameter = POLICY_TEMPLATES[kind]
             grants.append(_Grant(actions, (_resource(body[parameter]),), {}))
@@ -127,8 +147,11 @@ def _resource(value) -> str:
 def _matches(grant: _Grant, access: Access) -> bool:
     if not any(_like(pattern, access.action, case=False) for pattern in grant.actions):
         return False
-    if not any(_like(pattern, access.resource)
-               for resource in grant.resources for pattern in _names(resource)):
+    if not any(
+        _like(pattern, access.resource)
+        for resource in grant.resources
+        for pattern in _names(resource)
+    ):
         return False
     for operator, tests in grant.conditions.items():
         for key, values in tests.items():
@@ -136,8 +159,10 @@ def _matches(grant: _Grant, access: Access) -> bool:
             if access.leading_keys is None:
                 return False
             compare = _OPERATORS[operator]
-            if not all(any(compare(pattern, key) for pattern in _listed(values))
-                       for key in access.leading_keys):
+            if not all(
+                any(compare(pattern, key) for pattern in _listed(values))
+                for key in access.leading_keys
+            ):
                 return False
     return True
 
@@ -164,5 +189,7 @@ def _like(pattern: str, value: str, case: bool = True) -> bool:
     return re.fullmatch(expression, value, 0 if case else re.IGNORECASE) is not None
 
 
-_OPERATORS = {"ForAllValues:StringEquals": lambda pattern, key: pattern == key,
-              "ForAllValues:StringLike": _like}
+_OPERATORS = {
+    "ForAllValues:StringEquals": lambda pattern, key: pattern == key,
+    "ForAllValues:StringLike": _like,
+}

@@ -37,13 +37,19 @@ class _InMemory:
     def page(self, after: int, limit: int, **filters) -> Page:
         """Ascending ids after `after`; `filters` keep the items whose field of that name
         has that value (None: any)."""
-        return self._page(after, limit, lambda item: all(
-            value is None or getattr(item, name) == value for name, value in filters.items()))
+        return self._page(
+            after,
+            limit,
+            lambda item: all(
+                value is None or getattr(item, name) == value for name, value in filters.items()
+            ),
+        )
 
     def _page(self, after: int, limit: int, keep) -> Page:
         with self._lock:
-            matching = [self._items[i] for i in sorted(self._items)
-                        if i > after and keep(self._items[i])]
+            matching = [
+                self._items[i] for i in sorted(self._items) if i > after and keep(self._items[i])
+            ]
         taken = matching[:limit]
         return Page(taken, taken[-1].id if len(matching) > limit else None)
 
@@ -101,15 +107,16 @@ class InMemoryOrders(_InMemory):
         with self._lock:
             self.pending.discard(order_id)
 
-    def page(self, after: int, limit: int, status: str | None = None,
-             user_id: int | None = None) -> Page:
+    def page(
+        self, after: int, limit: int, status: str | None = None, user_id: int | None = None
+    ) -> Page:
         return super().page(after, limit, status=status, user_id=user_id)
 
-    def move(self, order_id: int, target: str, allowed_from: tuple[str, ...],
-             user_id: int | None = None) -> Order:
+    def move(
+        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
+    ) -> Order:
         with self._lock:
-            if order_id not in self._items or \
-                    user_id not in (None, self._items[order_id].user_id):
+            if order_id not in self._items or user_id not in (None, self._items[order_id].user_id):
                 raise unknown_order(order_id)
             current = self._items[order_id]
             if current.status in allowed_from:
@@ -123,10 +130,15 @@ class InMemoryShipments(_InMemory):
     def __init__(self):
         super().__init__(unknown_shipment)
 
-    def page(self, after: int, limit: int, status: str | None = None,
-             pedido_id: int | None = None, owner_id: int | None = None) -> Page:
-        return super().page(after, limit, status=status, pedido_id=pedido_id,
-                            owner_id=owner_id)
+    def page(
+        self,
+        after: int,
+        limit: int,
+        status: str | None = None,
+        pedido_id: int | None = None,
+        owner_id: int | None = None,
+    ) -> Page:
+        return super().page(after, limit, status=status, pedido_id=pedido_id, owner_id=owner_id)
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         with self._lock:

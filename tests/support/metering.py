@@ -32,7 +32,7 @@ def item_bytes(item: dict) -> int:
     value (a string's UTF-8 bytes, a number's about one byte per two digits)."""
     size = 0
     for name, value in item.items():
-        (kind, content), = value.items()
+        ((kind, content),) = value.items()
         size += len(name.encode("utf-8"))
         if kind == "S":
             size += len(content.encode("utf-8"))
@@ -70,8 +70,10 @@ class Meter:
             elif operation == "BatchGetItem":
                 requests = params["RequestItems"].values()
                 read = sum(len(request["Keys"]) for request in requests)
-                self.read_units += sum(len(request["Keys"]) * (
-                    1.0 if request.get("ConsistentRead") else 0.5) for request in requests)
+                self.read_units += sum(
+                    len(request["Keys"]) * (1.0 if request.get("ConsistentRead") else 0.5)
+                    for request in requests
+                )
             else:
                 read = 0
             self.items_read += read

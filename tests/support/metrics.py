@@ -24,13 +24,15 @@ def metrics_in(output: str) -> list[Metric]:
         if not isinstance(record, dict) or "_aws" not in record:
             continue
         for declared in record["_aws"]["CloudWatchMetrics"]:
-            dimensions = {key: record[key] for group in declared["Dimensions"]
-                          for key in group}
+            dimensions = {key: record[key] for group in declared["Dimensions"] for key in group}
             for metric in declared["Metrics"]:
                 value = record[metric["Name"]]
                 for one in value if isinstance(value, list) else [value]:
-                    found.append(Metric(declared["Namespace"], metric["Name"],
-                                        metric["Unit"], one, dimensions))
+                    found.append(
+                        Metric(
+                            declared["Namespace"], metric["Name"], metric["Unit"], one, dimensions
+                        )
+                    )
     return found
 
 

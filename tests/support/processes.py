@@ -27,8 +27,12 @@ def start(args: list[str], **popen) -> subprocess.Popen:
     return process
 
 
-def stop(process: subprocess.Popen, first: signal.Signals = signal.SIGTERM,
-         group: bool = False, timeout: float = STOP_SECONDS) -> int:
+def stop(
+    process: subprocess.Popen,
+    first: signal.Signals = signal.SIGTERM,
+    group: bool = False,
+    timeout: float = STOP_SECONDS,
+) -> int:
     """`first` to the process (to its whole group with `group`, as Ctrl-C sends SIGINT to
     a terminal's foreground group), up to `timeout` seconds for it to end; then SIGKILL to
     whatever of its group is left. Returns its exit status."""

@@ -61,8 +61,9 @@ def body_of(received: bytes) -> bytes:
     return received.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in received else b""
 
 
-def request(method: str, path: str, *, headers: dict | None = None, body: bytes = b"",
-            close: bool = True) -> bytes:
+def request(
+    method: str, path: str, *, headers: dict | None = None, body: bytes = b"", close: bool = True
+) -> bytes:
     lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1"]
     lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
     if close:

@@ -29,15 +29,21 @@ STAGE = "api"
 
 def _context(function: str):
     return SimpleNamespace(
-        function_name=function, memory_limit_in_mb=256, aws_request_id=str(uuid.uuid4()),
+        function_name=function,
+        memory_limit_in_mb=256,
+        aws_request_id=str(uuid.uuid4()),
         get_remaining_time_in_millis=lambda: 10_000,
-        invoked_function_arn=f"arn:aws:lambda:us-east-1:1:function:{function}")
+        invoked_function_arn=f"arn:aws:lambda:us-east-1:1:function:{function}",
+    )
 
 
 def _path_parameters(route: str, path: str) -> dict | None:
     """{"id": "7"} for the route /api/pedidos/{id} and the path /api/pedidos/7."""
-    found = {name[1:-1]: value for name, value in zip(route.split("/"), path.split("/"),
-                                                       strict=True) if name.startswith("{")}
+    found = {
+        name[1:-1]: value
+        for name, value in zip(route.split("/"), path.split("/"), strict=True)
+        if name.startswith("{")
+    }
     return found or None
 
 
@@ -49,42 +55,57 @@ class RecordedAws:
         self.queued: list[tuple[str, dict]] = []  # asynchronous invocations, not yet run
         self.routes = template.api_routes("GatewayApi")
         # The template passes each function's deployed name; here they are their own.
-        self.names = {settings.inventory_function: "InventoryFunction",
-                      settings.orders_function: "OrdersFunction",
-                      settings.order_events_function: "OrderEventsFunction"}
+        self.names = {
+            settings.inventory_function: "InventoryFunction",
+            settings.orders_function: "OrdersFunction",
+            settings.order_events_function: "OrderEventsFunction",
+        }
         self.handlers = {
             "InventoryFunction": create_app("inventory", settings, inventory_routes(settings)),
             "OrdersFunction": create_app("orders", settings, order_routes(settings, self)),
-            "ShippingFunction": create_app("shipping", settings,
-                                           shipping_routes(settings, self)),
+            "ShippingFunction": create_app("shipping", settings, shipping_routes(settings, self)),
             # The listener with no notification service to forward to: it logs the event
             # and records it once, which is what an order's event costs in DynamoDB.
-            "OrderEventsFunction": order_events_handler(dataclasses.replace(
-                settings, notification_service_url=None)),
+            "OrderEventsFunction": order_events_handler(
+                dataclasses.replace(settings, notification_service_url=None)
+            ),
         }
 
     # -- API Gateway ------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, route: str, token: str, body=None,
-                query: dict | None = None) -> dict:
+    def request(
+        self, method: str, path: str, route: str, token: str, body=None, query: dict | None = None
+    ) -> dict:
         """One client request through API Gateway: its authorizer, then the route's function."""
         self.counts["API Gateway requests"] += 1
         arn = f"arn:aws:execute-api:us-east-1:1:abc/{STAGE}/{method}{path}"
         self._invoked("AuthorizerFunction")
         policy = authorize(f"Bearer {token}", arn, self._verify)
         function = self.routes[(route, method)]
-        return self._run(function, rest_event(
-            method, route, path_parameters=_path_parameters(route, path), query=query,
-            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-            body=None if body is None else json.dumps(body), request_id=str(uuid.uuid4()),
-            authorizer={"principalId": policy["principalId"], **policy["context"]},
-            request_context={"stage": STAGE, "path": f"/{STAGE}{path}",
-                             "domainName": "abc.execute-api.us-east-1.amazonaws.com"}))
+        return self._run(
+            function,
+            rest_event(
+                method,
+                route,
+                path_parameters=_path_parameters(route, path),
+                query=query,
+                headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+                body=None if body is None else json.dumps(body),
+                request_id=str(uuid.uuid4()),
+                authorizer={"principalId": policy["principalId"], **policy["context"]},
+                request_context={
+                    "stage": STAGE,
+                    "path": f"/{STAGE}{path}",
+                    "domainName": "abc.execute-api.us-east-1.amazonaws.com",
+                },
+            ),
+        )
 
     # -- Lambda's Invoke, as the functions' own client ----------------------------------------
 
-    def invoke(self, FunctionName: str, InvocationType: str = "RequestResponse",
-               Payload: bytes = b"{}"):
+    def invoke(
+        self, FunctionName: str, InvocationType: str = "RequestResponse", Payload: bytes = b"{}"
+    ):
         """botocore's lambda.invoke, answered by running the function here."""
         event = json.loads(Payload)
         if InvocationType == "Event":

@@ -19,8 +19,11 @@ class ChaliceWsgi:
 
     def __call__(self, environ, start_response):
         method = environ["REQUEST_METHOD"]
-        headers = {name[5:].replace("_", "-").lower(): value
-                   for name, value in environ.items() if name.startswith("HTTP_")}
+        headers = {
+            name[5:].replace("_", "-").lower(): value
+            for name, value in environ.items()
+            if name.startswith("HTTP_")
+        }
         for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
             if environ.get(name):
                 headers[name.replace("_", "-").lower()] = environ[name]
@@ -28,7 +31,8 @@ class ChaliceWsgi:
         body = environ["wsgi.input"].read(length) if length else None
         try:
             response = self._gateway.handle_request(
-                "GET" if method == "HEAD" else method, environ["REQUEST_URI"], headers, body)
+                "GET" if method == "HEAD" else method, environ["REQUEST_URI"], headers, body
+            )
             status = response["statusCode"]
             headers = {**response["headers"], **response["multiValueHeaders"]}
             body = response["body"] or b""
@@ -39,10 +43,15 @@ class ChaliceWsgi:
         except LocalGatewayException as exc:
             status, headers, body = exc.CODE, dict(exc.headers), exc.body or b""
         headers.setdefault("Content-Type", "application/json")
-        start_response(f"{status} {HTTPStatus(status).phrase}",
-                       [(name, value) for name, values in headers.items()
-                        for value in (values if isinstance(values, list) else [values])]
-                       + [("Content-Length", str(len(body)))])
+        start_response(
+            f"{status} {HTTPStatus(status).phrase}",
+            [
+                (name, value)
+                for name, values in headers.items()
+                for value in (values if isinstance(values, list) else [values])
+            ]
+            + [("Content-Length", str(len(body)))],
+        )
         return [b"" if method == "HEAD" else body]
 
 

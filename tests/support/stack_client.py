@@ -8,8 +8,14 @@ from tests.support.stack_process import ROOT
 def token(*variables: str) -> str:
     """A token from `make -s token [ROLE=customer USER_ID=42]`, the command the README
     tells people to use."""
-    result = subprocess.run(["make", "-s", "token", *variables], cwd=ROOT,
-                            capture_output=True, text=True, check=True, timeout=120)
+    result = subprocess.run(
+        ["make", "-s", "token", *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     lines = result.stdout.splitlines()
     assert len(lines) == 1, result.stdout
     return lines[0]

@@ -26,9 +26,17 @@ class StackProcess:
     not reloaded unless `env` says otherwise; `root` is the checkout it runs from."""
 
     def __init__(self, env: dict | None = None, args: tuple = (), root: Path = ROOT):
-        self.env = {**os.environ, "GATEWAY_PORT": "0", "NOTIFICATION_PORT": "0",
-                    "DYNAMODB_PORT": "0", "LAMBDA_PORT": "0", "LOCAL_DATA_DIR": "",
-                    "RELOAD": "0", "PYTHONUNBUFFERED": "1", **(env or {})}
+        self.env = {
+            **os.environ,
+            "GATEWAY_PORT": "0",
+            "NOTIFICATION_PORT": "0",
+            "DYNAMODB_PORT": "0",
+            "LAMBDA_PORT": "0",
+            "LOCAL_DATA_DIR": "",
+            "RELOAD": "0",
+            "PYTHONUNBUFFERED": "1",
+            **(env or {}),
+        }
         self.args = list(args)
         self.root = root
         # The stack must find its own endpoints, never the calling process's emulator.
@@ -39,8 +47,13 @@ class StackProcess:
 
     def start(self) -> "StackProcess":
         self.proc = processes.start(
-            [sys.executable, "-m", "infra.local.stack", *self.args], cwd=self.root,
-            env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [sys.executable, "-m", "infra.local.stack", *self.args],
+            cwd=self.root,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         while not self.find(r"^Ready\."):
@@ -49,7 +62,8 @@ class StackProcess:
                 raise RuntimeError("local stack did not start:\n" + self.output())
             time.sleep(0.05)
         self.notifications = self.find(r"^Notifications:\s+(\S+)")[1].removesuffix(
-            "/notificaciones")
+            "/notificaciones"
+        )
         self.token = self.find(r"^Token:\s+(\S+)")[1]
         self.dynamodb = self.find(r"^DynamoDB:\s+(\S+)")[1]
         self.lambda_url = self.find(r"^Lambda:\s+(\S+)")[1]
@@ -101,8 +115,9 @@ class StackClient:
         headers = kw.pop("headers", {})
         if auth:
             headers.setdefault("Authorization", f"Bearer {self.bearer}")
-        return requests.request(method, self.stack.gateway + path, headers=headers,
-                                timeout=30, **kw)
+        return requests.request(
+            method, self.stack.gateway + path, headers=headers, timeout=30, **kw
+        )
 
     def notify(self, method: str, path: str, **kw):
         return requests.request(method, self.stack.notifications + path, timeout=30, **kw)

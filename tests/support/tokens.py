@@ -41,6 +41,8 @@ BAD_HEADERS = {
     "expired": f"Bearer {make_token(exp=int(time.time()) - 10)}",
     "not yet valid": f"Bearer {make_token(nbf=int(time.time()) + 3600)}",
     "no subject": f"Bearer {make_token(sub=None)}",
-    "HS512 with the right key": "Bearer " + jwt.encode(
-        {"sub": "ana@example.com"}, SECRET + b"-padded-for-hs512-key-length-rules", "HS512"),
+    "HS512 with the right key": "Bearer "
+    + jwt.encode(
+        {"sub": "ana@example.com"}, SECRET + b"-padded-for-hs512-key-length-rules", "HS512"
+    ),
 }

@@ -25,15 +25,25 @@ NOW = datetime(2026, 11, 22, 9, 30)
 ADMIN = Caller("ops@example.com", OPERATOR)
 ANA = Caller("ana@example.com", CUSTOMER, 7)
 LUIS = Caller("luis@example.com", CUSTOMER, 8)
-ORDER = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana", "total": 10,
-         "tipoPedido": "NACIONAL", "destino": "Lima", "productoId": 1, "cantidad": 1}
+ORDER = {
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 10,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "productoId": 1,
+    "cantidad": 1,
+}
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 
 # -- inventory: everyone reads the catalog, operators change it --------------------------
 
-@pytest.mark.parametrize("rule", [inventory_access.may_change_catalog,
-                                  inventory_access.may_read_alerts])
+
+@pytest.mark.parametrize(
+    "rule", [inventory_access.may_change_catalog, inventory_access.may_read_alerts]
+)
 def test_only_operators_change_the_catalog_or_read_its_alerts(rule):
     rule(ADMIN)
     with pytest.raises(Forbidden) as refused:
@@ -43,6 +53,7 @@ def test_only_operators_change_the_catalog_or_read_its_alerts(rule):
 
 # -- orders -------------------------------------------------------------------------------
 
+
 def test_a_customer_places_orders_for_themselves_only():
     orders_access.may_place(ANA, parse_order(ORDER))
     orders_access.may_place(ADMIN, parse_order({**ORDER, "userId": 99}))
@@ -50,8 +61,9 @@ def test_a_customer_places_orders_for_themselves_only():
         orders_access.may_place(ANA, parse_order({**ORDER, "userId": 8}))
 
 
-@pytest.mark.parametrize("status", ["APROBADO", "EN_ENVIO", "ENTREGADO", "PENDIENTE",
-                                    "cancelado", "", None])
+@pytest.mark.parametrize(
+    "status", ["APROBADO", "EN_ENVIO", "ENTREGADO", "PENDIENTE", "cancelado", "", None]
+)
 def test_a_customer_may_only_cancel(status):
     orders_access.may_move_to(ANA, "CANCELADO")
     orders_access.may_move_to(ADMIN, status)  # an operator's status is validated later
@@ -70,8 +82,15 @@ def store():
 
 
 def place(store, caller, body=ORDER):
-    return orders.place_order(store, InStock(), RecordingPublisher(), RecordingOutcomes(),
-                              orders.order_to_place(caller, body), None, NOW)
+    return orders.place_order(
+        store,
+        InStock(),
+        RecordingPublisher(),
+        RecordingOutcomes(),
+        orders.order_to_place(caller, body),
+        None,
+        NOW,
+    )
 
 
 def test_an_order_for_someone_else_is_refused_after_validation_and_saves_nothing(store):
@@ -107,8 +126,8 @@ def test_a_customer_cancels_their_own_order_and_no_one_elses(store):
 
 # -- shipping ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rule", [shipping_access.may_create,
-                                  shipping_access.may_change_status])
+
+@pytest.mark.parametrize("rule", [shipping_access.may_create, shipping_access.may_change_status])
 def test_only_operators_create_shipments_or_move_them(rule):
     rule(ADMIN)
     with pytest.raises(Forbidden):
@@ -121,7 +140,8 @@ def test_a_customer_follows_the_shipments_of_their_own_orders_only():
 
     def create(pedido_id):
         return shipping.create_shipment(
-            store, owners.get, parse_shipment({**SHIPMENT, "pedidoId": pedido_id}), NOW)
+            store, owners.get, parse_shipment({**SHIPMENT, "pedidoId": pedido_id}), NOW
+        )
 
     mine, theirs, orphan = create(1), create(2), create(3)
     assert (mine.owner_id, theirs.owner_id, orphan.owner_id) == (7, 8, None)
@@ -132,5 +152,4 @@ def test_a_customer_follows_the_shipments_of_their_own_orders_only():
     assert shipping.list_shipments(store, ANA, 0, 100, None, None).items == [mine]
     assert shipping.list_shipments(store, ANA, 0, 100, None, "2").items == []
     assert shipping.list_shipments(store, ANA, 0, 100, "CREADO", "1").items == [mine]
-    assert shipping.list_shipments(store, ADMIN, 0, 100, None, None).items == [
-        mine, theirs, orphan]
+    assert shipping.list_shipments(store, ADMIN, 0, 100, None, None).items == [mine, theirs, orphan]

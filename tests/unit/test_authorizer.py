@@ -23,8 +23,10 @@ def verify(token: str, ring=RING) -> Caller:
 
 
 def handler(header: str) -> dict:
-    return lambda_app.handler({"type": "TOKEN", "authorizationToken": header,
-                               "methodArn": ARN}, lambda_context("AuthorizerFunction"))
+    return lambda_app.handler(
+        {"type": "TOKEN", "authorizationToken": header, "methodArn": ARN},
+        lambda_context("AuthorizerFunction"),
+    )
 
 
 def test_a_valid_token_yields_its_caller():
@@ -58,12 +60,14 @@ def test_the_lambda_authorizer_allows_the_whole_api_for_a_valid_token():
 
 # -- who a token belongs to -----------------------------------------------------------------
 
+
 def test_the_policy_passes_the_role_and_user_id_to_the_functions_never_more():
     customer = handler(f"Bearer {make_token(role='customer', userId=42)}")
-    assert customer["context"] == {"sub": "ana@example.com", "role": "customer",
-                                   "userId": "42"}
+    assert customer["context"] == {"sub": "ana@example.com", "role": "customer", "userId": "42"}
     assert handler(f"Bearer {make_token(role='operator')}")["context"] == {
-        "sub": "ana@example.com", "role": "operator"}
+        "sub": "ana@example.com",
+        "role": "operator",
+    }
 
 
 def test_a_token_without_a_role_is_an_operators_as_every_token_was_before_roles():
@@ -101,12 +105,14 @@ def test_an_issuers_token_is_a_customers_unless_in_the_operators_group():
 def test_an_edited_role_fails_the_signature():
     header, payload, signature = make_token(role="customer", userId=3).split(".")
     forged = jwt.utils.base64url_encode(
-        b'{"sub":"ana@example.com","role":"operator","exp":%d}' % (time.time() + 60)).decode()
+        b'{"sub":"ana@example.com","role":"operator","exp":%d}' % (time.time() + 60)
+    ).decode()
     with pytest.raises(tokens.InvalidToken):
         verify(f"{header}.{forged}.{signature}")
 
 
 # -- token hygiene --------------------------------------------------------------------------
+
 
 def test_a_token_without_exp_is_refused_whatever_its_signature():
     with pytest.raises(tokens.InvalidToken, match="exp"):
@@ -144,8 +150,12 @@ def test_a_customers_local_token_carries_its_user_id():
 
 
 def test_a_token_naming_a_key_version_the_platform_does_not_hold_is_refused():
-    token = jwt.encode({"sub": "a", "exp": int(time.time()) + 60}, SECRET, "HS256",
-                       headers={"kid": "some-other-version"})
+    token = jwt.encode(
+        {"sub": "a", "exp": int(time.time()) + 60},
+        SECRET,
+        "HS256",
+        headers={"kid": "some-other-version"},
+    )
     with pytest.raises(tokens.InvalidToken, match="version"):
         verify(token)
 
@@ -166,8 +176,15 @@ def test_a_short_secret_is_refused():
 
 # -- the identity validation expression (API Gateway's, before the authorizer) --------------
 
-@pytest.mark.parametrize("header", [f"Bearer {make_token()}", f"bearer {make_token()}",
-                                    f"BEARER  {make_token(role='customer', userId=1)}"])
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"Bearer {make_token()}",
+        f"bearer {make_token()}",
+        f"BEARER  {make_token(role='customer', userId=1)}",
+    ],
+)
 def test_every_bearer_token_header_passes_the_identity_validation(header):
     import re
 
@@ -176,8 +193,9 @@ def test_every_bearer_token_header_passes_the_identity_validation(header):
     assert re.search(template.identity_validation(), header)
 
 
-@pytest.mark.parametrize("header", ["Basic abc", "Bearer", "Bearer a b", "Bearer é", "",
-                                   "x Bearer abc"])
+@pytest.mark.parametrize(
+    "header", ["Basic abc", "Bearer", "Bearer a b", "Bearer é", "", "x Bearer abc"]
+)
 def test_junk_fails_the_identity_validation(header):
     import re
 

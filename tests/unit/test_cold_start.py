@@ -84,17 +84,26 @@ def test_without_them_botocore_keeps_its_whole_chain(monkeypatch):
 MODEL = {
     "metadata": {"serviceId": "Example"},
     "operations": {
-        "GetThing": {"name": "GetThing", "input": {"shape": "GetThingInput"},
-                     "output": {"shape": "Thing"}, "errors": [{"shape": "Missing"}],
-                     "documentation": "<p>Gets a thing.</p>"},
-        "ListOthers": {"name": "ListOthers", "input": {"shape": "ListInput"},
-                       "output": {"shape": "Others"}},
+        "GetThing": {
+            "name": "GetThing",
+            "input": {"shape": "GetThingInput"},
+            "output": {"shape": "Thing"},
+            "errors": [{"shape": "Missing"}],
+            "documentation": "<p>Gets a thing.</p>",
+        },
+        "ListOthers": {
+            "name": "ListOthers",
+            "input": {"shape": "ListInput"},
+            "output": {"shape": "Others"},
+        },
     },
     "shapes": {
         "GetThingInput": {"type": "structure", "members": {"Id": {"shape": "Id"}}},
-        "Thing": {"type": "structure", "members": {"Tags": {"shape": "TagMap"},
-                                                   "Parts": {"shape": "PartList"}},
-                  "documentation": "<p>A thing.</p>"},
+        "Thing": {
+            "type": "structure",
+            "members": {"Tags": {"shape": "TagMap"}, "Parts": {"shape": "PartList"}},
+            "documentation": "<p>A thing.</p>",
+        },
         "TagMap": {"type": "map", "key": {"shape": "Id"}, "value": {"shape": "TagValue"}},
         "PartList": {"type": "list", "member": {"shape": "Part"}},
         "Part": {"type": "structure", "members": {"Id": {"shape": "Id"}}},
@@ -111,8 +120,16 @@ MODEL = {
 def test_a_trimmed_model_keeps_the_operations_listed_and_every_shape_they_reach():
     trimmed = trim_model(MODEL, frozenset({"GetThing"}))
     assert set(trimmed["operations"]) == {"GetThing"}
-    assert set(trimmed["shapes"]) == {"GetThingInput", "Thing", "TagMap", "PartList", "Part",
-                                      "Missing", "Id", "TagValue"}
+    assert set(trimmed["shapes"]) == {
+        "GetThingInput",
+        "Thing",
+        "TagMap",
+        "PartList",
+        "Part",
+        "Missing",
+        "Id",
+        "TagValue",
+    }
     assert trimmed["metadata"] == MODEL["metadata"]
     assert "documentation" not in trimmed["operations"]["GetThing"]
     assert "documentation" not in trimmed["shapes"]["Thing"]

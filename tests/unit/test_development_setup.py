@@ -30,26 +30,39 @@ def test_the_local_stage_holds_dummy_credentials_and_no_port():
 def test_chalice_local_finds_the_emulators_on_their_ports_and_itself_on_its_own():
     url = "http://127.0.0.1:{}".format
     default = local_environment({}, 8000)
-    assert default == {"AWS_ENDPOINT_URL_DYNAMODB": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
-                       "AWS_ENDPOINT_URL_LAMBDA": url(DEFAULT_PORTS["LAMBDA_PORT"]),
-                       "INVENTORY_SERVICE_URL": url(8000), "ORDERS_SERVICE_URL": url(8000)}
-    moved = local_environment({"DYNAMODB_PORT": "19002", "LAMBDA_PORT": "19003",
-                               "GATEWAY_PORT": "19000"}, 19500)
-    assert moved == {"AWS_ENDPOINT_URL_DYNAMODB": url(19002), "AWS_ENDPOINT_URL_LAMBDA": url(19003),
-                     "INVENTORY_SERVICE_URL": url(19500), "ORDERS_SERVICE_URL": url(19500)}
+    assert default == {
+        "AWS_ENDPOINT_URL_DYNAMODB": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
+        "AWS_ENDPOINT_URL_LAMBDA": url(DEFAULT_PORTS["LAMBDA_PORT"]),
+        "INVENTORY_SERVICE_URL": url(8000),
+        "ORDERS_SERVICE_URL": url(8000),
+    }
+    moved = local_environment(
+        {"DYNAMODB_PORT": "19002", "LAMBDA_PORT": "19003", "GATEWAY_PORT": "19000"}, 19500
+    )
+    assert moved == {
+        "AWS_ENDPOINT_URL_DYNAMODB": url(19002),
+        "AWS_ENDPOINT_URL_LAMBDA": url(19003),
+        "INVENTORY_SERVICE_URL": url(19500),
+        "ORDERS_SERVICE_URL": url(19500),
+    }
     with pytest.raises(ConfigError, match="^LAMBDA_PORT="):
         local_environment({"LAMBDA_PORT": "x"}, 8000)
 
 
 def test_make_emulators_prints_the_chalice_local_command_for_its_ports():
-    defaults = DEFAULT_PORTS["GATEWAY_PORT"], DEFAULT_PORTS["DYNAMODB_PORT"], \
-        DEFAULT_PORTS["LAMBDA_PORT"]
+    defaults = (
+        DEFAULT_PORTS["GATEWAY_PORT"],
+        DEFAULT_PORTS["DYNAMODB_PORT"],
+        DEFAULT_PORTS["LAMBDA_PORT"],
+    )
     assert chalice_local_command(*defaults) == ".venv/bin/chalice local --stage local"
     assert chalice_local_command(19000, 19002, 19003) == (
-        "DYNAMODB_PORT=19002 LAMBDA_PORT=19003 .venv/bin/chalice local --stage local "
-        "--port 19000")
-    assert chalice_local_command(19000, *defaults[1:]) == \
-        ".venv/bin/chalice local --stage local --port 19000"
+        "DYNAMODB_PORT=19002 LAMBDA_PORT=19003 .venv/bin/chalice local --stage local --port 19000"
+    )
+    assert (
+        chalice_local_command(19000, *defaults[1:])
+        == ".venv/bin/chalice local --stage local --port 19000"
+    )
 
 
 def test_local_settings_read_the_data_dir_reload_and_ports():
@@ -66,16 +79,21 @@ def test_local_settings_read_the_data_dir_reload_and_ports():
 
 def test_the_emulator_counts_and_throttles_partition_writes_only_when_asked():
     assert LocalSettings.from_env({}).partitions is None
-    assert LocalSettings.from_env({"DYNAMODB_PARTITION_METER": "1"}).partitions == \
-        PartitionLimits(None, None)
+    assert LocalSettings.from_env({"DYNAMODB_PARTITION_METER": "1"}).partitions == PartitionLimits(
+        None, None
+    )
     # A rate counts as well as throttles; the burst defaults to a second of it.
-    assert LocalSettings.from_env({"DYNAMODB_PARTITION_WRITE_RATE": "20"}).partitions == \
-        PartitionLimits(20, None)
-    assert LocalSettings.from_env({"DYNAMODB_PARTITION_WRITE_RATE": "20",
-                                   "DYNAMODB_PARTITION_WRITE_BURST": "100"}).partitions == \
-        PartitionLimits(20, 100)
-    for env in [{"DYNAMODB_PARTITION_METER": "yes"}, {"DYNAMODB_PARTITION_WRITE_RATE": "0"},
-                {"DYNAMODB_PARTITION_WRITE_RATE": "fast"},
-                {"DYNAMODB_PARTITION_WRITE_BURST": "10"}]:
+    assert LocalSettings.from_env(
+        {"DYNAMODB_PARTITION_WRITE_RATE": "20"}
+    ).partitions == PartitionLimits(20, None)
+    assert LocalSettings.from_env(
+        {"DYNAMODB_PARTITION_WRITE_RATE": "20", "DYNAMODB_PARTITION_WRITE_BURST": "100"}
+    ).partitions == PartitionLimits(20, 100)
+    for env in [
+        {"DYNAMODB_PARTITION_METER": "yes"},
+        {"DYNAMODB_PARTITION_WRITE_RATE": "0"},
+        {"DYNAMODB_PARTITION_WRITE_RATE": "fast"},
+        {"DYNAMODB_PARTITION_WRITE_BURST": "10"},
+    ]:
         with pytest.raises(ConfigError, match=f"^{list(env)[0]}="):
             LocalSettings.from_env(env)

@@ -15,33 +15,41 @@ def of(text: str) -> str:
     return fingerprint(jsonio.loads(text))
 
 
-@pytest.mark.parametrize("one, other", [
-    ('{"a": 1, "b": 2}', '{"b":2,"a":1}'),
-    ('{"total": 19.990}', '{"total": 19.99}'),
-    ('{"n": 5}', '{"n": 5.0}'),
-    ('{"n": 500}', '{"n": 5e2}'),
-    ('{"n": 0}', '{"n": -0.0}'),
-    ('{"n": [1, {"x": null}]}', '{ "n" : [ 1 , { "x" : null } ] }'),
-])
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ('{"a": 1, "b": 2}', '{"b":2,"a":1}'),
+        ('{"total": 19.990}', '{"total": 19.99}'),
+        ('{"n": 5}', '{"n": 5.0}'),
+        ('{"n": 500}', '{"n": 5e2}'),
+        ('{"n": 0}', '{"n": -0.0}'),
+        ('{"n": [1, {"x": null}]}', '{ "n" : [ 1 , { "x" : null } ] }'),
+    ],
+)
 def test_equal_once_parsed_is_the_same_body(one, other):
     assert of(one) == of(other)
 
 
-@pytest.mark.parametrize("one, other", [
-    ('{"total": 1.5}', '{"total": "1.5"}'),
-    ('{"n": 1}', '{"n": true}'),
-    ('{"n": 0}', '{"n": false}'),
-    ('{"n": null}', '{}'),
-    ('{"n": 1}', '{"n": 10}'),
-    ('{"n": [1, 2]}', '{"n": [2, 1]}'),
-    ('{"n": 1e999999999}', '{"n": 1e999999998}'),
-])
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ('{"total": 1.5}', '{"total": "1.5"}'),
+        ('{"n": 1}', '{"n": true}'),
+        ('{"n": 0}', '{"n": false}'),
+        ('{"n": null}', "{}"),
+        ('{"n": 1}', '{"n": 10}'),
+        ('{"n": [1, 2]}', '{"n": [2, 1]}'),
+        ('{"n": 1e999999999}', '{"n": 1e999999998}'),
+    ],
+)
 def test_a_different_value_or_type_is_another_body(one, other):
     assert of(one) != of(other)
 
 
-@pytest.mark.parametrize("number", ["1e999999999", "-1e-999999999", "9" * 5000,
-                                    "0.000000000000000000000000000000000000000001"])
+@pytest.mark.parametrize(
+    "number",
+    ["1e999999999", "-1e-999999999", "9" * 5000, "0.000000000000000000000000000000000000000001"],
+)
 def test_numbers_no_arithmetic_can_hold_still_have_a_fingerprint(number):
     assert len(of(f'{{"n": {number}}}')) == 64
 

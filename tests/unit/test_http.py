@@ -23,10 +23,15 @@ def test_numeric_ids_are_read_as_integers(raw, value):
     assert path_id(raw) == value
 
 
-@pytest.mark.parametrize("error, status", [
-    (invalid_field("sku", "must not be blank"), 400), (NotFound("X_NOT_FOUND", "no"), 404),
-    (Conflict("CONCURRENT_UPDATE", "again"), 409),
-    (Unavailable("INVENTORY_UNAVAILABLE", "down", retry_after_seconds=7), 503)])
+@pytest.mark.parametrize(
+    "error, status",
+    [
+        (invalid_field("sku", "must not be blank"), 400),
+        (NotFound("X_NOT_FOUND", "no"), 404),
+        (Conflict("CONCURRENT_UPDATE", "again"), 409),
+        (Unavailable("INVENTORY_UNAVAILABLE", "down", retry_after_seconds=7), 503),
+    ],
+)
 def test_each_kind_of_domain_error_has_one_status_and_the_platform_body(error, status):
     response = domain_error_response(error)
     assert response.status_code == status
@@ -50,8 +55,12 @@ def test_api_json_is_camel_case_with_the_id_first():
     value = _Thing(Decimal("1.10"), 3, 9, [_Thing(Decimal("2"), 4, 10, [])])
     converted = api_json(value)
     assert list(converted) == ["id", "precioUnitario", "userId", "nested"]
-    assert converted["nested"][0] == {"id": 10, "precioUnitario": Decimal("2"), "userId": 4,
-                                      "nested": []}
+    assert converted["nested"][0] == {
+        "id": 10,
+        "precioUnitario": Decimal("2"),
+        "userId": 4,
+        "nested": [],
+    }
 
 
 class _Request:
@@ -63,8 +72,13 @@ class _Request:
 
 
 def test_the_default_inventory_base_is_the_api_gateway_stage_the_request_came_in_on():
-    event = {"path": "/api/pedidos", "requestContext": {
-        "domainName": "abc123.execute-api.us-east-1.amazonaws.com", "path": "/prod/api/pedidos"}}
+    event = {
+        "path": "/api/pedidos",
+        "requestContext": {
+            "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
+            "path": "/prod/api/pedidos",
+        },
+    }
     request = _Request(event, {"host": "abc123.execute-api.us-east-1.amazonaws.com"})
     assert gateway_base_url(request) == "https://abc123.execute-api.us-east-1.amazonaws.com/prod"
 
@@ -75,7 +89,12 @@ def test_the_default_inventory_base_locally_is_the_host_header():
 
 
 def test_on_api_gateway_client_headers_cannot_redirect_the_stock_check():
-    event = {"path": "/api/pedidos", "requestContext": {
-        "domainName": "abc123.execute-api.us-east-1.amazonaws.com", "path": "/prod/api/pedidos"}}
+    event = {
+        "path": "/api/pedidos",
+        "requestContext": {
+            "domainName": "abc123.execute-api.us-east-1.amazonaws.com",
+            "path": "/prod/api/pedidos",
+        },
+    }
     forged = _Request(event, {"host": "attacker.example", "x-forwarded-proto": "gopher"})
     assert gateway_base_url(forged) == "https://abc123.execute-api.us-east-1.amazonaws.com/prod"

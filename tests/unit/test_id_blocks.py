@@ -106,8 +106,7 @@ def test_environments_sharing_a_counter_never_hand_out_the_same_id(counter):
         with lock:
             handed.extend(mine)
 
-    threads = [threading.Thread(target=create, args=(environments[n % 8],))
-               for n in range(64)]
+    threads = [threading.Thread(target=create, args=(environments[n % 8],)) for n in range(64)]
     for thread in threads:
         thread.start()
     for thread in threads:

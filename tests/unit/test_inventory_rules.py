@@ -8,8 +8,15 @@ from common.errors import Invalid
 from common.validation import Checker
 from inventory import rules
 
-FIELDS = {"sku": "S-1", "nombre": "Caja", "precioUnitario": Decimal("19.99"), "stockActual": 10,
-          "umbralMinimo": 3, "bodega": None, "descripcion": None}
+FIELDS = {
+    "sku": "S-1",
+    "nombre": "Caja",
+    "precioUnitario": Decimal("19.99"),
+    "stockActual": 10,
+    "umbralMinimo": 3,
+    "bodega": None,
+    "descripcion": None,
+}
 
 
 def product(**overrides) -> rules.Product:
@@ -18,9 +25,15 @@ def product(**overrides) -> rules.Product:
 
 def test_a_valid_body_becomes_product_fields_and_a_product_with_an_id():
     fields = rules.parse_product({**FIELDS, "bodega": "Norte", "extra": "ignored"})
-    assert vars(fields) == {"sku": "S-1", "nombre": "Caja", "precio_unitario": Decimal("19.99"),
-                            "stock_actual": 10, "umbral_minimo": 3, "bodega": "Norte",
-                            "descripcion": None}
+    assert vars(fields) == {
+        "sku": "S-1",
+        "nombre": "Caja",
+        "precio_unitario": Decimal("19.99"),
+        "stock_actual": 10,
+        "umbral_minimo": 3,
+        "bodega": "Norte",
+        "descripcion": None,
+    }
     assert rules.product(7, fields) == rules.Product(id=7, **vars(fields))
 
 
@@ -36,8 +49,10 @@ def test_duplicate_and_unknown_products_have_their_codes():
     assert "5" in rules.unknown_product(5).message
 
 
-@pytest.mark.parametrize("stock, threshold, alert", [
-    (2, 3, True), (3, 3, False), (4, 3, False), (0, 0, False), (0, 1, True)])
+@pytest.mark.parametrize(
+    "stock, threshold, alert",
+    [(2, 3, True), (3, 3, False), (4, 3, False), (0, 0, False), (0, 1, True)],
+)
 def test_in_alert_is_strictly_below_the_threshold(stock, threshold, alert):
     assert rules.in_alert(product(stock_actual=stock, umbral_minimo=threshold)) is alert
 

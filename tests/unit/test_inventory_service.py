@@ -8,8 +8,15 @@ from common.errors import Invalid, NotFound
 from inventory import rules, service
 from tests.support.memory import InMemoryProducts
 
-BODY = {"sku": "SKU-1", "nombre": "Caja", "precioUnitario": Decimal("19.99"),
-        "stockActual": 2, "umbralMinimo": 3, "bodega": "B1", "descripcion": None}
+BODY = {
+    "sku": "SKU-1",
+    "nombre": "Caja",
+    "precioUnitario": Decimal("19.99"),
+    "stockActual": 2,
+    "umbralMinimo": 3,
+    "bodega": "B1",
+    "descripcion": None,
+}
 
 
 @pytest.fixture
@@ -17,9 +24,9 @@ def products():
     return InMemoryProducts()
 
 
-
 def create(products, body):
     return service.create_product(products, rules.parse_product(body))
+
 
 def test_create_gives_the_next_id_and_stores_the_product(products):
     first = create(products, BODY)
@@ -47,8 +54,7 @@ def test_a_duplicate_sku_is_refused(products):
 
 def test_replace_keeps_the_id_and_replaces_every_field(products):
     created = create(products, BODY)
-    replaced = service.replace_product(products, created.id, {**BODY, "sku": "NEW",
-                                                              "bodega": None})
+    replaced = service.replace_product(products, created.id, {**BODY, "sku": "NEW", "bodega": None})
     assert replaced.id == created.id and replaced.sku == "NEW" and replaced.bodega is None
     assert service.get_product(products, created.id) == replaced
     # The old sku is free again.
@@ -89,8 +95,7 @@ def test_impossible_ids_are_not_found(products, ident):
 def test_alerts_are_the_products_strictly_below_their_threshold(products):
     low = create(products, {**BODY, "sku": "LOW", "stockActual": 2})
     create(products, {**BODY, "sku": "AT", "stockActual": 3})
-    create(products, {**BODY, "sku": "ZERO", "stockActual": 0,
-                                      "umbralMinimo": 0})
+    create(products, {**BODY, "sku": "ZERO", "stockActual": 0, "umbralMinimo": 0})
     assert service.low_stock_alerts(products, 0, 1000).items == [low]
 
 

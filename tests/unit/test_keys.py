@@ -47,8 +47,11 @@ class Secret:
         if version is None:
             raise ClientError({"Error": {"Code": "ResourceNotFoundException"}}, "GetSecretValue")
         value, created = self.versions[version]
-        return {"VersionId": version, "SecretString": value,
-                "CreatedDate": datetime.fromtimestamp(created, UTC)}
+        return {
+            "VersionId": version,
+            "SecretString": value,
+            "CreatedDate": datetime.fromtimestamp(created, UTC),
+        }
 
 
 @pytest.fixture
@@ -100,8 +103,7 @@ def test_the_current_and_previous_versions_verify_and_nothing_older(secret, cloc
     assert keys.verifying("v1") == []
 
 
-def test_a_token_naming_an_unread_version_makes_one_reread_at_most_every_few_seconds(
-        secret, clock):
+def test_a_token_naming_an_unread_version_makes_one_reread_at_most_every_few_seconds(secret, clock):
     keys = ring(secret, clock)
     keys.verifying(None)
     new = secret.rotate()
@@ -133,8 +135,9 @@ def test_a_page_token_from_before_key_versions_is_still_read():
     import json
 
     key = b"x" * 40
-    payload = json.dumps({"list": "/l", "filters": {}, "after": 9}, separators=(",", ":"),
-                         sort_keys=True).encode()
+    payload = json.dumps(
+        {"list": "/l", "filters": {}, "after": 9}, separators=(",", ":"), sort_keys=True
+    ).encode()
     mac = hmac.new(key, payload, hashlib.sha256).digest()[:16]
 
     def b64(data):

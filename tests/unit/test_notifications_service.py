@@ -15,8 +15,7 @@ from notifications.payloads import LOGGED_CHARACTERS, log_fields, parse_payload
 
 def logged_line(payload) -> dict:
     logged = []
-    assert service.receive(payload, lambda **keys: logged.append(keys)) == \
-        "Notificación procesada"
+    assert service.receive(payload, lambda **keys: logged.append(keys)) == "Notificación procesada"
     (keys,) = logged
     return json.loads(jsonio.dumps(keys))  # as the log's serializer writes the line
 
@@ -56,8 +55,9 @@ def test_a_payload_within_the_depth_is_logged_as_json():
     assert isinstance(logged_line(parse_payload(raw))["payload"], dict)
 
 
-@pytest.mark.parametrize("raw", [b"", b"[]", b'"x"', b"{", b'{"a":1}}', b"\xff", b"NaN",
-                                 b"[" * 5000 + b"]" * 4999])
+@pytest.mark.parametrize(
+    "raw", [b"", b"[]", b'"x"', b"{", b'{"a":1}}', b"\xff", b"NaN", b"[" * 5000 + b"]" * 4999]
+)
 def test_anything_but_a_json_object_is_refused(raw):
     with pytest.raises(Invalid) as refused:
         parse_payload(raw)
@@ -65,10 +65,14 @@ def test_anything_but_a_json_object_is_refused(raw):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text() |
-    st.floats(allow_nan=False, allow_infinity=False),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20)
+    max_leaves=20,
+)
 
 
 @settings(max_examples=300, derandomize=True)

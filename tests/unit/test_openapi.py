@@ -27,8 +27,12 @@ SCHEMAS = DESCRIBED["components"]["schemas"]
 
 
 def documented(paths: dict) -> set[tuple[str, str]]:
-    return {(path, method.upper()) for path, item in paths.items() for method in item
-            if method in METHODS}
+    return {
+        (path, method.upper())
+        for path, item in paths.items()
+        for method in item
+        if method in METHODS
+    }
 
 
 def routes(app) -> set[tuple[str, str]]:
@@ -44,13 +48,19 @@ def served_locally_at(item: dict) -> set[str]:
 
 def notification_paths() -> dict:
     """The paths on the notification service's server (their own, or the root's)."""
-    return {path: item for path, item in DESCRIBED["paths"].items()
-            if NOTIFICATIONS_LOCAL in served_locally_at(item)}
+    return {
+        path: item
+        for path, item in DESCRIBED["paths"].items()
+        if NOTIFICATIONS_LOCAL in served_locally_at(item)
+    }
 
 
 def gateway_paths() -> dict:
-    return {path: item for path, item in DESCRIBED["paths"].items()
-            if GATEWAY_LOCAL in served_locally_at(item)}
+    return {
+        path: item
+        for path, item in DESCRIBED["paths"].items()
+        if GATEWAY_LOCAL in served_locally_at(item)
+    }
 
 
 def operations(paths: dict):
@@ -124,19 +134,26 @@ def test_every_operation_with_a_body_documents_413():
 
 
 def test_every_list_documents_its_paging():
-    lists = [("/api/inventario", "get"), ("/api/inventario/alertas", "get"),
-             ("/api/pedidos", "get"), ("/api/envios", "get")]
+    lists = [
+        ("/api/inventario", "get"),
+        ("/api/inventario/alertas", "get"),
+        ("/api/pedidos", "get"),
+        ("/api/envios", "get"),
+    ]
     for path, method in lists:
         operation = DESCRIBED["paths"][path][method]
         names = {p.get("$ref", p.get("name")) for p in operation["parameters"]}
         assert {"#/components/parameters/limit", "#/components/parameters/nextToken"} <= names
         response = operation["responses"]["200"]
-        headers = response.get("headers") or DESCRIBED["components"]["responses"][
-            response["$ref"].rsplit("/", 1)[1]]["headers"]
+        headers = (
+            response.get("headers")
+            or DESCRIBED["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]["headers"]
+        )
         assert set(headers) == {"X-Next-Token", "Link"}
 
 
 # -- the document's numbers, states and texts are the code's ---------------------------
+
 
 def test_limits_are_the_codes():
     parameters = DESCRIBED["components"]["parameters"]
@@ -144,18 +161,20 @@ def test_limits_are_the_codes():
     assert parameters["IdempotencyKey"]["schema"]["maxLength"] == 255
     assert creating._IDEMPOTENCY_KEY.pattern == r"[\x21-\x7e]{1,255}"
     assert SCHEMAS["Id"]["maximum"] == ids.MAX_ID
-    assert SCHEMAS["Count"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
-    assert SCHEMAS["PositiveInteger"]["maximum"] == 10 ** validation.MAX_DIGITS - 1
+    assert SCHEMAS["Count"]["maximum"] == 10**validation.MAX_DIGITS - 1
+    assert SCHEMAS["PositiveInteger"]["maximum"] == 10**validation.MAX_DIGITS - 1
     # A float in the document; compared exactly, as the code compares a Decimal.
     assert Decimal(repr(SCHEMAS["Money"]["exclusiveMaximum"])) == (
-        Decimal(10) ** (validation.MAX_EXPONENT + 1))
+        Decimal(10) ** (validation.MAX_EXPONENT + 1)
+    )
     assert SCHEMAS["Text"]["maxLength"] == validation.MAX_TEXT
     product = SCHEMAS["ProductInput"]["properties"]
     assert product["sku"]["maxLength"] == inventory.rules.MAX_SKU
     assert product["descripcion"]["maxLength"] == inventory.rules.MAX_DESCRIPTION
     assert product["bodega"]["maxLength"] == validation.MAX_TEXT
     assert SCHEMAS["OrderInput"]["properties"]["userEmail"]["pattern"] == (
-        "^" + validation.EMAIL.pattern + "$")
+        "^" + validation.EMAIL.pattern + "$"
+    )
     assert "1,048,576" in DESCRIBED["components"]["responses"]["PayloadTooLarge"]["description"]
     assert service_app.MAX_BODY_BYTES == 1_048_576
 
@@ -164,11 +183,15 @@ def test_states_and_kinds_are_the_codes():
     assert tuple(SCHEMAS["OrderStatus"]["enum"]) == orders.rules.STATUSES
     assert tuple(SCHEMAS["ShipmentStatus"]["enum"]) == shipping.rules.STATUSES
     assert tuple(SCHEMAS["OrderInput"]["properties"]["tipoPedido"]["enum"]) == (
-        orders.rules.TIPOS_PEDIDO)
+        orders.rules.TIPOS_PEDIDO
+    )
     assert tuple(SCHEMAS["ShipmentInput"]["properties"]["tipoEnvio"]["enum"]) == (
-        shipping.strategies.TIPOS_ENVIO)
+        shipping.strategies.TIPOS_ENVIO
+    )
     assert SCHEMAS["Order"]["properties"]["observaciones"]["enum"] == [
-        orders.rules.CUSTOMS_NOTE, None]
+        orders.rules.CUSTOMS_NOTE,
+        None,
+    ]
 
 
 def test_the_notification_texts_are_the_codes():

@@ -11,9 +11,16 @@ from orders import service
 from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
 
-BODY = {"userId": 7, "userEmail": "ana@example.com", "clienteNombre": "Ana",
-        "total": Decimal("59.97"), "tipoPedido": "NACIONAL", "destino": "Bogotá",
-        "productoId": 3, "cantidad": 2}
+BODY = {
+    "userId": 7,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": Decimal("59.97"),
+    "tipoPedido": "NACIONAL",
+    "destino": "Bogotá",
+    "productoId": 3,
+    "cantidad": 2,
+}
 NOW = datetime(2026, 11, 22, 9, 30, 0, 500)
 
 
@@ -51,22 +58,37 @@ def outcomes():
 
 
 def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR):
-    return service.place_order(orders, stock or StockCheck(), events,
-                               outcomes or RecordingOutcomes(),
-                               service.order_to_place(caller, body), None, NOW)
+    return service.place_order(
+        orders,
+        stock or StockCheck(),
+        events,
+        outcomes or RecordingOutcomes(),
+        service.order_to_place(caller, body),
+        None,
+        NOW,
+    )
 
 
 def test_a_stocked_order_is_saved_pending_and_its_event_published(orders, events):
     stock = StockCheck()
     order = place(orders, events, stock)
     assert stock.asked == [(3, 2)]
-    assert (order.id, order.status, order.creado_en) == (1, "PENDIENTE",
-                                                         "2026-11-22T09:30:00.000500")
+    assert (order.id, order.status, order.creado_en) == (
+        1,
+        "PENDIENTE",
+        "2026-11-22T09:30:00.000500",
+    )
     assert order.total == Decimal("59.97")
     assert service.get_order(orders, OPERATOR, 1) == order
     assert listed(orders) == [order]
-    assert events.published == [{"pedidoId": 1, "userEmail": "ana@example.com",
-                                  "total": Decimal("59.97"), "tipoPedido": "NACIONAL"}]
+    assert events.published == [
+        {
+            "pedidoId": 1,
+            "userEmail": "ana@example.com",
+            "total": Decimal("59.97"),
+            "tipoPedido": "NACIONAL",
+        }
+    ]
 
 
 def test_an_invalid_order_is_refused_before_the_stock_check(orders, events):
@@ -77,12 +99,15 @@ def test_an_invalid_order_is_refused_before_the_stock_check(orders, events):
     assert stock.asked == [] and listed(orders) == [] and events.published == []
 
 
-@pytest.mark.parametrize("answer, code", [
-    (StockAnswer.INSUFFICIENT, "INSUFFICIENT_STOCK"),
-    (StockAnswer.UNKNOWN_PRODUCT, "PRODUCT_NOT_FOUND"),
-    (StockAnswer.NOT_CONFIRMED, "STOCK_NOT_CONFIRMED")])
-def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, outcomes, answer,
-                                                           code):
+@pytest.mark.parametrize(
+    "answer, code",
+    [
+        (StockAnswer.INSUFFICIENT, "INSUFFICIENT_STOCK"),
+        (StockAnswer.UNKNOWN_PRODUCT, "PRODUCT_NOT_FOUND"),
+        (StockAnswer.NOT_CONFIRMED, "STOCK_NOT_CONFIRMED"),
+    ],
+)
+def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, outcomes, answer, code):
     with pytest.raises(Invalid) as err:
         place(orders, events, StockCheck(answer), outcomes=outcomes)
     assert err.value.code == code and "3" in err.value.message
@@ -92,8 +117,12 @@ def test_refused_stock_saves_nothing_and_publishes_nothing(orders, events, outco
 
 def test_an_open_breaker_is_unavailable_with_its_retry_time(orders, events, outcomes):
     with pytest.raises(Unavailable) as err:
-        place(orders, events, StockCheck(InventoryUnavailable(retry_after_seconds=12)),
-              outcomes=outcomes)
+        place(
+            orders,
+            events,
+            StockCheck(InventoryUnavailable(retry_after_seconds=12)),
+            outcomes=outcomes,
+        )
     assert (err.value.code, err.value.retry_after_seconds) == ("INVENTORY_UNAVAILABLE", 12)
     assert listed(orders) == [] and events.published == []
     assert outcomes.counted == ["INVENTORY_UNAVAILABLE"]

@@ -8,8 +8,11 @@ from common.settings import LOCAL_JWT_SECRET, ConfigError, Settings, table_env_v
 def test_defaults_are_the_documented_ones():
     settings = Settings.from_env({})
     assert settings == Settings()
-    assert (settings.breaker_fail_max, settings.breaker_reset_seconds,
-            settings.stock_check_timeout_seconds) == (5, 30.0, 2.0)
+    assert (
+        settings.breaker_fail_max,
+        settings.breaker_reset_seconds,
+        settings.stock_check_timeout_seconds,
+    ) == (5, 30.0, 2.0)
     assert settings.jwt_secret == LOCAL_JWT_SECRET.encode()
     assert settings.cors_allow_origin == "*" and settings.region == "us-east-1"
     assert settings.inventory_service_url is None and settings.notification_service_url is None
@@ -17,12 +20,19 @@ def test_defaults_are_the_documented_ones():
 
 
 def test_values_are_read_and_typed():
-    settings = Settings.from_env({
-        "BREAKER_FAIL_MAX": "3", "BREAKER_RESET_SECONDS": "2.5",
-        "STOCK_CHECK_TIMEOUT_SECONDS": "0.5", "INVENTORY_SERVICE_URL": "http://127.0.0.1:9/",
-        "NOTIFICATION_SERVICE_URL": "https://x.example.com/api", "AWS_REGION": "eu-west-1",
-        "AWS_DEFAULT_REGION": "us-west-2", "CORS_ALLOW_ORIGIN": "https://ops.example.com",
-        "ORDER_EVENTS_FUNCTION": "logistics-prod-OrderEvents-1A2B"})
+    settings = Settings.from_env(
+        {
+            "BREAKER_FAIL_MAX": "3",
+            "BREAKER_RESET_SECONDS": "2.5",
+            "STOCK_CHECK_TIMEOUT_SECONDS": "0.5",
+            "INVENTORY_SERVICE_URL": "http://127.0.0.1:9/",
+            "NOTIFICATION_SERVICE_URL": "https://x.example.com/api",
+            "AWS_REGION": "eu-west-1",
+            "AWS_DEFAULT_REGION": "us-west-2",
+            "CORS_ALLOW_ORIGIN": "https://ops.example.com",
+            "ORDER_EVENTS_FUNCTION": "logistics-prod-OrderEvents-1A2B",
+        }
+    )
     assert settings.breaker_fail_max == 3 and settings.breaker_reset_seconds == 2.5
     assert settings.stock_check_timeout_seconds == 0.5
     assert settings.inventory_service_url == "http://127.0.0.1:9"  # no trailing slash
@@ -43,26 +53,28 @@ def test_table_names_come_from_their_variables_or_default_to_the_logical_id():
     assert table_env_var("ProductSkusTable") == "PRODUCT_SKUS_TABLE"
 
 
-@pytest.mark.parametrize("name, value, accepts", [
-    ("BREAKER_FAIL_MAX", "zero", "an integer >= 1"),
-    ("BREAKER_FAIL_MAX", "0", "an integer >= 1"),
-    ("BREAKER_FAIL_MAX", "2.5", "an integer >= 1"),
-    ("BREAKER_RESET_SECONDS", "-1", "a number >= 0"),
-    ("BREAKER_RESET_SECONDS", "nan", "a number >= 0"),
-    ("BREAKER_RESET_SECONDS", "inf", "a number >= 0"),
-    ("STOCK_CHECK_TIMEOUT_SECONDS", "soon", "a number >= 0.001"),
-    ("STOCK_CHECK_TIMEOUT_SECONDS", "0", "a number >= 0.001"),
-    ("INVENTORY_SERVICE_URL", "localhost:8000", "an http(s) URL"),
-    ("NOTIFICATION_SERVICE_URL", "ftp://x.example.com", "an http(s) URL"),
-    ("CORS_ALLOW_ORIGIN", "https://ops.example.com/path", "one origin"),
-    ("CORS_ALLOW_ORIGIN", "ops.example.com", "one origin"),
-    ("AWS_REGION", "mars", "an AWS region"),
-    ("ORDER_EVENTS_FUNCTION", "has spaces", "a Lambda function name"),
-    ("PRODUCTS_TABLE", "x y", "a DynamoDB table name"),
-    ("POWERTOOLS_LOG_LEVEL", "LOUD", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
-])
-def test_an_unusable_value_is_refused_naming_the_variable_and_what_it_accepts(
-        name, value, accepts):
+@pytest.mark.parametrize(
+    "name, value, accepts",
+    [
+        ("BREAKER_FAIL_MAX", "zero", "an integer >= 1"),
+        ("BREAKER_FAIL_MAX", "0", "an integer >= 1"),
+        ("BREAKER_FAIL_MAX", "2.5", "an integer >= 1"),
+        ("BREAKER_RESET_SECONDS", "-1", "a number >= 0"),
+        ("BREAKER_RESET_SECONDS", "nan", "a number >= 0"),
+        ("BREAKER_RESET_SECONDS", "inf", "a number >= 0"),
+        ("STOCK_CHECK_TIMEOUT_SECONDS", "soon", "a number >= 0.001"),
+        ("STOCK_CHECK_TIMEOUT_SECONDS", "0", "a number >= 0.001"),
+        ("INVENTORY_SERVICE_URL", "localhost:8000", "an http(s) URL"),
+        ("NOTIFICATION_SERVICE_URL", "ftp://x.example.com", "an http(s) URL"),
+        ("CORS_ALLOW_ORIGIN", "https://ops.example.com/path", "one origin"),
+        ("CORS_ALLOW_ORIGIN", "ops.example.com", "one origin"),
+        ("AWS_REGION", "mars", "an AWS region"),
+        ("ORDER_EVENTS_FUNCTION", "has spaces", "a Lambda function name"),
+        ("PRODUCTS_TABLE", "x y", "a DynamoDB table name"),
+        ("POWERTOOLS_LOG_LEVEL", "LOUD", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+    ],
+)
+def test_an_unusable_value_is_refused_naming_the_variable_and_what_it_accepts(name, value, accepts):
     with pytest.raises(ConfigError) as err:
         Settings.from_env({name: value})
     message = str(err.value)
@@ -74,8 +86,9 @@ def test_load_stops_the_process_with_one_line(capsys):
     with pytest.raises(SystemExit) as stopped:
         Settings.load({"BREAKER_RESET_SECONDS": "-1"})
     assert stopped.value.code == 2
-    assert capsys.readouterr().err == ("Configuration error: BREAKER_RESET_SECONDS='-1': "
-                                       "must be a number >= 0\n")
+    assert capsys.readouterr().err == (
+        "Configuration error: BREAKER_RESET_SECONDS='-1': must be a number >= 0\n"
+    )
 
 
 def test_settings_are_frozen():
@@ -107,8 +120,9 @@ def test_a_key_lives_in_one_place_only():
         Settings.from_env({"JWT_SECRET": "x" * 40, "JWT_SECRET_ID": "stack/jwt-signing-key"})
     with pytest.raises(ConfigError, match="PAGE_TOKEN_KEY_ID"):
         Settings.from_env({"PAGE_TOKEN_KEY": "y" * 40, "PAGE_TOKEN_KEY_ID": "stack/page"})
-    settings = Settings.from_env({"JWT_SECRET_ID": "arn:aws:secretsmanager:us-east-1:1:"
-                                                    "secret:stack/jwt-signing-key-AbCdEf"})
+    settings = Settings.from_env(
+        {"JWT_SECRET_ID": "arn:aws:secretsmanager:us-east-1:1:secret:stack/jwt-signing-key-AbCdEf"}
+    )
     assert settings.jwt_secret_id.endswith("jwt-signing-key-AbCdEf")
 
 
@@ -117,10 +131,16 @@ def test_a_secret_id_must_look_like_one():
         Settings.from_env({"JWT_SECRET_ID": "has spaces"})
 
 
-@pytest.mark.parametrize("issuer, accepted", [
-    ("https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Ab", True),
-    ("http://127.0.0.1:9000", True), ("http://localhost:9000/realms/x", True),
-    ("http://idp.example.com", False), ("ftp://idp.example.com", False)])
+@pytest.mark.parametrize(
+    "issuer, accepted",
+    [
+        ("https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Ab", True),
+        ("http://127.0.0.1:9000", True),
+        ("http://localhost:9000/realms/x", True),
+        ("http://idp.example.com", False),
+        ("ftp://idp.example.com", False),
+    ],
+)
 def test_an_issuer_is_fetched_over_https_unless_it_is_this_machine(issuer, accepted):
     env = {"JWT_ISSUER": issuer, "JWT_AUDIENCE": "client"}
     if accepted:

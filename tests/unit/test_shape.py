@@ -17,8 +17,14 @@ PACKAGES = sorted(p.name for p in FUNCTIONS.iterdir() if (p / "__init__.py").exi
 # The HTTP edge: the only modules that may know Chalice (a service's own, and the common
 # layer's app, answers, lists, creation once per key and request readers).
 EDGE = {"routes.py", "lambda_app.py", "wiring.py"}
-COMMON_EDGE = {"service_app.py", "responses.py", "lists.py", "creating.py", "readers.py",
-               "index.py"}
+COMMON_EDGE = {
+    "service_app.py",
+    "responses.py",
+    "lists.py",
+    "creating.py",
+    "readers.py",
+    "index.py",
+}
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -58,8 +64,11 @@ def test_only_repositories_and_models_know_pynamodb(path):
 
 def test_nothing_outside_tests_imports_from_tests():
     # The benchmarks are harnesses too: they may drive the stack the way the tests do.
-    outside = [p for p in sources(ROOT / "functions", ROOT / "layers", ROOT / "infra")
-               if ".venv" not in p.parts]
+    outside = [
+        p
+        for p in sources(ROOT / "functions", ROOT / "layers", ROOT / "infra")
+        if ".venv" not in p.parts
+    ]
     outside.append(ROOT / "app.py")
     assert [p for p in outside if "tests" in imported_roots(p)] == []
 
@@ -67,8 +76,15 @@ def test_nothing_outside_tests_imports_from_tests():
 @pytest.mark.parametrize("package", SERVICES)
 def test_every_storing_service_folder_reads_the_same(package):
     files = {p.name for p in (FUNCTIONS / package).glob("*.py")}
-    assert {"routes.py", "service.py", "rules.py", "repository.py", "model.py", "wiring.py",
-            "lambda_app.py"} <= files
+    assert {
+        "routes.py",
+        "service.py",
+        "rules.py",
+        "repository.py",
+        "model.py",
+        "wiring.py",
+        "lambda_app.py",
+    } <= files
 
 
 def test_the_common_layer_never_imports_a_service():

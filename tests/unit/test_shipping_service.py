@@ -22,9 +22,9 @@ def shipments():
     return InMemoryShipments()
 
 
-
 def create(shipments, body, now):
     return service.create_shipment(shipments, NO_ORDER, rules.parse_shipment(body), now)
+
 
 def test_create_generates_the_guide_route_and_estimate_from_one_instant(shipments):
     shipment = create(shipments, BODY, NOW)

@@ -27,10 +27,12 @@ def test_the_local_limits_default_to_the_templates_and_can_be_set():
     defaults = LocalSettings.from_env({})
     assert defaults.gateway_throttle == Throttle(
         float(parameters[THROTTLE_PARAMETERS["THROTTLE_RATE_LIMIT"]]["Default"]),
-        int(parameters[THROTTLE_PARAMETERS["THROTTLE_BURST_LIMIT"]]["Default"]))
+        int(parameters[THROTTLE_PARAMETERS["THROTTLE_BURST_LIMIT"]]["Default"]),
+    )
     assert defaults.gateway_throttle.rate >= 1000  # never throttles normal use
-    set_ = LocalSettings.from_env({"NOTIFICATION_THROTTLE_RATE_LIMIT": "3",
-                                   "NOTIFICATION_THROTTLE_BURST_LIMIT": "4"})
+    set_ = LocalSettings.from_env(
+        {"NOTIFICATION_THROTTLE_RATE_LIMIT": "3", "NOTIFICATION_THROTTLE_BURST_LIMIT": "4"}
+    )
     assert set_.notification_throttle == Throttle(3.0, 4)
 
 
@@ -42,5 +44,6 @@ def test_the_template_throttles_both_stages_with_those_parameters():
         assert method["ThrottlingBurstLimit"] == {"Ref": f"{prefix}ThrottleBurstLimit"}
     function = template.resources("AWS::Serverless::Function")["NotificationFunction"]
     assert function["Properties"]["ReservedConcurrentExecutions"] == {
-        "Ref": "NotificationReservedConcurrency"}
+        "Ref": "NotificationReservedConcurrency"
+    }
     assert template.identity_validation() is not None

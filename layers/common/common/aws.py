@@ -32,12 +32,22 @@ from common.settings import Settings
 # that cost. A call outside this list would fail on Lambda; the integration tests refuse
 # one.
 OPERATIONS = {
-    "dynamodb": frozenset({"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query",
-                           "BatchGetItem", "TransactWriteItems"}),
+    "dynamodb": frozenset(
+        {
+            "GetItem",
+            "PutItem",
+            "UpdateItem",
+            "DeleteItem",
+            "Query",
+            "BatchGetItem",
+            "TransactWriteItems",
+        }
+    ),
     "lambda": frozenset({"Invoke"}),
     # The keys' reads, and their rotation (key_rotation).
-    "secretsmanager": frozenset({"GetSecretValue", "DescribeSecret", "PutSecretValue",
-                                 "UpdateSecretVersionStage"}),
+    "secretsmanager": frozenset(
+        {"GetSecretValue", "DescribeSecret", "PutSecretValue", "UpdateSecretVersionStage"}
+    ),
 }
 
 _session: botocore.session.Session | None = None
@@ -50,9 +60,13 @@ HOME: str | None = None  # the function this process runs, on Lambda
 
 # PynamoDB's own client settings (no parameter validation, its retries), with a pool big
 # enough for the local stack's concurrency: a full pool logs a warning per request.
-DYNAMODB_CONFIG = Config(parameter_validation=False, connect_timeout=15, read_timeout=30,
-                         max_pool_connections=64,
-                         retries={"total_max_attempts": 4, "mode": "standard"})
+DYNAMODB_CONFIG = Config(
+    parameter_validation=False,
+    connect_timeout=15,
+    read_timeout=30,
+    max_pool_connections=64,
+    retries={"total_max_attempts": 4, "mode": "standard"},
+)
 
 
 def _new_session() -> botocore.session.Session:
@@ -130,9 +144,13 @@ def lambda_client(settings: Settings):
     (the stock check's breaker, and the events' sweep, decide what happens next).
     Publishing and the stock check share it, and so its open connection."""
     timeout = settings.stock_check_timeout_seconds
-    return _own("lambda", settings, Config(
-        connect_timeout=min(1, timeout), read_timeout=timeout,
-        retries={"total_max_attempts": 1}))
+    return _own(
+        "lambda",
+        settings,
+        Config(
+            connect_timeout=min(1, timeout), read_timeout=timeout, retries={"total_max_attempts": 1}
+        ),
+    )
 
 
 def secretsmanager(settings: Settings):

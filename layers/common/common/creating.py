@@ -36,8 +36,9 @@ class CreatedOnce:
     def __init__(self, once: "Once"):
         self._once = once
 
-    def answer(self, request, parse: Callable[[dict], C], create: Callable[[C], object]
-               ) -> Response:
+    def answer(
+        self, request, parse: Callable[[dict], C], create: Callable[[C], object]
+    ) -> Response:
         """`parse(body)` checks the body and turns it into what `create` takes (400 or
         403 for one it refuses), before any key is claimed: a body gets the same answer
         with a key as without. `create(command)` makes the thing and returns it, as
@@ -50,13 +51,17 @@ class CreatedOnce:
         if key is None:
             return _located(request, created(create(command)))
         outcome = self._once.run(
-            {"caller": caller_of(request).sub, "key": key}, fingerprint(body),
-            lambda: {"body": created(create(command)).body}, request.lambda_context)
+            {"caller": caller_of(request).sub, "key": key},
+            fingerprint(body),
+            lambda: {"body": created(create(command)).body},
+            request.lambda_context,
+        )
         headers: dict[str, str | list[str]] = {"Content-Type": JSON_CONTENT_TYPE}
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"
-        return _located(request, Response(body=outcome.result["body"], status_code=201,
-                                          headers=headers))
+        return _located(
+            request, Response(body=outcome.result["body"], status_code=201, headers=headers)
+        )
 
 
 def _located(request, response: Response) -> Response:

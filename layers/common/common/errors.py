@@ -7,8 +7,14 @@ carries a stable `code` for clients and a `message` for people.
 
 
 class DomainError(Exception):
-    def __init__(self, code: str, message: str, *, details: list[dict] | None = None,
-                 retry_after_seconds: int | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        details: list[dict] | None = None,
+        retry_after_seconds: int | None = None,
+    ):
         super().__init__(message)
         self.code = code
         self.message = message

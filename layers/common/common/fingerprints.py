@@ -11,8 +11,9 @@ import simplejson
 
 def fingerprint(body) -> str:
     """A short, stable digest of `body` (already bounded in depth: common.jsonio)."""
-    text = simplejson.dumps(_canonical(body), sort_keys=True, separators=(",", ":"),
-                            ensure_ascii=True)
+    text = simplejson.dumps(
+        _canonical(body), sort_keys=True, separators=(",", ":"), ensure_ascii=True
+    )
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 

@@ -15,7 +15,8 @@ class FunctionHandler:
     def __init__(self, function: str, logger, handle: Callable[[dict, object], object]):
         self.function, self.logger = function, logger
         self._invoke = tracer.capture_lambda_handler(capture_response=False)(
-            logger.inject_lambda_context(clear_state=True)(handle))
+            logger.inject_lambda_context(clear_state=True)(handle)
+        )
 
     def __call__(self, event, context):
         with aws.acting_as(self.function):

@@ -34,9 +34,12 @@ class IdBlocks:
     """Ids for one kind in this process. `reserve(n)` adds n to the counter and returns
     its new value: the block is the n ids ending there."""
 
-    def __init__(self, reserve: Callable[[int], int],
-                 clock: Callable[[], float] = time.monotonic,
-                 process: Callable[[], int] = os.getpid):
+    def __init__(
+        self,
+        reserve: Callable[[int], int],
+        clock: Callable[[], float] = time.monotonic,
+        process: Callable[[], int] = os.getpid,
+    ):
         self._reserve, self._clock, self._process = reserve, clock, process
         self._lock = threading.Lock()  # a local server may run requests in threads
         self._next = 1  # the next id to hand out from the block
@@ -51,8 +54,11 @@ class IdBlocks:
     def next_id(self) -> int:
         with self._lock:
             now = self._clock()
-            if (self._next > self._end or self._owner != self._process()
-                    or now - self._reserved_at > LIFETIME_SECONDS):
+            if (
+                self._next > self._end
+                or self._owner != self._process()
+                or now - self._reserved_at > LIFETIME_SECONDS
+            ):
                 size = self._next_size(now)
                 last = self._reserve(size)
                 self._next, self._end, self._size = last - size + 1, last, size

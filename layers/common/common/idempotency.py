@@ -45,8 +45,9 @@ class _ClaimTime:
         self.context = None
 
     def get_remaining_time_in_millis(self) -> int:
-        remaining = (self.context.get_remaining_time_in_millis()
-                     if self.context is not None else None)
+        remaining = (
+            self.context.get_remaining_time_in_millis() if self.context is not None else None
+        )
         return min(remaining, MAX_CLAIM_MILLIS) if remaining is not None else MAX_CLAIM_MILLIS
 
 
@@ -68,17 +69,22 @@ class Once:
         self._scope, self._service = scope, service
         self._claim_time = _ClaimTime()
         config = IdempotencyConfig(
-            event_key_jmespath="key", payload_validation_jmespath="payload",
+            event_key_jmespath="key",
+            payload_validation_jmespath="payload",
             expires_after_seconds=settings.idempotency_ttl_seconds,
             # Not a LambdaContext, but all Powertools asks of one (see _ClaimTime).
             lambda_context=self._claim_time,  # type: ignore[arg-type]
-            response_hook=lambda stored, _record: Outcome(stored, replayed=True))
+            response_hook=lambda stored, _record: Outcome(stored, replayed=True),
+        )
         store = _InProgressFirst(
-            table_name=settings.table_name("IdempotencyTable"),
-            boto3_client=aws.dynamodb(settings))
-        self._run = idempotent_function(data_keyword_argument="request",
-                                        persistence_store=store, config=config,
-                                        key_prefix=scope)(self._first_time)
+            table_name=settings.table_name("IdempotencyTable"), boto3_client=aws.dynamodb(settings)
+        )
+        self._run = idempotent_function(
+            data_keyword_argument="request",
+            persistence_store=store,
+            config=config,
+            key_prefix=scope,
+        )(self._first_time)
 
     @staticmethod
     def _first_time(request: dict, work: Callable[[], dict]) -> dict:
@@ -92,12 +98,15 @@ class Once:
         try:
             result = self._run(request={"key": key, "payload": payload}, work=work)
         except IdempotencyValidationError:
-            raise Unprocessable("IDEMPOTENCY_KEY_REUSED",
-                                "This Idempotency-Key was used with another body") from None
+            raise Unprocessable(
+                "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with another body"
+            ) from None
         except (IdempotencyAlreadyInProgressError, IdempotencyInconsistentStateError):
-            raise Conflict("IDEMPOTENCY_IN_PROGRESS",
-                           "A request with this Idempotency-Key is still being processed; "
-                           "retry", retry_after_seconds=1) from None
+            raise Conflict(
+                "IDEMPOTENCY_IN_PROGRESS",
+                "A request with this Idempotency-Key is still being processed; retry",
+                retry_after_seconds=1,
+            ) from None
         if isinstance(result, Outcome):
             metrics.count(metrics.IDEMPOTENT_REPLAYS, service=self._service, scope=self._scope)
             return result

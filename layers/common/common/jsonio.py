@@ -47,7 +47,7 @@ def _reason(exc: simplejson.JSONDecodeError) -> str:
     with the character at fault ("Invalid control character %r at"): filled here."""
     if "%r" not in exc.msg:
         return exc.msg
-    return exc.msg.replace("%r", repr(exc.doc[exc.pos:exc.pos + 1])).removesuffix(" at")
+    return exc.msg.replace("%r", repr(exc.doc[exc.pos : exc.pos + 1])).removesuffix(" at")
 
 
 def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
@@ -55,11 +55,13 @@ def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
     so is a body nested deeper than `max_depth` (None: as deep as the parser goes)."""
     raw = _text(raw)
     try:
-        value = simplejson.loads(raw, parse_float=Decimal, parse_int=_integer,
-                                 parse_constant=_reject_constant)
+        value = simplejson.loads(
+            raw, parse_float=Decimal, parse_int=_integer, parse_constant=_reject_constant
+        )
     except simplejson.JSONDecodeError as exc:
-        raise InvalidJson(f"the body is not valid JSON: {_reason(exc)} at position "
-                          f"{exc.pos}") from None
+        raise InvalidJson(
+            f"the body is not valid JSON: {_reason(exc)} at position {exc.pos}"
+        ) from None
     except RecursionError:
         raise TooDeep("the body nests too deeply") from None
     if max_depth is not None and not within_depth(value, max_depth):
@@ -75,15 +77,17 @@ def within_depth(value, limit: int) -> bool:
         if isinstance(item, dict | list):
             if depth > limit:
                 return False
-            stack.extend((child, depth + 1)
-                         for child in (item.values() if isinstance(item, dict) else item))
+            stack.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
     return True
 
 
 def dumps(value, *, ascii_only: bool = True) -> str:
     # default=str keeps a stray datetime or set printable in logs instead of raising.
-    return simplejson.dumps(value, use_decimal=True, default=str, separators=(",", ":"),
-                            ensure_ascii=ascii_only)
+    return simplejson.dumps(
+        value, use_decimal=True, default=str, separators=(",", ":"), ensure_ascii=ascii_only
+    )
 
 
 def raw(text: str) -> simplejson.RawJSON:
@@ -96,13 +100,16 @@ def raw(text: str) -> simplejson.RawJSON:
 # reach. A notification may be any JSON object (docs/api.md#notifications), so this
 # checks one token at a time with a stack of its own, and gives the text back compact.
 
-_TOKEN = re.compile(r'''
+_TOKEN = re.compile(
+    r"""
     (?P<mark>[{}\[\]:,])
   | (?P<space>[ \t\n\r]+)
   | (?P<string>"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
   | (?P<number>-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
   | (?P<literal>true|false|null)
-''', re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 def compact_any(raw: bytes | str | None) -> str:
@@ -125,8 +132,11 @@ def compact_any(raw: bytes | str | None) -> str:
         if kind == "mark" and token in "}]":
             opener = "{" if token == "}" else "["
             empty = parts and parts[-1] == opener
-            if not stack or stack[-1] != opener or \
-                    (expect != "next" and not (empty and expect in ("key", "value"))):
+            if (
+                not stack
+                or stack[-1] != opener
+                or (expect != "next" and not (empty and expect in ("key", "value")))
+            ):
                 break
             stack.pop()
             expect = "next"

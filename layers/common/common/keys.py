@@ -92,15 +92,17 @@ class SecretRing(KeyRing):
 
     def verifying(self, kid: str | None) -> list[Key]:
         versions = [v for v in self._versions() if v is not None]
-        if kid is not None and all(v.key.kid != kid for v in versions) \
-                and self._clock() - self._read_at >= MIN_REREAD_SECONDS:
+        if (
+            kid is not None
+            and all(v.key.kid != kid for v in versions)
+            and self._clock() - self._read_at >= MIN_REREAD_SECONDS
+        ):
             versions = [v for v in self._versions(force=True) if v is not None]
         return [v.key for v in versions if kid is None or v.key.kid == kid]
 
     def _versions(self, force: bool = False) -> tuple[_Version, _Version | None]:
         with self._lock:
-            if force or self._current is None or \
-                    self._clock() - self._read_at >= REFRESH_SECONDS:
+            if force or self._current is None or self._clock() - self._read_at >= REFRESH_SECONDS:
                 self._current = self._read(CURRENT)
                 self._previous = self._read(PREVIOUS)
                 self._read_at = self._clock()
@@ -119,11 +121,14 @@ class SecretRing(KeyRing):
         value = found.get("SecretString")
         secret = value.encode("utf-8") if value is not None else bytes(found["SecretBinary"])
         if len(secret) < MIN_JWT_SECRET_BYTES:
-            raise ConfigError(f"the secret {self._id} ({stage}) holds fewer than "
-                              f"{MIN_JWT_SECRET_BYTES} bytes")
+            raise ConfigError(
+                f"the secret {self._id} ({stage}) holds fewer than {MIN_JWT_SECRET_BYTES} bytes"
+            )
         created = found.get("CreatedDate")
-        return _Version(Key(found["VersionId"], secret),
-                        created.timestamp() if isinstance(created, datetime) else 0.0)
+        return _Version(
+            Key(found["VersionId"], secret),
+            created.timestamp() if isinstance(created, datetime) else 0.0,
+        )
 
 
 def jwt_keys(settings: Settings) -> KeyRing:

@@ -25,8 +25,12 @@ class Lists:
     def from_settings(cls, settings: Settings) -> "Lists":
         return cls(keys.page_token_keys(settings), settings.max_response_bytes)
 
-    def answer(self, request, fetch: Callable[[int, int], Page],
-               filters: Mapping[str, str | None] | None = None) -> Response:
+    def answer(
+        self,
+        request,
+        fetch: Callable[[int, int], Page],
+        filters: Mapping[str, str | None] | None = None,
+    ) -> Response:
         """Answer with the page that `fetch(after, limit)` reads; the filters (query
         parameters) bind the token, so it cannot be used with other ones."""
         filters = filters or {}
@@ -38,10 +42,13 @@ class Lists:
         headers = {}
         if resume_after is not None:
             token = issue_token(self.token_keys, list_name, filters, resume_after)
-            headers = {"X-Next-Token": token,
-                       "Link": f'<{_next_page_link(request, token)}>; rel="next"'}
-        return Response(body=body, status_code=200,
-                        headers={"Content-Type": JSON_CONTENT_TYPE, **headers})
+            headers = {
+                "X-Next-Token": token,
+                "Link": f'<{_next_page_link(request, token)}>; rel="next"',
+            }
+        return Response(
+            body=body, status_code=200, headers={"Content-Type": JSON_CONTENT_TYPE, **headers}
+        )
 
     def _body(self, fetch, after: int, limit: int | None) -> tuple[str, int | None]:
         """The JSON array of the page, cut where the next item would pass `max_bytes`
@@ -71,8 +78,15 @@ def _next_page_link(request, token: str) -> str:
     reference (RFC 8288)."""
     path = request.context.get("path", request.path)
     query = request.query_params
-    pairs = [(name, value) for name in query or {} if name != "nextToken"
-             for value in query.getlist(name)]
+    pairs = [
+        (name, value)
+        for name in query or {}
+        if name != "nextToken"
+        for value in query.getlist(name)
+    ]
     pairs.append(("nextToken", token))
-    return path + "?" + "&".join(f"{quote(name, safe='')}={quote(value, safe='')}"
-                                 for name, value in pairs)
+    return (
+        path
+        + "?"
+        + "&".join(f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in pairs)
+    )

@@ -52,21 +52,27 @@ def _sign(key: bytes, payload: bytes) -> bytes:
 
 
 def _scope(list_name: str, filters: Mapping[str, str | None]) -> dict:
-    return {"list": list_name,
-            "filters": {name: value for name, value in sorted(filters.items())
-                        if value is not None}}
+    return {
+        "list": list_name,
+        "filters": {name: value for name, value in sorted(filters.items()) if value is not None},
+    }
 
 
-def issue_token(keys: KeyRing, list_name: str, filters: Mapping[str, str | None],
-                after: int) -> str:
+def issue_token(
+    keys: KeyRing, list_name: str, filters: Mapping[str, str | None], after: int
+) -> str:
     key = keys.signing()
-    payload = json.dumps({**_scope(list_name, filters), "after": after, "kid": key.kid},
-                         separators=(",", ":"), sort_keys=True).encode("utf-8")
+    payload = json.dumps(
+        {**_scope(list_name, filters), "after": after, "kid": key.kid},
+        separators=(",", ":"),
+        sort_keys=True,
+    ).encode("utf-8")
     return f"{_encode(payload)}.{_encode(_sign(key.secret, payload))}"
 
 
-def read_token(keys: KeyRing, token: str | None, list_name: str,
-               filters: Mapping[str, str | None]) -> int:
+def read_token(
+    keys: KeyRing, token: str | None, list_name: str, filters: Mapping[str, str | None]
+) -> int:
     """The id after which the page starts: 0 without a token; 400 for one this list and
     these filters did not issue. The token names the key version it was signed with;
     the current and the previous version are accepted (common.keys)."""
@@ -81,8 +87,8 @@ def read_token(keys: KeyRing, token: str | None, list_name: str,
     except (ValueError, AttributeError):
         raise refused from None
     if not isinstance(kid, str | None) or not any(
-            hmac.compare_digest(signature, _sign(key.secret, payload))
-            for key in keys.verifying(kid)):
+        hmac.compare_digest(signature, _sign(key.secret, payload)) for key in keys.verifying(kid)
+    ):
         raise refused
     if {k: content.get(k) for k in ("list", "filters")} != _scope(list_name, filters):
         raise refused

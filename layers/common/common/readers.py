@@ -62,7 +62,9 @@ def gateway_base_url(request) -> str:
 
 def on_behalf_of(request) -> OnBehalf:
     """What a call to another service needs to make it for this request's caller."""
-    return OnBehalf(caller=caller_of(request),
-                    token=bearer_token(request.headers.get("authorization")),
-                    gateway_url=gateway_base_url(request),
-                    request_id=request.context.get("requestId"))
+    return OnBehalf(
+        caller=caller_of(request),
+        token=bearer_token(request.headers.get("authorization")),
+        gateway_url=gateway_base_url(request),
+        request_id=request.context.get("requestId"),
+    )

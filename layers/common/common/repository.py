@@ -51,9 +51,17 @@ def _in_parallel(calls: list[Callable[[], object]]) -> list:
 
 
 class Repository:
-    def __init__(self, settings: Settings, model: type[Model], entity: type, *, counter: str,
-                 unknown: Callable[[int], NotFound], other_models: tuple = (),
-                 item_of: Callable[[Any], Model] | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        model: type[Model],
+        entity: type,
+        *,
+        counter: str,
+        unknown: Callable[[int], NotFound],
+        other_models: tuple = (),
+        item_of: Callable[[Any], Model] | None = None,
+    ):
         """`item_of(entity)`: the item a put stores for it, with every attribute an index
         derives from it; by default its fields and its place in the byShard index."""
         storage.bind(settings, model, CounterModel, *other_models)
@@ -61,8 +69,7 @@ class Repository:
         self._model: Any = model
         self._entity = entity
         self._unknown = unknown
-        self._item_of = item_of or (lambda entity: storage.listed(
-            storage.to_item(model, entity)))
+        self._item_of = item_of or (lambda entity: storage.listed(storage.to_item(model, entity)))
         self._ids = IdBlocks(functools.partial(counters.reserve, counter))
 
     def next_id(self) -> int:
@@ -81,41 +88,50 @@ class Repository:
         if not ids.items:
             return Page([], ids.resume_after)
         found = self._model.batch_get([key.id for key in ids.items], consistent_read=True)
-        items = sorted((storage.to_domain(item, self._entity) for item in found),
-                       key=lambda entity: entity.id)
+        items = sorted(
+            (storage.to_domain(item, self._entity) for item in found), key=lambda entity: entity.id
+        )
         return Page(items, ids.resume_after)
 
     def _sharded_page(self, index, value: str, count: int, after: int, limit: int) -> Page:
         """A page of the items under `value` in an index written over `count` shards
         (common.shards), in ascending id."""
         page = self._merged(index, shards.keys(value, count), after, limit)
-        return Page([storage.to_domain(item, self._entity) for item in page.items],
-                    page.resume_after)
+        return Page(
+            [storage.to_domain(item, self._entity) for item in page.items], page.resume_after
+        )
 
     def _merged(self, index, partitions: Iterable, after: int, limit: int) -> Page:
         """The first `limit` items after id `after` of several partitions of an index
         whose sort key is the id, merged in id order (common.shards.Merge)."""
         merge = shards.Merge(partitions, after)
         while reads := merge.reads(limit):
-            answers = _in_parallel([functools.partial(self._read, index, partition, *read)
-                                    for partition, read in reads.items()])
+            answers = _in_parallel(
+                [
+                    functools.partial(self._read, index, partition, *read)
+                    for partition, read in reads.items()
+                ]
+            )
             for partition, (items, more) in zip(reads, answers, strict=True):
                 merge.add(partition, items, more)
         return merge.page(limit)
 
     def _read(self, index, partition, after: int, limit: int) -> tuple[list, bool]:
-        results = index.query(partition, self._model.id > after, limit=limit,
-                              page_size=limit)
+        results = index.query(partition, self._model.id > after, limit=limit, page_size=limit)
         items = list(results)
         return items, results.last_evaluated_key is not None
 
-    def _index_page(self, index, hash_value, after: int, limit: int,
-                    filter_condition=None) -> Page:
+    def _index_page(self, index, hash_value, after: int, limit: int, filter_condition=None) -> Page:
         """A page of an index whose sort key is the id: the items after `after`,
         ascending, at most `limit` read (a filter may keep fewer), and where the next
         page starts. Reads follow the items returned, not the table."""
-        results = index.query(hash_value, self._model.get_attributes()["id"] > after, limit=limit,
-                              page_size=limit, filter_condition=filter_condition)
+        results = index.query(
+            hash_value,
+            self._model.get_attributes()["id"] > after,
+            limit=limit,
+            page_size=limit,
+            filter_condition=filter_condition,
+        )
         items = [storage.to_domain(item, self._entity) for item in results]
         resume = results.last_evaluated_key
         return Page(items, int(resume["id"]["N"]) if resume else None)

@@ -18,12 +18,24 @@ from common.errors import (
 )
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
-STATUS = {Invalid: 400, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422,
-          Unavailable: 503}
+STATUS = {
+    Invalid: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Unprocessable: 422,
+    Unavailable: 503,
+}
 
 
-def error_response(status: int, code: str, message: str, *, details: list | None = None,
-                   headers: dict | None = None) -> Response:
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    *,
+    details: list | None = None,
+    headers: dict | None = None,
+) -> Response:
     """The platform's error body: {"error": CODE, "message": text[, "details": [...]]}."""
     body: dict[str, object] = {"error": code, "message": message}
     if details is not None:
@@ -33,8 +45,11 @@ def error_response(status: int, code: str, message: str, *, details: list | None
 
 def domain_error_response(err: DomainError) -> Response:
     status = next(code for kind, code in STATUS.items() if isinstance(err, kind))
-    headers = ({"Retry-After": str(err.retry_after_seconds)}
-               if err.retry_after_seconds is not None else None)
+    headers = (
+        {"Retry-After": str(err.retry_after_seconds)}
+        if err.retry_after_seconds is not None
+        else None
+    )
     return error_response(status, err.code, err.message, details=err.details, headers=headers)
 
 
@@ -45,8 +60,10 @@ def api_json(value):
     if isinstance(value, list | tuple):
         return [api_json(item) for item in value]
     if dataclasses.is_dataclass(value):
-        fields = sorted((f for f in dataclasses.fields(value) if not f.metadata.get("internal")),
-                        key=lambda f: f.name != "id")
+        fields = sorted(
+            (f for f in dataclasses.fields(value) if not f.metadata.get("internal")),
+            key=lambda f: f.name != "id",
+        )
         return {_camel(f.name): api_json(getattr(value, f.name)) for f in fields}
     return value
 
@@ -59,8 +76,11 @@ def _camel(name: str) -> str:
 def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
     # Responses carry UTF-8 as is ("Ruta terrestre — Lima"); every text field was checked
     # to be encodable on the way in.
-    return Response(body=jsonio.dumps(api_json(body), ascii_only=False), status_code=status,
-                    headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})})
+    return Response(
+        body=jsonio.dumps(api_json(body), ascii_only=False),
+        status_code=status,
+        headers={"Content-Type": JSON_CONTENT_TYPE, **(headers or {})},
+    )
 
 
 def ok(body) -> Response:
@@ -76,5 +96,6 @@ def no_content() -> Response:
 
 
 def text(body: str) -> Response:
-    return Response(body=body, status_code=200,
-                    headers={"Content-Type": "text/plain; charset=utf-8"})
+    return Response(
+        body=body, status_code=200, headers={"Content-Type": "text/plain; charset=utf-8"}
+    )

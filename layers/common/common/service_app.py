@@ -22,17 +22,19 @@ from common.tracing import tracer
 
 MAX_BODY_BYTES = 1024 * 1024
 # Chalice answers some requests itself ({"Code", "Message"}): same errors, our format.
-_CHALICE_CODES = {"MethodNotAllowedError": "METHOD_NOT_ALLOWED",
-                  "UnsupportedMediaType": "UNSUPPORTED_MEDIA_TYPE",
-                  "BadRequest": "BAD_REQUEST", "InternalServerError": "INTERNAL_ERROR"}
+_CHALICE_CODES = {
+    "MethodNotAllowedError": "METHOD_NOT_ALLOWED",
+    "UnsupportedMediaType": "UNSUPPORTED_MEDIA_TYPE",
+    "BadRequest": "BAD_REQUEST",
+    "InternalServerError": "INTERNAL_ERROR",
+}
 # Bodies are parsed as JSON whatever Content-Type says (curl -d sends a form type), and
 # a GET may carry any Content-Type: no route answers 415.
 ANY_CONTENT_TYPE = ["*/*"]
 # What a browser on the allowed origin may send, and read of an answer (the template's
 # preflight, answered by API Gateway on AWS, allows the same).
 CORS_ALLOW_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key")
-CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed",
-                       "Retry-After")
+CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed", "Retry-After")
 
 
 class PlatformApp(Chalice):
@@ -44,24 +46,38 @@ class PlatformApp(Chalice):
         self.logger = logger
         self._invoke = tracer.capture_lambda_handler(capture_response=False)(
             logger.inject_lambda_context(
-                correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True,
-            )(super().__call__))
+                correlation_id_path=correlation_paths.API_GATEWAY_REST,
+                clear_state=True,
+            )(super().__call__)
+        )
         # Powertools parses this path on the first request; jmespath keeps it parsed.
         jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
     def __call__(self, event, context):
         return self._invoke(event, context)
 
-    def rehearse(self, method: str, route: str, body: str | None = None,
-                 query: dict[str, str] | None = None, **path_parameters: str) -> int:
+    def rehearse(
+        self,
+        method: str,
+        route: str,
+        body: str | None = None,
+        query: dict[str, str] | None = None,
+        **path_parameters: str,
+    ) -> int:
         """Answer, during init, a request that changes nothing (a read, a refused body),
         so that the first client's request finds its path warm (see lambda_init.warm_up).
         It goes through Chalice and the platform's middleware, and is logged with
         sub "init-rehearsal"; not through Powertools, for which the first client
         request stays the cold start. A 5xx answer raises: the rehearsal failed."""
-        event = rest_event(method, route, path_parameters=path_parameters, query=query,
-                           body=body, request_id=REHEARSAL,
-                           authorizer={**SYSTEM.context(), "sub": REHEARSAL})
+        event = rest_event(
+            method,
+            route,
+            path_parameters=path_parameters,
+            query=query,
+            body=body,
+            request_id=REHEARSAL,
+            authorizer={**SYSTEM.context(), "sub": REHEARSAL},
+        )
         # Its own keys, as Powertools gives every invocation (clear_state): none left by
         # an earlier request, none left for the next.
         self.logger.clear_state()
@@ -85,23 +101,28 @@ class _Failed(ChaliceUnhandledError):
     """A view's exception, carried past Chalice's own handler to the platform's."""
 
 
-def create_app(name: str, settings: Settings, *blueprints: ServiceBlueprint,
-               cors: bool = True) -> PlatformApp:
+def create_app(
+    name: str, settings: Settings, *blueprints: ServiceBlueprint, cors: bool = True
+) -> PlatformApp:
     """A service's app: the platform's error format, body limit, CORS and request log."""
     app = PlatformApp(name, get_logger(name))
     origin = settings.cors_allow_origin
     if cors:
-        app.api.cors = CORSConfig(allow_origin=origin,
-                                  allow_headers=list(CORS_ALLOW_HEADERS),
-                                  expose_headers=list(CORS_EXPOSE_HEADERS), max_age=600)
+        app.api.cors = CORSConfig(
+            allow_origin=origin,
+            allow_headers=list(CORS_ALLOW_HEADERS),
+            expose_headers=list(CORS_EXPOSE_HEADERS),
+            max_age=600,
+        )
 
     @app.middleware("http")
     def platform_http(request, get_response):
         started = time.perf_counter()
         failure = None
         if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
-            response = error_response(413, "PAYLOAD_TOO_LARGE",
-                                      f"The body is larger than {MAX_BODY_BYTES} bytes")
+            response = error_response(
+                413, "PAYLOAD_TOO_LARGE", f"The body is larger than {MAX_BODY_BYTES} bytes"
+            )
         else:
             try:
                 response = _in_platform_format(get_response(request))
@@ -111,20 +132,25 @@ def create_app(name: str, settings: Settings, *blueprints: ServiceBlueprint,
                     response = domain_error_response(cause)
                 else:
                     failure = cause
-                    response = error_response(500, "INTERNAL_ERROR",
-                                              "An internal error occurred")
+                    response = error_response(500, "INTERNAL_ERROR", "An internal error occurred")
         if cors:
             # Chalice adds CORS headers only to responses its view returned normally;
             # every error gets them too (a 503's Retry-After is for the browser as well).
             response.headers.setdefault("Access-Control-Allow-Origin", origin)
-            response.headers.setdefault("Access-Control-Expose-Headers",
-                                        ",".join(CORS_EXPOSE_HEADERS))
+            response.headers.setdefault(
+                "Access-Control-Expose-Headers", ",".join(CORS_EXPOSE_HEADERS)
+            )
         authorizer = request.context.get("authorizer") or {}
-        log_request(app.logger, started, failure, method=request.method,
-                    route=request.context.get("resourcePath"),
-                    path=request.context.get("path", request.path),
-                    status=response.status_code,
-                    sub=authorizer.get("sub") or authorizer.get("principalId"))
+        log_request(
+            app.logger,
+            started,
+            failure,
+            method=request.method,
+            route=request.context.get("resourcePath"),
+            path=request.context.get("path", request.path),
+            status=response.status_code,
+            sub=authorizer.get("sub") or authorizer.get("principalId"),
+        )
         return response
 
     for blueprint in blueprints:
@@ -135,8 +161,7 @@ def create_app(name: str, settings: Settings, *blueprints: ServiceBlueprint,
                 if (path, method) not in before:
                     route.content_types = ANY_CONTENT_TYPE
                     # The blueprint says whose function's routes these are (its wiring).
-                    route.view_function = _as_platform_view(route.view_function,
-                                                            blueprint.function)
+                    route.view_function = _as_platform_view(route.view_function, blueprint.function)
     return app
 
 
@@ -163,8 +188,9 @@ def log_request(logger, started: float, failure: BaseException | None = None, **
     if failure is None:
         logger.info("request", extra=fields)
     else:
-        logger.error("request", extra=fields,
-                     exc_info=(type(failure), failure, failure.__traceback__))
+        logger.error(
+            "request", extra=fields, exc_info=(type(failure), failure, failure.__traceback__)
+        )
 
 
 def log_with_request(logger, **keys) -> None:
@@ -176,6 +202,7 @@ def _in_platform_format(response: Response) -> Response:
     body = response.body
     if response.status_code >= 400 and isinstance(body, dict) and "Code" in body:
         code = _CHALICE_CODES.get(body["Code"], "ERROR")
-        return error_response(response.status_code, code, body.get("Message") or code,
-                              headers=response.headers)
+        return error_response(
+            response.status_code, code, body.get("Message") or code, headers=response.headers
+        )
     return response

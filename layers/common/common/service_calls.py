@@ -51,11 +51,17 @@ class OverHttp:
 
     def __init__(self, url: str | None, timeout_seconds: float):
         self._url = url
-        self._http = urllib3.PoolManager(maxsize=64, retries=False,
-                                         timeout=urllib3.Timeout(total=timeout_seconds))
+        self._http = urllib3.PoolManager(
+            maxsize=64, retries=False, timeout=urllib3.Timeout(total=timeout_seconds)
+        )
 
-    def get(self, route: str, path_parameters: dict[str, str], query: dict[str, str],
-            on_behalf: OnBehalf) -> tuple[int, bytes]:
+    def get(
+        self,
+        route: str,
+        path_parameters: dict[str, str],
+        query: dict[str, str],
+        on_behalf: OnBehalf,
+    ) -> tuple[int, bytes]:
         path = route.format(**path_parameters)
         url = f"{self._url or on_behalf.gateway_url}{path}"
         if query:
@@ -79,17 +85,28 @@ class ByInvoke:
         self._function = function_name
         self._client = client  # quick to give up, never retried inline (common.aws)
 
-    def get(self, route: str, path_parameters: dict[str, str], query: dict[str, str],
-            on_behalf: OnBehalf) -> tuple[int, bytes]:
-        event = rest_event("GET", route, path_parameters=path_parameters, query=query or None,
-                           headers={"Accept": "application/json"},
-                           request_id=on_behalf.request_id or str(uuid.uuid4()),
-                           authorizer={"principalId": on_behalf.caller.sub,
-                                       **on_behalf.caller.context()})
+    def get(
+        self,
+        route: str,
+        path_parameters: dict[str, str],
+        query: dict[str, str],
+        on_behalf: OnBehalf,
+    ) -> tuple[int, bytes]:
+        event = rest_event(
+            "GET",
+            route,
+            path_parameters=path_parameters,
+            query=query or None,
+            headers={"Accept": "application/json"},
+            request_id=on_behalf.request_id or str(uuid.uuid4()),
+            authorizer={"principalId": on_behalf.caller.sub, **on_behalf.caller.context()},
+        )
         try:
-            answer = self._client.invoke(FunctionName=self._function,
-                                         InvocationType="RequestResponse",
-                                         Payload=json.dumps(event).encode())
+            answer = self._client.invoke(
+                FunctionName=self._function,
+                InvocationType="RequestResponse",
+                Payload=json.dumps(event).encode(),
+            )
             response = json.loads(answer["Payload"].read())
         except (BotoCoreError, ClientError, ValueError) as exc:  # timeout, throttled, down
             raise CallFailed(str(exc)) from exc

@@ -36,8 +36,15 @@ _FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
 _SECRET_ID = re.compile(r"[A-Za-z0-9/_+=.@:-]{1,2048}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The tables of infra/template.yaml (tests/release holds this list to the template).
-TABLES = ("ProductsTable", "ProductSkusTable", "OrdersTable", "ShipmentsTable",
-          "CountersTable", "IdempotencyTable", "CircuitBreakersTable")
+TABLES = (
+    "ProductsTable",
+    "ProductSkusTable",
+    "OrdersTable",
+    "ShipmentsTable",
+    "CountersTable",
+    "IdempotencyTable",
+    "CircuitBreakersTable",
+)
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -108,19 +115,23 @@ class Env:
         raw = self.text(name)
         if raw is None or self.url(name) is None:
             return None
-        if not raw.startswith("https://") and \
-                urlsplit(raw).hostname not in ("127.0.0.1", "localhost"):
+        if not raw.startswith("https://") and urlsplit(raw).hostname not in (
+            "127.0.0.1",
+            "localhost",
+        ):
             self.fail(name, "an https URL (http only on 127.0.0.1), or empty")
         return raw
 
     @overload
     def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str: ...
     @overload
-    def matching(self, name: str, pattern: re.Pattern, default: None,
-                 accepts: str) -> str | None: ...
+    def matching(
+        self, name: str, pattern: re.Pattern, default: None, accepts: str
+    ) -> str | None: ...
 
-    def matching(self, name: str, pattern: re.Pattern, default: str | None,
-                 accepts: str) -> str | None:
+    def matching(
+        self, name: str, pattern: re.Pattern, default: str | None, accepts: str
+    ) -> str | None:
         value = self.text(name, default)
         if value is not None and not pattern.fullmatch(value):
             self.fail(name, accepts)
@@ -136,13 +147,32 @@ def table_env_var(logical_id: str) -> str:
 
 # Every variable Settings.from_env reads (tests/unit/test_settings.py holds the two
 # together): the local runtime passes those a developer sets on to the functions.
-VARIABLES = ("AWS_REGION", "AWS_DEFAULT_REGION", "CORS_ALLOW_ORIGIN", "POWERTOOLS_LOG_LEVEL",
-             "JWT_SECRET", "JWT_SECRET_ID", "JWT_ISSUER", "JWT_AUDIENCE", "JWT_JWKS_URL",
-             "PAGE_TOKEN_KEY", "PAGE_TOKEN_KEY_ID", "INVENTORY_SERVICE_URL",
-             "INVENTORY_FUNCTION", "ORDERS_SERVICE_URL", "ORDERS_FUNCTION", "BREAKER_FAIL_MAX",
-             "BREAKER_RESET_SECONDS", "STOCK_CHECK_TIMEOUT_SECONDS",
-             "NOTIFICATION_SERVICE_URL", "ORDER_EVENTS_FUNCTION", "MAX_RESPONSE_BYTES",
-             "IDEMPOTENCY_TTL_SECONDS", "DOCS_URL", *map(table_env_var, TABLES))
+VARIABLES = (
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "CORS_ALLOW_ORIGIN",
+    "POWERTOOLS_LOG_LEVEL",
+    "JWT_SECRET",
+    "JWT_SECRET_ID",
+    "JWT_ISSUER",
+    "JWT_AUDIENCE",
+    "JWT_JWKS_URL",
+    "PAGE_TOKEN_KEY",
+    "PAGE_TOKEN_KEY_ID",
+    "INVENTORY_SERVICE_URL",
+    "INVENTORY_FUNCTION",
+    "ORDERS_SERVICE_URL",
+    "ORDERS_FUNCTION",
+    "BREAKER_FAIL_MAX",
+    "BREAKER_RESET_SECONDS",
+    "STOCK_CHECK_TIMEOUT_SECONDS",
+    "NOTIFICATION_SERVICE_URL",
+    "ORDER_EVENTS_FUNCTION",
+    "MAX_RESPONSE_BYTES",
+    "IDEMPOTENCY_TTL_SECONDS",
+    "DOCS_URL",
+    *map(table_env_var, TABLES),
+)
 
 
 @dataclass(frozen=True)
@@ -200,22 +230,27 @@ class Settings:
         origin = read.text("CORS_ALLOW_ORIGIN", "*")
         if origin != "*":
             parts = urlsplit(origin)
-            if parts.scheme not in ("http", "https") or not parts.hostname or \
-                    origin != f"{parts.scheme}://{parts.netloc}":
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or origin != f"{parts.scheme}://{parts.netloc}"
+            ):
                 read.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
         tables = {}
         for name in map(table_env_var, TABLES):
             if read.text(name):
-                tables[name] = read.matching(name, _TABLE_NAME, "",
-                                             "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)")
+                tables[name] = read.matching(
+                    name, _TABLE_NAME, "", "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)"
+                )
         log_level = read.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
         if log_level not in LOG_LEVELS:
             read.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
         # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
         region_var = "AWS_REGION" if read.text("AWS_REGION") else "AWS_DEFAULT_REGION"
         return cls(
-            region=read.matching(region_var, _REGION, DEFAULT_REGION,
-                                 "an AWS region such as us-east-1"),
+            region=read.matching(
+                region_var, _REGION, DEFAULT_REGION, "an AWS region such as us-east-1"
+            ),
             cors_allow_origin=origin,
             log_level=log_level,
             jwt_secret=secret,
@@ -225,24 +260,35 @@ class Settings:
             jwt_audience=audience,
             jwt_jwks_url=read.https_url("JWT_JWKS_URL"),
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
-            inventory_function=read.matching("INVENTORY_FUNCTION", _FUNCTION, None,
-                                             "a Lambda function name or ARN, or empty"),
+            inventory_function=read.matching(
+                "INVENTORY_FUNCTION", _FUNCTION, None, "a Lambda function name or ARN, or empty"
+            ),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
-            orders_function=read.matching("ORDERS_FUNCTION", _FUNCTION, None,
-                                          "a Lambda function name or ARN, or empty"),
+            orders_function=read.matching(
+                "ORDERS_FUNCTION", _FUNCTION, None, "a Lambda function name or ARN, or empty"
+            ),
             breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
-            stock_check_timeout_seconds=read.number("STOCK_CHECK_TIMEOUT_SECONDS", 2.0,
-                                                    minimum=0.001),
+            stock_check_timeout_seconds=read.number(
+                "STOCK_CHECK_TIMEOUT_SECONDS", 2.0, minimum=0.001
+            ),
             notification_service_url=read.url("NOTIFICATION_SERVICE_URL"),
             order_events_function=read.matching(
-                "ORDER_EVENTS_FUNCTION", _FUNCTION, "OrderEventsFunction",
-                "a Lambda function name or ARN"),
-            max_response_bytes=read.number("MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES,
-                                           minimum=MIN_RESPONSE_BYTES, kind=int),
+                "ORDER_EVENTS_FUNCTION",
+                _FUNCTION,
+                "OrderEventsFunction",
+                "a Lambda function name or ARN",
+            ),
+            max_response_bytes=read.number(
+                "MAX_RESPONSE_BYTES",
+                DEFAULT_MAX_RESPONSE_BYTES,
+                minimum=MIN_RESPONSE_BYTES,
+                kind=int,
+            ),
             page_token_key=page_token_key,
-            idempotency_ttl_seconds=read.number("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1,
-                                                kind=int),
+            idempotency_ttl_seconds=read.number(
+                "IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1, kind=int
+            ),
             docs_url=read.url("DOCS_URL"),
             table_names=MappingProxyType(tables),
         )

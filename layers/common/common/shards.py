@@ -53,8 +53,12 @@ class Merge:
     then `merge.page(limit)`.
     """
 
-    def __init__(self, partitions: Iterable[Hashable], after: int,
-                 id_of: Callable[[Any], int] = lambda item: item.id):
+    def __init__(
+        self,
+        partitions: Iterable[Hashable],
+        after: int,
+        id_of: Callable[[Any], int] = lambda item: item.id,
+    ):
         self._shards = {partition: _Shard(last=after) for partition in partitions}
         self._id_of = id_of
         self._rounds = 0
@@ -65,11 +69,13 @@ class Merge:
             return {}
         # A partition that has already read past where the page would end cannot add
         # to it: only those that stopped below that are read again.
-        read = sorted(self._id_of(item) for shard in self._shards.values()
-                      for item in shard.items)
+        read = sorted(self._id_of(item) for shard in self._shards.values() for item in shard.items)
         end = read[limit - 1] if len(read) >= limit else None
-        open_ = [p for p, shard in self._shards.items()
-                 if shard.more and (end is None or shard.last < end)]
+        open_ = [
+            p
+            for p, shard in self._shards.items()
+            if shard.more and (end is None or shard.last < end)
+        ]
         if not open_:
             return {}
         missing = limit - len(self._certain())
@@ -108,5 +114,12 @@ class Merge:
 
     def _certain(self) -> list:
         bound = self._bound()
-        return sorted((item for shard in self._shards.values() for item in shard.items
-                       if bound is None or self._id_of(item) <= bound), key=self._id_of)
+        return sorted(
+            (
+                item
+                for shard in self._shards.values()
+                for item in shard.items
+                if bound is None or self._id_of(item) <= bound
+            ),
+            key=self._id_of,
+        )

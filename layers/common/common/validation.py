@@ -137,6 +137,7 @@ class Checker:
 
 # -- query parameters: optional filters of lists ------------------------------------------
 
+
 def query_choice(field: str, raw: str | None, options: tuple[str, ...]) -> str | None:
     """An optional query parameter that must be one of `options`, exactly."""
     if raw is None:
@@ -151,8 +152,11 @@ def required_query_choice(field: str, raw: str | None, options: tuple[str, ...])
     message says where it goes: a client that sent it in a body learns that no body is
     read for it."""
     if raw is None:
-        raise invalid_field(field, f"is required as a query parameter (?{field}=...; the "
-                                   f"body is not read), one of {', '.join(options)}")
+        raise invalid_field(
+            field,
+            f"is required as a query parameter (?{field}=...; the "
+            f"body is not read), one of {', '.join(options)}",
+        )
     chosen = query_choice(field, raw, options)
     assert chosen is not None  # raw was given: query_choice returns it or refuses it
     return chosen

@@ -25,7 +25,6 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
@@ -34,7 +33,7 @@ from common.logs import get_logger
 from common.service_app import log_request
 from infra import template
 from infra.local.docs import Page
-from infra.local.http_server import platform_error
+from infra.local.http_server import platform_error, request_headers, respond
 from infra.local.lambdas import LambdaService
 from infra.local.throttle import TOO_MANY_BODY, TokenBucket
 
@@ -180,16 +179,7 @@ class ApiGateway:
                 correlation_id=request_id,
                 **extra,
             )
-        start_response(
-            f"{status} {HTTPStatus(status).phrase}",
-            [
-                (name, value)
-                for name, values in headers.items()
-                for value in (values if isinstance(values, list) else [values])
-            ]
-            + [("Content-Length", str(len(body)))],
-        )
-        return [b"" if method == "HEAD" else body]
+        return respond(start_response, method, status, headers, body)
 
     def _origin(self) -> dict:
         origin = self.api.cors.get("Access-Control-Allow-Origin")
@@ -225,7 +215,7 @@ class ApiGateway:
             return platform_error(
                 405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed", {"Allow": allowed}
             )
-        headers = _headers(environ)
+        headers = request_headers(environ)
         guarded = self.api.authorizer is not None and routed not in route.public
         context = self._authorize(headers, routed, path) if guarded else {}
         length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -333,15 +323,3 @@ class ApiGateway:
                 reason=f"{function}: a malformed proxy response",
             ) from None
         return status, headers, body
-
-
-def _headers(environ) -> dict[str, str]:
-    headers = {
-        name[5:].replace("_", "-").lower(): value
-        for name, value in environ.items()
-        if name.startswith("HTTP_")
-    }
-    for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-        if environ.get(name):
-            headers[name.replace("_", "-").lower()] = environ[name]
-    return headers

@@ -14,6 +14,7 @@ enforced before a body is read, and no thread held by a slow client. On top:
 import socket
 import time
 from collections.abc import Callable
+from http import HTTPStatus
 
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
@@ -39,6 +40,34 @@ def platform_error(status: int, code: str, message: str, headers: dict | None = 
     """(status, headers, body) of an error in the platform's format."""
     response = error_response(status, code, message, headers=headers)
     return status, response.headers, response.body.encode("utf-8")
+
+
+def request_headers(environ) -> dict[str, str]:
+    """A WSGI request's headers, by their lowercase names, as API Gateway passes them."""
+    headers = {
+        name[5:].replace("_", "-").lower(): value
+        for name, value in environ.items()
+        if name.startswith("HTTP_")
+    }
+    for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+        if environ.get(name):
+            headers[name.replace("_", "-").lower()] = environ[name]
+    return headers
+
+
+def respond(start_response, method: str, status: int, headers: dict, body: bytes) -> list:
+    """Send an answer through WSGI: a header with several values (a list) once per value,
+    its length, and no body for HEAD."""
+    start_response(
+        f"{status} {HTTPStatus(status).phrase}",
+        [
+            (name, value)
+            for name, values in headers.items()
+            for value in (values if isinstance(values, list) else [values])
+        ]
+        + [("Content-Length", str(len(body)))],
+    )
+    return [b"" if method == "HEAD" else body]
 
 
 class _PlatformErrorTask(ErrorTask):

@@ -3,12 +3,11 @@ order lookup's target, a notification service to forward to), behind Chalice's l
 gateway as `chalice local` corrects it (infra/chalice_local.py)."""
 
 import base64
-from http import HTTPStatus
 
 from chalice.local import LocalChalice, LocalGatewayException
 
 from infra.chalice_local import ApiGatewayLocalGateway, chalice_config
-from infra.local.http_server import AppServer
+from infra.local.http_server import AppServer, request_headers, respond
 
 
 class ChaliceWsgi:
@@ -19,14 +18,7 @@ class ChaliceWsgi:
 
     def __call__(self, environ, start_response):
         method = environ["REQUEST_METHOD"]
-        headers = {
-            name[5:].replace("_", "-").lower(): value
-            for name, value in environ.items()
-            if name.startswith("HTTP_")
-        }
-        for name in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            if environ.get(name):
-                headers[name.replace("_", "-").lower()] = environ[name]
+        headers = request_headers(environ)
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else None
         try:
@@ -43,16 +35,7 @@ class ChaliceWsgi:
         except LocalGatewayException as exc:
             status, headers, body = exc.CODE, dict(exc.headers), exc.body or b""
         headers.setdefault("Content-Type", "application/json")
-        start_response(
-            f"{status} {HTTPStatus(status).phrase}",
-            [
-                (name, value)
-                for name, values in headers.items()
-                for value in (values if isinstance(values, list) else [values])
-            ]
-            + [("Content-Length", str(len(body)))],
-        )
-        return [b"" if method == "HEAD" else body]
+        return respond(start_response, method, status, headers, body)
 
 
 def serve(app):

@@ -203,7 +203,8 @@ bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
 
 # Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
-# and the local stack's memory with every function warm.
+# the CPU each request costs and the ceiling that puts on 4 clients, and the local
+# stack's memory with every function warm.
 bench-concurrency: $(READY)
 	@$(PY) bench/concurrency.py
 

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests.support.processes import descendants, function_of
 from tests.support.stack_process import StackClient, StackProcess
 
 ORDER = {
@@ -68,30 +69,14 @@ def rss_mib(pid: int) -> float:
     )
 
 
-def children(pid: int) -> list[int]:
-    """Every descendant of a process (a thread or process that ends meanwhile is left
-    out)."""
-    found = []
-    try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            try:
-                found += [int(child) for child in (task / "children").read_text().split()]
-            except FileNotFoundError:
-                continue
-    except FileNotFoundError:
-        return []
-    return found + [grandchild for child in found for grandchild in children(child)]
-
-
 def role(pid: int, stack_pid: int) -> str:
     """What a process of the stack is: the stack, the emulator, or a function's
     environment (by the function's name)."""
     if pid == stack_pid:
         return "stack (gateways, Lambda service)"
-    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    for entry in environ:
-        if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):
-            return entry.split(b"=", 1)[1].decode()
+    function = function_of(pid)
+    if function is not None:
+        return function
     if b"infra.local.aws_process" in Path(f"/proc/{pid}/cmdline").read_bytes():
         return "AWS emulator (moto)"
     return "other"
@@ -113,7 +98,7 @@ class CpuMeter:
 
     def read(self) -> Counter:
         used: Counter = Counter()
-        for pid in [self._stack_pid, *children(self._stack_pid)]:
+        for pid in [self._stack_pid, *descendants(self._stack_pid)]:
             try:
                 used[role(pid, self._stack_pid)] += cpu_seconds(pid)
             except FileNotFoundError:  # gone since it was listed
@@ -222,7 +207,7 @@ def main() -> None:
         http.notify("POST", "/notificaciones", json={"warm": True})
         http.gateway("GET", "/api/envios")
         meter.settle()
-        pids = children(stack.proc.pid)
+        pids = descendants(stack.proc.pid)
         memory = rss_mib(stack.proc.pid) + sum(rss_mib(pid) for pid in pids)
         print(
             f"\nmemory with every pool warm: {memory:.0f} MiB resident "

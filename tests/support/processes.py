@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import threading
+from pathlib import Path
 
 STOP_SECONDS = 15
 
@@ -61,3 +62,30 @@ def started() -> set[subprocess.Popen]:
 def stop_all(processes: set[subprocess.Popen]) -> None:
     for process in processes:
         stop(process, timeout=5)
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (Linux's /proc), children first; one that ends while
+    they are listed is left out."""
+    found = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return []
+    for task in tasks:
+        with contextlib.suppress(FileNotFoundError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found + [below for child in found for below in descendants(child)]
+
+
+def function_of(pid: int) -> str | None:
+    """The function whose execution environment a local stack's process is, if it is
+    one (infra/local/lambdas.py names it in AWS_LAMBDA_FUNCTION_NAME, as Lambda does)."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return None
+    for entry in environ:
+        if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):
+            return entry.split(b"=", 1)[1].decode()
+    return None

@@ -14,6 +14,7 @@ reads (BREAKER_FAIL_MAX=2, say) without editing the template.
 
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,10 +126,13 @@ def functions(
     region: str,
     base_env: Mapping[str, str],
     environ: Mapping[str, str] = os.environ,
+    max_environments: int | None = None,
 ) -> dict[str, FunctionSpec]:
     """Every function of the template (of those this stack has), by logical id. `urls`:
     the local address of each API (its logical id); `base_env`: what every function
-    gets besides its own (the emulators' endpoints, credentials)."""
+    gets besides its own (the emulators' endpoints, credentials); `max_environments`:
+    no function gets more environments than this (LAMBDA_MAX_ENVIRONMENTS, for a
+    laptop short of memory: each is a process of about 50 MiB)."""
     local = _Locally(urls, region)
     loaded = template.load()
     defaults = loaded["Globals"]["Function"]
@@ -168,7 +172,10 @@ def functions(
             },
             timeout_seconds=float(props.get("Timeout", defaults["Timeout"])),
             memory_mb=int(props.get("MemorySize", defaults["MemorySize"])),
-            concurrency=int(reserved) if reserved else DEFAULT_CONCURRENCY,
+            concurrency=min(
+                int(reserved) if reserved else DEFAULT_CONCURRENCY,
+                max_environments or sys.maxsize,
+            ),
             asynchronous=AsyncConfig(
                 retries=int(config.get("MaximumRetryAttempts", 2)),
                 max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),

@@ -79,6 +79,9 @@ class LocalSettings:
     gateway_throttle: Throttle | None = None  # None: the template's
     notification_throttle: Throttle | None = None
     partitions: PartitionLimits | None = None  # None: writes per key neither counted nor limited
+    # The most execution environments any one function may have at once; None: its
+    # reserved concurrency, or infra/local/functions.py's default.
+    max_environments: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
@@ -123,4 +126,5 @@ class LocalSettings:
             throttle(""),
             throttle("NOTIFICATION_"),
             partition_limits(env),
+            read.number("LAMBDA_MAX_ENVIRONMENTS", None, minimum=1, kind=int),
         )

@@ -122,7 +122,9 @@ class LocalStack:
         urls = {"NotificationApi": self.notification_url}
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
-        specs = functions(urls, region, self._base_env(region))
+        specs = functions(
+            urls, region, self._base_env(region), max_environments=self.local.max_environments
+        )
         self.lambdas = LambdaService(
             specs, self._task_roots(specs), FunctionLogs(self.local.data_dir), self._to_queue
         )

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -16,6 +17,7 @@ import requests
 from infra.local.http_server import CONNECTION_LIMIT
 from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 from tests.support.checkout import copy_checkout
+from tests.support.processes import descendants, function_of
 from tests.support.stack_client import token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
 
@@ -63,6 +65,36 @@ def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
         assert statuses == [201] * 80, [a.text for a in answers if a.status_code != 201][:3]
         assert order(http, product["id"]).status_code == 201
         assert len({answer.json()["id"] for answer in answers}) == 80
+    finally:
+        stack.stop()
+
+
+def environments(stack: StackProcess) -> Counter:
+    """How many execution environments each function has now."""
+    return Counter(
+        function for pid in descendants(stack.proc.pid) if (function := function_of(pid))
+    )
+
+
+def test_lambda_max_environments_caps_every_function_and_requests_wait_their_turn():
+    """A laptop short of memory gives each function fewer environments (each is a
+    process of about 50 MiB): concurrent requests queue for the one there is, and every
+    one is answered."""
+    stack, http = started({"LAMBDA_MAX_ENVIRONMENTS": "1", **PATIENT_STOCK_CHECK})
+    try:
+        product = http.gateway("POST", "/api/inventario", json={"sku": "CAP-1", **PRODUCT}).json()
+        with ThreadPoolExecutor(6) as pool:
+            reads = list(
+                pool.map(
+                    lambda _: http.gateway("GET", f"/api/inventario/{product['id']}"), range(12)
+                )
+            )
+            orders = list(pool.map(lambda _: order(http, product["id"]), range(6)))
+        assert [r.status_code for r in reads] == [200] * 12
+        assert [r.status_code for r in orders] == [201] * 6
+        counted = environments(stack)
+        assert counted["InventoryFunction"] == 1 and counted["OrdersFunction"] == 1
+        assert max(counted.values()) == 1, counted
     finally:
         stack.stop()
 

@@ -1,0 +1,46 @@
+"""How many execution environments the local stack gives each function of the template
+(infra/local/functions.py): its reserved concurrency, or the default, and never more
+than LAMBDA_MAX_ENVIRONMENTS."""
+
+import pytest
+
+from common.settings import ConfigError
+from infra import template
+from infra.local.functions import DEFAULT_CONCURRENCY, functions
+from infra.local.settings import LocalSettings
+
+URLS = {"GatewayApi": "http://127.0.0.1:1", "NotificationApi": "http://127.0.0.1:2"}
+
+
+def reserved() -> dict[str, int]:
+    """The notification function's reserved concurrency is a template parameter."""
+    parameter = template.load()["Parameters"]["NotificationReservedConcurrency"]
+    return {"NotificationFunction": int(parameter["Default"])}
+
+
+def concurrency(max_environments: int | None = None) -> dict[str, int]:
+    specs = functions(URLS, "us-east-1", {}, environ={}, max_environments=max_environments)
+    return {name: spec.concurrency for name, spec in specs.items()}
+
+
+def test_each_function_gets_its_reserved_concurrency_or_the_default():
+    found = concurrency()
+    expected = {name: reserved().get(name, DEFAULT_CONCURRENCY) for name in found}
+    assert found == expected
+    assert found["NotificationFunction"] > DEFAULT_CONCURRENCY  # the cap below bites on it
+
+
+def test_lambda_max_environments_caps_every_function_and_raises_none():
+    uncapped = concurrency()
+    for cap in (1, 2, DEFAULT_CONCURRENCY + 1):
+        capped = concurrency(
+            LocalSettings.from_env({"LAMBDA_MAX_ENVIRONMENTS": str(cap)}).max_environments
+        )
+        assert capped == {name: min(n, cap) for name, n in uncapped.items()}
+
+
+def test_lambda_max_environments_is_a_whole_number_of_at_least_one():
+    assert LocalSettings.from_env({}).max_environments is None
+    for value in ("0", "-2", "two", "1.5"):
+        with pytest.raises(ConfigError, match="^LAMBDA_MAX_ENVIRONMENTS="):
+            LocalSettings.from_env({"LAMBDA_MAX_ENVIRONMENTS": value})

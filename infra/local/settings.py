@@ -7,7 +7,7 @@ tests set every port to 0, so parallel runs never collide.
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from common.settings import Env
@@ -35,6 +35,19 @@ THROTTLE_PARAMETERS = {
 class Throttle:
     rate: float  # requests a second, on average
     burst: int  # requests at once
+
+
+def template_throttle(prefix: str) -> Throttle:
+    """The throttle the template's parameters give a stage by default: the gateway's
+    (prefix "") or the notification service's ("NOTIFICATION_")."""
+    from infra import template  # the template is read only when a stack needs it
+
+    defaults = template.load()["Parameters"]
+    rate, burst = (f"{prefix}THROTTLE_RATE_LIMIT", f"{prefix}THROTTLE_BURST_LIMIT")
+    return Throttle(
+        float(defaults[THROTTLE_PARAMETERS[rate]]["Default"]),
+        int(defaults[THROTTLE_PARAMETERS[burst]]["Default"]),
+    )
 
 
 @dataclass(frozen=True)
@@ -76,8 +89,10 @@ class LocalSettings:
     # None: the tables live in memory only and are gone when the stack stops.
     data_dir: Path | None = ROOT / DEFAULT_DATA_DIR
     reload: bool = True
-    gateway_throttle: Throttle | None = None  # None: the template's
-    notification_throttle: Throttle | None = None
+    gateway_throttle: Throttle = field(default_factory=lambda: template_throttle(""))
+    notification_throttle: Throttle = field(
+        default_factory=lambda: template_throttle("NOTIFICATION_")
+    )
     partitions: PartitionLimits | None = None  # None: writes per key neither counted nor limited
     # The most execution environments any one function may have at once; None: its
     # reserved concurrency, or infra/local/functions.py's default.
@@ -98,19 +113,12 @@ class LocalSettings:
         reload = read.text("RELOAD", "1")
         if reload not in ("0", "1"):
             read.fail("RELOAD", "1 (reload the apps when their code changes) or 0")
-        from infra import template
-
-        defaults = template.load()["Parameters"]
 
         def throttle(prefix: str) -> Throttle:
-            rate, burst = (f"{prefix}THROTTLE_RATE_LIMIT", f"{prefix}THROTTLE_BURST_LIMIT")
+            default = template_throttle(prefix)
             return Throttle(
-                read.number(
-                    rate, float(defaults[THROTTLE_PARAMETERS[rate]]["Default"]), minimum=0.001
-                ),
-                read.number(
-                    burst, int(defaults[THROTTLE_PARAMETERS[burst]]["Default"]), minimum=1, kind=int
-                ),
+                read.number(f"{prefix}THROTTLE_RATE_LIMIT", default.rate, minimum=0.001),
+                read.number(f"{prefix}THROTTLE_BURST_LIMIT", default.burst, minimum=1, kind=int),
             )
 
         return cls(

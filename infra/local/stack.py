@@ -188,9 +188,7 @@ class LocalStack:
             extra={"queue": queue, "condition": record["requestContext"]["condition"]},
         )
 
-    def _serve(self, name: str, sock: socket.socket, throttle: Throttle | None, pages=None) -> None:
-        # LocalSettings.from_env always reads both throttles; None is not resolved here.
-        assert throttle is not None
+    def _serve(self, name: str, sock: socket.socket, throttle: Throttle, pages=None) -> None:
         gateway = ApiGateway(
             api(name, self.settings.cors_allow_origin),
             self.lambdas,

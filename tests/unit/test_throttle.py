@@ -30,6 +30,11 @@ def test_the_local_limits_default_to_the_templates_and_can_be_set():
         int(parameters[THROTTLE_PARAMETERS["THROTTLE_BURST_LIMIT"]]["Default"]),
     )
     assert defaults.gateway_throttle.rate >= 1000  # never throttles normal use
+    # Settings made in code (no environment) get the same throttles, never none.
+    assert (LocalSettings().gateway_throttle, LocalSettings().notification_throttle) == (
+        defaults.gateway_throttle,
+        defaults.notification_throttle,
+    )
     set_ = LocalSettings.from_env(
         {"NOTIFICATION_THROTTLE_RATE_LIMIT": "3", "NOTIFICATION_THROTTLE_BURST_LIMIT": "4"}
     )

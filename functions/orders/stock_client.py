@@ -14,13 +14,12 @@ reset time exactly one trial call goes through (orders.breaker).
 
 import json
 import time
-from typing import Protocol
 
 import pybreaker
 
 from common import aws, metrics
 from common.logs import get_logger
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, service
+from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
 from common.settings import Settings
 from common.tracing import tracer
 from orders.breaker import ConcurrentBreaker
@@ -29,17 +28,6 @@ from orders.outcomes import SERVICE
 from orders.rules import InventoryUnavailable, StockAnswer
 
 STOCK_ROUTE = "/api/inventario/{id}/stock"
-
-
-class Inventory(Protocol):
-    def get(
-        self,
-        route: str,
-        path_parameters: dict[str, str],
-        query: dict[str, str],
-        on_behalf: OnBehalf,
-    ) -> tuple[int, bytes]:
-        """The route's status and body; CallFailed when the inventory cannot answer."""
 
 
 class _Opened(pybreaker.CircuitBreakerListener):
@@ -62,7 +50,7 @@ class StockChecker:
         *,
         fail_max: int,
         reset_seconds: float,
-        inventory: Inventory,
+        inventory: Service,
         state: BreakerState | None = None,
         logger=None,
     ):

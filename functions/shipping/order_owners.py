@@ -6,7 +6,7 @@ import json
 
 from common import aws
 from common.errors import Unavailable
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, service
+from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
 from common.settings import Settings
 
 ORDER_ROUTE = "/api/pedidos/{id}"
@@ -22,8 +22,8 @@ def _unavailable() -> Unavailable:
 
 
 class OrderOwners:
-    def __init__(self, orders):
-        self._orders = orders  # common.service_calls.OverHttp or ByInvoke
+    def __init__(self, orders: Service):
+        self._orders = orders
 
     @classmethod
     def from_settings(cls, settings: Settings, lambda_client=None) -> "OrderOwners":

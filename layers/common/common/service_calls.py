@@ -14,6 +14,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import urlencode
 
 import urllib3
@@ -44,6 +45,20 @@ class OnBehalf:
     token: str | None  # the bearer token the authorizer accepted
     gateway_url: str  # the gateway the original request came in on
     request_id: str | None = None  # its correlation id: the services' log lines join on it
+
+
+class Service(Protocol):
+    """Another service, asked a GET of its API (OverHttp or ByInvoke, as `service` picks)."""
+
+    def get(
+        self,
+        route: str,
+        path_parameters: dict[str, str],
+        query: dict[str, str],
+        on_behalf: OnBehalf,
+    ) -> tuple[int, bytes]:
+        """The route's status and body; CallFailed when the service cannot answer,
+        CannotAsk when the request cannot be built."""
 
 
 class OverHttp:
@@ -116,7 +131,9 @@ class ByInvoke:
         return int(response.get("statusCode", 500)), body.encode("utf-8")
 
 
-def service(url: str | None, function: str | None, timeout_seconds: float, lambda_client):
+def service(
+    url: str | None, function: str | None, timeout_seconds: float, lambda_client
+) -> Service:
     """How to reach a service, as the settings say: over HTTP when given a URL, else by
     invoking its function when given one, else over HTTP through the gateway the request
     came in on. `lambda_client()` builds the Lambda client, only when needed."""

@@ -25,24 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.checkout import fresh_terminal_env
+from tests.support.stack_process import A_STACK_OF_ITS_OWN
+
 ROOT = Path(__file__).resolve().parent.parent
 READY = "Ready. Ctrl-C stops everything."
-# A terminal on a fresh machine: nothing of this make's or this venv's.
-USER_ENV = {
-    name: value
-    for name, value in os.environ.items()
-    if name
-    not in {
-        "MAKEFLAGS",
-        "MAKELEVEL",
-        "MFLAGS",
-        "VIRTUAL_ENV",
-        "SAM_VENV",
-        "UV_CACHE_DIR",
-        "PIP_CACHE_DIR",
-        "XDG_CACHE_HOME",
-    }
-}
+# A terminal on a fresh machine, whose package caches the runs point where they say.
+USER_ENV = fresh_terminal_env("UV_CACHE_DIR", "PIP_CACHE_DIR", "XDG_CACHE_HOME")
 
 
 def clone(ref: str, into: Path) -> Path:
@@ -69,16 +58,7 @@ def until_ready(checkout: Path, env: dict, timeout: float = 900) -> float:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={
-            **env,
-            "GATEWAY_PORT": "0",
-            "NOTIFICATION_PORT": "0",
-            "DYNAMODB_PORT": "0",
-            "LAMBDA_PORT": "0",
-            "LOCAL_DATA_DIR": "",
-            "RELOAD": "0",
-            "PYTHONUNBUFFERED": "1",
-        },
+        env={**env, **A_STACK_OF_ITS_OWN},
     )
     try:
         for line in run.stdout:

@@ -3,7 +3,6 @@
 `chalice package` / `chalice deploy`, which must never leave a broken deployment."""
 
 import json
-import os
 import re
 import signal
 import socket
@@ -17,24 +16,10 @@ import requests
 
 from infra.chalice_local import NOT_LOCAL_STAGE
 from tests.support import processes
-from tests.support.checkout import copy_checkout
+from tests.support.checkout import copy_checkout, fresh_terminal_env
 
 FIRST_RUN = "Creating .venv and installing dependencies, about 15 seconds, once."
-# No make of ours, no venv: a terminal on a fresh machine.
-USER_ENV = {
-    name: value
-    for name, value in os.environ.items()
-    if name
-    not in {
-        "MAKEFLAGS",
-        "MAKELEVEL",
-        "MFLAGS",
-        "VIRTUAL_ENV",
-        "SAM_VENV",
-        "AWS_ENDPOINT_URL_DYNAMODB",
-        "AWS_ENDPOINT_URL_LAMBDA",
-    }
-}
+USER_ENV = fresh_terminal_env()
 
 
 class Lines:

@@ -2,11 +2,29 @@
 commands a user types (`make`, `chalice ...`) where nothing of theirs can touch the
 checkout under test."""
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from tests.support.stack_process import ROOT
+
+# What a make or a venv of ours, or the tests' own emulator, puts in the environment.
+_OURS = {
+    "MAKEFLAGS",
+    "MAKELEVEL",
+    "MFLAGS",
+    "VIRTUAL_ENV",
+    "SAM_VENV",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_ENDPOINT_URL_LAMBDA",
+}
+
+
+def fresh_terminal_env(*also: str) -> dict[str, str]:
+    """The environment of a terminal on a fresh machine: this one's without what a make
+    or a venv of ours put in it, nor the variables named in `also`."""
+    return {name: value for name, value in os.environ.items() if name not in {*_OURS, *also}}
 
 
 def copy_checkout(destination: Path) -> Path:

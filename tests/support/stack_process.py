@@ -19,6 +19,17 @@ READY_TIMEOUT_SECONDS = 60
 # run in parallel, and on a busy machine the cold starts of the environments a burst
 # scales the inventory to can take longer than 2 s. Tests of the timeout set their own.
 PATIENT_STOCK_CHECK = {"STOCK_CHECK_TIMEOUT_SECONDS": "10"}
+# A stack beside any other: free ports, its data in memory, its code not reloaded, and
+# its lines passed on as they are printed.
+A_STACK_OF_ITS_OWN = {
+    "GATEWAY_PORT": "0",
+    "NOTIFICATION_PORT": "0",
+    "DYNAMODB_PORT": "0",
+    "LAMBDA_PORT": "0",
+    "LOCAL_DATA_DIR": "",
+    "RELOAD": "0",
+    "PYTHONUNBUFFERED": "1",
+}
 
 
 class StackProcess:
@@ -28,13 +39,7 @@ class StackProcess:
     def __init__(self, env: dict | None = None, args: tuple = (), root: Path = ROOT):
         self.env = {
             **os.environ,
-            "GATEWAY_PORT": "0",
-            "NOTIFICATION_PORT": "0",
-            "DYNAMODB_PORT": "0",
-            "LAMBDA_PORT": "0",
-            "LOCAL_DATA_DIR": "",
-            "RELOAD": "0",
-            "PYTHONUNBUFFERED": "1",
+            **A_STACK_OF_ITS_OWN,
             **(env or {}),
         }
         self.args = list(args)

@@ -26,25 +26,9 @@ from infra.local.emulator import emulator
 from infra.local.tokens import local_token
 from tests.support.metering import metered
 from tests.support.recorded_aws import RecordedAws
+from tests.support.samples import ORDER, PRODUCT, SHIPMENT
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = {
-    "sku": "C-1",
-    "nombre": "Caja",
-    "precioUnitario": 19.99,
-    "stockActual": 10,
-    "umbralMinimo": 1,
-}
-ORDER = {
-    "userId": 1,
-    "userEmail": "a@b.co",
-    "clienteNombre": "A",
-    "total": 19.99,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "cantidad": 1,
-}
-SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 
 def routes(aws: RecordedAws, token: str) -> None:

@@ -15,16 +15,7 @@ from infra.local.tokens import local_token
 from orders.rules import InventoryUnavailable, StockAnswer
 from orders.stock_client import StockChecker
 from tests.support.recorded_aws import RecordedAws
-
-ORDER = {
-    "userId": 1,
-    "userEmail": "a@b.co",
-    "clienteNombre": "A",
-    "total": 19.99,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "cantidad": 1,
-}
+from tests.support.samples import ORDER
 
 
 @pytest.fixture

@@ -10,24 +10,7 @@ import pytest
 
 from tests.support.api import body
 from tests.support.metering import metered
-
-PRODUCT = {
-    "sku": "W-1",
-    "nombre": "Caja",
-    "precioUnitario": 19.99,
-    "stockActual": 10,
-    "umbralMinimo": 1,
-}
-ORDER = {
-    "userId": 1,
-    "userEmail": "a@b.co",
-    "clienteNombre": "A",
-    "total": 19.99,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "cantidad": 1,
-}
-SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
+from tests.support.samples import ORDER, PRODUCT, SHIPMENT
 
 # route: (operations, write units, read units). The floor of each, and why:
 FLOORS = {

@@ -14,7 +14,6 @@ reads (BREAKER_FAIL_MAX=2, say) without editing the template.
 
 import os
 import re
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,9 +171,8 @@ def functions(
             },
             timeout_seconds=float(props.get("Timeout", defaults["Timeout"])),
             memory_mb=int(props.get("MemorySize", defaults["MemorySize"])),
-            concurrency=min(
-                int(reserved) if reserved else DEFAULT_CONCURRENCY,
-                max_environments or sys.maxsize,
+            concurrency=_capped(
+                int(reserved) if reserved else DEFAULT_CONCURRENCY, max_environments
             ),
             asynchronous=AsyncConfig(
                 retries=int(config.get("MaximumRetryAttempts", 2)),
@@ -188,6 +186,14 @@ def functions(
             ),
         )
     return found
+
+
+def _capped(concurrency: int, cap: int | None) -> int:
+    if cap is None:
+        return concurrency
+    if cap < 1:
+        raise ValueError(f"a function needs at least one environment, not {cap}")
+    return min(concurrency, cap)
 
 
 def _true_conditions(local: _Locally) -> frozenset[str]:

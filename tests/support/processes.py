@@ -64,18 +64,21 @@ def stop_all(processes: set[subprocess.Popen]) -> None:
         stop(process, timeout=5)
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid` (Linux's /proc), children first; one that ends while
-    they are listed is left out."""
-    found = []
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except FileNotFoundError:
-        return []
-    for task in tasks:
-        with contextlib.suppress(FileNotFoundError):
-            found += [int(child) for child in (task / "children").read_text().split()]
-    return found + [below for child in found for below in descendants(child)]
+def session_members(leader: int) -> list[int]:
+    """Every other process of the session `leader` leads (each process `start` starts
+    leads one): what it started and what those started, wherever they were reparented
+    meanwhile; one that ends while they are listed is left out."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == leader:
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended since /proc was listed
+            continue
+        if int(fields[3]) == leader:  # its session id
+            members.append(int(entry.name))
+    return members
 
 
 def function_of(pid: int) -> str | None:
@@ -83,7 +86,7 @@ def function_of(pid: int) -> str | None:
     one (infra/local/lambdas.py names it in AWS_LAMBDA_FUNCTION_NAME, as Lambda does)."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except FileNotFoundError:
+    except OSError:  # ended, or a zombie
         return None
     for entry in environ:
         if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):

@@ -44,3 +44,8 @@ def test_lambda_max_environments_is_a_whole_number_of_at_least_one():
     for value in ("0", "-2", "two", "1.5"):
         with pytest.raises(ConfigError, match="^LAMBDA_MAX_ENVIRONMENTS="):
             LocalSettings.from_env({"LAMBDA_MAX_ENVIRONMENTS": value})
+
+
+def test_no_cap_leaves_a_function_without_an_environment():
+    with pytest.raises(ValueError, match="at least one environment"):
+        concurrency(0)

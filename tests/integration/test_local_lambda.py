@@ -2,6 +2,7 @@
 worker processes running a probe function written per test into a folder of its own."""
 
 import json
+import socket
 import textwrap
 import threading
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from infra.local.functions import AsyncConfig, FunctionSpec
-from infra.local.lambdas import Deliveries, Pool
+from infra.local.lambdas import Deliveries, LambdaService, Pool, endpoint
 
 PROBE = """
 import json, os, pathlib, time
@@ -206,3 +207,37 @@ def test_one_that_keeps_failing_goes_to_the_on_failure_destination_with_its_even
     assert record["requestContext"]["condition"] == "RetriesExhausted"
     assert record["requestContext"]["approximateInvokeCount"] == 3
     assert record["responsePayload"]["errorMessage"] == "try 3 fails"
+
+
+def test_the_invoke_api_sends_each_answer_whole_on_a_kept_alive_connection(probe):
+    """A function's Lambda client keeps its connection to the Invoke API. An answer whose
+    head and body were written apart left the body waiting for the client's delayed
+    acknowledgement of the head (40 ms on Linux, in every invoke): each answer must
+    arrive whole, in the first read."""
+    pool = probe()
+    service = LambdaService(
+        {"ProbeFunction": pool.spec}, {"ProbeFunction": probe.code_dir}, lambda *_: None, print
+    )
+    server = endpoint(service).start()
+    host, port = server.url.removeprefix("http://").split(":")
+    request = (
+        "POST /2015-03-31/functions/ProbeFunction/invocations HTTP/1.1\r\n"
+        f"Host: {host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    ).encode()
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            for _ in range(3):
+                connection.sendall(request)
+                first = connection.recv(65536)
+                head, _, body = first.partition(b"\r\n\r\n")
+                assert head.startswith(b"HTTP/1.1 200"), first
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                assert len(body) == length > 0, first
+                assert json.loads(body)["version"] == "1"
+    finally:
+        server.stop()
+        service.stop()

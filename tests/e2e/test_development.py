@@ -17,6 +17,7 @@ import requests
 from infra.chalice_local import NOT_LOCAL_STAGE
 from tests.support import processes
 from tests.support.checkout import copy_checkout, fresh_terminal_env
+from tests.support.raw_http import first_reads
 
 FIRST_RUN = "Creating .venv and installing dependencies, about 15 seconds, once."
 USER_ENV = fresh_terminal_env()
@@ -313,6 +314,15 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     )
     # The stock check went to chalice local itself, on the port it was given.
     assert order.status_code == 201, order.text
+    # A kept-alive client (the stock check's pool, a browser) gets each answer whole at
+    # once, not its body 40 ms behind its head.
+    read = (
+        f"GET /api/inventario/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n"
+    ).encode()
+    answers = first_reads(base, read, times=3)
+    assert [(status, len(body)) for status, body, _ in answers] == [
+        (200, length) for _, _, length in answers
+    ], answers
     # The event went through the Lambda stand-in to the notification service.
     stack.wait_for(f'^(?=.*"route":"/notificaciones")(?=.*"pedidoId":{order.json()["id"]},)')
     output = served.text()

@@ -2,7 +2,6 @@
 worker processes running a probe function written per test into a folder of its own."""
 
 import json
-import socket
 import textwrap
 import threading
 import time
@@ -12,6 +11,7 @@ import pytest
 
 from infra.local.functions import AsyncConfig, FunctionSpec
 from infra.local.lambdas import Deliveries, LambdaService, Pool, endpoint
+from tests.support.raw_http import first_reads
 
 PROBE = """
 import json, os, pathlib, time
@@ -219,25 +219,14 @@ def test_the_invoke_api_sends_each_answer_whole_on_a_kept_alive_connection(probe
         {"ProbeFunction": pool.spec}, {"ProbeFunction": probe.code_dir}, lambda *_: None, print
     )
     server = endpoint(service).start()
-    host, port = server.url.removeprefix("http://").split(":")
     request = (
-        "POST /2015-03-31/functions/ProbeFunction/invocations HTTP/1.1\r\n"
-        f"Host: {host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
-    ).encode()
+        b"POST /2015-03-31/functions/ProbeFunction/invocations HTTP/1.1\r\n"
+        b"Host: lambda\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+    )
     try:
-        with socket.create_connection((host, int(port)), timeout=10) as connection:
-            for _ in range(3):
-                connection.sendall(request)
-                first = connection.recv(65536)
-                head, _, body = first.partition(b"\r\n\r\n")
-                assert head.startswith(b"HTTP/1.1 200"), first
-                length = next(
-                    int(line.split(b":")[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                assert len(body) == length > 0, first
-                assert json.loads(body)["version"] == "1"
+        for status, body, length in first_reads(server.url, request, times=3):
+            assert (status, len(body)) == (200, length), body
+            assert json.loads(body)["version"] == "1"
     finally:
         server.stop()
         service.stop()

@@ -69,3 +69,19 @@ def request(
     if close:
         lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def first_reads(url: str, raw: bytes, times: int, wait: float = 10) -> list[tuple[int, bytes, int]]:
+    """Send `raw` `times` on one kept-alive connection, reading once after each: (the
+    status, the body bytes that first read held, the Content-Length its head announced).
+    An answer written at once arrives whole in that read; one whose head and body were
+    written apart waits, body behind head, for the client's delayed acknowledgement."""
+    found = []
+    with socket.create_connection(address(url), timeout=wait) as sock:
+        for _ in range(times):
+            sock.sendall(raw)
+            head, _, body = sock.recv(65536).partition(b"\r\n\r\n")
+            status = STATUS_LINE.match(head)
+            length = re.search(rb"(?im)^content-length: *(\d+)", head)
+            found.append((int(status[1]) if status else 0, body, int(length[1]) if length else -1))
+    return found

@@ -15,6 +15,7 @@ import requests
 from hypothesis import HealthCheck, settings
 
 from tests.support.described import CHECKS, is_notification, load
+from tests.support.samples import ANA_ORDER
 from tests.support.stack_process import StackProcess
 
 SEED = 12
@@ -30,16 +31,7 @@ schema = load(
 
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**9, "umbralMinimo": 0}
-ORDER = {
-    "userId": 1,
-    "userEmail": "ana@example.com",
-    "clienteNombre": "Ana",
-    "total": 10,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "productoId": 1,
-    "cantidad": 1,
-}
+ORDER = {**ANA_ORDER, "userId": 1}
 SHIPMENT = {"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "Olva", "destino": "Lima"}
 
 

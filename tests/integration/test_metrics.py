@@ -12,17 +12,9 @@ from tests.support.endpoints import point
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 from tests.support.metrics import metrics_in, named
+from tests.support.samples import ANA_ORDER
 
-ORDER = {
-    "userId": 7,
-    "userEmail": "ana@example.com",
-    "clienteNombre": "Ana",
-    "total": 10,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "productoId": 1,
-    "cantidad": 2,
-}
+ORDER = {**ANA_ORDER, "cantidad": 2}
 EVENT = {"pedidoId": 5, "userEmail": "ana@example.com", "total": 10, "tipoPedido": "NACIONAL"}
 
 

@@ -14,17 +14,9 @@ from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.fakes import closed_port_url
+from tests.support.samples import ANA_ORDER
 
-ORDER = {
-    "userId": 7,
-    "userEmail": "ana@example.com",
-    "clienteNombre": "Ana",
-    "total": 10,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "productoId": 1,
-    "cantidad": 1,
-}
+ORDER = ANA_ORDER
 
 
 @pytest.fixture

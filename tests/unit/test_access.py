@@ -20,21 +20,13 @@ from tests.support.memory import (
     RecordingOutcomes,
     RecordingPublisher,
 )
+from tests.support.samples import ANA_ORDER
 
 NOW = datetime(2026, 11, 22, 9, 30)
 ADMIN = Caller("ops@example.com", OPERATOR)
 ANA = Caller("ana@example.com", CUSTOMER, 7)
 LUIS = Caller("luis@example.com", CUSTOMER, 8)
-ORDER = {
-    "userId": 7,
-    "userEmail": "ana@example.com",
-    "clienteNombre": "Ana",
-    "total": 10,
-    "tipoPedido": "NACIONAL",
-    "destino": "Lima",
-    "productoId": 1,
-    "cantidad": 1,
-}
+ORDER = ANA_ORDER
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 

@@ -18,21 +18,23 @@ print(type(tracer).__name__, "aws_xray_sdk" in sys.modules, checked(1))
 """
 
 
-def traced(**env) -> str:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED")
-    }
+def probed(probe: str, leave_out: tuple[str, ...], **env) -> subprocess.CompletedProcess:
+    """`probe` run by a Python of its own, in this environment without `leave_out` and
+    with `env`; it must succeed."""
+    kept = {name: value for name, value in os.environ.items() if name not in leave_out}
     result = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", probe],
         capture_output=True,
         text=True,
         timeout=60,
-        env={**clean, **env},
+        env={**kept, **env},
     )
     assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return result
+
+
+def traced(**env) -> str:
+    return probed(PROBE, ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED"), **env).stdout.strip()
 
 
 @pytest.mark.parametrize(
@@ -67,17 +69,10 @@ print(global_sdk_config.sdk_enabled(), rehearsal())
 def test_the_warm_up_records_nothing_and_tracing_resumes_for_the_invocations():
     """Lambda runs init without a trace header: the X-Ray SDK would drop each subsegment
     begun then with a warning line, on every cold start."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("POWERTOOLS_TRACE_DISABLED", "_X_AMZN_TRACE_ID")
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", WARM_UP_PROBE],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean, "LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"},
+    result = probed(
+        WARM_UP_PROBE,
+        ("POWERTOOLS_TRACE_DISABLED", "_X_AMZN_TRACE_ID"),
+        LAMBDA_TASK_ROOT="/var/task",
+        AWS_XRAY_DAEMON_ADDRESS="127.0.0.1:9",
     )
-    assert result.returncode == 0, result.stderr
     assert (result.stdout.strip(), result.stderr) == ("True 1", "")

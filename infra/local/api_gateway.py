@@ -115,6 +115,16 @@ def api(name: str, cors_origin: str) -> Api:
     return Api(name, tuple(routes), authorizer, cors)
 
 
+def _not_allowed(method: str, allowed) -> tuple:
+    """405, and the methods the path does have (Allow)."""
+    return platform_error(
+        405,
+        "METHOD_NOT_ALLOWED",
+        f"Method {method} is not allowed",
+        {"Allow": ", ".join(allowed)},
+    )
+
+
 class _Answer(Exception):
     """An answer API Gateway makes itself."""
 
@@ -191,30 +201,17 @@ class ApiGateway:
         page = self._pages.get(path)
         if page is not None:
             if method not in PAGE_METHODS:
-                return platform_error(
-                    405,
-                    "METHOD_NOT_ALLOWED",
-                    f"Method {method} is not allowed",
-                    {"Allow": ", ".join(PAGE_METHODS)},
-                )
+                return _not_allowed(method, PAGE_METHODS)
             return 200, {"Content-Type": page.content_type, **page.headers}, page.body
         if method not in METHODS:
-            return platform_error(
-                405,
-                "METHOD_NOT_ALLOWED",
-                f"Method {method} is not allowed",
-                {"Allow": ", ".join(METHODS)},
-            )
+            return _not_allowed(method, METHODS)
         route, parameters = self._match(environ.get("REQUEST_URI") or path)
         if method == "OPTIONS" and self.api.cors:
             return 200, {"Content-Type": "application/json", **self.api.cors}, b""
         routed = "GET" if method == "HEAD" else method
         function = route.functions.get(routed)
         if function is None:
-            allowed = ", ".join(sorted(route.functions))
-            return platform_error(
-                405, "METHOD_NOT_ALLOWED", f"Method {method} is not allowed", {"Allow": allowed}
-            )
+            return _not_allowed(method, sorted(route.functions))
         headers = request_headers(environ)
         guarded = self.api.authorizer is not None and routed not in route.public
         context = self._authorize(headers, routed, path) if guarded else {}

@@ -436,7 +436,8 @@ class LambdaService:
             pool.stop()
 
 
-_INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+# Lambda's Invoke API path (also answered by the tests' in-process stand-in).
+INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 
 
 def endpoint(service: LambdaService, sock: socket.socket | None = None, port: int = 0):
@@ -454,7 +455,7 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
         disable_nagle_algorithm = True
 
         def do_POST(self):  # noqa: N802 - http.server's name
-            match = _INVOKE_PATH.match(self.path.split("?")[0])
+            match = INVOKE_PATH.match(self.path.split("?")[0])
             length = int(self.headers.get("Content-Length") or 0)
             payload = self.rfile.read(length).decode("utf-8") if length else "{}"
             name = service.function(unquote(match["name"])) if match else None

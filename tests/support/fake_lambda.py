@@ -8,7 +8,6 @@ RequestResponse runs it and returns its result.
 """
 
 import json
-import re
 import socket
 import time
 import uuid
@@ -17,10 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 from common import jsonio
+from infra.local.lambdas import INVOKE_PATH
 from infra.local.servers import BackgroundServer
-
-_INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
-
 
 # Lambda's default timeout for an async listener here (the template sets its own).
 TIMEOUT_SECONDS = 10
@@ -73,7 +70,7 @@ class LocalLambda:
 
         class InvokeHandler(BaseHTTPRequestHandler):
             def do_POST(self):
-                match = _INVOKE_PATH.match(self.path.split("?")[0])
+                match = INVOKE_PATH.match(self.path.split("?")[0])
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b"{}"
                 name = match and match["name"]

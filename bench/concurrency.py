@@ -32,7 +32,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.support.processes import function_of, session_members
+from tests.support.processes import function_of, resident_mib, session_members
 from tests.support.stack_process import StackClient, StackProcess
 
 ORDER = {
@@ -61,18 +61,6 @@ def throughput(call, count: int, concurrency: int) -> float:
         statuses = set(pool.map(lambda i: call(i).status_code, range(count)))
     assert statuses <= {200, 201}, statuses
     return count / (time.perf_counter() - started)
-
-
-def rss_mib(pid: int) -> float:
-    """Resident memory of a process; 0 for one that has ended."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return 0.0
-    return next(
-        (int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmRSS:")),
-        0.0,
-    )
 
 
 def role(pid: int, stack_pid: int) -> str:
@@ -225,10 +213,10 @@ def main() -> None:
         http.gateway("GET", "/api/envios")
         meter.settle()
         pids = session_members(stack.proc.pid)
-        memory = rss_mib(stack.proc.pid) + sum(rss_mib(pid) for pid in pids)
+        memory = resident_mib(stack.proc.pid) + sum(resident_mib(pid) for pid in pids)
         print(
             f"\nmemory with every pool warm: {memory:.0f} MiB resident "
-            f"(the stack {rss_mib(stack.proc.pid):.0f} MiB, {len(pids)} processes)"
+            f"(the stack {resident_mib(stack.proc.pid):.0f} MiB, {len(pids)} processes)"
         )
     finally:
         stack.stop()

@@ -21,8 +21,8 @@ import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
+from tests.support.processes import resident_mib
 from tests.support.stack_process import StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 10**6, "umbralMinimo": 0}
@@ -35,13 +35,6 @@ ORDER = {
     "destino": "Lima",
     "cantidad": 1,
 }
-
-
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def timed(call):
@@ -101,7 +94,7 @@ def creates(count: int, concurrency: int = 4) -> None:
     stack, http = started_stack()
     try:
         http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": "WARM"})
-        rss_before = rss_mib(stack.proc.pid)
+        rss_before = resident_mib(stack.proc.pid)
         latencies = [0.0] * count
 
         def create(i):
@@ -114,7 +107,7 @@ def creates(count: int, concurrency: int = 4) -> None:
         with ThreadPoolExecutor(concurrency) as pool:
             list(pool.map(create, range(count)))
         wall = time.perf_counter() - started
-        rss_after = rss_mib(stack.proc.pid)
+        rss_after = resident_mib(stack.proc.pid)
         listed, list_ms = timed(lambda: http.gateway("GET", "/api/inventario"))
         stopped, stop_ms = timed(stack.stop)
     finally:

@@ -10,8 +10,8 @@ import argparse
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
+from tests.support.processes import resident_mib
 from tests.support.stack_process import StackClient, StackProcess
 
 WARM_REQUESTS_PER_CLIENT = 5
@@ -45,13 +45,6 @@ def measure(label, call, count, concurrency):
     )
 
 
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
@@ -64,7 +57,7 @@ def main() -> None:
     ready_seconds = time.perf_counter() - started
     try:
         http = StackClient(stack, stack.token)
-        rss_idle = rss_mib(stack.proc.pid)
+        rss_idle = resident_mib(stack.proc.pid)
         product = http.gateway(
             "POST",
             "/api/inventario",
@@ -140,7 +133,7 @@ def main() -> None:
                 c,
             ),
         ]
-        rss_loaded = rss_mib(stack.proc.pid)
+        rss_loaded = resident_mib(stack.proc.pid)
     finally:
         stack.stop()
 

@@ -92,3 +92,16 @@ def function_of(pid: int) -> str | None:
         if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):
             return entry.split(b"=", 1)[1].decode()
     return None
+
+
+def resident_mib(pid: int) -> float:
+    """A process's resident memory (VmRSS), in MiB; 0 for one that has ended or is a
+    zombie (it holds none)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0

@@ -83,6 +83,14 @@ def test_a_status_sent_in_the_body_is_told_it_is_a_query_parameter(http, made, r
     assert "query parameter" in detail["message"] and "?status=" in detail["message"]
 
 
+def requests_logged(lines: list[str]) -> list[tuple[str, str | None]]:
+    """(service, route) of each function's request line, sorted."""
+    logged = [json.loads(line) for line in lines]
+    return sorted(
+        (line["service"], line.get("route")) for line in logged if line.get("message") == "request"
+    )
+
+
 def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_file(tmp_path):
     """The console: each function's one request line (the stock check's, the order's,
     the event's notification) and the listener's event line; the metric lines, which
@@ -90,13 +98,18 @@ def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_fi
     stack = StackProcess({**PATIENT_STOCK_CHECK, "LOCAL_DATA_DIR": str(tmp_path)}).start()
     try:
         bearer = {"Authorization": f"Bearer {stack.token}"}
+        started = len(stack.output().splitlines())
         product = requests.post(
             f"{stack.gateway}/api/inventario",
             headers=bearer,
             timeout=30,
             json={**PRODUCT, "sku": "LOG-1"},
         ).json()
-        stack.wait_for_line(lambda line: '"status":201' in line)
+        # Every line of the product's request is in before the order's are counted.
+        stack.wait_for_lines(
+            lambda lines: ("inventory", "/api/inventario") in requests_logged(lines),
+            since=started,
+        )
         before = len(stack.output().splitlines())
         order = requests.post(
             f"{stack.gateway}/api/pedidos",
@@ -104,22 +117,25 @@ def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_fi
             timeout=30,
             json={**ORDER, "productoId": product["id"]},
         ).json()
-        stack.wait_for_line(lambda line: '"PedidoAprobadoEvent"' in line)
-        lines = [json.loads(line) for line in stack.output().splitlines()[before:]]
-        assert not [line for line in lines if "_aws" in line]
-        requests_logged = [
-            (line["service"], line.get("route"))
-            for line in lines
-            if line.get("message") == "request"
-        ]
-        assert sorted(requests_logged) == [
+        expected = [
             ("inventory", "/api/inventario/{id}/stock"),
             ("notifications", "/notificaciones"),
             ("orders", "/api/pedidos"),
         ]
-        assert [line["message"] for line in lines if line.get("message") != "request"] == [
-            "PedidoAprobadoEvent"
-        ]
+        lines = stack.wait_for_lines(
+            lambda lines: (
+                set(expected) <= set(requests_logged(lines))
+                and any('"PedidoAprobadoEvent"' in line for line in lines)
+            ),
+            since=before,
+        )
+        assert not [line for line in lines if '"_aws"' in line]
+        assert requests_logged(lines) == expected
+        assert [
+            logged["message"]
+            for logged in map(json.loads, lines)
+            if logged.get("message") != "request"
+        ] == ["PedidoAprobadoEvent"]
     finally:
         stack.stop()
     metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]

@@ -94,14 +94,22 @@ class StackProcess:
             return "\n".join(self.lines)
 
     def wait_for_line(self, predicate, timeout: float = 10.0) -> str:
+        lines = self.wait_for_lines(lambda lines: any(predicate(line) for line in lines), timeout)
+        return next(line for line in lines if predicate(line))
+
+    def wait_for_lines(self, done, timeout: float = 10.0, since: int = 0) -> list[str]:
+        """The lines from `since` on, once `done` holds of them. Each function's lines
+        reach this output through its own pipe, so lines of different functions can
+        arrive in any order: wait for every line a test needs, not for the last one
+        it expects."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
-                for line in self.lines:
-                    if predicate(line):
-                        return line
+                lines = self.lines[since:]
+            if done(lines):
+                return lines
             time.sleep(0.05)
-        raise AssertionError("no matching log line in:\n" + self.output())
+        raise AssertionError("no matching log lines in:\n" + self.output())
 
     def stop(self) -> int:
         """SIGTERM to the stack (it stops its functions, then saves the data); whatever

@@ -99,8 +99,9 @@ def routes(aws: RecordedAws, token: str) -> None:
     aws.deliver_queued()
     print(
         "| request (AWS path), its asynchronous invocations included | DynamoDB operations "
-        "| WRU | RRU | API Gateway requests | Lambda invocations (sync + async) |\n"
-        "|---|---|---|---|---|---|"
+        "| WRU | RRU | API Gateway requests | Lambda invocations (sync + async) "
+        "| apart: counter's block writes, breaker state reads |\n"
+        "|---|---|---|---|---|---|---|"
     )
     for label, case in cases:
         aws.counts.clear()
@@ -114,7 +115,8 @@ def routes(aws: RecordedAws, token: str) -> None:
         )
         print(
             f"| {label} | {ops} | {meter.write_units:g} | {meter.read_units:g} | "
-            f"{aws.counts['API Gateway requests']} | {invocations} |"
+            f"{aws.counts['API Gateway requests']} | {invocations} | "
+            f"{meter.counter_writes}, {meter.breaker_reads} |"
         )
 
 

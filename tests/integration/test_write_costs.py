@@ -1,9 +1,11 @@
 """What each write route costs in DynamoDB, held to its floor (bench/README.md).
 
 Counted from botocore's events on the process's DynamoDB client, so it sees every call,
-including the stock check's read by the inventory (served in this process). A create's
-new id comes from its environment's block (common.id_blocks): the counter's update is
-one per block, not per create, and is counted apart.
+including the stock check's read by the inventory (served in this process). Two costs
+paid per environment and per time are counted apart (tests.support.metering): the
+counter's update, one per block of ids (common.id_blocks), not per create; and the
+breaker's shared state, read at most once a second, so inside a request or not
+depending on how long the requests before it took.
 """
 
 import pytest

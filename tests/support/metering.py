@@ -12,7 +12,10 @@ eventually consistent one 0.5; a query the size of what it read, rounded up to 4
 0.5 RRU per 4 KB eventually consistent (1 consistent), at least one unit of 4 KB.
 
 Writes of the counters' table (a block of ids, common.id_blocks) are counted apart, in
-`counter_writes`: one create in a block's size reserves a block.
+`counter_writes`: one create in a block's size reserves a block. So are reads of the
+stock-check breaker's shared state (orders.breaker_state), in `breaker_reads`: an
+environment reads it at most once a second whatever its traffic, so whether one falls
+inside a request depends on the time since the last, not on the request.
 """
 
 import contextlib
@@ -25,6 +28,7 @@ from common import aws
 
 _WRITES = {"PutItem": 1, "UpdateItem": 1, "DeleteItem": 1}
 COUNTERS_TABLE = "CountersTable"
+BREAKERS_TABLE = "CircuitBreakersTable"
 
 
 def item_bytes(item: dict) -> int:
@@ -51,6 +55,7 @@ class Meter:
     read_units: float = 0.0
     write_units: float = 0.0
     counter_writes: int = 0
+    breaker_reads: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def record(self, operation: str, params: dict, parsed: dict) -> None:
@@ -58,6 +63,9 @@ class Meter:
         with self._lock:
             if params.get("TableName") == COUNTERS_TABLE and operation == "UpdateItem":
                 self.counter_writes += 1
+                return
+            if params.get("TableName") == BREAKERS_TABLE and operation == "GetItem":
+                self.breaker_reads += 1
                 return
             self.operations[operation] += 1
             if operation in ("Query", "Scan"):

@@ -83,7 +83,8 @@ def test_a_burst_of_orders_keeps_every_partition_key_under_its_ceiling(throttled
     stack, _ = throttled
     answers, started, elapsed = burst
     assert "a key written over 2 a second is throttled" in stack.output()
-    assert [answer.status_code for answer in answers] == [201] * ORDERS
+    refused = [answer.text for answer in answers if answer.status_code != 201]
+    assert refused == []
     counted = report(stack)
     assert counted["throttled"] == 0
     allowance = BURST + RATE * (time.monotonic() - started)

@@ -4,8 +4,9 @@ as Lambda runs them.
 
 - A function has a pool of environments, started on demand up to its concurrency (its
   reserved concurrency, or a small default), kept warm while used and stopped after
-  IDLE_SECONDS without an invocation. The first invocation of a new environment pays its
-  init, as a cold start does on Lambda.
+  IDLE_SECONDS without an invocation. An invocation that finds none free starts one and
+  takes whichever is free first, that one or a busy one finishing meanwhile: locally an
+  init shares the machine's cores with everything else (Pool._acquire).
 - An invocation that runs past the function's timeout, or whose environment dies, fails
   (as Lambda reports it), and that environment is replaced. A function whose code does not
   import fails its invocations at once: its init error, never a hang.
@@ -68,6 +69,16 @@ class InitFailed(Exception):
     def __init__(self, error: dict):
         super().__init__(error.get("errorMessage", "init failed"))
         self.error = error
+
+
+@dataclass
+class _Start:
+    """An environment being started for an invocation: handed to it when ready, unless
+    it took another meanwhile (then the new one joins the free ones)."""
+
+    waited_for: bool = True
+    environment: "Environment | None" = None
+    error: dict | None = None
 
 
 class Environment:
@@ -203,41 +214,82 @@ class Pool:
         return outcome
 
     def _acquire(self, wait_seconds: float) -> Environment | None:
+        """A free environment. With none free and room for another, this invocation
+        starts one and takes whichever is free first: the new one once its init is
+        done, or one that finishes an invocation meanwhile (the new one then joins the
+        free ones). Lambda would hold it for the new one; here inits share the machine's
+        cores with the warm environments' work and take several times as long, and a
+        burst's first calls (a stock check, with its 2 s) would time out behind them."""
         deadline = time.monotonic() + wait_seconds
+        start: _Start | None = None  # the environment this invocation is starting
         with self._freed:
             while True:
-                while self._idle:
-                    environment = self._idle.pop()
-                    if environment.alive and environment.generation == self.generation:
-                        return environment
-                    self._retire(environment)
+                environment = self._take_idle()
+                if environment is not None:
+                    if start is not None:
+                        start.waited_for = False
+                    return environment
+                if start is not None:
+                    if start.environment is not None:
+                        return start.environment
+                    if start.error is not None:
+                        raise InitFailed(start.error)
+                    self._freed.wait()  # an init ends within INIT_TIMEOUT_SECONDS
+                    continue
                 if self._count < self.spec.concurrency:
                     self._count += 1
-                    generation = self.generation
-                    break
+                    start = _Start()
+                    threading.Thread(
+                        target=self._start, args=(start, self.generation), daemon=True
+                    ).start()
+                    continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stopped:
                     return None
                 self._freed.wait(remaining)
+
+    def _take_idle(self) -> Environment | None:
+        """The most recently used free environment of this code (called holding the
+        lock); any of old code or dead on the way is stopped."""
+        while self._idle:
+            environment = self._idle.pop()
+            if environment.alive and environment.generation == self.generation:
+                return environment
+            self._retire(environment)
+        return None
+
+    def _start(self, start: "_Start", generation: int) -> None:
         try:
-            return Environment(self.spec, self._task_root, self._log, generation)
-        except BaseException:
+            environment = Environment(self.spec, self._task_root, self._log, generation)
+        except BaseException as exc:
             with self._freed:
                 self._count -= 1
-                self._freed.notify()
-            raise
+                start.error = (
+                    exc.error
+                    if isinstance(exc, InitFailed)
+                    else {"errorType": type(exc).__name__, "errorMessage": str(exc)}
+                )
+                self._freed.notify_all()
+            return
+        with self._freed:
+            if start.waited_for:
+                start.environment = environment
+                self._freed.notify_all()
+            else:
+                self._put_back(environment)
 
     def _release(self, environment: Environment) -> None:
         with self._freed:
-            if (
-                environment.alive
-                and environment.generation == self.generation
-                and not self._stopped
-            ):
-                self._idle.append(environment)
-            else:
-                self._retire(environment)
-            self._freed.notify()
+            self._put_back(environment)
+
+    def _put_back(self, environment: Environment) -> None:
+        """Free again, or stopped if its code is old or the pool stopped (called holding
+        the lock)."""
+        if environment.alive and environment.generation == self.generation and not self._stopped:
+            self._idle.append(environment)
+        else:
+            self._retire(environment)
+        self._freed.notify_all()
 
     def _retire(self, environment: Environment) -> None:
         """Stop one environment (called holding the lock)."""

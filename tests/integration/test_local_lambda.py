@@ -18,6 +18,9 @@ import json, os, pathlib, time
 
 INIT_PID = os.getpid()
 STATE = pathlib.Path(os.environ["PROBE_STATE"])
+SLOW_INIT = STATE.with_name("slow-init")
+if SLOW_INIT.exists():
+    time.sleep(float(SLOW_INIT.read_text()))
 
 
 def handler(event, context):
@@ -138,6 +141,27 @@ def test_each_environment_runs_one_invocation_at_a_time_up_to_the_concurrency(pr
     assert len({json.loads(outcome.result)["pid"] for outcome in outcomes}) == 2
     # Once one is free, a waiting invocation takes it.
     assert not invoke(pool, {}, wait=5).failed
+
+
+def test_a_cold_start_does_not_hold_an_invocation_a_busy_environment_frees_first(probe):
+    pool = probe(concurrency=2)
+    warm = json.loads(invoke(pool, {}).result)["pid"]
+    probe.state.with_name("slow-init").write_text("4")  # every init from now on: 4 s
+    busy = threading.Thread(target=invoke, args=(pool, {"sleep": 0.5}))
+    busy.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    outcome = invoke(pool, {})  # none free: it starts a second environment
+    took = time.monotonic() - started
+    busy.join()
+    assert json.loads(outcome.result)["pid"] == warm  # freed after 0.3 s, not the new one
+    assert took < 2, took
+    # The one it started still joins the free ones, once its init is done.
+    deadline = time.monotonic() + 10
+    while len(pool.processes()) < 2:
+        assert time.monotonic() < deadline, "the started environment never joined"
+        time.sleep(0.1)
+    assert pool.environments == 2
 
 
 def test_recycling_replaces_the_environments_with_the_new_code(probe):

@@ -488,6 +488,16 @@ class LambdaService:
             pool.stop()
 
 
+class _InvokeServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away (its process stopped, its read timed out) ends its
+        connection, which is no error of the server's: socketserver would print its
+        traceback into the stack's log."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 # Lambda's Invoke API path (also answered by the tests' in-process stand-in).
 INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 
@@ -557,7 +567,7 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Invoke, bind_and_activate=sock is None)
+    server = _InvokeServer(("127.0.0.1", port), Invoke, bind_and_activate=sock is None)
     if sock is not None:
         server.socket.close()
         server.socket, server.server_address = sock, sock.getsockname()

@@ -2,6 +2,8 @@
 worker processes running a probe function written per test into a folder of its own."""
 
 import json
+import socket
+import struct
 import textwrap
 import threading
 import time
@@ -11,7 +13,7 @@ import pytest
 
 from infra.local.functions import AsyncConfig, FunctionSpec
 from infra.local.lambdas import Deliveries, LambdaService, Pool, endpoint
-from tests.support.raw_http import first_reads
+from tests.support.raw_http import address, exchange, first_reads, statuses
 
 PROBE = """
 import json, os, pathlib, time
@@ -251,6 +253,34 @@ def test_the_invoke_api_sends_each_answer_whole_on_a_kept_alive_connection(probe
         for status, body, length in first_reads(server.url, request, times=3):
             assert (status, len(body)) == (200, length), body
             assert json.loads(body)["version"] == "1"
+    finally:
+        server.stop()
+        service.stop()
+
+
+def test_a_client_that_resets_its_connection_prints_nothing_and_the_api_goes_on(probe, capsys):
+    """A function's client that goes away (its environment stopped, its read timed out)
+    resets its kept-alive connection: socketserver printed a traceback into the stack's
+    log, between the lines of `make run`'s banner."""
+    pool = probe()
+    service = LambdaService(
+        {"ProbeFunction": pool.spec}, {"ProbeFunction": probe.code_dir}, lambda *_: None, print
+    )
+    server = endpoint(service).start()
+    dry_run = (
+        b"POST /2015-03-31/functions/ProbeFunction/invocations HTTP/1.1\r\n"
+        b"Host: lambda\r\nX-Amz-Invocation-Type: DryRun\r\nContent-Length: 0\r\n\r\n"
+    )
+    try:
+        with socket.create_connection(address(server.url)) as sock:
+            sock.sendall(dry_run)
+            assert sock.recv(4096).startswith(b"HTTP/1.1 204")
+            # Closed with a reset while the server waits for its next request.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        # Another connection still served; its half second of reading is time enough
+        # for the reset to reach the server's thread (milliseconds).
+        assert statuses(exchange(server.url, dry_run, wait=0.5)) == [204]
+        assert "Traceback" not in capsys.readouterr().err
     finally:
         server.stop()
         service.stop()

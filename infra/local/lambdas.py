@@ -224,24 +224,23 @@ class Pool:
         start: _Start | None = None  # the environment this invocation is starting
         with self._freed:
             while True:
+                # Its own first, once ready: handed over, it is in no list but its own.
+                if start is not None and start.environment is not None:
+                    return start.environment
                 environment = self._take_idle()
                 if environment is not None:
                     if start is not None:
-                        start.waited_for = False
+                        start.waited_for = False  # it joins the free ones when ready
                     return environment
                 if start is not None:
-                    if start.environment is not None:
-                        return start.environment
                     if start.error is not None:
                         raise InitFailed(start.error)
-                    self._freed.wait()  # an init ends within INIT_TIMEOUT_SECONDS
+                    # Every end of a start notifies: its init is bounded by
+                    # INIT_TIMEOUT_SECONDS, then the process's stop.
+                    self._freed.wait()
                     continue
-                if self._count < self.spec.concurrency:
-                    self._count += 1
-                    start = _Start()
-                    threading.Thread(
-                        target=self._start, args=(start, self.generation), daemon=True
-                    ).start()
+                if self._count < self.spec.concurrency and not self._stopped:
+                    start = self._begin_start()
                     continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._stopped:
@@ -258,7 +257,18 @@ class Pool:
             self._retire(environment)
         return None
 
-    def _start(self, start: "_Start", generation: int) -> None:
+    def _begin_start(self) -> _Start:
+        """Count one more environment and start it beside (called holding the lock)."""
+        start = _Start()
+        self._count += 1
+        try:
+            threading.Thread(target=self._start, args=(start, self.generation), daemon=True).start()
+        except BaseException:
+            self._count -= 1
+            raise
+        return start
+
+    def _start(self, start: _Start, generation: int) -> None:
         try:
             environment = Environment(self.spec, self._task_root, self._log, generation)
         except BaseException as exc:
@@ -334,9 +344,13 @@ class Pool:
             return [e.process.pid for e in self._idle if e.alive]
 
     def stop(self) -> None:
+        """Stop the free environments now, and each busy or starting one as it frees up;
+        an invocation waiting for one gets none."""
         with self._freed:
             self._stopped = True
             idle, self._idle = self._idle, []
+            self._count -= len(idle)
+            self._freed.notify_all()
         for environment in idle:
             environment.stop()
 

@@ -1,0 +1,96 @@
+"""A function's pool of environments (infra/local/lambdas.Pool) with stand-in
+environments, to force the interleavings real processes make only now and then."""
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from infra.local import lambdas
+from infra.local.functions import AsyncConfig, FunctionSpec
+
+
+class StandIn:
+    """An environment whose init waits for `inits` to be open."""
+
+    inits = threading.Event()
+    made: list["StandIn"] = []
+
+    def __init__(self, spec, task_root, log, generation):
+        self.generation, self.stopped, self.last_used = generation, False, time.monotonic()
+        StandIn.inits.wait(10)
+        StandIn.made.append(self)
+
+    @property
+    def alive(self) -> bool:
+        return not self.stopped
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def invoke(self, event: str) -> lambdas.Outcome:
+        return lambdas.Outcome(result="null")
+
+
+class AfterNotify(threading.Condition):
+    """Runs `then` once, right after the next notify_all and before anyone it woke can
+    take the lock back: what another thread may do in that gap."""
+
+    then = None
+
+    def notify_all(self) -> None:
+        super().notify_all()
+        then, self.then = self.then, None
+        if then:
+            then()
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    monkeypatch.setattr(lambdas, "Environment", StandIn)
+    StandIn.inits.set()
+    StandIn.made = []
+    spec = FunctionSpec(
+        name="F",
+        handler="f.handler",
+        code_dir=Path("."),
+        layer_dirs=(),
+        environment={},
+        timeout_seconds=5,
+        memory_mb=128,
+        concurrency=2,
+        asynchronous=AsyncConfig(retries=0, on_failure=None),
+    )
+    pool = lambdas.Pool(spec, Path("."), lambda *_: None)
+    pool._freed = AfterNotify()
+    yield pool
+    StandIn.inits.set()
+    pool.stop()
+
+
+def test_an_environment_ready_as_another_frees_up_is_neither_lost_nor_kept_running(pool):
+    busy = pool._acquire(1)
+    StandIn.inits.clear()
+    got = []
+    starter = threading.Thread(target=lambda: got.append(pool._acquire(5)))
+    starter.start()  # nothing free: it starts a second environment and waits
+    time.sleep(0.2)
+    # The new one is handed over, and in that same moment the busy one frees up.
+    pool._freed.then = lambda: pool._put_back(busy)
+    StandIn.inits.set()
+    starter.join(5)
+    new = StandIn.made[-1]
+    assert got and got[0] in (busy, new)
+    pool._release(got[0])
+    # Both free, both stopped with the pool: none left running, none counted twice.
+    assert {id(e) for e in pool._idle} == {id(busy), id(new)}
+    pool.stop()
+    assert busy.stopped and new.stopped
+    assert pool.environments == 0
+
+
+def test_a_stopped_pool_starts_no_environment(pool):
+    pool.stop()
+    assert pool.invoke("{}", wait_seconds=0).error["errorType"] == "TooManyRequestsException"
+    assert StandIn.made == [] and pool.environments == 0

@@ -18,6 +18,7 @@ Its role and user id (docs/api.md#who-may-do-what) come from its claims, see cal
 
 import contextlib
 import json
+import math
 import threading
 import time
 import urllib.request
@@ -107,18 +108,32 @@ def _user_id(raw) -> int | None:
     return raw if isinstance(raw, int) and raw >= 1 else None
 
 
+# RFC 7519's NumericDate claims: JSON numbers. PyJWT accepts a numeric string for them
+# (it calls int() on it); anything but a number is refused here, before it is compared.
+TIME_CLAIMS = ("exp", "nbf", "iat")
+
+
+def _numeric_date(claims: dict, name: str) -> float | None:
+    value = claims.get(name)
+    if value is None:
+        return None
+    finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+    if isinstance(value, bool) or not finite:
+        raise InvalidToken(f"{name} must be a number")
+    return value
+
+
 def check_times(claims: dict, now: float | None = None) -> None:
-    """`exp` is checked by PyJWT (required); here: not issued in the future, and not
-    valid for longer than MAX_LIFETIME_SECONDS."""
+    """`exp` is checked by PyJWT (required); here: every time claim a number, not issued
+    in the future, and not valid for longer than MAX_LIFETIME_SECONDS."""
     now = time.time() if now is None else now
-    issued = claims.get("iat")
-    if issued is not None:
-        if isinstance(issued, bool) or not isinstance(issued, int | float):
-            raise InvalidToken("iat must be a number")
-        if issued > now + LEEWAY_SECONDS:
-            raise InvalidToken("the token claims to be issued in the future (iat)")
+    expires, _, issued = (_numeric_date(claims, name) for name in TIME_CLAIMS)
+    if expires is None:
+        raise InvalidToken("exp is required")
+    if issued is not None and issued > now + LEEWAY_SECONDS:
+        raise InvalidToken("the token claims to be issued in the future (iat)")
     start = issued if issued is not None else now
-    if claims["exp"] - start > MAX_LIFETIME_SECONDS:
+    if expires - start > MAX_LIFETIME_SECONDS:
         raise InvalidToken(f"the token is valid for more than {MAX_LIFETIME_SECONDS} s")
 
 
@@ -244,6 +259,21 @@ def _get_json(url: str) -> dict:
     return found
 
 
+def _text_claim(claims: dict, name: str) -> str | None:
+    value = claims.get(name)
+    if value is not None and not isinstance(value, str):
+        raise InvalidToken(f"{name} must be a string")
+    return value
+
+
+def _audiences(aud: object) -> list[str]:
+    """RFC 7519's `aud`: a string, or an array of strings."""
+    audiences = [aud] if isinstance(aud, str) else aud
+    if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
+        raise InvalidToken("aud must be a string or an array of strings")
+    return audiences
+
+
 class OidcVerifier:
     """RS256 tokens of one issuer, for one client: `iss` exactly the issuer, `exp` and
     `sub` present, and the client named by `aud`; a token without `aud` passes only as a
@@ -256,15 +286,18 @@ class OidcVerifier:
 
     def __call__(self, token: str) -> Caller:
         key = self.keys.key_for(_kid(token))
-        claims = _decode(token, key.key, OIDC_ALGORITHM, issuer=self.issuer)
-        if claims.get("token_use") == "id":
+        claims = _decode(token, key.key, OIDC_ALGORITHM)
+        # Compared here, not by PyJWT, which raises TypeError for an `iss` not a string.
+        if claims.get("iss") != self.issuer:
+            raise InvalidToken("the token was issued by another issuer")
+        token_use, client_id = _text_claim(claims, "token_use"), _text_claim(claims, "client_id")
+        if token_use == "id":
             raise InvalidToken("an ID token is not an API credential")
         audiences = claims.get("aud")
         if audiences is not None:
-            audiences = [audiences] if isinstance(audiences, str) else audiences
-            if self.audience not in audiences:
+            if self.audience not in _audiences(audiences):
                 raise InvalidToken("the token was issued for another audience")
-        elif claims.get("token_use") != "access" or claims.get("client_id") != self.audience:
+        elif token_use != "access" or client_id != self.audience:
             raise InvalidToken("the token was issued for another client")
         return caller_of(claims, CUSTOMER)
 

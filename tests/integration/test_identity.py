@@ -185,7 +185,11 @@ class Issuer:
             **claims,
         }
         payload = {name: value for name, value in payload.items() if value is not None}
-        return jwt.encode(payload, key or self.key, algorithm=algorithm, headers={"kid": kid})
+        # Signed as JSON of any shape: PyJWT's own encode refuses some bad claims (an `iss`
+        # not a string) that an issuer's tokens must still be tested with.
+        return jwt.api_jws.PyJWS().encode(
+            json.dumps(payload).encode(), key or self.key, algorithm=algorithm, headers={"kid": kid}
+        )
 
     def public_pem(self) -> bytes:
         return self.key.public_key().public_bytes(
@@ -272,6 +276,24 @@ def test_a_bad_oidc_token_is_refused(oidc_api, issuer, case):
         "client id without token use": lambda: issuer.token(aud=None, client_id=CLIENT_ID),
     }[case]()
     assert status_with(oidc_api, token) == 401
+
+
+# Claims of the wrong type in a token the issuer signed: 401, never an authorizer error.
+WRONG_TYPES = {
+    "aud a number": {"aud": 42},
+    "aud an object": {"aud": {CLIENT_ID: True}},
+    "aud a list with a number": {"aud": [CLIENT_ID, 7]},
+    "iss a list": {"iss": ["x"]},
+    "exp a numeric string": {"exp": str(int(time.time()) + 300)},
+    "token use a list": {"token_use": ["access"]},
+    "groups a string": {"cognito:groups": "operators"},
+    "user id an object": {"cognito:groups": None, "custom:userId": {"n": 1}},
+}
+
+
+@pytest.mark.parametrize("claims", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_an_issuers_claim_of_the_wrong_type_is_refused(oidc_api, issuer, claims):
+    assert status_with(oidc_api, issuer.token(**claims)) == 401
 
 
 def test_an_hs256_token_signed_with_the_issuers_public_key_is_refused(oidc_api, issuer):

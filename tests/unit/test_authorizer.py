@@ -121,6 +121,36 @@ def test_a_token_without_exp_is_refused_whatever_its_signature():
         handler("Bearer " + jwt.encode({"sub": "a"}, SECRET, "HS256"))
 
 
+# A validly signed token whose time claims are of the wrong type: refused (401), never an
+# error of the authorizer (which API Gateway would answer with 500).
+WRONG_TYPES = {
+    "exp a numeric string": {"exp": str(int(time.time()) + 60)},
+    "exp a float string": {"exp": f"{time.time() + 60:.3f}"},
+    "exp a boolean": {"exp": True},
+    "exp a list": {"exp": [int(time.time()) + 60]},
+    "exp an object": {"exp": {"n": 1}},
+    "exp null": {"exp": None, "iat": int(time.time())},
+    "iat a numeric string": {"iat": str(int(time.time()))},
+    "nbf a numeric string": {"nbf": str(int(time.time()) - 10)},
+    "nbf a boolean": {"nbf": False},
+    "exp beyond any date": {"exp": 10**400},
+    "iat not a number": {"iat": float("nan")},
+    "exp infinite": {"exp": float("inf")},
+    "sub a number": {"sub": 42},
+}
+
+
+@pytest.mark.parametrize("claims", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_a_time_claim_of_the_wrong_type_is_unauthorized_never_an_error(claims):
+    now = int(time.time())
+    payload = {"sub": "ana@example.com", "iat": now, "exp": now + 60, **claims}
+    token = jwt.encode({k: v for k, v in payload.items() if k != "exp" or v is not None}, SECRET)
+    with pytest.raises(tokens.InvalidToken):
+        verify(token)
+    with pytest.raises(Exception, match="^Unauthorized$"):
+        handler(f"Bearer {token}")
+
+
 def test_a_token_issued_in_the_future_is_refused_beyond_a_small_leeway():
     now = int(time.time())
     assert verify(make_token(iat=now + 5))  # clock skew

@@ -29,6 +29,7 @@ import jwt
 
 from common.bearer import bearer_token
 from common.callers import CUSTOMER, OPERATOR, ROLES, Caller
+from common.ids import possible_id
 from common.keys import KeyRing, jwt_keys
 from common.lambda_init import REHEARSAL
 from common.settings import Settings
@@ -101,11 +102,12 @@ def caller_of(claims: dict, default_role: str) -> Caller:
 
 
 def _user_id(raw) -> int | None:
+    """A userId as an order's body may name it (common.ids): an integer, or its digits."""
     if isinstance(raw, bool):
         return None
-    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 38:
+    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 19:
         raw = int(raw)  # Cognito's custom attributes are strings
-    return raw if isinstance(raw, int) and raw >= 1 else None
+    return raw if isinstance(raw, int) and possible_id(raw) else None
 
 
 # RFC 7519's NumericDate claims: JSON numbers. PyJWT accepts a numeric string for them

@@ -76,6 +76,7 @@ class ProductRepository(Repository):
         the whole write. Only when that condition fails (the sku changes, or there is no
         such product) is the product read and the claim moved in a transaction.
         """
+        self.known(product.id)
         try:
             item_of(product).save(condition=ProductModel.sku == product.sku)
             return

@@ -47,8 +47,8 @@ def parse_product(body: dict) -> ProductFields:
         sku=check.text("sku", max_length=MAX_SKU),
         nombre=check.text("nombre"),
         precio_unitario=check.number("precioUnitario", minimum=0),
-        stock_actual=check.integer("stockActual", minimum=0),
-        umbral_minimo=check.integer("umbralMinimo", minimum=0),
+        stock_actual=check.count("stockActual", minimum=0),
+        umbral_minimo=check.count("umbralMinimo", minimum=0),
         bodega=check.text("bodega", required=False),
         descripcion=check.text("descripcion", required=False, max_length=MAX_DESCRIPTION),
     )

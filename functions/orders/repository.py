@@ -8,7 +8,6 @@ one through.
 from pynamodb.exceptions import UpdateError
 
 from common import shards, storage
-from common.ids import possible_id
 from common.logs import get_logger
 from common.paging import Page
 from common.repository import Repository
@@ -51,10 +50,8 @@ class OrderRepository(Repository):
         """Set the status to `target` if it is now one of `allowed_from` (and, given a
         `user_id`, the order is that user's: else it is not found); an order already in
         `target` is returned as it is. Returns the order as stored after."""
-        if not possible_id(order_id):
-            raise unknown_order(order_id)
         if allowed_from:
-            item = OrderModel(order_id)
+            item = OrderModel(self.known(order_id))
             condition = OrderModel.id.exists() & OrderModel.status.is_in(*allowed_from)
             if user_id is not None:
                 condition &= OrderModel.user_id == user_id

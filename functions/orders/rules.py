@@ -73,14 +73,14 @@ def unknown_order(order_id: int) -> NotFound:
 def parse_order(body: dict) -> OrderRequest:
     check = Checker(body)
     request = OrderRequest(
-        user_id=check.integer("userId", minimum=1),
+        user_id=check.identifier("userId"),
         user_email=check.email("userEmail"),
         cliente_nombre=check.text("clienteNombre"),
         total=check.number("total", minimum=0),
         tipo_pedido=check.choice("tipoPedido", TIPOS_PEDIDO),
         destino=check.text("destino"),
-        producto_id=check.integer("productoId", minimum=1),
-        cantidad=check.integer("cantidad", minimum=1),
+        producto_id=check.identifier("productoId"),
+        cantidad=check.count("cantidad", minimum=1),
     )
     check.done()
     return request

@@ -8,7 +8,6 @@ never lost and a shipment that does not exist is never created by a PATCH.
 from pynamodb.exceptions import UpdateError
 
 from common import shards, storage
-from common.ids import possible_id
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
@@ -61,9 +60,7 @@ class ShipmentRepository(Repository):
 
     def set_status(self, shipment_id: int, status: str) -> Shipment:
         """Set the status of an existing shipment; returns it as stored after the change."""
-        if not possible_id(shipment_id):
-            raise unknown_shipment(shipment_id)
-        item = ShipmentModel(shipment_id)
+        item = ShipmentModel(self.known(shipment_id))
         try:
             # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The status
             # shard moves with the status, in the same write.

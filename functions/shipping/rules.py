@@ -50,7 +50,7 @@ def parse_shipment(body: dict) -> ShipmentRequest:
     """The POST body; client-sent generated fields and unknown fields are ignored."""
     check = Checker(body)
     request = ShipmentRequest(
-        pedido_id=check.integer("pedidoId", minimum=1),
+        pedido_id=check.identifier("pedidoId"),
         tipo_envio=check.choice("tipoEnvio", TIPOS_ENVIO),
         transportista=check.text("transportista"),
         destino=check.text("destino"),

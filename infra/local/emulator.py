@@ -1,6 +1,6 @@
 """moto's server on 127.0.0.1, standing in for DynamoDB on a laptop and in tests.
 
-Three corrections make it behave like DynamoDB where the platform can tell:
+These corrections make it behave like DynamoDB where the platform can tell:
 
 - Atomic requests, per table. moto is not thread-safe: its backend checks a condition
   and writes in separate steps, so two threads could both pass `attribute_not_exists`.
@@ -18,6 +18,11 @@ Three corrections make it behave like DynamoDB where the platform can tell:
 - Data that survives a restart (LOCAL_DATA_DIR, infra/local/persistence.py): each
   write request tells the snapshots which tables it wrote while it still holds their
   locks, and a snapshot holds those locks only to copy the items.
+- Numbers as DynamoDB reads them. DynamoDB keeps 38 significant digits, so it takes
+  `1` followed by 38 zeros (one digit); moto converts an item through boto3's strict
+  38-digit context whenever an index projects it, and failed on that number: one such
+  item made every query of a keys-only index (every whole list) a 500, for good. Here
+  moto converts numbers exactly.
 - Index queries in time of their partition. For a query on an index, moto sorts every
   item of the table and then tests each against the key condition: a page of 10 alerts
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
@@ -43,6 +48,7 @@ from io import BytesIO
 from typing import cast
 from urllib.parse import parse_qs
 
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
 from moto.core.model_instances import model_data
@@ -55,7 +61,7 @@ from moto.dynamodb.exceptions import (
     TransactionCanceledException,
     TransactWriteSingleOpException,
 )
-from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
+from moto.dynamodb.models import DynamoDBBackend, dynamo_type, dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import (
@@ -282,6 +288,27 @@ def query_one_partition(self: Table, *args, **kwargs):
         return _moto_query(self, *args, **kwargs)
     finally:
         del self.all_items
+
+
+class _ExactDeserializer(TypeDeserializer):
+    """boto3's, reading a number exactly (its context traps a 39th digit, even a zero)."""
+
+    def _deserialize_n(self, value: str) -> Decimal:
+        return Decimal(value)
+
+
+class _ExactSerializer(TypeSerializer):
+    def _serialize_n(self, value) -> str:
+        number = Decimal(value)
+        if not number.is_finite():
+            raise TypeError("Infinity and NaN not supported")
+        return str(number)
+
+
+def _exact_numbers() -> None:
+    """moto's item conversions (its module's serializer and deserializer) made exact."""
+    dynamo_type.deserializer = _ExactDeserializer()
+    dynamo_type.serializer = _ExactSerializer()
 
 
 class _TableLocks:
@@ -605,6 +632,7 @@ def emulator(port: int = 0, partitions: PartitionWrites | None = None) -> Emulat
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
+    _exact_numbers()
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()
     app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)), partitions)

@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 
+from common import jsonio
 from tests.support.api import body, error_code
 
 PRODUCT = {
@@ -256,3 +257,52 @@ def test_alerts_are_an_empty_array_when_none(api):
 def test_errors_carry_cors_headers(api):
     response = api.get("/api/inventario/abc")
     assert response.headers["Access-Control-Allow-Origin"] == "*"
+
+
+# -- numbers a count or an id may hold, in any notation (docs/api.md#conventions) ---------------
+
+HUGE = ["1E+38", "1e38", "1E+39", "100000000000000000000000000000000000000", "9" * 126, "1E+125"]
+
+
+@pytest.mark.parametrize("field", ["stockActual", "umbralMinimo"])
+@pytest.mark.parametrize("notation", HUGE)
+def test_a_count_past_its_range_is_refused_whatever_its_notation(api, field, notation):
+    raw = jsonio.dumps({**PRODUCT, field: "HUGE"}).replace('"HUGE"', notation)
+    response = api.post("/api/inventario", raw=raw)
+    assert response.status_code == 400, response.body
+    [detail] = body(response)["details"]
+    assert detail["field"] == field and "2147483647" in detail["message"]
+    assert body(api.get("/api/inventario")) == []
+
+
+def test_the_largest_count_is_accepted_and_read_back(api):
+    product = create(api, stockActual=2147483647, umbralMinimo=2147483647)
+    assert body(api.get(f"/api/inventario/{product['id']}"))["stockActual"] == 2147483647
+    assert (
+        api.post("/api/inventario", {**PRODUCT, "sku": "S2", "stockActual": 2147483648}).status_code
+        == 400
+    )
+
+
+@pytest.mark.parametrize("raw_id", ["9" * 166, "9" * 39, str(2**63)])
+def test_every_verb_treats_an_id_no_product_can_have_alike(api, raw_id):
+    for method in ("GET", "PUT", "DELETE"):
+        response = api.request(method, f"/api/inventario/{raw_id}", PRODUCT)
+        assert (method, response.status_code) == (method, 404), response.body
+        assert error_code(response) == "PRODUCT_NOT_FOUND"
+    assert api.get(f"/api/inventario/{raw_id}/stock?cantidad=1").status_code == 404
+
+
+def test_a_list_never_fails_because_of_one_stored_item(api, tables):
+    """An item an earlier version stored with a number of 39 digits (or any the API no
+    longer accepts) does not break the lists that hold it."""
+    create(api)
+    [stored] = body(api.get("/api/inventario"))
+    item = tables.get_item(TableName="ProductsTable", Key={"id": {"N": str(stored["id"])}})["Item"]
+    tables.put_item(
+        TableName="ProductsTable",
+        Item={**item, "stockActual": {"N": "1" + "0" * 38}, "umbralMinimo": {"N": "1E+39"}},
+    )
+    for path in ("/api/inventario", "/api/inventario?limit=5", "/api/inventario/alertas"):
+        assert api.get(path).status_code == 200, path
+    assert api.get(f"/api/inventario/{stored['id']}").status_code == 200

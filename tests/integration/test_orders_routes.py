@@ -112,6 +112,12 @@ def test_an_unknown_product_is_refused_and_nothing_is_saved(orders_api):
         ("cantidad", 0),
         ("cantidad", 1.5),
         ("userId", None),
+        # Past what an id or a count may hold, in any notation (docs/api.md#conventions).
+        ("userId", Decimal("1E+50")),
+        ("userId", 2**63),
+        ("productoId", Decimal("1E+50")),
+        ("cantidad", Decimal("1E+38")),
+        ("cantidad", 2**31),
     ],
 )
 def test_invalid_orders_are_refused_before_any_stock_check(orders_api, product, field, value):

@@ -81,7 +81,9 @@ def test_a_role_the_platform_does_not_know_is_refused(role):
         verify(make_token(**claims))
 
 
-@pytest.mark.parametrize("user_id", [None, 0, -3, "abc", 1.5, True, "4.0"])
+@pytest.mark.parametrize(
+    "user_id", [None, 0, -3, "abc", 1.5, True, "4.0", 2**63, str(2**63), "9" * 40, {"n": 1}]
+)
 def test_a_customer_without_a_positive_integer_user_id_is_refused(user_id):
     claims = {"role": "customer", "userId": user_id}
     if user_id is None:

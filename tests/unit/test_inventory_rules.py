@@ -75,10 +75,20 @@ def test_parse_cantidad_rejects_everything_else(raw):
 
 
 def test_integral_decimals_are_integers_but_fractions_are_not():
-    check = Checker({"a": Decimal("5.0"), "b": Decimal("1.5")})
-    assert check.integer("a") == 5 and isinstance(check.integer("a"), int)
-    assert check.integer("b") is None
+    check = Checker({"a": Decimal("5.0"), "b": Decimal("1.5"), "c": Decimal("5E0")})
+    assert check.count("a", minimum=0) == 5 and isinstance(check.count("a", minimum=0), int)
+    assert check.count("c", minimum=0) == 5
+    assert check.count("b", minimum=0) is None
     assert [d["field"] for d in check.details] == ["b"]
+
+
+@pytest.mark.parametrize(
+    "value", [Decimal("1E+38"), Decimal("2147483648"), 2**31, Decimal("1E+999999"), 10**126]
+)
+def test_a_count_past_its_range_is_refused_in_any_notation(value):
+    check = Checker({"n": value})
+    assert check.count("n", minimum=0) is None
+    assert check.details == [{"field": "n", "message": "must be an integer from 0 to 2147483647"}]
 
 
 @pytest.mark.parametrize("value", [Decimal("1E+126"), Decimal("1E-131"), Decimal("1." + "1" * 38)])

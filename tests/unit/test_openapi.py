@@ -161,7 +161,8 @@ def test_limits_are_the_codes():
     assert parameters["IdempotencyKey"]["schema"]["maxLength"] == 255
     assert creating._IDEMPOTENCY_KEY.pattern == r"[\x21-\x7e]{1,255}"
     assert SCHEMAS["Id"]["maximum"] == ids.MAX_ID
-    assert SCHEMAS["Count"]["maximum"] == 10**validation.MAX_DIGITS - 1
+    assert SCHEMAS["Count"]["maximum"] == validation.MAX_COUNT
+    assert SCHEMAS["PositiveCount"]["maximum"] == validation.MAX_COUNT
     assert SCHEMAS["PositiveInteger"]["maximum"] == 10**validation.MAX_DIGITS - 1
     # A float in the document; compared exactly, as the code compares a Decimal.
     assert Decimal(repr(SCHEMAS["Money"]["exclusiveMaximum"])) == (

@@ -95,7 +95,9 @@ def test_an_invalid_order_is_refused_before_the_stock_check(orders, events):
     stock = StockCheck()
     with pytest.raises(Invalid) as err:
         place(orders, events, stock, {**BODY, "cantidad": 0})
-    assert err.value.details == [{"field": "cantidad", "message": "must be >= 1"}]
+    assert err.value.details == [
+        {"field": "cantidad", "message": "must be an integer from 1 to 2147483647"}
+    ]
     assert stock.asked == [] and listed(orders) == [] and events.published == []
 
 

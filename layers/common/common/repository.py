@@ -28,6 +28,7 @@ from common import counters, shards, storage
 from common.counters import CounterModel
 from common.errors import NotFound
 from common.id_blocks import IdBlocks
+from common.ids import possible_id
 from common.paging import Page
 from common.settings import Settings
 
@@ -75,8 +76,16 @@ class Repository:
     def next_id(self) -> int:
         return self._ids.next_id()
 
+    def known(self, ident: int) -> int:
+        """`ident`, if some item could have it: every verb that names an item by its id
+        asks this first, so a number no id can be (0, 45 digits) is not found alike by
+        each, and never reaches DynamoDB as a key it would refuse."""
+        if not possible_id(ident):
+            raise self._unknown(ident)
+        return ident
+
     def get(self, ident: int):
-        item = storage.get_item(self._model, ident)
+        item = storage.get_item(self._model, self.known(ident))
         if item is None:
             raise self._unknown(ident)
         return storage.to_domain(item, self._entity)

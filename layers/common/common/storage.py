@@ -16,7 +16,6 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjec
 from pynamodb.models import MetaProtocol, Model
 
 from common import aws, shards
-from common.ids import possible_id
 from common.settings import Settings
 
 # The partitions of every table's byShard index: creates of one kind spread over them
@@ -117,9 +116,8 @@ def to_item(model_cls: type[M], entity) -> M:
 
 
 def get_item(model_cls: type[Model], ident: int) -> Model | None:
-    """The item with this id, read consistently, or None."""
-    if not possible_id(ident):
-        return None
+    """The item with this id (a possible one: Repository.known), read consistently, or
+    None."""
     try:
         return model_cls.get(ident, consistent_read=True)
     except DoesNotExist:

@@ -8,6 +8,7 @@ import re
 from decimal import Context, Decimal
 
 from common.errors import invalid_field, invalid_fields
+from common.ids import MAX_ID
 
 # Bounds that keep every accepted value storable: DynamoDB numbers carry 38 significant
 # digits, and an item is at most 400 KB. Without them a valid-looking body becomes a 500.
@@ -15,6 +16,9 @@ MAX_DIGITS = 38
 MAX_EXPONENT = 125
 MIN_EXPONENT = -130
 MAX_TEXT = 1000
+# Units (stock, thresholds, quantities): what the system this one replaces held in a
+# 32-bit integer, far beyond any warehouse, and any notation of a larger one is refused.
+MAX_COUNT = 2**31 - 1
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 
 
@@ -97,20 +101,30 @@ class Checker:
             return None
         return value
 
-    def integer(self, field: str, *, minimum: int | None = None):
-        """A JSON integer; 5.0 is accepted as 5, 1.5 and "5" are not."""
+    def integer(self, field: str, *, minimum: int, maximum: int):
+        """A JSON integer from `minimum` to `maximum`, whatever its notation: 5.0 and 5E0
+        are 5; 1.5 and "5" are not integers; 1E+38 is one, out of range."""
         value = self._present(field, True)
         if value is None:
             return None
-        if not _is_number(value) or not _storable(value):
+        if not _is_number(value) or (
+            isinstance(value, Decimal)
+            and (not value.is_finite() or value != value.to_integral_value())
+        ):
             self.fail(field, "must be an integer")
             return None
-        if isinstance(value, Decimal):
-            if value != value.to_integral_value():
-                self.fail(field, "must be an integer")
-                return None
-            value = int(value)
-        return self._at_least(field, value, minimum)
+        if not minimum <= value <= maximum:  # compared before int(): 1E+999999 stays cheap
+            self.fail(field, f"must be an integer from {minimum} to {maximum}")
+            return None
+        return int(value)
+
+    def identifier(self, field: str):
+        """Another entity's id (common.ids): 1 to MAX_ID."""
+        return self.integer(field, minimum=1, maximum=MAX_ID)
+
+    def count(self, field: str, *, minimum: int):
+        """A number of units: `minimum` to MAX_COUNT."""
+        return self.integer(field, minimum=minimum, maximum=MAX_COUNT)
 
     def number(self, field: str, *, minimum: int | None = None):
         value = self._present(field, True)

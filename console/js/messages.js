@@ -25,9 +25,18 @@ export function explain(error, doing) {
       return `${prefix}this form was already sent with other values. Reload and try again.`;
     case 429:
       return `${prefix}too many requests right now. Wait a few seconds, then try again.`;
+    case 502:
+    case 504:
+      // The request may have been carried out with its answer lost (a function's
+      // environment that died after the write): a create is sent again under the same
+      // Idempotency-Key, a move to the same status changes nothing.
+      return `${prefix}the platform did not finish answering (HTTP ${error.status}), so ` +
+        "it may or may not have been done. Send it again: it will not be done twice.";
     case 503: {
       const wait = error.retryAfter ?? 30;
-      return `${prefix}the inventory is unavailable at the moment. ` +
+      const what = error.code === "INVENTORY_UNAVAILABLE" ? "the inventory is"
+        : "a service it depends on is";
+      return `${prefix}${what} unavailable at the moment. ` +
         `Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
     }
     default:

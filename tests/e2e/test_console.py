@@ -480,6 +480,42 @@ def test_a_refusal_is_told_in_words(consoles, status, body, headers, message):
     expect(console.status).to_have_class(re.compile("status-error"))
 
 
+def test_a_create_whose_answer_was_lost_is_sent_again_without_a_duplicate(consoles, api):
+    """The product is stored but its answer is lost on the way (a 502, as when a
+    function's environment dies after the write): sending the form again replays it
+    under the same Idempotency-Key (docs/api.md#retries-without-duplicates-idempotency-key)."""
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    keys: list[str] = []
+
+    def lose_the_first_answer(route):
+        keys.append(route.request.headers.get("idempotency-key", ""))
+        if len(keys) == 1:
+            route.fetch()  # the request reaches the platform, which stores the product
+            _answer(502, {"message": "Internal server error"})(route)
+        else:
+            route.continue_()
+
+    page.route(
+        re.compile(r".*/api/inventario$"),
+        lambda route: (
+            lose_the_first_answer(route) if route.request.method == "POST" else route.continue_()
+        ),
+    )
+    page.get_by_label("SKU").fill("CON-LOST-1")
+    page.get_by_label("Name").fill("Caja perdida")
+    page.get_by_label("Unit price").fill("3")
+    page.get_by_label("Stock", exact=True).fill("4")
+    page.get_by_label("Alert threshold").fill("0")
+    page.get_by_role("button", name="Create product").click()
+    expect(console.status).to_contain_text("may or may not have been done")
+    expect(console.status).to_contain_text("will not be done twice")
+    page.get_by_role("button", name="Create product").click()
+    expect(console.status).to_contain_text("Product CON-LOST-1 created with id")
+    assert len(keys) == 2 and keys[0] and keys[0] == keys[1]
+    assert [p["sku"] for p in api.ok("GET", "/api/inventario")].count("CON-LOST-1") == 1
+
+
 def test_an_ended_session_asks_to_sign_in_again(consoles):
     console = signed_in(consoles, operator_token())
     console.page.route(re.compile(r".*/api/pedidos.*"), _answer(401, {"message": "Unauthorized"}))

@@ -52,6 +52,10 @@ class FunctionSpec:
     timeout_seconds: float
     memory_mb: int
     concurrency: int  # environments at once: its reserved concurrency, or the default
+    # No reserved concurrency (nor LAMBDA_MAX_ENVIRONMENTS): on AWS it would start another
+    # environment for a call that finds every one busy, so locally calls have their own
+    # (infra/local/lambdas.py: the cap of 4 only keeps a laptop's memory in check).
+    scales: bool = True
     asynchronous: AsyncConfig = field(default_factory=AsyncConfig)
     schedules_seconds: tuple[float, ...] = ()  # rate(...) of its Schedule events
 
@@ -174,6 +178,9 @@ def functions(
             concurrency=_capped(
                 int(reserved) if reserved else DEFAULT_CONCURRENCY, max_environments
             ),
+            # LAMBDA_MAX_ENVIRONMENTS is every environment a function may have, those for
+            # other functions' calls included: memory before waiting.
+            scales=not reserved and max_environments is None,
             asynchronous=AsyncConfig(
                 retries=int(config.get("MaximumRetryAttempts", 2)),
                 max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),

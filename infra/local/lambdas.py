@@ -7,6 +7,11 @@ as Lambda runs them.
   IDLE_SECONDS without an invocation. An invocation that finds none free starts one and
   takes whichever is free first, that one or a busy one finishing meanwhile: locally an
   init shares the machine's cores with everything else (Pool._acquire).
+- Another function's synchronous calls (the Invoke API: the stock check, a shipment's
+  owner lookup) have environments of their own, CALL_ENVIRONMENTS at most, beside the
+  pool that serves its API, for a function that scales (no reserved concurrency): on
+  AWS it would start another environment rather than queue a call behind busy ones
+  (say, long lists); locally the cap only keeps a laptop's memory in check.
 - An invocation that runs past the function's timeout, or whose environment dies, fails
   (as Lambda reports it), and that environment is replaced. A function whose code does not
   import fails its invocations at once: its init error, never a hang.
@@ -30,7 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.connection import Connection
@@ -42,6 +47,7 @@ from infra.local.servers import BackgroundServer
 
 IDLE_SECONDS = 600
 INIT_TIMEOUT_SECONDS = 10  # Lambda's limit on an init
+CALL_ENVIRONMENTS = 2  # a function's environments for other functions' calls
 ASYNC_RETRY_SECONDS = 1.0
 
 Log = Callable[[str, str], None]  # (function, line it printed)
@@ -459,6 +465,11 @@ class LambdaService:
     ):
         self.specs = specs
         self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
+        self.call_pools = {
+            name: Pool(replace(spec, concurrency=CALL_ENVIRONMENTS), task_roots[name], log)
+            for name, spec in specs.items()
+            if spec.scales
+        }
         self.deliveries = {
             name: Deliveries(pool, send_to_destination) for name, pool in self.pools.items()
         }
@@ -472,33 +483,45 @@ class LambdaService:
         name = name.split(":function:")[-1].split(":")[0]
         return name if name in self.pools else None
 
-    def invoke(self, name: str, event: str, wait_seconds: float = 29) -> Outcome:
-        return self.pools[name].invoke(event, wait_seconds)
+    def invoke(
+        self, name: str, event: str, wait_seconds: float = 29, for_a_call: bool = False
+    ) -> Outcome:
+        """`for_a_call`: another function's synchronous call (see the module's text)."""
+        pool = (for_a_call and self.call_pools.get(name)) or self.pools[name]
+        return pool.invoke(event, wait_seconds)
 
     def submit(self, name: str, event: str) -> None:
         self.deliveries[name].submit(event)
 
-    def warm(self, names) -> None:
-        threads = [threading.Thread(target=self.pools[name].warm) for name in names]
+    def warm(self, names, called=()) -> None:
+        """One environment of each function of `names`, and of the call pool of each of
+        `called` (those other functions call), started now."""
+        pools = [self.pools[name] for name in names]
+        pools += [self.call_pools[name] for name in called if name in self.call_pools]
+        threads = [threading.Thread(target=pool.warm) for pool in pools]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
 
+    def _all_pools(self) -> list[Pool]:
+        return [*self.pools.values(), *self.call_pools.values()]
+
     def recycle(self, names) -> None:
-        for name in names:
-            self.pools[name].recycle()
+        for pool in self._all_pools():
+            if pool.spec.name in names:
+                pool.recycle()
 
     def _reap(self) -> None:
         while not self._stopping.wait(30):
-            for pool in self.pools.values():
+            for pool in self._all_pools():
                 pool.reap()
 
     def stop(self) -> None:
         self._stopping.set()
         for deliveries in self.deliveries.values():
             deliveries.stop()
-        for pool in self.pools.values():
+        for pool in self._all_pools():
             pool.stop()
 
 
@@ -549,7 +572,7 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
                 service.submit(name, payload)
                 self._send(202, None)
             else:
-                outcome = service.invoke(name, payload)
+                outcome = service.invoke(name, payload, for_a_call=True)
                 if outcome.error and outcome.error["errorType"] == "TooManyRequestsException":
                     self._send(
                         429,

@@ -141,7 +141,7 @@ class LocalStack:
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
-        self.lambdas.warm(_first_called(specs))
+        self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
         return self
 
     def _base_env(self, region: str) -> dict[str, str]:
@@ -270,6 +270,23 @@ def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
         or any(path.is_relative_to(layer) for layer in spec.layer_dirs)
         or path == Path(__file__).with_name("runtime.py")
     )
+
+
+# The variables naming a function another one calls and waits for (common.service_calls:
+# the stock check, a shipment's owner lookup); ORDER_EVENTS_FUNCTION is invoked async.
+CALLED_AND_AWAITED = ("INVENTORY_FUNCTION", "ORDERS_FUNCTION")
+
+
+def _called_by_functions(specs: dict[str, FunctionSpec]) -> list[str]:
+    """The functions another one calls and waits for: their environments for calls
+    (LambdaService.call_pools) are warmed at start, as their API's are."""
+    named = {
+        spec.environment[variable]
+        for spec in specs.values()
+        for variable in CALLED_AND_AWAITED
+        if variable in spec.environment
+    }
+    return sorted(name for name in specs if name in named)
 
 
 def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:

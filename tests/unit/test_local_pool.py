@@ -1,6 +1,7 @@
 """A function's pool of environments (infra/local/lambdas.Pool) with stand-in
 environments, to force the interleavings real processes make only now and then."""
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -94,3 +95,54 @@ def test_a_stopped_pool_starts_no_environment(pool):
     pool.stop()
     assert pool.invoke("{}", wait_seconds=0).error["errorType"] == "TooManyRequestsException"
     assert StandIn.made == [] and pool.environments == 0
+
+
+class Held(StandIn):
+    """An environment whose invocation holds it until `free` is set."""
+
+    free = threading.Event()
+
+    def invoke(self, event: str) -> lambdas.Outcome:
+        Held.free.wait(10)
+        return lambdas.Outcome(result="null")
+
+
+def service_of(spec: FunctionSpec) -> lambdas.LambdaService:
+    return lambdas.LambdaService({"F": spec}, {"F": Path(".")}, lambda *_: None, None)
+
+
+@pytest.mark.parametrize("scales", [True, False])
+def test_a_call_from_another_function_is_not_queued_behind_a_busy_api(pool, monkeypatch, scales):
+    """Every environment busy serving the API (say, long lists): another function's call
+    (a stock check, an order's owner) is served by environments of its own, as on AWS,
+    where the function would scale; but a function with reserved concurrency has no
+    more than that on AWS either, and its calls are throttled alike."""
+    monkeypatch.setattr(lambdas, "Environment", Held)
+    Held.free.clear()
+    service = service_of(dataclasses.replace(pool.spec, scales=scales))
+    try:
+        busy = [threading.Thread(target=service.invoke, args=("F", "{}", 5)) for _ in range(2)]
+        for thread in busy:
+            thread.start()
+        time.sleep(0.3)
+        refused = service.invoke("F", "{}", wait_seconds=0.2)
+        assert refused.error["errorType"] == "TooManyRequestsException"
+        calls = [
+            threading.Thread(
+                target=service.invoke, args=("F", "{}", 5), kwargs={"for_a_call": True}
+            )
+            for _ in range(lambdas.CALL_ENVIRONMENTS)
+        ]
+        for thread in calls:
+            thread.start()
+        time.sleep(0.3)
+        served = service.pools["F"].environments + (
+            service.call_pools["F"].environments if scales else 0
+        )
+        assert served == 2 + (lambdas.CALL_ENVIRONMENTS if scales else 0)
+        Held.free.set()
+        for thread in busy + calls:
+            thread.join(5)
+    finally:
+        Held.free.set()
+        service.stop()

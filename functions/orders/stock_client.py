@@ -9,10 +9,12 @@ inventory answering correctly. Nothing about the caller's request can count: the
 is sent only as a well-formed JWT the authorizer accepted, rebuilt as `Bearer <token>`,
 never as the bytes the client sent, and a request that cannot even be built is not the
 inventory's fault. While the breaker is open, callers are refused at once; after the
-reset time exactly one trial call goes through (orders.breaker).
+reset time exactly one trial call goes through (orders.breaker: pybreaker's breaker, its
+state shared by every environment).
 """
 
 import json
+import math
 import time
 
 import pybreaker
@@ -22,8 +24,7 @@ from common.logs import get_logger
 from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
 from common.settings import Settings
 from common.tracing import tracer
-from orders.breaker import ConcurrentBreaker
-from orders.breaker_state import BreakerState, DynamoDBBreakerState
+from orders.breaker import NAME, DynamoDBStorage
 from orders.outcomes import SERVICE
 from orders.rules import InventoryUnavailable, StockAnswer
 
@@ -31,13 +32,17 @@ STOCK_ROUTE = "/api/inventario/{id}/stock"
 
 
 class _Opened(pybreaker.CircuitBreakerListener):
-    """Counts and logs each time the breaker opens: operators alarm on it."""
+    """Counts and logs each opening this environment made (not those it notices another
+    environment made): operators alarm on it."""
 
-    def __init__(self, logger):
-        self._logger = logger
+    def __init__(self, logger, storage: pybreaker.CircuitBreakerStorage):
+        self._logger, self._storage = logger, storage
 
     def state_change(self, cb, old_state, new_state) -> None:
-        if new_state.name == pybreaker.STATE_OPEN:
+        # Kept in this process's memory (tests), every opening is this environment's.
+        storage = self._storage
+        here = storage.opened_here if isinstance(storage, DynamoDBStorage) else True
+        if new_state.name == pybreaker.STATE_OPEN and here:
             self._logger.warning(
                 "stock-check breaker opened", extra={"reset_seconds": cb.reset_timeout}
             )
@@ -51,17 +56,18 @@ class StockChecker:
         fail_max: int,
         reset_seconds: float,
         inventory: Service,
-        state: BreakerState | None = None,
+        storage: pybreaker.CircuitBreakerStorage | None = None,
         logger=None,
     ):
-        """`state`: where the breaker's state is kept (by default, in this process)."""
-        self.breaker = ConcurrentBreaker(
-            state or BreakerState(),
+        """`storage`: where the breaker's state is kept (by default, in this process)."""
+        self.storage = storage or pybreaker.CircuitMemoryStorage(pybreaker.STATE_CLOSED)
+        self.breaker = pybreaker.CircuitBreaker(
             fail_max=fail_max,
             reset_timeout=reset_seconds,
-            name="inventory-stock-check",
+            state_storage=self.storage,
+            name=NAME,
             exclude=[lambda exc: not isinstance(exc, CallFailed)],
-            listeners=[_Opened(logger or get_logger(SERVICE))],
+            listeners=[_Opened(logger or get_logger(SERVICE), self.storage)],
         )
         self._inventory = inventory
 
@@ -76,15 +82,23 @@ class StockChecker:
             settings.stock_check_timeout_seconds,
             lambda: lambda_client or aws.lambda_client(settings),
         )
-        state = DynamoDBBreakerState(
-            aws.dynamodb(settings), settings.table_name("CircuitBreakersTable")
+        storage = DynamoDBStorage(
+            aws.dynamodb(settings),
+            settings.table_name("CircuitBreakersTable"),
+            settings.breaker_reset_seconds,
         )
         return cls(
             fail_max=settings.breaker_fail_max,
             reset_seconds=settings.breaker_reset_seconds,
             inventory=inventory,
-            state=state,
+            storage=storage,
         )
+
+    def seconds_until_trial(self) -> int:
+        """How long, rounded up and at least 1, until an open breaker lets a trial through."""
+        opened = self.storage.opened_at
+        left = (opened.timestamp() if opened else time.time()) + self.breaker.reset_timeout
+        return max(1, math.ceil(left - time.time()))
 
     @tracer.capture_method(capture_response=False)
     def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
@@ -93,7 +107,7 @@ class StockChecker:
         try:
             return self.breaker.call(self._ask, producto_id, cantidad, on_behalf)
         except pybreaker.CircuitBreakerError:
-            raise InventoryUnavailable(self.breaker.seconds_until_trial()) from None
+            raise InventoryUnavailable(self.seconds_until_trial()) from None
         except CallFailed:
             return StockAnswer.NOT_CONFIRMED  # the fallback, while the breaker is closed
         except CannotAsk:

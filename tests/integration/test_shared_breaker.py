@@ -1,9 +1,10 @@
 """The stock check's breaker shared by every execution environment of the orders function
-(orders/breaker_state.py): its state in one item of CircuitBreakersTable, in the emulator.
+(orders/breaker.py): its state in one item of CircuitBreakersTable, in the emulator.
 Each "environment" here is a StockChecker of its own, as each Lambda sandbox holds one."""
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -11,7 +12,7 @@ from common import aws
 from common.callers import SYSTEM
 from common.service_calls import CallFailed, OnBehalf
 from common.settings import Settings
-from orders.breaker_state import DynamoDBBreakerState
+from orders.breaker import DynamoDBStorage
 from orders.rules import InventoryUnavailable, StockAnswer
 from orders.stock_client import StockChecker
 
@@ -19,13 +20,15 @@ WHO = OnBehalf(SYSTEM, token=None, gateway_url="http://unused")
 
 
 class Inventory:
-    """Up (answers true) or down (every call fails), as told."""
+    """Up (answers true) or down (every call fails), as told; a hung one fails only after
+    `hang_seconds`, as a call that times out."""
 
     def __init__(self):
-        self.down, self.calls = False, 0
+        self.down, self.calls, self.hang_seconds = False, 0, 0.0
 
     def get(self, route, path_parameters, query, on_behalf):
         self.calls += 1
+        time.sleep(self.hang_seconds)
         if self.down:
             raise CallFailed("connection refused")
         return 200, b"true"
@@ -38,9 +41,12 @@ def environments(tables):
         settings = Settings.from_env()
 
         def environment(fail_max=3, reset_seconds=30.0):
-            state = DynamoDBBreakerState(aws.dynamodb(settings), "CircuitBreakersTable")
+            storage = DynamoDBStorage(aws.dynamodb(settings), "CircuitBreakersTable", reset_seconds)
             return StockChecker(
-                fail_max=fail_max, reset_seconds=reset_seconds, inventory=inventory, state=state
+                fail_max=fail_max,
+                reset_seconds=reset_seconds,
+                inventory=inventory,
+                storage=storage,
             )
 
         yield inventory, environment
@@ -133,3 +139,50 @@ def test_a_success_after_failures_starts_the_count_again(environments):
     inventory.down = True
     time.sleep(1.1)  # the second reads the reset count
     assert [outcome(second), outcome(first)] == ["NOT_CONFIRMED", "NOT_CONFIRMED"]
+
+
+def test_environments_checking_a_hung_inventory_at_once_each_wait_one_timeout_at_most(
+    environments,
+):
+    """Sixteen environments, each one invocation, against an inventory that times out:
+    each answers within one timeout; the failures counted open the breaker; whoever
+    failed after it opened is told so; the next check is refused at once."""
+    inventory, environment = environments
+    many = [environment(fail_max=5) for _ in range(16)]
+    inventory.down, inventory.hang_seconds = True, 0.5
+    start = threading.Barrier(len(many))
+
+    def one_check(env):
+        start.wait()
+        started = time.perf_counter()
+        return outcome(env), time.perf_counter() - started
+
+    with ThreadPoolExecutor(len(many)) as pool:
+        results = list(pool.map(one_check, many))
+    assert max(seconds for _, seconds in results) < 0.5 + 0.5
+    assert {answer for answer, _ in results} == {"NOT_CONFIRMED", "503"}
+    assert [answer for answer, _ in results].count("NOT_CONFIRMED") < 5
+    started = time.perf_counter()
+    assert outcome(many[0]) == "503" and time.perf_counter() - started < 0.1
+
+
+def test_while_one_environment_runs_the_trial_the_others_are_refused_at_once(environments):
+    inventory, environment = environments
+    many = [environment(fail_max=1, reset_seconds=0.3) for _ in range(8)]
+    inventory.down = True
+    assert outcome(many[0]) == "503"
+    time.sleep(1.1)  # past the reset, and every environment has read the open state
+    inventory.down, inventory.hang_seconds = False, 1.0
+    start = threading.Barrier(len(many))
+
+    def one_check(env):
+        start.wait()
+        started = time.perf_counter()
+        return outcome(env), time.perf_counter() - started
+
+    calls = inventory.calls
+    with ThreadPoolExecutor(len(many)) as pool:
+        results = list(pool.map(one_check, many))
+    assert inventory.calls == calls + 1  # the one trial
+    refused_at_once = [s for answer, s in results if answer == "503" and s < 0.5]
+    assert len(refused_at_once) == len(many) - 1

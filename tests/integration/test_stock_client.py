@@ -2,9 +2,7 @@
 (docs/api.md#placing-an-order-the-stock-check)."""
 
 import contextlib
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -79,57 +77,12 @@ def test_nothing_about_the_callers_token_can_count_against_the_inventory(server,
     assert all("Authorization" not in headers for _, headers in server.requests)
 
 
-def test_concurrent_checks_against_a_hung_inventory_each_wait_one_timeout_at_most(server):
-    """pybreaker alone holds its lock across the call: 16 checks would take 16 timeouts."""
-    server.hang = True
-    stock = checker(fail_max=5, timeout_seconds=0.5)
-    start = threading.Barrier(16)
-
-    def one_check(_):
-        start.wait()
-        started = time.perf_counter()
-        try:
-            outcome = stock.check(server.url, 1, 1, TOKEN)
-        except InventoryUnavailable:
-            outcome = "open"
-        return outcome, time.perf_counter() - started
-
-    with ThreadPoolExecutor(16) as pool:
-        results = list(pool.map(one_check, range(16)))
-    assert max(seconds for _, seconds in results) < 0.5 + 0.5
-    assert stock.breaker.current_state == "open"
-    # The five failures counted open it; whoever failed after it opened is told so.
-    assert {outcome for outcome, _ in results} <= {StockAnswer.NOT_CONFIRMED, "open"}
-    refused, seconds = elapsed(_refusal, stock, server.url)
-    assert refused and seconds < 0.1
-
-
 def _refusal(stock, url) -> bool:
     try:
         stock.check(url, 1, 1, TOKEN)
     except InventoryUnavailable:
         return True
     return False
-
-
-def test_half_open_admits_exactly_one_trial_while_the_others_are_refused_at_once(server):
-    server.status = 500
-    stock = checker(fail_max=1, reset_seconds=0.3, timeout_seconds=1.0)
-    assert _refusal(stock, server.url)  # the failure that opens it
-    time.sleep(0.35)
-    server.status, server.hang = 200, True
-    before = len(server.requests)
-    start = threading.Barrier(8)
-
-    def one_check(_):
-        start.wait()
-        return elapsed(_refusal, stock, server.url)
-
-    with ThreadPoolExecutor(8) as pool:
-        results = list(pool.map(one_check, range(8)))
-    assert len(server.requests) == before + 1  # the one trial
-    refused_at_once = [seconds for refused, seconds in results if refused and seconds < 0.5]
-    assert len(refused_at_once) >= 7
 
 
 def test_a_closed_port_falls_back_then_opens_the_breaker_within_fail_max():

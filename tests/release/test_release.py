@@ -269,7 +269,7 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
 # Powertools' idempotency records: not the platform's data, so no model and no backup;
 # they expire by themselves.
 IDEMPOTENCY = "IdempotencyTable"
-# The breaker's shared state (orders/breaker_state.py): the orders function's alone, read
+# The breaker's shared state (orders/breaker.py): the orders function's alone, read
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
 # Which functions keep idempotency records, each under its own key prefix.

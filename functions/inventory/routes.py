@@ -21,12 +21,11 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
     # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/inventario", methods=["POST"])
     def create_product():
-        access.may_change_catalog(caller_of(bp.current_request))
-        return once.answer(
-            bp.current_request,
-            rules.parse_product,
-            lambda fields: service.create_product(products, fields),
-        )
+        request = bp.current_request
+        access.may_change_catalog(caller_of(request))
+        body = json_object(request)
+        fields = rules.parse_product(body)
+        return once.created(request, body, lambda: service.create_product(products, fields))
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
     def low_stock_alerts():

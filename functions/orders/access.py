@@ -6,12 +6,12 @@ orders (anyone else's is as unknown to them as an id no order has), and cancel t
 
 from common.callers import Caller
 from common.errors import Forbidden
-from orders.rules import CANCELLED, Order, OrderRequest
+from orders.rules import CANCELLED, NewOrder, Order
 
 
-def may_place(caller: Caller, request: OrderRequest) -> None:
+def may_place(caller: Caller, new_order: NewOrder) -> None:
     """Checked once the order is valid: a customer's for someone else is refused."""
-    if not caller.owns(request.user_id):
+    if not caller.owns(new_order.user_id):
         raise Forbidden("A customer may place orders only for their own userId")
 
 

@@ -3,7 +3,7 @@
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
-from common.readers import caller_of, on_behalf_of, path_id, query_param
+from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
 from common.responses import ok
 from common.service_app import ServiceBlueprint
 from orders import access, service
@@ -36,11 +36,13 @@ def blueprint(
         request = bp.current_request
         # The stock check is asked as the caller: inventory sits behind the same authorizer.
         on_behalf = on_behalf_of(request)
-        return once.answer(
+        body = json_object(request)
+        new_order = service.order_to_place(on_behalf.caller, body)
+        return once.created(
             request,
-            lambda body: service.order_to_place(on_behalf.caller, body),
-            lambda order: service.place_order(
-                orders, stock, events, outcomes, order, on_behalf, utcnow()
+            body,
+            lambda: service.place_order(
+                orders, stock, events, outcomes, new_order, on_behalf, utcnow()
             ),
         )
 

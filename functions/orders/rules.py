@@ -44,7 +44,7 @@ class InventoryUnavailable(Exception):
 
 
 @dataclass(frozen=True, kw_only=True)
-class OrderRequest:
+class NewOrder:
     """What a client may set on a new order; id, status, creadoEn and observaciones are
     the service's own and ignored when sent."""
 
@@ -59,7 +59,7 @@ class OrderRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Order(OrderRequest):
+class Order(NewOrder):
     id: int
     status: str
     observaciones: str | None
@@ -70,9 +70,9 @@ def unknown_order(order_id: int) -> NotFound:
     return not_found("ORDER_NOT_FOUND", "Order", order_id)
 
 
-def parse_order(body: dict) -> OrderRequest:
+def parse_order(body: dict) -> NewOrder:
     check = Checker(body)
-    request = OrderRequest(
+    new_order = NewOrder(
         user_id=check.identifier("userId"),
         user_email=check.email("userEmail"),
         cliente_nombre=check.text("clienteNombre"),
@@ -83,16 +83,16 @@ def parse_order(body: dict) -> OrderRequest:
         cantidad=check.count("cantidad", minimum=1),
     )
     check.done()
-    return request
+    return new_order
 
 
-def new_order(request: OrderRequest, order_id: int, now: datetime) -> Order:
+def pending_order(new_order: NewOrder, order_id: int, now: datetime) -> Order:
     return Order(
         id=order_id,
         status=INITIAL_STATUS,
-        observaciones=observaciones_for(request.tipo_pedido),
+        observaciones=observaciones_for(new_order.tipo_pedido),
         creado_en=to_iso(now),
-        **vars(request),
+        **vars(new_order),
     )
 
 

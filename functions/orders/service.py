@@ -64,11 +64,11 @@ _REFUSALS = {
 }
 
 
-def order_to_place(caller: Caller, body: dict) -> rules.OrderRequest:
+def order_to_place(caller: Caller, body: dict) -> rules.NewOrder:
     """The order a body asks for, checked (400), and the caller's to place (403)."""
-    request = rules.parse_order(body)
-    access.may_place(caller, request)
-    return request
+    new_order = rules.parse_order(body)
+    access.may_place(caller, new_order)
+    return new_order
 
 
 def place_order(
@@ -76,17 +76,17 @@ def place_order(
     stock: Stock,
     events: Publisher,
     outcomes: Outcomes,
-    request: rules.OrderRequest,
+    new_order: rules.NewOrder,
     on_behalf: OnBehalf,
     now: datetime,
 ) -> Order:
-    """Check stock, save, publish PedidoAprobadoEvent for a checked order request
+    """Check stock, save, publish PedidoAprobadoEvent for a checked new order
     (order_to_place); `now` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
     sweep (republish_pending) publishes it. The order stands; its event is never lost."""
     try:
-        answer = stock.check(request.producto_id, request.cantidad, on_behalf)
+        answer = stock.check(new_order.producto_id, new_order.cantidad, on_behalf)
     except InventoryUnavailable as exc:
         outcomes.refused("INVENTORY_UNAVAILABLE")
         raise Unavailable(
@@ -97,8 +97,10 @@ def place_order(
     if answer in _REFUSALS:
         code, text = _REFUSALS[answer]
         outcomes.refused(code)
-        raise Invalid(code, text.format(producto=request.producto_id, cantidad=request.cantidad))
-    order = rules.new_order(request, orders.next_id(), now)
+        raise Invalid(
+            code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
+        )
+    order = rules.pending_order(new_order, orders.next_id(), now)
     orders.add(order)
     outcomes.placed()
     if events.publish(rules.approved_event(order)):

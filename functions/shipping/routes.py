@@ -3,7 +3,7 @@
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
-from common.readers import caller_of, on_behalf_of, path_id, query_param
+from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
 from common.responses import ok
 from common.service_app import ServiceBlueprint
 from shipping import access, rules, service
@@ -38,13 +38,15 @@ def blueprint(
         request = bp.current_request
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
-        return once.answer(
+        body = json_object(request)
+        new_shipment = rules.parse_shipment(body)
+        return once.created(
             request,
-            rules.parse_shipment,
-            lambda shipment: service.create_shipment(
+            body,
+            lambda: service.create_shipment(
                 shipments,
                 lambda pedido_id: owners.owner_of(pedido_id, on_behalf),
-                shipment,
+                new_shipment,
                 utcnow(),
             ),
         )

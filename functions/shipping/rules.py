@@ -1,4 +1,4 @@
-"""Shipping rules as plain functions: what a valid request is, what a new shipment holds.
+"""Shipping rules as plain functions: what a valid new shipment is, what a shipment holds.
 
 The clock is a parameter (`now`), so the date arithmetic is tested with a fixed instant;
 the routes pass common.clock.utcnow().
@@ -18,7 +18,7 @@ INITIAL_STATUS = "CREADO"
 
 
 @dataclass(frozen=True, kw_only=True)
-class ShipmentRequest:
+class NewShipment:
     """Everything a client sets on a shipment; the rest is generated."""
 
     pedido_id: int
@@ -28,7 +28,7 @@ class ShipmentRequest:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Shipment(ShipmentRequest):
+class Shipment(NewShipment):
     """A shipment; its dates already in the platform's time format."""
 
     id: int
@@ -46,33 +46,33 @@ def unknown_shipment(shipment_id: int) -> NotFound:
     return not_found("SHIPMENT_NOT_FOUND", "Shipment", shipment_id)
 
 
-def parse_shipment(body: dict) -> ShipmentRequest:
+def parse_shipment(body: dict) -> NewShipment:
     """The POST body; client-sent generated fields and unknown fields are ignored."""
     check = Checker(body)
-    request = ShipmentRequest(
+    new_shipment = NewShipment(
         pedido_id=check.identifier("pedidoId"),
         tipo_envio=check.choice("tipoEnvio", TIPOS_ENVIO),
         transportista=check.text("transportista"),
         destino=check.text("destino"),
     )
     check.done()
-    return request
+    return new_shipment
 
 
-def new_shipment(
-    request: ShipmentRequest, shipment_id: int, now: datetime, owner_id: int | None = None
+def created_shipment(
+    new_shipment: NewShipment, shipment_id: int, now: datetime, owner_id: int | None = None
 ) -> Shipment:
     """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
-    strategy = for_tipo(request.tipo_envio)
+    strategy = for_tipo(new_shipment.tipo_envio)
     return Shipment(
         id=shipment_id,
-        pedido_id=request.pedido_id,
+        pedido_id=new_shipment.pedido_id,
         status=INITIAL_STATUS,
         tipo_envio=strategy.tipo,
-        transportista=request.transportista,
+        transportista=new_shipment.transportista,
         guia_despecho=strategy.guide(now, shipment_id),
-        ruta_descripcion=strategy.route(request.destino),
-        destino=request.destino,
+        ruta_descripcion=strategy.route(new_shipment.destino),
+        destino=new_shipment.destino,
         fecha_estimada_entrega=to_iso(strategy.estimated_delivery(now)),
         creado_en=to_iso(now),
         owner_id=owner_id,

@@ -33,12 +33,12 @@ OwnerOf = Callable[[int], int | None]
 
 
 def create_shipment(
-    shipments: Shipments, owner_of: OwnerOf, request: rules.ShipmentRequest, now: datetime
+    shipments: Shipments, owner_of: OwnerOf, new_shipment: rules.NewShipment, now: datetime
 ) -> Shipment:
-    """A shipment of a checked request (rules.parse_shipment), recording whose order it
+    """A shipment of a checked new shipment (rules.parse_shipment), recording whose order it
     fulfils."""
-    owner = owner_of(request.pedido_id)
-    shipment = rules.new_shipment(request, shipments.next_id(), now, owner)
+    owner = owner_of(new_shipment.pedido_id)
+    shipment = rules.created_shipment(new_shipment, shipments.next_id(), now, owner)
     shipments.add(shipment)
     return shipment
 

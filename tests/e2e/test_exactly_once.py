@@ -258,7 +258,7 @@ def stocked(http):
     return product(http, f"LIFE-{uuid.uuid4()}")
 
 
-def new_order(http, stocked, name: str = "Life") -> dict:
+def pending_order(http, stocked, name: str = "Life") -> dict:
     response = http.gateway(
         "POST", "/api/pedidos", json={**ORDER, "clienteNombre": name, "productoId": stocked["id"]}
     )
@@ -272,7 +272,7 @@ def move(http, order_id, status: str | None):
 
 
 def order_in(http, stocked, state: str) -> dict:
-    order = new_order(http, stocked)
+    order = pending_order(http, stocked)
     for step in PATHS[state]:
         assert move(http, order["id"], step).status_code == 200
     return http.gateway("GET", f"/api/pedidos/{order['id']}").json()
@@ -299,7 +299,7 @@ def test_every_move_between_every_two_states(http, stocked, current, target):
 
 @pytest.mark.parametrize("status", [None, "", "aprobado", "PERDIDO"])
 def test_a_missing_or_unknown_status_is_400(http, stocked, status):
-    order = new_order(http, stocked)
+    order = pending_order(http, stocked)
     response = move(http, order["id"], status)
     assert response.status_code == 400 and response.json()["error"] == "VALIDATION_ERROR"
     assert [d["field"] for d in response.json()["details"]] == ["status"]
@@ -330,7 +330,7 @@ def test_two_conflicting_moves_at_once_exactly_one_wins(http, stocked):
 
 
 def test_a_move_publishes_no_event_and_shows_in_the_status_list(http, stack, stocked):
-    order = new_order(http, stocked, name=f"NoEvent {uuid.uuid4()}")
+    order = pending_order(http, stocked, name=f"NoEvent {uuid.uuid4()}")
     stack.wait_for_line(
         lambda line: f'"pedidoId":{order["id"]},' in line and '"notification received"' in line
     )

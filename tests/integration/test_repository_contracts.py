@@ -177,7 +177,7 @@ def order(orders, status: str = "PENDIENTE"):
         "productoId": 2,
         "cantidad": 3,
     }
-    made = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
+    made = order_rules.pending_order(order_rules.parse_order(body), orders.next_id(), NOW)
     return order_rules.Order(**{**vars(made), "status": status})
 
 
@@ -197,7 +197,7 @@ def shipment(shipments, pedido_id: int, status: str = "CREADO"):
     request = shipping_rules.parse_shipment(
         {"pedidoId": pedido_id, "tipoEnvio": "EXPRESS", "transportista": "T", "destino": "Cali"}
     )
-    made = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
+    made = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
     return shipping_rules.Shipment(**{**vars(made), "status": status})
 
 
@@ -227,7 +227,7 @@ def test_orders_are_stored_whole(orders):
         "productoId": 2,
         "cantidad": 3,
     }
-    order = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
+    order = order_rules.pending_order(order_rules.parse_order(body), orders.next_id(), NOW)
     orders.add(order)
     assert orders.get(order.id) == order and everything(orders) == [order]
     with pytest.raises(NotFound) as err:
@@ -239,7 +239,7 @@ def test_a_shipment_status_change_keeps_everything_else(shipments):
     request = shipping_rules.parse_shipment(
         {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
     )
-    shipment = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
+    shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
     shipments.add(shipment)
     changed = shipments.set_status(shipment.id, "EN_RUTA")
     assert vars(changed) == {**vars(shipment), "status": "EN_RUTA"}

@@ -22,7 +22,7 @@ NOW = datetime(2026, 11, 22, 10, 0)
 STATUSES = ("PENDIENTE", "APROBADO", "CANCELADO")
 
 
-def new_order(orders: OrderRepository, n: int) -> order_rules.Order:
+def pending_order(orders: OrderRepository, n: int) -> order_rules.Order:
     body = {
         "userId": n % 50 + 1,
         "userEmail": "a@b.co",
@@ -33,7 +33,7 @@ def new_order(orders: OrderRepository, n: int) -> order_rules.Order:
         "productoId": 2,
         "cantidad": 1,
     }
-    made = order_rules.new_order(order_rules.parse_order(body), orders.next_id(), NOW)
+    made = order_rules.pending_order(order_rules.parse_order(body), orders.next_id(), NOW)
     return dataclasses.replace(made, status=STATUSES[made.id % len(STATUSES)])
 
 
@@ -63,7 +63,7 @@ def burst(environments):
     def client(environment: OrderRepository, n: int):
         start.wait()
         for i in range(30):
-            order = new_order(environment, n * 30 + i)
+            order = pending_order(environment, n * 30 + i)
             environment.add(order)
             with lock:
                 made.append(order)
@@ -128,7 +128,7 @@ def test_every_order_is_in_the_whole_list_index_under_its_shard(tables, environm
 
 def test_a_status_change_moves_an_order_to_the_other_status_list(environments):
     orders = environments[0]
-    order = new_order(orders, 0)
+    order = pending_order(orders, 0)
     orders.add(order)
     orders.move(order.id, "APROBADO", ("PENDIENTE",))
     assert [o.id for o in orders.page(0, 10, status="APROBADO").items] == [order.id]
@@ -141,7 +141,7 @@ def test_a_shipment_status_change_moves_it_to_the_other_status_list(tables):
         request = shipping_rules.parse_shipment(
             {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
         )
-        shipment = shipping_rules.new_shipment(request, shipments.next_id(), NOW)
+        shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
         shipments.add(shipment)
         shipments.set_status(shipment.id, "EN_RUTA")
         assert [s.id for s in shipments.page(0, 10, status="EN_RUTA").items] == [shipment.id]

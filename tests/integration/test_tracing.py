@@ -34,7 +34,8 @@ def probed(probe: str, leave_out: tuple[str, ...], **env) -> subprocess.Complete
 
 
 def traced(**env) -> str:
-    return probed(PROBE, ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED"), **env).stdout.strip()
+    leave_out = ("LAMBDA_TASK_ROOT", "POWERTOOLS_TRACE_DISABLED", "AWS_SAM_LOCAL")
+    return probed(PROBE, (*leave_out, "AWS_CHALICE_CLI_MODE"), **env).stdout.strip()
 
 
 @pytest.mark.parametrize(
@@ -43,6 +44,9 @@ def traced(**env) -> str:
         ({}, "_Off False 2"),  # the local stack, the tests
         ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, "_Off False 2"),
         ({"LAMBDA_TASK_ROOT": "/var/task"}, "Tracer True 2"),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "1"}, "_Off False 2"),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true"}, "_Off False 2"),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_CHALICE_CLI_MODE": "true"}, "_Off False 2"),
     ],
 )
 def test_tracing_is_on_on_lambda_only_and_off_loads_nothing(env, expected):

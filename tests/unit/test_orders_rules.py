@@ -96,7 +96,7 @@ NOW = datetime(2026, 11, 22, 14, 3, 7, 123456)
 )
 def test_a_new_order_is_pending_with_its_creation_time_and_customs_note(tipo, observaciones):
     request = rules.parse_order({**VALID, "tipoPedido": tipo, "status": "ENTREGADO", "id": 9})
-    order = rules.new_order(request, 5, NOW)
+    order = rules.pending_order(request, 5, NOW)
     assert order == rules.Order(
         id=5,
         status="PENDIENTE",
@@ -107,7 +107,7 @@ def test_a_new_order_is_pending_with_its_creation_time_and_customs_note(tipo, ob
 
 
 def test_the_event_payload_has_exactly_the_four_fields():
-    order = rules.new_order(rules.parse_order({**VALID, "total": Decimal("1.10")}), 5, NOW)
+    order = rules.pending_order(rules.parse_order({**VALID, "total": Decimal("1.10")}), 5, NOW)
     assert rules.approved_event(order) == {
         "pedidoId": 5,
         "userEmail": "ana@example.com",

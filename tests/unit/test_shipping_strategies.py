@@ -114,7 +114,7 @@ REQUEST = {
 )
 def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
     request = rules.parse_shipment({**REQUEST, "tipoEnvio": tipo})
-    shipment = rules.new_shipment(request, 42, NOW)
+    shipment = rules.created_shipment(request, 42, NOW)
     assert vars(shipment) == {
         "id": 42,
         "pedido_id": 7,
@@ -132,7 +132,7 @@ def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
 
 def test_new_shipment_on_new_years_eve():
     request = rules.parse_shipment({**REQUEST, "tipoEnvio": "EXPRESS"})
-    shipment = rules.new_shipment(request, 5, datetime(2026, 12, 31, 22, 0))
+    shipment = rules.created_shipment(request, 5, datetime(2026, 12, 31, 22, 0))
     assert shipment.creado_en == "2026-12-31T22:00:00.000000"
     assert shipment.fecha_estimada_entrega == "2027-01-01T22:00:00.000000"
     assert shipment.guia_despecho == "EXP-20261231-000005"
@@ -142,7 +142,7 @@ def test_parse_shipment_accepts_a_whole_decimal_and_ignores_generated_fields():
     request = rules.parse_shipment(
         {**REQUEST, "pedidoId": 7, "status": "ENTREGADO", "id": 99, "guiaDespecho": "X"}
     )
-    assert request == rules.ShipmentRequest(
+    assert request == rules.NewShipment(
         pedido_id=7, tipo_envio="TERRESTRE", transportista="Servientrega", destino="Medellín"
     )
 

@@ -3,19 +3,18 @@
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from common import jsonio
 from common.errors import invalid_field
 from common.fingerprints import fingerprint
-from common.readers import caller_of, gateway_base_url, json_object
+from common.readers import caller_of, gateway_base_url
 from common.responses import JSON_CONTENT_TYPE, created
 
 if TYPE_CHECKING:  # not at run time: functions without a POST never load the utility
     from common.idempotency import Once
-C = TypeVar("C")  # what a create route's body becomes once checked
 
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
@@ -36,24 +35,18 @@ class CreatedOnce:
     def __init__(self, once: "Once"):
         self._once = once
 
-    def answer(
-        self, request, parse: Callable[[dict], C], create: Callable[[C], object]
-    ) -> Response:
-        """`parse(body)` checks the body and turns it into what `create` takes (400 or
-        403 for one it refuses), before any key is claimed: a body gets the same answer
-        with a key as without. `create(command)` makes the thing and returns it, as
-        `created` answers it."""
+    def created(self, request, body: dict, create: Callable[[], object]) -> Response:
+        """The 201 of what `create()` makes (the use case, its command already checked
+        from `body`), made once for the request's `Idempotency-Key`, if it has one."""
         key = request.headers.get("idempotency-key")
         if key is not None and not _IDEMPOTENCY_KEY.fullmatch(key):
             raise invalid_field("Idempotency-Key", "must be 1 to 255 visible ASCII characters")
-        body = json_object(request)
-        command = parse(body)
         if key is None:
-            return _located(request, created(create(command)))
+            return _located(request, created(create()))
         outcome = self._once.run(
             {"caller": caller_of(request).sub, "key": key},
             fingerprint(body),
-            lambda: {"body": created(create(command)).body},
+            lambda: {"body": created(create()).body},
             request.lambda_context,
         )
         headers: dict[str, str | list[str]] = {"Content-Type": JSON_CONTENT_TYPE}

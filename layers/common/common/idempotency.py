@@ -4,7 +4,12 @@
 The first call with a key claims it (a conditional put in IdempotencyTable), runs, and
 stores its result; a repeat with the same payload gets the stored result back without
 running again; with another payload it is refused; while the first still runs it is
-told to retry. A call that fails drops its claim, so only successes are remembered.
+told to retry, whatever its payload. A call that fails drops its claim, so only
+successes are remembered.
+
+The payload's fingerprint is stored with the result and compared here, on a replay:
+Powertools' own payload validation compares before it looks at the claim's state, so a
+repeat of a claim still in progress with another body would be 422, not 409.
 """
 
 from collections.abc import Callable
@@ -18,9 +23,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.idempotency.exceptions import (
     IdempotencyAlreadyInProgressError,
     IdempotencyInconsistentStateError,
-    IdempotencyValidationError,
 )
-from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import STATUS_CONSTANTS
 
 from common import aws, metrics
 from common.errors import Conflict, Unprocessable
@@ -29,6 +32,8 @@ from common.settings import Settings
 # A claim whose request died is free again after this long at most (less on Lambda: the
 # invocation's own remaining time).
 MAX_CLAIM_MILLIS = 60_000
+# What a record's stored data holds: the work's result, and the payload's fingerprint.
+RESULT, PAYLOAD = "result", "payload"
 
 
 @dataclass(frozen=True)
@@ -51,16 +56,6 @@ class _ClaimTime:
         return min(remaining, MAX_CLAIM_MILLIS) if remaining is not None else MAX_CLAIM_MILLIS
 
 
-class _InProgressFirst(DynamoDBPersistenceLayer):
-    """A repeat while the first is still being processed is told to retry, whatever its
-    body (docs/api.md#retries-without-duplicates-idempotency-key); Powertools would compare
-    the bodies first and answer 422."""
-
-    def _validate_payload(self, data_payload, stored_data_record) -> None:
-        if stored_data_record.status != STATUS_CONSTANTS["INPROGRESS"]:
-            super()._validate_payload(data_payload, stored_data_record)
-
-
 class Once:
     """Runs work once per key within `scope` (a route, a listener); a key's record lives
     IDEMPOTENCY_TTL_SECONDS, under an id starting `scope#`."""
@@ -70,25 +65,24 @@ class Once:
         self._claim_time = _ClaimTime()
         config = IdempotencyConfig(
             event_key_jmespath="key",
-            payload_validation_jmespath="payload",
             expires_after_seconds=settings.idempotency_ttl_seconds,
             # Not a LambdaContext, but all Powertools asks of one (see _ClaimTime).
             lambda_context=self._claim_time,  # type: ignore[arg-type]
             response_hook=lambda stored, _record: Outcome(stored, replayed=True),
         )
-        store = _InProgressFirst(
+        store = DynamoDBPersistenceLayer(
             table_name=settings.table_name("IdempotencyTable"), boto3_client=aws.dynamodb(settings)
         )
         self._run = idempotent_function(
-            data_keyword_argument="request",
+            data_keyword_argument="claim",
             persistence_store=store,
             config=config,
             key_prefix=scope,
         )(self._first_time)
 
     @staticmethod
-    def _first_time(request: dict, work: Callable[[], dict]) -> dict:
-        return work()
+    def _first_time(claim: dict, work: Callable[[], dict]) -> dict:
+        return {RESULT: work(), PAYLOAD: claim["payload"]}
 
     def run(self, key, payload: str, work: Callable[[], dict], context=None) -> Outcome:
         """`work()` once for `key`; a repeat must bring an equal `payload` (the request's
@@ -96,18 +90,20 @@ class Once:
         back. `context`: the invocation's Lambda context."""
         self._claim_time.context = context  # one invocation at a time per environment
         try:
-            result = self._run(request={"key": key, "payload": payload}, work=work)
-        except IdempotencyValidationError:
-            raise Unprocessable(
-                "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with another body"
-            ) from None
+            done = self._run(claim={"key": key, "payload": payload}, work=work)
         except (IdempotencyAlreadyInProgressError, IdempotencyInconsistentStateError):
             raise Conflict(
                 "IDEMPOTENCY_IN_PROGRESS",
                 "A request with this Idempotency-Key is still being processed; retry",
                 retry_after_seconds=1,
             ) from None
-        if isinstance(result, Outcome):
-            metrics.count(metrics.IDEMPOTENT_REPLAYS, service=self._service, scope=self._scope)
-            return result
-        return Outcome(result, replayed=False)
+        if not isinstance(done, Outcome):
+            return Outcome(done[RESULT], replayed=False)
+        # A record an earlier version stored holds its result alone: nothing to compare.
+        stored = done.result
+        if PAYLOAD in stored and stored[PAYLOAD] != payload:
+            raise Unprocessable(
+                "IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was used with another body"
+            )
+        metrics.count(metrics.IDEMPOTENT_REPLAYS, service=self._service, scope=self._scope)
+        return Outcome(stored[RESULT] if PAYLOAD in stored else stored, replayed=True)

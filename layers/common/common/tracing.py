@@ -11,7 +11,8 @@ X-Ray SDK and with it botocore even when it then turns itself off (about 90 ms o
 start, most of the notification function's). When off, `tracer` only calls through.
 """
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from aws_lambda_powertools.tracing.tracer import Tracer
@@ -27,7 +28,19 @@ class _Off:
         return method if method is not None else (lambda function: function)
 
 
-tracer = _Off() if Tracer._is_tracer_disabled() else Tracer(patch_modules=("botocore",))
+def tracing_on(environ: Mapping[str, str] = os.environ) -> bool:
+    """Powertools' documented rule, read from the same variables before a Tracer is built:
+    on in Lambda (LAMBDA_TASK_ROOT), but not under SAM's or Chalice's local emulation, and
+    never when POWERTOOLS_TRACE_DISABLED is true."""
+    disabled = environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower()
+    if disabled in ("1", "true", "yes", "on", "y", "t"):
+        return False
+    in_lambda = bool(environ.get("LAMBDA_TASK_ROOT"))
+    emulated = bool(environ.get("AWS_SAM_LOCAL") or environ.get("AWS_CHALICE_CLI_MODE"))
+    return in_lambda and not emulated
+
+
+tracer = Tracer(patch_modules=("botocore",)) if tracing_on() else _Off()
 
 
 @contextmanager

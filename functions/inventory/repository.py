@@ -4,11 +4,10 @@ Every write that touches a sku is one transaction with conditions, never
 read-then-write: the server decides which of two racing requests wins.
 """
 
-from pynamodb.connection import Connection
 from pynamodb.exceptions import DoesNotExist, PutError, TransactWriteError
 from pynamodb.transactions import TransactWrite
 
-from common import aws, shards, storage
+from common import shards, storage
 from common.errors import Conflict
 from common.paging import Page
 from common.repository import Repository
@@ -42,10 +41,7 @@ class ProductRepository(Repository):
             other_models=(SkuClaimModel,),
             item_of=item_of,
         )
-        # Transactions take a connection of their own; the process's client, not a new one.
-        self._connection = aws.use_client(
-            Connection(region=settings.region), aws.dynamodb(settings)
-        )
+        self._connection = storage.connection(settings)
 
     def alerts_page(self, after: int, limit: int) -> Page:
         """Products in alert, from the sparse index's shards: reads follow the alerts,

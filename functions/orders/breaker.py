@@ -41,7 +41,7 @@ class DynamoDBStorage(pybreaker.CircuitBreakerStorage):
         clock: Callable[[], float] = time.time,
     ):
         super().__init__(NAME)
-        self._client, self._table, self._clock = client, table, clock
+        self._dynamodb, self._table, self._clock = client, table, clock
         self._reset_seconds = reset_seconds
         self._key = {"name": {"S": NAME}}
         self._item: dict = {}
@@ -141,7 +141,7 @@ class DynamoDBStorage(pybreaker.CircuitBreakerStorage):
 
     def _current(self) -> dict:
         if time.monotonic() - self._read_at >= READ_EVERY_SECONDS:
-            answer = self._client.get_item(
+            answer = self._dynamodb.get_item(
                 TableName=self._table, Key=self._key, ConsistentRead=True
             )
             self._remember(answer.get("Item") or {})
@@ -157,7 +157,7 @@ class DynamoDBStorage(pybreaker.CircuitBreakerStorage):
         """One conditional write; False when its condition failed (the item is reread)."""
         names = {"#state": "state"} if "#state" in expression + condition else {}
         try:
-            answer = self._client.update_item(
+            answer = self._dynamodb.update_item(
                 TableName=self._table,
                 Key=self._key,
                 UpdateExpression=expression,

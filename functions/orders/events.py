@@ -27,11 +27,11 @@ class LambdaPublisher:
         self._function = settings.order_events_function
         self._logger = logger
         # The process's client, built at init; it never retries inline itself.
-        self._client = client or aws.lambda_client(settings)
+        self._lambda = client or aws.lambda_client(settings)
 
     def rehearse(self) -> None:
         """A DryRun invoke: checks the permission and opens the connection, runs nothing."""
-        self._client.invoke(FunctionName=self._function, InvocationType="DryRun")
+        self._lambda.invoke(FunctionName=self._function, InvocationType="DryRun")
 
     @tracer.capture_method(capture_response=False)
     def publish(self, payload: dict) -> bool:
@@ -43,7 +43,7 @@ class LambdaPublisher:
         started = time.monotonic()
         for attempt in range(ATTEMPTS):
             try:
-                self._client.invoke(
+                self._lambda.invoke(
                     FunctionName=self._function, InvocationType="Event", Payload=data
                 )
                 return True

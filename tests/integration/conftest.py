@@ -117,18 +117,32 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
     tags each; infra/template.yaml, tests/support/iam.py): the emulator enforces no IAM,
     AWS does."""
     from botocore.client import BaseClient
+    from pynamodb.connection import Connection
 
     from common import aws
     from tests.support import iam
 
     aws.forget()  # this test's endpoints, never a client built for another's
+    # PynamoDB's clients (its connections', which every function's models share here)
+    # make their calls for whichever function is acting; the tests' own clients, none.
+    pynamodbs: set[int] = set()
+    built = Connection.client
+
+    def noted(connection):
+        client = built.fget(connection)
+        pynamodbs.add(id(client))
+        return client
+
+    monkeypatch.setattr(Connection, "client", property(noted))
     calls: list[tuple[str, str, dict]] = []  # (service, operation, parameters), for aws_calls
     refused: list[tuple[str, iam.Access]] = []
     broken: list[str] = []  # the checker's own errors: never raised into the function's call
     make_call = BaseClient._make_api_call
 
     def recording(client, operation, params):
-        function = aws.owner(client)
+        function = aws.owner(client) or (
+            aws.acting_function_or_none() if id(client) in pynamodbs else None
+        )
         if function is not None:
             service = client.meta.service_model.service_name
             calls.append((service, operation, params))

@@ -1,7 +1,7 @@
 """Counting the DynamoDB work a request does, from botocore's own events.
 
-Hooked on the functions' DynamoDB clients (common.aws), it sees every call the
-platform makes: each operation, and the items it read or wrote as DynamoDB bills them
+Hooked on the functions' DynamoDB clients (common.aws's and PynamoDB's), it sees every
+call the platform makes: each operation, and the items it read or wrote as DynamoDB bills them
 (a key asked for in a batch costs a read whether or not it is there; a query or scan
 reads what it evaluates, before any filter).
 
@@ -23,6 +23,8 @@ import math
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+
+from pynamodb.connection import Connection
 
 from common import aws
 
@@ -100,7 +102,9 @@ class Meter:
 @contextlib.contextmanager
 def metered():
     """A Meter of the DynamoDB calls this process's functions make inside the block,
-    through any of their clients built so far (common.aws builds one per function)."""
+    through any of their clients: ours (common.aws builds one per function) and
+    PynamoDB's (each connection's, hooked the first time the block uses it, through
+    PynamoDB's own `Connection.client`)."""
     meter = Meter()
 
     def before(params, context, **_):  # the call's own parameters, kept for after it
@@ -110,13 +114,31 @@ def metered():
         meter.record(model.name, context.get("metered_params", {}), parsed)
 
     hooks = [("before-parameter-build.dynamodb", before), ("after-call.dynamodb", after)]
-    clients = aws.clients("dynamodb")
-    for client in clients:
-        for event, hook in hooks:
-            client.meta.events.register(event, hook, unique_id=f"{event}-{id(meter)}")
+    hooked: dict[int, object] = {}
+    lock = threading.Lock()
+
+    def hook(client) -> None:
+        with lock:
+            if id(client) in hooked:
+                return
+            hooked[id(client)] = client
+        for event, handler in hooks:
+            client.meta.events.register(event, handler, unique_id=f"{event}-{id(meter)}")
+
+    for client in aws.clients("dynamodb"):
+        hook(client)
+    built = Connection.client
+
+    def hooking(connection):
+        client = built.fget(connection)
+        hook(client)
+        return client
+
+    Connection.client = property(hooking)  # type: ignore[method-assign,assignment]
     try:
         yield meter
     finally:
-        for client in clients:
+        Connection.client = built  # type: ignore[method-assign]
+        for client in hooked.values():
             for event, _ in hooks:
                 client.meta.events.unregister(event, unique_id=f"{event}-{id(meter)}")

@@ -27,15 +27,6 @@ def test_a_client_is_the_acting_functions_own_and_says_so():
     assert aws.owner(object()) is None
 
 
-def test_pynamodbs_shared_models_call_through_the_acting_functions_client():
-    routed = aws.routed_dynamodb(SETTINGS)
-    with aws.acting_as("ShippingFunction"):
-        shipping = routed.meta  # any attribute: the acting function's client's
-        assert shipping is aws.dynamodb(SETTINGS).meta
-    with aws.acting_as("OrdersFunction"):
-        assert routed.meta is not shipping
-
-
 def test_code_no_function_runs_cannot_make_a_call_under_anyones_role():
     with pytest.raises(RuntimeError, match="no function is acting"):
         aws.dynamodb(SETTINGS)

@@ -2,17 +2,18 @@
 
 Building a client loads endpoint and service data (tens of milliseconds); built on a
 request, it is paid by the first request. So a function builds what it needs while it
-starts, from one botocore session per process, and keeps it.
+starts, from one botocore session per process, and keeps it. (PynamoDB builds its
+models' clients itself, from sessions of its own: storage.bind gives it the settings.)
 
 Every client is built for a function (its logical id in infra/template.yaml) and tagged
 with it: `owner(client)` says whose role its calls are made under, and the tests check
 every call against that role (tests/support/iam.py). On Lambda a process runs one
 function (`HOME`, set at init). Elsewhere, the tests and `chalice local` run several in
-one process: `acting_as(function)` marks the code running for one of them, and
-PynamoDB's models, classes the functions that share a table share, call through
-`routed_dynamodb()`, which hands each call to the acting function's own client.
+one process: `acting_as(function)` marks the code running for one of them
+(`acting_function_or_none` says which, for a call of a client that is not ours).
 """
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,13 +60,20 @@ HOME: str | None = None  # the function this process runs, on Lambda
 
 
 # PynamoDB's own client settings (no parameter validation, its retries), with a pool big
-# enough for the local stack's concurrency: a full pool logs a warning per request.
+# enough for a page's parallel shard reads: a full pool logs a warning per request. The
+# same for PynamoDB's clients (its Meta's names) and for ours.
+PYNAMODB_CLIENT: dict[str, int] = {
+    "connect_timeout_seconds": 15,
+    "read_timeout_seconds": 30,
+    "max_pool_connections": 64,
+    "max_retry_attempts": 3,  # after the first: 4 in all
+}
 DYNAMODB_CONFIG = Config(
     parameter_validation=False,
-    connect_timeout=15,
-    read_timeout=30,
-    max_pool_connections=64,
-    retries={"total_max_attempts": 4, "mode": "standard"},
+    connect_timeout=PYNAMODB_CLIENT["connect_timeout_seconds"],
+    read_timeout=PYNAMODB_CLIENT["read_timeout_seconds"],
+    max_pool_connections=PYNAMODB_CLIENT["max_pool_connections"],
+    retries={"total_max_attempts": 1 + PYNAMODB_CLIENT["max_retry_attempts"], "mode": "standard"},
 )
 
 
@@ -100,11 +108,28 @@ def acting_as(function: str) -> Iterator[None]:
         _acting.reset(token)
 
 
+def acting_function_or_none() -> str | None:
+    return _acting.get() or HOME
+
+
 def acting_function() -> str:
-    function = _acting.get() or HOME
+    function = acting_function_or_none()
     if function is None:
         raise RuntimeError("no function is acting: build and call within aws.acting_as")
     return function
+
+
+def environment_credentials() -> dict[str, str]:
+    """The credentials in the environment (Lambda's), by PynamoDB's Meta names; none
+    elsewhere, where botocore finds them as it does."""
+    found = {
+        "aws_access_key_id": os.environ.get("AWS_ACCESS_KEY_ID"),
+        "aws_secret_access_key": os.environ.get("AWS_SECRET_ACCESS_KEY"),
+        "aws_session_token": os.environ.get("AWS_SESSION_TOKEN"),
+    }
+    if not (found["aws_access_key_id"] and found["aws_secret_access_key"]):
+        return {}
+    return {name: value for name, value in found.items() if value}
 
 
 def owner(client) -> str | None:
@@ -158,23 +183,3 @@ def secretsmanager(settings: Settings):
     return _own("secretsmanager", settings)
 
 
-class _Routed:
-    """A DynamoDB client that is, at each call, the acting function's own."""
-
-    def __init__(self, settings: Settings):
-        self._settings = settings
-
-    def __getattr__(self, name: str):
-        return getattr(dynamodb(self._settings), name)
-
-
-def routed_dynamodb(settings: Settings) -> _Routed:
-    return _Routed(settings)
-
-
-def use_client(connection, built):
-    """Make a PynamoDB connection call through `built` instead of building its own
-    client on its first request. PynamoDB has no parameter for it; `_client` is the one
-    attribute its `client` property reads."""
-    connection._client = built
-    return connection

@@ -78,7 +78,7 @@ class SecretRing(KeyRing):
     process's client and kept REFRESH_SECONDS (see the module's text)."""
 
     def __init__(self, secret_id: str, client, clock: Callable[[], float] = time.time):
-        self._id, self._client, self._clock = secret_id, client, clock
+        self._id, self._secrets, self._clock = secret_id, client, clock
         self._lock = threading.Lock()
         self._current: _Version | None = None
         self._previous: _Version | None = None
@@ -113,7 +113,7 @@ class SecretRing(KeyRing):
         from botocore.exceptions import ClientError
 
         try:
-            found = self._client.get_secret_value(SecretId=self._id, VersionStage=stage)
+            found = self._secrets.get_secret_value(SecretId=self._id, VersionStage=stage)
         except ClientError as exc:
             if stage == PREVIOUS and exc.response["Error"]["Code"] == "ResourceNotFoundException":
                 return None  # never rotated yet

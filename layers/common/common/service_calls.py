@@ -98,7 +98,7 @@ class ByInvoke:
 
     def __init__(self, function_name: str, client):
         self._function = function_name
-        self._client = client  # quick to give up, never retried inline (common.aws)
+        self._lambda = client  # quick to give up, never retried inline (common.aws)
 
     def get(
         self,
@@ -117,7 +117,7 @@ class ByInvoke:
             authorizer={"principalId": on_behalf.caller.sub, **on_behalf.caller.context()},
         )
         try:
-            answer = self._client.invoke(
+            answer = self._lambda.invoke(
                 FunctionName=self._function,
                 InvocationType="RequestResponse",
                 Payload=json.dumps(event).encode(),

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any, Protocol, TypeVar, cast
 
 from pynamodb.attributes import Attribute, NumberAttribute, UnicodeAttribute
+from pynamodb.connection import Connection
 from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
@@ -42,21 +43,39 @@ def model_meta(logical_id: str) -> TableMeta:
 
 
 def bind(settings: Settings, *models: type[Model]) -> None:
-    """Point each model at its table as the settings name it, through the DynamoDB client
-    of whichever function is acting (common.aws), built now rather than on the first
-    request.
+    """Point each model at its table as the settings name it, with the client settings of
+    common.aws.DYNAMODB_CONFIG (PynamoDB's Meta: the pool, timeouts, retries).
 
-    PynamoDB keeps a model's table and connection on its class, so this is done once, at
-    init. The endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which
-    the local stack points at the emulator and which is unset on AWS.
+    PynamoDB keeps a model's table and connection on its class and builds the connection's
+    client on its first call: the function's warm-up makes that call (common.lambda_init).
+    The endpoint is not set here: botocore reads AWS_ENDPOINT_URL_DYNAMODB, which the local
+    stack points at the emulator and which is unset on AWS. Lambda hands a function its
+    credentials in the environment for the life of its sandbox: given to the Meta, they
+    spare each new client botocore's whole provider chain.
     """
-    aws.dynamodb(settings)
-    client = aws.routed_dynamodb(settings)
+    credentials = aws.environment_credentials()
     for model in models:
         meta = cast(TableMeta, model.Meta)  # every model of ours has model_meta's
         meta.table_name = settings.table_name(meta.logical_id)
         meta.region = settings.region
-        aws.use_client(model._get_connection().connection, client)
+        for name, value in {**aws.PYNAMODB_CLIENT, **credentials}.items():
+            setattr(meta, name, value)
+
+
+def connection(settings: Settings) -> Connection:
+    """A PynamoDB connection of its own (transactions take one), as the models' are."""
+    credentials = aws.environment_credentials()
+    client = aws.PYNAMODB_CLIENT
+    return Connection(
+        region=settings.region,
+        connect_timeout_seconds=client["connect_timeout_seconds"],
+        read_timeout_seconds=client["read_timeout_seconds"],
+        max_pool_connections=client["max_pool_connections"],
+        max_retry_attempts=client["max_retry_attempts"],
+        aws_access_key_id=credentials.get("aws_access_key_id"),
+        aws_secret_access_key=credentials.get("aws_secret_access_key"),
+        aws_session_token=credentials.get("aws_session_token"),
+    )
 
 
 class DecimalAttribute(Attribute[Decimal]):

@@ -181,5 +181,3 @@ def lambda_client(settings: Settings):
 def secretsmanager(settings: Settings):
     """The acting function's Secrets Manager client (keys.py reads the keys with it)."""
     return _own("secretsmanager", settings)
-
-

@@ -312,6 +312,9 @@ def main() -> None:
     args = parser.parse_args()
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
+    from infra.local.tokens import new_key
+
+    os.environ.setdefault("JWT_SECRET", new_key())  # none is built in: this run's own
     build = Path(tempfile.mkdtemp()) / "build"
     template_file = args.checkout / "infra" / "template.yaml"
     # The template writes its alarms as loops: sam must expand them (as make's does).
@@ -356,17 +359,16 @@ def main() -> None:
         "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false",
     }
     from common.keys import Key
-    from common.settings import LOCAL_JWT_SECRET
     from infra.local.tokens import LOCAL_SUBJECT, issue
 
     functions = template.resources("AWS::Serverless::Function", template_file)
     # The keys as on AWS: secrets, read at init by the functions the template tells.
     secrets = boto3.client("secretsmanager", endpoint_url=dynamodb.url)
-    created = secrets.create_secret(Name="bench/key", SecretString=LOCAL_JWT_SECRET)
+    created = secrets.create_secret(Name="bench/key", SecretString=os.environ["JWT_SECRET"])
     secret = created["ARN"]
     # A token as the deployed key signs one: naming the secret's version (common.keys).
     given = events(
-        issue(LOCAL_SUBJECT, Key(created["VersionId"], LOCAL_JWT_SECRET.encode("utf-8")))
+        issue(LOCAL_SUBJECT, Key(created["VersionId"], os.environ["JWT_SECRET"].encode("utf-8")))
     )
     # The functions a request or an event reaches (not the key rotation's, nor the
     # user pool's trigger, which run on their own schedule or at sign-in).

@@ -23,7 +23,7 @@ from common.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.tokens import local_token
+from infra.local.tokens import local_token, new_key
 from tests.support.metering import metered
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER, PRODUCT, SHIPMENT
@@ -166,6 +166,7 @@ def main() -> None:
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("JWT_SECRET", new_key())  # none is built in: this run's own
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     try:

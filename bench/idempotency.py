@@ -24,7 +24,7 @@ from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.http_server import AppServer
-from infra.local.tokens import local_token
+from infra.local.tokens import local_token, new_key
 from tests.support.fake_lambda import LocalLambda
 from tests.support.metering import metered
 from tests.support.served_app import ChaliceWsgi
@@ -83,6 +83,7 @@ def main() -> None:
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("JWT_SECRET", new_key())  # none is built in: this run's own
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     template.create_tables(boto3.client("dynamodb"))

@@ -25,7 +25,7 @@ from common.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.tokens import local_token
+from infra.local.tokens import local_token, new_key
 from inventory import repository as products
 from inventory.model import ProductModel
 from inventory.rules import Product
@@ -137,6 +137,7 @@ def main() -> None:
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # the table, not request lines
+    os.environ.setdefault("JWT_SECRET", new_key())  # none is built in: this run's own
     dynamodb = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     try:

@@ -18,9 +18,9 @@ from urllib.parse import urlencode
 
 import urllib3
 
-from common.settings import ConfigError, Settings, stop_process
+from common.settings import ConfigError, stop_process
 from infra.local.settings import LocalSettings
-from infra.local.tokens import local_token
+from infra.local.tokens import local_settings, local_token
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.json"
 # The moves that take a new order (PENDIENTE) to each state (docs/api.md#the-order-lifecycle).
@@ -152,7 +152,7 @@ def summary(gateway: Gateway, done: dict[str, Counter]) -> list[str]:
 
 def main() -> None:
     try:
-        settings = Settings.from_env()
+        settings = local_settings()  # the stack's key: JWT_SECRET, or LOCAL_DATA_DIR's
         url = (
             os.environ.get("GATEWAY_URL")
             or f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"

@@ -1,11 +1,12 @@
 """`make token`: one line, a bearer token valid 24 hours, an operator's unless told.
 
 `ROLE=customer USER_ID=42` makes it a customer's (docs/api.md#who-may-do-what); `SUB=`
-sets its subject. Without STAGE, for the local stack (signed with JWT_SECRET, or its
-development default). With STAGE=dev|prod, for that deployed stack: signed with the key its
-template generated in Secrets Manager (`<stack name>/jwt-signing-key`), in the version the
-stack's own functions would sign with now (common.keys), read with the caller's own AWS
-credentials, so only someone allowed to read that secret can mint one. A stack that takes
+sets its subject. Without STAGE, for the local stack: signed with its key, JWT_SECRET or
+the one kept in LOCAL_DATA_DIR (infra/local/tokens.py). With STAGE=dev|prod, for that
+deployed stack: signed with the key its template generated in Secrets Manager (`<stack
+name>/jwt-signing-key`), in the version the stack's own functions would sign with now
+(common.keys), read with the caller's own AWS credentials, so only someone allowed to
+read that secret can mint one. A stack that takes
 tokens from an OIDC issuer (JWT_ISSUER) refuses these: sign in with the issuer instead.
 """
 
@@ -16,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 from common.callers import CUSTOMER, OPERATOR, ROLES
-from infra.local.tokens import LOCAL_SUBJECT, issue, local_token
+from infra.local.tokens import LOCAL_SUBJECT, issue, local_settings, local_token
 
 ROOT = Path(__file__).resolve().parent.parent
 # The template names the secret <stack name>/<this> (tests/release holds them together).
@@ -76,12 +77,16 @@ def main(argv: list[str]) -> None:
         subject = args.subject or f"{getpass.getuser()}@{args.stage}"
         print(stage_token(args.stage, subject, role, user_id))
     else:
-        from common.settings import Settings
+        from common.settings import ConfigError, stop_process
 
         subject = args.subject or (
             f"customer-{user_id}@localhost" if role == CUSTOMER else LOCAL_SUBJECT
         )
-        print(local_token(Settings.load(), subject, role, user_id))
+        try:
+            settings = local_settings()
+        except ConfigError as exc:
+            stop_process(exc)
+        print(local_token(settings, subject, role, user_id))
 
 
 if __name__ == "__main__":

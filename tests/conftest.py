@@ -1,5 +1,5 @@
-"""Shared by every test: AWS clients never look for real credentials; the emulator; no
-process a test started outlives it.
+"""Shared by every test: AWS clients never look for real credentials; tokens are signed
+with the tests' own key; the emulator; no process a test started outlives it.
 
 Storage tests run against the same locked moto server the local stack uses (not an
 in-process mock), so what they prove about conditional writes holds for `make run`.
@@ -11,9 +11,13 @@ import pytest
 
 from infra.local import LOCAL_AWS_ENV
 from tests.support import processes
+from tests.support.tokens import SECRET
 
 for _key, _value in LOCAL_AWS_ENV.items():
     os.environ.setdefault(_key, _value)
+# The key of the apps built in-process (Settings.from_env()): the tests' own, whatever
+# the shell holds. A stack started without it makes its own (tests/e2e/test_local_key.py).
+os.environ["JWT_SECRET"] = SECRET.decode()
 
 
 @pytest.fixture(scope="session")

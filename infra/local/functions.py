@@ -4,12 +4,13 @@ values where the template's come from AWS, its timeout and memory, how much of i
 run at once, and what Lambda does with its asynchronous invocations.
 
 Local values: a table, a function or a queue is named by its logical id (what the local
-emulators create); a key's secret is left out (locally the keys come from JWT_SECRET and
-PAGE_TOKEN_KEY, or their development defaults); an API's URL is its local server's; a
-parameter is its default, and a condition is evaluated on those, except where LOCAL
-below says otherwise. Any platform variable (common.settings.VARIABLES) set in the
-environment of `make run` is passed on as it is, so a developer can set what a function
-reads (BREAKER_FAIL_MAX=2, say) without editing the template.
+emulators create); a key's secret is left out (locally the keys come from JWT_SECRET,
+which the stack always sets, and PAGE_TOKEN_KEY or its development default); an API's
+URL is its local server's; a parameter is its default, and a condition is evaluated on
+those, except where LOCAL below says otherwise. Any platform variable
+(common.settings.VARIABLES) set in the environment of `make run` is passed on as it is,
+so a developer can set what a function reads (BREAKER_FAIL_MAX=2, say) without editing
+the template.
 """
 
 import os

@@ -79,6 +79,14 @@ def partition_limits(env: Mapping[str, str] = os.environ) -> PartitionLimits | N
     return PartitionLimits(rate, burst)
 
 
+def local_data_dir(env: Mapping[str, str] = os.environ) -> Path | None:
+    """LOCAL_DATA_DIR, relative to the checkout; None when set empty (data in memory only).
+    Read here alone, so every tool finds the stack's data (and key) where it keeps them."""
+    # Set but empty means "in memory only", so Env.text (empty = unset) cannot read it.
+    raw = env.get("LOCAL_DATA_DIR", DEFAULT_DATA_DIR).strip()
+    return ROOT / raw if raw else None
+
+
 @dataclass(frozen=True)
 class LocalSettings:
     gateway_port: int = DEFAULT_PORTS["GATEWAY_PORT"]
@@ -108,8 +116,6 @@ class LocalSettings:
                 read.fail(name, "a TCP port, 0-65535 (0 picks a free one)")
             return value
 
-        # Set but empty means "in memory only", so Env.text (empty = unset) cannot read it.
-        raw_dir = env.get("LOCAL_DATA_DIR", DEFAULT_DATA_DIR).strip()
         reload = read.text("RELOAD", "1")
         if reload not in ("0", "1"):
             read.fail("RELOAD", "1 (reload the apps when their code changes) or 0")
@@ -129,7 +135,7 @@ class LocalSettings:
             read.number(
                 "HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS, minimum=1, kind=int
             ),
-            (ROOT / raw_dir) if raw_dir else None,
+            local_data_dir(env),
             reload == "1",
             throttle(""),
             throttle("NOTIFICATION_"),

@@ -16,8 +16,10 @@ way AWS runs it.
 `chalice local --stage local`, which serves the gateway app itself.
 
 Settings are read and checked once, at start: a bad value stops it there, before anything
-starts. A code change replaces the environments of the functions whose code changed (the
-data and the ports stay). Ctrl-C or SIGTERM stops all of it, the data saved.
+starts. Tokens are signed with JWT_SECRET, or a random key kept in LOCAL_DATA_DIR (one of
+this start's alone, with the data in memory): infra/local/tokens.py. The banner prints a
+token, never the key. A code change replaces the environments of the functions whose code
+changed (the data and the ports stay). Ctrl-C or SIGTERM stops all of it, the data saved.
 """
 
 import json
@@ -45,7 +47,7 @@ from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
 from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
 from infra.local.throttle import TokenBucket
-from infra.local.tokens import local_token
+from infra.local.tokens import local_jwt_secret, local_token, new_key
 
 # What a user creates, by the table that holds it, for the banner's count of what was
 # restored; the other tables hold the platform's own records (sku claims, counters,
@@ -98,7 +100,12 @@ class LocalStack:
         for data that cannot be used, OSError for a port in use."""
         for key, value in LOCAL_AWS_ENV.items():
             os.environ.setdefault(key, value)
-        self.settings = Settings.from_env()  # every value checked before anything starts
+        # The functions' too: each one's environment gets JWT_SECRET from this.
+        self.environ = {
+            **os.environ,
+            "JWT_SECRET": local_jwt_secret(self.local.data_dir) or new_key(),
+        }
+        self.settings = Settings.from_env(self.environ)  # checked before anything starts
         region = self.settings.region
         aws = AwsProcess(self.local.dynamodb_port, region, self.local.data_dir)
         self._stoppers.append(aws.stop)
@@ -123,7 +130,11 @@ class LocalStack:
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
         specs = functions(
-            urls, region, self._base_env(region), max_environments=self.local.max_environments
+            urls,
+            region,
+            self._base_env(region),
+            self.environ,
+            max_environments=self.local.max_environments,
         )
         self.lambdas = LambdaService(
             specs, self._task_roots(specs), FunctionLogs(self.local.data_dir), self._to_queue

@@ -16,6 +16,7 @@ from orders.rules import InventoryUnavailable, StockAnswer
 from orders.stock_client import StockChecker
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER
+from tests.support.tokens import SECRET
 
 
 @pytest.fixture
@@ -24,6 +25,7 @@ def aws(tables):
     return RecordedAws(
         Settings.from_env(
             {
+                "JWT_SECRET": SECRET.decode(),
                 "INVENTORY_FUNCTION": "logistics-Inventory-1A2B",
                 "ORDER_EVENTS_FUNCTION": "logistics-Events-3C4D",
             }

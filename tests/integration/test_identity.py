@@ -47,7 +47,7 @@ def secrets(emulator, monkeypatch):
 
 def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
     client, jwt_id, page_id = secrets
-    settings = settings_with(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    settings = settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
     with aws.acting_as("AuthorizerFunction"):
         keys = jwt_keys(settings)
         assert keys.signing().secret == JWT_KEY.encode()
@@ -64,7 +64,7 @@ def test_a_secret_too_short_to_sign_with_is_refused(secrets):
         pytest.raises(ConfigError, match="fewer than 32 bytes"),
         aws.acting_as("AuthorizerFunction"),
     ):
-        jwt_keys(settings_with(JWT_SECRET_ID=jwt_id)).signing()
+        jwt_keys(settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id)).signing()
 
 
 def test_rotating_the_key_refuses_no_token_before_during_or_after(secrets):
@@ -111,8 +111,8 @@ def test_a_rotation_step_run_twice_changes_nothing_more(secrets):
 
 def test_the_gateway_verifies_with_the_secrets_key_and_signs_pages_with_its_own(gateway, secrets):
     _, jwt_id, page_id = secrets
-    api = gateway(JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
-    assert api.get("/api/inventario").status_code == 401  # the local default key: refused
+    api = gateway(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    assert api.get("/api/inventario", token=make_token()).status_code == 401  # the tests' key
     api.token = make_token(secret=JWT_KEY.encode())
     for n in range(3):
         api.post(

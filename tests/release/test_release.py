@@ -672,6 +672,7 @@ def runs(build_dir, emulator, local_lambda):
     from common.settings import Settings
     from infra.local import LOCAL_AWS_ENV
     from infra.local.tokens import local_token
+    from tests.support.tokens import SECRET
 
     client = boto3.client("dynamodb")
     template.drop_tables(client)
@@ -684,6 +685,7 @@ def runs(build_dir, emulator, local_lambda):
         "AWS_ENDPOINT_URL_DYNAMODB": emulator.url,
         "AWS_ENDPOINT_URL_LAMBDA": local_lambda,
         "AWS_ENDPOINT_URL_SECRETS_MANAGER": emulator.url,
+        "JWT_SECRET": SECRET.decode(),  # the authorizer's key: none is built in
         **ON_LAMBDA,
     }
     samples = {
@@ -693,7 +695,7 @@ def runs(build_dir, emulator, local_lambda):
         "NotificationFunction": rest_event("POST", "/notificaciones", '{"type":"TEST"}'),
         "AuthorizerFunction": {
             "type": "TOKEN",
-            "authorizationToken": f"Bearer {local_token(Settings())}",
+            "authorizationToken": f"Bearer {local_token(Settings(jwt_secret=SECRET))}",
             "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario",
         },
         "OrderEventsFunction": {

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from tests.support.stack_process import ROOT
 
-# What a make or a venv of ours, or the tests' own emulator, puts in the environment.
+# What a make or a venv of ours, or the tests' own emulator and key, put in the environment.
 _OURS = {
+    "JWT_SECRET",
     "MAKEFLAGS",
     "MAKELEVEL",
     "MFLAGS",

@@ -12,6 +12,7 @@ from pathlib import Path
 import requests
 
 from tests.support import processes
+from tests.support.tokens import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_SECONDS = 60
@@ -20,8 +21,11 @@ READY_TIMEOUT_SECONDS = 60
 # scales the inventory to can take longer than 2 s. Tests of the timeout set their own.
 PATIENT_STOCK_CHECK = {"STOCK_CHECK_TIMEOUT_SECONDS": "10"}
 # A stack beside any other: free ports, its data in memory, its code not reloaded, and
-# its lines passed on as they are printed.
+# its lines passed on as they are printed. It signs with the tests' key, so a test may
+# mint any token for it (tests.support.tokens); JWT_SECRET="" leaves it to make its own,
+# as `make run` does (then its printed token, or `make token` on its LOCAL_DATA_DIR).
 A_STACK_OF_ITS_OWN = {
+    "JWT_SECRET": SECRET.decode(),
     "GATEWAY_PORT": "0",
     "NOTIFICATION_PORT": "0",
     "DYNAMODB_PORT": "0",

@@ -1,14 +1,16 @@
-"""Bearer tokens good and bad, for the authorizer's tests."""
+"""Bearer tokens good and bad, for the authorizer's tests, and the key they are signed with."""
 
 import base64
 import json
+import secrets
 import time
 
 import jwt
 
-from common.settings import LOCAL_JWT_SECRET
-
-SECRET = LOCAL_JWT_SECRET.encode()
+# The tests' own key, new each run (the platform has none built in): tests/conftest.py
+# gives it to the apps the tests build in-process (JWT_SECRET), StackProcess to the stacks
+# they start, so any test may sign any token for either.
+SECRET = secrets.token_urlsafe(48).encode()
 
 
 def _b64(data: dict) -> str:

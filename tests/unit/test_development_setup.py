@@ -29,17 +29,20 @@ def test_the_local_stage_holds_dummy_credentials_and_no_port():
 
 def test_chalice_local_finds_the_emulators_on_their_ports_and_itself_on_its_own():
     url = "http://127.0.0.1:{}".format
-    default = local_environment({}, 8000)
+    key = {"JWT_SECRET": "the-emulators-key-" + "k" * 20}  # which key: test_local_key.py
+    default = local_environment(key, 8000)
     assert default == {
+        **key,
         "AWS_ENDPOINT_URL_DYNAMODB": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
         "AWS_ENDPOINT_URL_LAMBDA": url(DEFAULT_PORTS["LAMBDA_PORT"]),
         "INVENTORY_SERVICE_URL": url(8000),
         "ORDERS_SERVICE_URL": url(8000),
     }
     moved = local_environment(
-        {"DYNAMODB_PORT": "19002", "LAMBDA_PORT": "19003", "GATEWAY_PORT": "19000"}, 19500
+        {**key, "DYNAMODB_PORT": "19002", "LAMBDA_PORT": "19003", "GATEWAY_PORT": "19000"}, 19500
     )
     assert moved == {
+        **key,
         "AWS_ENDPOINT_URL_DYNAMODB": url(19002),
         "AWS_ENDPOINT_URL_LAMBDA": url(19003),
         "INVENTORY_SERVICE_URL": url(19500),

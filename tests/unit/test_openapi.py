@@ -76,7 +76,7 @@ def test_the_document_is_valid_openapi_3_1():
 
 
 def test_every_gateway_route_is_documented_and_every_gateway_operation_is_a_route():
-    assert documented(gateway_paths()) == routes(create_gateway(Settings()))
+    assert documented(gateway_paths()) == routes(create_gateway(Settings.from_env()))
 
 
 def test_every_notification_route_is_documented_and_every_operation_is_a_route():

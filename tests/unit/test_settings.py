@@ -1,8 +1,12 @@
 """Settings: read once, checked at start, one line naming a bad variable."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from common.settings import LOCAL_JWT_SECRET, ConfigError, Settings, table_env_var
+from common.settings import ConfigError, Settings, table_env_var
 
 
 def test_defaults_are_the_documented_ones():
@@ -13,7 +17,7 @@ def test_defaults_are_the_documented_ones():
         settings.breaker_reset_seconds,
         settings.stock_check_timeout_seconds,
     ) == (5, 30.0, 2.0)
-    assert settings.jwt_secret == LOCAL_JWT_SECRET.encode()
+    assert settings.jwt_secret is None  # no default key: see test_no_key_is_published
     assert settings.cors_allow_origin == "*" and settings.region == "us-east-1"
     assert settings.inventory_service_url is None and settings.notification_service_url is None
     assert settings.order_events_function == "OrderEventsFunction"
@@ -124,6 +128,39 @@ def test_a_key_lives_in_one_place_only():
         {"JWT_SECRET_ID": "arn:aws:secretsmanager:us-east-1:1:secret:stack/jwt-signing-key-AbCdEf"}
     )
     assert settings.jwt_secret_id.endswith("jwt-signing-key-AbCdEf")
+
+
+# The original system's development key, in its public repository.
+PUBLISHED_KEY = "mySecureSecretKey1234567890ABCDE"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_no_key_is_published():
+    """No code of the platform holds a key anyone could sign with: a function without
+    JWT_SECRET or JWT_SECRET_ID has none (common.keys), and the local stack makes its own
+    (infra/local/tokens.py)."""
+    code = [
+        path
+        for folder in ("layers", "functions", "infra", "bench", "console")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in (".py", ".js", ".json", ".yaml") and path.is_file()
+    ]
+    assert [path for path in code if PUBLISHED_KEY in path.read_text(errors="replace")] == []
+    assert Settings().jwt_secret is None and Settings.from_env({}).jwt_secret is None
+
+
+def test_an_authorizer_without_a_key_stops_at_init_naming_the_variables():
+    """Not a default key: no key at all, said in one line at init, exit status 2."""
+    started = subprocess.run(
+        [sys.executable, "-c", "import authorizer.lambda_app"],
+        env={"PATH": "/usr/bin:/bin", "AWS_DEFAULT_REGION": "us-east-1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 2, started.stderr
+    assert started.stderr.startswith("Configuration error: JWT_SECRET"), started.stderr
+    assert "JWT_SECRET_ID" in started.stderr and len(started.stderr.splitlines()) == 1
 
 
 def test_a_secret_id_must_look_like_one():

@@ -1,9 +1,10 @@
 """The platform's two keys: the one bearer tokens are signed with (HS256) and the one list
 page tokens are signed with, each as a ring of versions so that it can be rotated.
 
-Locally each is one fixed key from the environment (JWT_SECRET, PAGE_TOKEN_KEY, with
-development defaults). On AWS each is a Secrets Manager secret the template generates and
-rotates (JWT_SECRET_ID, PAGE_TOKEN_KEY_ID), so no key is in an environment variable.
+Locally each is one fixed key from the environment (JWT_SECRET, which the local stack
+sets to a key of its own: there is no default; PAGE_TOKEN_KEY, with a development
+default). On AWS each is a Secrets Manager secret the template generates and rotates
+(JWT_SECRET_ID, PAGE_TOKEN_KEY_ID), so no key is in an environment variable.
 
 Rotation without an outage (docs/operations.md#rotating-a-key):
 - Every token names the version it was signed with (`kid`). Verification accepts the
@@ -132,6 +133,12 @@ class SecretRing(KeyRing):
 
 
 def jwt_keys(settings: Settings) -> KeyRing:
+    """Raises ConfigError when neither variable names a key: there is no default one."""
+    if settings.jwt_secret_id is None and settings.jwt_secret is None:
+        raise ConfigError(
+            "JWT_SECRET or JWT_SECRET_ID: one must give the key bearer tokens are signed "
+            "with (none is built in; `make run` sets JWT_SECRET: docs/configuration.md)"
+        )
     return _ring(settings, settings.jwt_secret_id, settings.jwt_secret)
 
 
@@ -139,8 +146,9 @@ def page_token_keys(settings: Settings) -> KeyRing:
     return _ring(settings, settings.page_token_key_id, settings.page_token_key)
 
 
-def _ring(settings: Settings, secret_id: str | None, literal: bytes) -> KeyRing:
+def _ring(settings: Settings, secret_id: str | None, literal: bytes | None) -> KeyRing:
     if secret_id is None:
+        assert literal is not None  # jwt_keys checks; the page key has a default
         return FixedRing(literal)
     from common import aws
 

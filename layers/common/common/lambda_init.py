@@ -36,11 +36,14 @@ def start(wiring) -> Callable:
     then warmed up by `wiring.rehearse(handler, settings)`. Returns the handler Lambda
     calls."""
     from common import aws
-    from common.settings import Settings
+    from common.settings import ConfigError, Settings, stop_process
 
     settings = Settings.load()
     aws.HOME = wiring.FUNCTION  # this process runs this function only
-    handler = wiring.create(settings)
+    try:
+        handler = wiring.create(settings)
+    except ConfigError as exc:  # what this function needs is missing (the authorizer's key)
+        stop_process(exc)
     warm_up(lambda: wiring.rehearse(handler, settings), handler.logger)
     return handler
 

@@ -17,9 +17,9 @@ from types import MappingProxyType
 from typing import NoReturn, overload
 from urllib.parse import urlsplit
 
-# The old Spring system's development key: fine on a laptop, never for a cloud stage
-# (the SAM template takes the real one as a NoEcho parameter).
-LOCAL_JWT_SECRET = "mySecureSecretKey1234567890ABCDE"
+# JWT_SECRET has no default: a published key would let anyone sign an operator's token.
+# On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
+# (infra/local/tokens.py); a function that verifies tokens without either stops at init.
 MIN_JWT_SECRET_BYTES = 32
 # Signs list page tokens locally; a cloud stage has its own (like the JWT key).
 LOCAL_PAGE_TOKEN_KEY = "local-page-token-key-not-for-clouds"
@@ -95,8 +95,16 @@ class Env:
             self.fail(name, "an http(s) URL such as http://127.0.0.1:8000, or empty")
         return raw.rstrip("/")
 
-    def secret(self, name: str, default: str) -> bytes:
-        value = self.text(name, default).encode("utf-8")
+    @overload
+    def secret(self, name: str, default: str) -> bytes: ...
+    @overload
+    def secret(self, name: str, default: None = None) -> bytes | None: ...
+
+    def secret(self, name: str, default: str | None = None) -> bytes | None:
+        text = self.text(name, default)
+        if text is None:
+            return None
+        value = text.encode("utf-8")
         if len(value) < MIN_JWT_SECRET_BYTES:
             self.fail(name, f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
         return value
@@ -180,7 +188,7 @@ class Settings:
     region: str = DEFAULT_REGION
     cors_allow_origin: str = "*"
     log_level: str = "INFO"
-    jwt_secret: bytes = field(default=LOCAL_JWT_SECRET.encode(), repr=False)
+    jwt_secret: bytes | None = field(default=None, repr=False)  # None: see JWT_SECRET_ID
     # On AWS the keys live in Secrets Manager: these name the secrets (keys.py reads them).
     jwt_secret_id: str | None = None
     page_token_key_id: str | None = None
@@ -220,7 +228,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
         """Every setting from `env`; raises ConfigError naming the first unusable one."""
         read = Env(env)
-        secret = read.secret("JWT_SECRET", LOCAL_JWT_SECRET)
+        secret = read.secret("JWT_SECRET")
         page_token_key = read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY)
         issuer = read.https_url("JWT_ISSUER")
         audience = read.text("JWT_AUDIENCE")

@@ -179,8 +179,11 @@ class LocalStack:
         return roots
 
     def _to_queue(self, queue: str, record: dict) -> None:
-        """A failed asynchronous invocation, sent to its on-failure destination."""
-        sqs = boto3.client("sqs", endpoint_url=self.dynamodb_url)
+        """A failed asynchronous invocation, sent to its on-failure destination. Raises
+        when the queue cannot be reached (the emulator died): the Lambda service keeps
+        the record and calls again later. A session of its own: the delivery threads
+        call at once, and boto3's default session builds clients unsafely across threads."""
+        sqs = boto3.Session().client("sqs", endpoint_url=self.dynamodb_url)
         url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
         get_logger("local-lambda").error(

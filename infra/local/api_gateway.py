@@ -15,7 +15,7 @@ For each request, in API Gateway's order:
    function that fails, crashes or times out is 502 "Internal server error"; one that
    cannot be reached in time, 504. For an API whose functions use AWS's services (the
    emulator, infra/local/aws_watch.py), a request waits while the emulator restarts, up
-   to AWS_WAIT_SECONDS, and is then answered 503 `AWS_EMULATOR_UNAVAILABLE`; so is one
+   to its WAIT_SECONDS, and is then answered 503 `AWS_EMULATOR_UNAVAILABLE`; so is one
    whose function failed (500) because the emulator died under it. Locally only: the
    emulator is the laptop's stand-in for AWS, not part of the platform.
 Every answer API Gateway makes itself carries the CORS origin (the template's gateway
@@ -36,7 +36,7 @@ from common.gateway_events import rest_event
 from common.logs import get_logger
 from common.service_app import log_request
 from infra import template
-from infra.local.aws_watch import WatchedAws
+from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.docs import Page
 from infra.local.http_server import platform_error, request_headers, respond
 from infra.local.lambdas import LambdaService
@@ -45,8 +45,6 @@ from infra.local.throttle import TOO_MANY_BODY, TokenBucket
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 PAGE_METHODS = ("GET", "HEAD")
 INTEGRATION_TIMEOUT_SECONDS = 29  # API Gateway's, for the function's answer
-# How long a request waits for a restarting emulator (about 1.5 s) before its 503.
-AWS_WAIT_SECONDS = 15
 STAGE = "local"
 
 
@@ -354,6 +352,6 @@ class ApiGateway:
         that does not use it)."""
         if self._aws is None:
             return 0
-        if not self._aws.wait_until_up(AWS_WAIT_SECONDS):
+        if not self._aws.wait_until_up(WAIT_SECONDS):
             raise _aws_unavailable(self._aws.trouble or "the AWS emulator is not answering")
         return self._aws.deaths

@@ -14,8 +14,10 @@ died, says so at once in one ERROR line naming the cause.
   why, and the stack stops. So it is too when a restart fails, or when a restarted
   emulator dies again within CRASH_LOOP_SECONDS (what kills it would kill the next).
 
-Meanwhile `wait_until_up` holds whoever needs the emulator (the gateway) until it is
-back, and `failed_since` tells a request that failed whether the emulator died under it.
+Meanwhile `wait_until_up` holds whoever needs the emulator (the gateway, the
+asynchronous invocations) until it is back with its data restored (the new process
+answers on its port a moment before that), and `failed_since` tells a request that
+failed whether the emulator died under it.
 """
 
 import signal
@@ -30,6 +32,9 @@ from infra.local.persistence import DataError
 
 WATCH_SECONDS = 0.2
 CRASH_LOOP_SECONDS = 30.0
+# How long whoever needs the emulator waits for its restart (about 1.5 s) before it gives
+# up on this try: the gateway's 503, an asynchronous invocation kept for later.
+WAIT_SECONDS = 15.0
 
 _logger = get_logger("local-stack")
 

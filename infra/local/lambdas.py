@@ -387,8 +387,9 @@ class Deliveries:
         pool: Pool,
         send_to_destination: Callable[[str, dict], None],
         retry_seconds: float = ASYNC_RETRY_SECONDS,
+        aws_up: Callable[[], bool] = lambda: True,
     ):
-        self._pool, self._send = pool, send_to_destination
+        self._pool, self._send, self._aws_up = pool, send_to_destination, aws_up
         self._retry_seconds = retry_seconds
         self._queue: queue.Queue = queue.Queue()
         self._pending = 0
@@ -411,9 +412,12 @@ class Deliveries:
             if item is None:
                 return
             try:
-                self._deliver(item)
+                if self._aws_up():
+                    self._deliver(item)
+                else:
+                    self._keep(item, "the AWS emulator is down")
             except Exception as exc:  # the service's own failure: never the thread's end
-                self._keep(item, "running it", exc)
+                self._keep(item, "running it failed", exc)
 
     def _deliver(self, item: _Delivery) -> None:
         """Run it, unless it already failed for good; then it is done, tried again
@@ -428,7 +432,7 @@ class Deliveries:
         try:
             self._send(destination, item.record)
         except Exception as exc:
-            self._keep(item, f"sending it to {destination}", exc)
+            self._keep(item, f"sending it to {destination} failed", exc)
             return
         self._done()
 
@@ -452,14 +456,15 @@ class Deliveries:
         )
         return replace(item, record=record)
 
-    def _keep(self, item: _Delivery, step: str, exc: Exception) -> None:
-        """The service could not carry `item` on: say so (the traceback the first time),
-        and try again later."""
+    def _keep(self, item: _Delivery, why: str, exc: Exception | None = None) -> None:
+        """The service could not carry `item` on: say so (the error's traceback the first
+        time), and try again later."""
         delay = min(self._retry_seconds * 2**item.kept, KEPT_RETRY_MAX_SECONDS)
+        error = {"error": f"{type(exc).__name__}: {exc}"} if exc is not None else {}
         _logger.error(
-            f"asynchronous invocation of {self._pool.spec.name} kept: {step} failed; "
+            f"asynchronous invocation of {self._pool.spec.name} kept: {why}; "
             f"tried again in {delay:g} s",
-            extra={"function": self._pool.spec.name, "error": f"{type(exc).__name__}: {exc}"},
+            extra={"function": self._pool.spec.name, **error},
             exc_info=exc if item.kept == 0 else None,
         )
         self._later(replace(item, kept=item.kept + 1), delay)
@@ -534,11 +539,17 @@ class LambdaService:
         task_roots: dict[str, Path],
         log: Log,
         send_to_destination: Callable[[str, dict], None],
+        aws_up: Callable[[], bool] = lambda: True,
     ):
+        """`aws_up`: whether AWS's services answer, waiting a while if they are being
+        restarted: an asynchronous invocation waits for them rather than spend its tries
+        on a local emulator's restart (and never meets one that has not restored its data
+        yet)."""
         self.specs = specs
         self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
         self.deliveries = {
-            name: Deliveries(pool, send_to_destination) for name, pool in self.pools.items()
+            name: Deliveries(pool, send_to_destination, aws_up=aws_up)
+            for name, pool in self.pools.items()
         }
         self._reaper = threading.Thread(target=self._reap, daemon=True, name="reaper")
         self._stopping = threading.Event()

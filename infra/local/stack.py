@@ -36,7 +36,7 @@ from common.settings import ConfigError, Settings, stop_process
 from infra import template
 from infra.local import LOCAL_AWS_ENV, console, docs
 from infra.local.api_gateway import ApiGateway, api
-from infra.local.aws_watch import WatchedAws
+from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
@@ -130,7 +130,11 @@ class LocalStack:
             urls, region, self._base_env(region), max_environments=self.local.max_environments
         )
         self.lambdas = LambdaService(
-            specs, self._task_roots(specs), FunctionLogs(self.local.data_dir), self._to_queue
+            specs,
+            self._task_roots(specs),
+            FunctionLogs(self.local.data_dir),
+            self._to_queue,
+            lambda: self.aws.wait_until_up(WAIT_SECONDS),
         )
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)

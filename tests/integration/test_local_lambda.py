@@ -288,6 +288,20 @@ def test_a_delivery_the_service_itself_fails_is_kept_and_tried_again(probe, monk
     assert destination.records == []
 
 
+def test_an_invocation_waits_for_aws_to_be_back_rather_than_spend_its_tries(probe):
+    """While the emulator restarts, an event is kept, not run to fail (nor run against
+    an emulator that has not restored its data yet)."""
+    pool, destination = probe(concurrency=1, retries=0), Destination()
+    answers = [True, False, False]  # popped from the end: down, down, then up
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05, aws_up=answers.pop)
+    probe.state.write_text("0")
+    deliveries.submit(json.dumps({"fail_times": 1}))  # its one run fails
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert answers == [] and probe.state.read_text() == "1"  # run once, when up
+    assert len(destination.records) == 1  # and, failed with no retries, dead-lettered
+
+
 def test_an_event_that_is_not_json_is_still_dead_lettered(probe):
     pool, destination = probe(concurrency=1, retries=0), Destination()
     deliveries = Deliveries(pool, destination, retry_seconds=0.05)

@@ -13,7 +13,11 @@ For each request, in API Gateway's order:
    "Unauthorized" is 401, failing otherwise 500, a Deny 403; an Allow passes its context;
 5. the route's function, invoked with the proxy event; its answer is the response. A
    function that fails, crashes or times out is 502 "Internal server error"; one that
-   cannot be reached in time, 504.
+   cannot be reached in time, 504. For an API whose functions use AWS's services (the
+   emulator, infra/local/aws_watch.py), a request waits while the emulator restarts, up
+   to its WAIT_SECONDS, and is then answered 503 `AWS_EMULATOR_UNAVAILABLE`; so is one
+   whose function failed (500) because the emulator died under it. Locally only: the
+   emulator is the laptop's stand-in for AWS, not part of the platform.
 Every answer API Gateway makes itself carries the CORS origin (the template's gateway
 responses) and is logged as one line here; the functions log their own.
 """
@@ -32,6 +36,7 @@ from common.gateway_events import rest_event
 from common.logs import get_logger
 from common.service_app import log_request
 from infra import template
+from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.docs import Page
 from infra.local.http_server import platform_error, request_headers, respond
 from infra.local.lambdas import LambdaService
@@ -144,6 +149,21 @@ class _Answer(Exception):
         self.headers = headers or {}
 
 
+def _aws_unavailable(why: str) -> _Answer:
+    """503 in the platform's error format, naming the local cause (a developer reads it)."""
+    return _Answer(
+        503,
+        {
+            "error": "AWS_EMULATOR_UNAVAILABLE",
+            "message": f"The local AWS emulator cannot serve this request: {why} (see the "
+            "stack's log).",
+        },
+        "ServiceUnavailableException",
+        {"Retry-After": "2"},
+        reason=why,
+    )
+
+
 class ApiGateway:
     """The WSGI app of one API."""
 
@@ -154,8 +174,10 @@ class ApiGateway:
         region: str,
         pages: Mapping[str, Page] | None = None,
         throttle: TokenBucket | None = None,
+        aws: WatchedAws | None = None,
     ):
         self.api, self._lambdas, self._region = api, lambdas, region
+        self._aws = aws
         self._pages = dict(pages or {})
         self._throttle = throttle
         self._logger = get_logger(f"local-{api.name}")
@@ -283,6 +305,7 @@ class ApiGateway:
         return {"principalId": policy.get("principalId"), **(policy.get("context") or {})}
 
     def _invoke(self, function: str, event: dict):
+        deaths = self._aws_up()
         outcome = self._lambdas.invoke(
             function, json.dumps(event), wait_seconds=INTEGRATION_TIMEOUT_SECONDS
         )
@@ -319,4 +342,16 @@ class ApiGateway:
                 "InternalServerErrorException",
                 reason=f"{function}: a malformed proxy response",
             ) from None
+        if status == 500 and self._aws is not None and self._aws.failed_since(deaths):
+            raise _aws_unavailable("the AWS emulator died during this request")
         return status, headers, body
+
+    def _aws_up(self) -> int:
+        """Wait, if the emulator is restarting, rather than run a function that would
+        fail on its dead port; returns how many times it had died by then (0 for an API
+        that does not use it)."""
+        if self._aws is None:
+            return 0
+        if not self._aws.wait_until_up(WAIT_SECONDS):
+            raise _aws_unavailable(self._aws.trouble or "the AWS emulator is not answering")
+        return self._aws.deaths

@@ -18,7 +18,8 @@ as Lambda runs them.
 - An asynchronous invocation (InvocationType Event) is queued and answered at once; a
   failed one is tried again `retries` times, after ASYNC_RETRY_SECONDS then twice that,
   then sent to the function's on-failure destination (a queue in the emulator), as the
-  template's EventInvokeConfig says.
+  template's EventInvokeConfig says. One the service itself cannot carry on (that queue
+  unreachable while the emulator restarts) is kept and tried again: never dropped.
 - When a function's code changes, its environments are replaced (`recycle`): the next
   invocation starts one with the new code; one under way finishes on the old.
 """
@@ -42,6 +43,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from urllib.parse import unquote
 
+from common.logs import get_logger
 from infra.local.functions import FunctionSpec
 from infra.local.servers import BackgroundServer
 
@@ -49,8 +51,12 @@ IDLE_SECONDS = 600
 INIT_TIMEOUT_SECONDS = 10  # Lambda's limit on an init
 CALL_ENVIRONMENTS = 2  # a function's environments for other functions' calls
 ASYNC_RETRY_SECONDS = 1.0
+# The longest an asynchronous invocation the service could not carry on waits before it
+# is tried again (its on-failure destination unreachable while the emulator restarts).
+KEPT_RETRY_MAX_SECONDS = 30.0
 
 Log = Callable[[str, str], None]  # (function, line it printed)
+_logger = get_logger("local-lambda")
 
 
 @dataclass(frozen=True)
@@ -361,17 +367,35 @@ class Pool:
             environment.stop()
 
 
+@dataclass(frozen=True)
+class _Delivery:
+    """One asynchronous invocation on its way: its event, the attempts made so far and
+    when it was queued; once it has failed for good, the record for its on-failure
+    destination (so that sending that again never runs the function again); and how many
+    times the service itself could not carry it on (how long it waits for the next)."""
+
+    event: str
+    queued_at: float
+    attempt: int = 0
+    record: dict | None = None
+    kept: int = 0
+
+
 class Deliveries:
     """The asynchronous invocations of one function: queued, run, tried again on
-    failure, then sent to its on-failure destination."""
+    failure, then sent to its on-failure destination. Nothing ends a delivery thread,
+    and no invocation is dropped: one the service cannot carry on (its destination's
+    queue unreachable, the emulator holding it dead) is kept and tried again, waiting
+    twice as long each time up to KEPT_RETRY_MAX_SECONDS."""
 
     def __init__(
         self,
         pool: Pool,
         send_to_destination: Callable[[str, dict], None],
         retry_seconds: float = ASYNC_RETRY_SECONDS,
+        aws_up: Callable[[], bool] = lambda: True,
     ):
-        self._pool, self._send = pool, send_to_destination
+        self._pool, self._send, self._aws_up = pool, send_to_destination, aws_up
         self._retry_seconds = retry_seconds
         self._queue: queue.Queue = queue.Queue()
         self._pending = 0
@@ -386,39 +410,80 @@ class Deliveries:
     def submit(self, event: str) -> None:
         with self._settled:
             self._pending += 1
-        self._queue.put((event, 0, time.time()))
+        self._queue.put(_Delivery(event, time.time()))
 
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
                 return
-            event, attempt, queued_at = item
-            outcome = self._pool.invoke(event, wait_seconds=60)
-            config = self._pool.spec.asynchronous
-            too_old = time.time() - queued_at > config.max_age_seconds
-            if outcome.failed and attempt < config.retries and not too_old:
-                delay = self._retry_seconds * 2**attempt
-                timer = threading.Timer(
-                    delay, self._queue.put, args=((event, attempt + 1, queued_at),)
-                )
-                timer.daemon = True
-                timer.start()
-                continue
-            if outcome.failed and config.on_failure:
-                self._send(
-                    config.on_failure,
-                    _failure_record(
-                        self._pool.spec.name,
-                        event,
-                        outcome,
-                        attempt + 1,
-                        "EventAgeExceeded" if too_old else "RetriesExhausted",
-                    ),
-                )
-            with self._settled:
-                self._pending -= 1
-                self._settled.notify_all()
+            try:
+                if self._aws_up():
+                    self._deliver(item)
+                else:
+                    self._keep(item, "the AWS emulator is down")
+            except Exception as exc:  # the service's own failure: never the thread's end
+                self._keep(item, "running it failed", exc)
+
+    def _deliver(self, item: _Delivery) -> None:
+        """Run it, unless it already failed for good; then it is done, tried again
+        later, or sent to its on-failure destination."""
+        if item.record is None:
+            failed = self._invoke(item)
+            if failed is None:
+                return
+            item = failed
+        destination = self._pool.spec.asynchronous.on_failure
+        assert destination is not None and item.record is not None  # as _invoke made it
+        try:
+            self._send(destination, item.record)
+        except Exception as exc:
+            self._keep(item, f"sending it to {destination} failed", exc)
+            return
+        self._done()
+
+    def _invoke(self, item: _Delivery) -> _Delivery | None:
+        """One attempt. Returns the item with its on-failure record when it failed for
+        good and the function has a destination; None when it is settled otherwise
+        (done, dropped as Lambda drops it without a destination, or tried again later)."""
+        outcome = self._pool.invoke(item.event, wait_seconds=60)
+        config = self._pool.spec.asynchronous
+        too_old = time.time() - item.queued_at > config.max_age_seconds
+        if outcome.failed and item.attempt < config.retries and not too_old:
+            retry = replace(item, attempt=item.attempt + 1)
+            self._later(retry, self._retry_seconds * 2**item.attempt)
+            return None
+        if not outcome.failed or not config.on_failure:
+            self._done()
+            return None
+        condition = "EventAgeExceeded" if too_old else "RetriesExhausted"
+        record = _failure_record(
+            self._pool.spec.name, item.event, outcome, item.attempt + 1, condition
+        )
+        return replace(item, record=record)
+
+    def _keep(self, item: _Delivery, why: str, exc: Exception | None = None) -> None:
+        """The service could not carry `item` on: say so (the error's traceback the first
+        time), and try again later."""
+        delay = min(self._retry_seconds * 2**item.kept, KEPT_RETRY_MAX_SECONDS)
+        error = {"error": f"{type(exc).__name__}: {exc}"} if exc is not None else {}
+        _logger.error(
+            f"asynchronous invocation of {self._pool.spec.name} kept: {why}; "
+            f"tried again in {delay:g} s",
+            extra={"function": self._pool.spec.name, **error},
+            exc_info=exc if item.kept == 0 else None,
+        )
+        self._later(replace(item, kept=item.kept + 1), delay)
+
+    def _later(self, item: _Delivery, delay: float) -> None:
+        timer = threading.Timer(delay, self._queue.put, args=(item,))
+        timer.daemon = True
+        timer.start()
+
+    def _done(self) -> None:
+        with self._settled:
+            self._pending -= 1
+            self._settled.notify_all()
 
     def settle(self, timeout: float) -> bool:
         """Wait until every invocation submitted so far is done or sent on (tests)."""
@@ -426,6 +491,15 @@ class Deliveries:
             return self._settled.wait_for(lambda: self._pending == 0, timeout)
 
     def stop(self) -> None:
+        """Its queue is in memory: what is still in it is dropped, and said so."""
+        with self._settled:
+            pending = self._pending
+        if pending:
+            _logger.warning(
+                f"{pending} asynchronous invocation(s) of {self._pool.spec.name} neither "
+                "done nor sent to its on-failure destination: dropped with the stop",
+                extra={"function": self._pool.spec.name, "dropped": pending},
+            )
         for _ in self._workers:
             self._queue.put(None)
 
@@ -443,7 +517,7 @@ def _failure_record(
             "condition": condition,
             "approximateInvokeCount": attempts,
         },
-        "requestPayload": json.loads(event),
+        "requestPayload": _payload(event),
         "responseContext": {
             "statusCode": 200,
             "executedVersion": "$LATEST",
@@ -451,6 +525,15 @@ def _failure_record(
         },
         "responsePayload": outcome.error,
     }
+
+
+def _payload(event: str):
+    """An event as its record carries it: its JSON, or its text if it is not JSON (the
+    Invoke API takes any body)."""
+    try:
+        return json.loads(event)
+    except ValueError:
+        return event
 
 
 class LambdaService:
@@ -462,7 +545,12 @@ class LambdaService:
         task_roots: dict[str, Path],
         log: Log,
         send_to_destination: Callable[[str, dict], None],
+        aws_up: Callable[[], bool] = lambda: True,
     ):
+        """`aws_up`: whether AWS's services answer, waiting a while if they are being
+        restarted: an asynchronous invocation waits for them rather than spend its tries
+        on a local emulator's restart (and never meets one that has not restored its data
+        yet)."""
         self.specs = specs
         self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
         self.call_pools = {
@@ -471,7 +559,8 @@ class LambdaService:
             if spec.scales
         }
         self.deliveries = {
-            name: Deliveries(pool, send_to_destination) for name, pool in self.pools.items()
+            name: Deliveries(pool, send_to_destination, aws_up=aws_up)
+            for name, pool in self.pools.items()
         }
         self._reaper = threading.Thread(target=self._reap, daemon=True, name="reaper")
         self._stopping = threading.Event()

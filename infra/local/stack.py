@@ -38,7 +38,7 @@ from common.settings import ConfigError, Settings, stop_process
 from infra import template
 from infra.local import LOCAL_AWS_ENV, console, docs
 from infra.local.api_gateway import ApiGateway, api
-from infra.local.aws_process import AwsProcess
+from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
@@ -92,6 +92,9 @@ class LocalStack:
         self.data: DataDir | None = None
         self.restored: dict[str, int] = {}
         self.lambdas: LambdaService  # by start()
+        self.aws: WatchedAws  # by start()
+        # Why the stack must stop, when something it runs is gone for good (its emulator).
+        self.failure: str | None = None
         self._stoppers: list = []
         self._sockets: list[socket.socket] = []
 
@@ -107,7 +110,8 @@ class LocalStack:
         }
         self.settings = Settings.from_env(self.environ)  # checked before anything starts
         region = self.settings.region
-        aws = AwsProcess(self.local.dynamodb_port, region, self.local.data_dir)
+        aws = WatchedAws(self.local.dynamodb_port, region, self.local.data_dir, self._emulator_gone)
+        self.aws = aws.watch()
         self._stoppers.append(aws.stop)
         if self.local.data_dir is not None:
             self.data = DataDir(self.local.data_dir)
@@ -137,10 +141,16 @@ class LocalStack:
             max_environments=self.local.max_environments,
         )
         self.lambdas = LambdaService(
-            specs, self._task_roots(specs), FunctionLogs(self.local.data_dir), self._to_queue
+            specs,
+            self._task_roots(specs),
+            FunctionLogs(self.local.data_dir),
+            self._to_queue,
+            lambda: self.aws.wait_until_up(WAIT_SECONDS),
         )
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)
+        # The notification service uses no AWS service; every route of the gateway's
+        # functions reads or writes a table, so the gateway waits for a restarting emulator.
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
             self._serve(
@@ -148,12 +158,17 @@ class LocalStack:
                 gateway_socket,
                 self.local.gateway_throttle,
                 {**docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
+                self.aws,
             )
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
         self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
         return self
+
+    def _emulator_gone(self, why: str) -> None:
+        """The emulator died and cannot be brought back: main() stops the stack."""
+        self.failure = why
 
     def _base_env(self, region: str) -> dict[str, str]:
         """What every function's environment holds besides its own variables: where
@@ -190,8 +205,11 @@ class LocalStack:
         return roots
 
     def _to_queue(self, queue: str, record: dict) -> None:
-        """A failed asynchronous invocation, sent to its on-failure destination."""
-        sqs = boto3.client("sqs", endpoint_url=self.dynamodb_url)
+        """A failed asynchronous invocation, sent to its on-failure destination. Raises
+        when the queue cannot be reached (the emulator died): the Lambda service keeps
+        the record and calls again later. A session of its own: the delivery threads
+        call at once, and boto3's default session builds clients unsafely across threads."""
+        sqs = boto3.Session().client("sqs", endpoint_url=self.dynamodb_url)
         url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
         get_logger("local-lambda").error(
@@ -199,13 +217,21 @@ class LocalStack:
             extra={"queue": queue, "condition": record["requestContext"]["condition"]},
         )
 
-    def _serve(self, name: str, sock: socket.socket, throttle: Throttle, pages=None) -> None:
+    def _serve(
+        self,
+        name: str,
+        sock: socket.socket,
+        throttle: Throttle,
+        pages=None,
+        aws: WatchedAws | None = None,
+    ) -> None:
         gateway = ApiGateway(
             api(name, self.settings.cors_allow_origin),
             self.lambdas,
             self.settings.region,
             pages,
             TokenBucket(throttle.rate, throttle.burst),
+            aws,
         )
         server = AppServer(idle_timeout=self.local.idle_timeout_seconds, sock=sock)
         self._stoppers.append(server.serve(gateway).stop)
@@ -419,13 +445,18 @@ def main(argv: list[str]) -> None:
             else str(exc)
         )
     stopped = threading.Event()
+
+    def stop_requested(*_) -> None:
+        stack.aws.unwatch()  # the emulator may get the signal too: not a death
+        stopped.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stopped.set())
+        signal.signal(sig, stop_requested)
     print("\n".join(_banner(stack)))
     print("Ready. Ctrl-C stops everything.", flush=True)
     log = get_logger("local-stack")
     watcher = CodeWatcher(ROOT) if local.reload else None
-    while not stopped.wait(POLL_SECONDS):
+    while not stopped.wait(POLL_SECONDS) and stack.failure is None:
         changed = watcher.changed() if watcher else []
         if changed:
             replaced = stack.reload(changed)
@@ -434,6 +465,8 @@ def main(argv: list[str]) -> None:
                 extra={"changed": changed, "functions": replaced},
             )
     stack.stop()
+    if stack.failure is not None:
+        sys.exit(f"Stopped: {stack.failure}.")
     kept = f" The data is in {stack.data.path}." if stack.data is not None else ""
     print(f"Stopped.{kept}", flush=True)
     sys.exit(0)

@@ -3,8 +3,6 @@ changes, seen from outside. Each test starts a stack of its own, on free ports."
 
 import json
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -18,7 +16,7 @@ from infra.local.http_server import CONNECTION_LIMIT
 from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 from tests.support.checkout import copy_checkout
 from tests.support.processes import function_of, session_members
-from tests.support.stack_client import token
+from tests.support.stack_client import dead_letters, token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2.5, "stockActual": 10_000, "umbralMinimo": 0}
@@ -139,22 +137,6 @@ class Recorder(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
-
-
-def dead_letters(stack: StackProcess, action: str) -> subprocess.CompletedProcess:
-    ports = {
-        "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1],
-        "LAMBDA_PORT": stack.lambda_url.rsplit(":", 1)[1],
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "infra.dead_letters", action],
-        cwd=ROOT,
-        env={**stack.env, **ports},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
 
 
 def test_an_event_placed_while_notifications_are_down_waits_in_the_dead_letter_queue_and_is_redriven():  # noqa: E501

@@ -235,6 +235,83 @@ def test_one_that_keeps_failing_goes_to_the_on_failure_destination_with_its_even
     assert record["responsePayload"]["errorMessage"] == "try 3 fails"
 
 
+class UnreachableAtFirst(Destination):
+    """A destination whose queue cannot be reached the first `failures` times (the
+    emulator holding it died)."""
+
+    def __init__(self, failures: int):
+        super().__init__()
+        self.failures = failures
+
+    def __call__(self, name: str, record: dict) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionRefusedError("the queue cannot be reached")
+        super().__call__(name, record)
+
+
+def test_a_record_whose_destination_cannot_be_reached_is_kept_and_sent_once_it_can(probe):
+    """One delivery thread: had the failure ended it, the next event would never run."""
+    pool, destination = probe(concurrency=1, retries=0), UnreachableAtFirst(failures=3)
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05)
+    probe.state.write_text("0")
+    deliveries.submit(json.dumps({"fail_times": 99, "orderId": 7}))
+    assert deliveries.settle(timeout=20)
+    [(queue, record)] = destination.records
+    assert queue == "ProbeDeadLetters" and record["requestPayload"]["orderId"] == 7
+    assert record["requestContext"]["approximateInvokeCount"] == 1  # not invoked again
+    deliveries.submit(json.dumps({"fail_times": 99, "orderId": 8}))
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert [r["requestPayload"]["orderId"] for _, r in destination.records] == [7, 8]
+
+
+def test_a_delivery_the_service_itself_fails_is_kept_and_tried_again(probe, monkeypatch):
+    """Whatever goes wrong in the service (not in the function) ends no thread and loses
+    no event."""
+    pool, destination = probe(concurrency=1), Destination()
+    invoke_pool = pool.invoke
+    broken = [RuntimeError("the service failed")]
+
+    def invoke_once_broken(event: str, wait_seconds: float):
+        if broken:
+            raise broken.pop()
+        return invoke_pool(event, wait_seconds)
+
+    monkeypatch.setattr(pool, "invoke", invoke_once_broken)
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05)
+    probe.state.write_text("0")
+    deliveries.submit(json.dumps({"fail_times": 0}))
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert probe.state.read_text() == "1"  # run once, after the failure
+    assert destination.records == []
+
+
+def test_an_invocation_waits_for_aws_to_be_back_rather_than_spend_its_tries(probe):
+    """While the emulator restarts, an event is kept, not run to fail (nor run against
+    an emulator that has not restored its data yet)."""
+    pool, destination = probe(concurrency=1, retries=0), Destination()
+    answers = [True, False, False]  # popped from the end: down, down, then up
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05, aws_up=answers.pop)
+    probe.state.write_text("0")
+    deliveries.submit(json.dumps({"fail_times": 1}))  # its one run fails
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    assert answers == [] and probe.state.read_text() == "1"  # run once, when up
+    assert len(destination.records) == 1  # and, failed with no retries, dead-lettered
+
+
+def test_an_event_that_is_not_json_is_still_dead_lettered(probe):
+    pool, destination = probe(concurrency=1, retries=0), Destination()
+    deliveries = Deliveries(pool, destination, retry_seconds=0.05)
+    deliveries.submit("not json")
+    assert deliveries.settle(timeout=20)
+    deliveries.stop()
+    [(_, record)] = destination.records
+    assert record["requestPayload"] == "not json"
+
+
 def test_the_invoke_api_sends_each_answer_whole_on_a_kept_alive_connection(probe):
     """A function's Lambda client keeps its connection to the Invoke API. An answer whose
     head and body were written apart left the body waiting for the client's delayed

@@ -105,3 +105,16 @@ def resident_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def emulator_of(leader: int) -> int | None:
+    """The AWS emulator process (infra/local/aws_process.py) of the local stack `leader`
+    leads, if one is running now (a zombie's command line reads empty: it is not)."""
+    for pid in session_members(leader):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:  # ended since it was listed
+            continue
+        if b"infra.local.aws_process" in command:
+            return pid
+    return None

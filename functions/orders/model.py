@@ -33,7 +33,7 @@ STATUS_PROJECTION = [
 ]
 
 
-class StatusIndex(GlobalSecondaryIndex):
+class OrderStatusIndex(GlobalSecondaryIndex):
     """Orders by `statusShard`, `<status>#<shard>` (common.shards), in id order."""
 
     class Meta:
@@ -84,6 +84,6 @@ class OrderModel(Model):
     shard = NumberAttribute()
 
     by_shard = ListIndex()
-    by_status = StatusIndex()
+    by_status = OrderStatusIndex()
     by_user = UserIndex()
     pending_events = PendingEventIndex()

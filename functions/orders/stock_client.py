@@ -25,7 +25,7 @@ from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, servi
 from common.settings import Settings
 from common.tracing import tracer
 from orders.breaker import NAME, DynamoDBStorage
-from orders.outcomes import SERVICE
+from orders.metrics import SERVICE
 from orders.rules import InventoryUnavailable, StockAnswer
 
 STOCK_ROUTE = "/api/inventario/{id}/stock"

@@ -12,12 +12,11 @@ from common.logs import get_logger
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from orders import routes
-from orders.events import LambdaPublisher
-from orders.outcomes import OrderMetrics
+from orders.metrics import SERVICE, OrderMetrics
+from orders.publisher import LambdaPublisher
 from orders.repository import OrderRepository
 from orders.stock_client import StockChecker
 
-SERVICE = "orders"
 FUNCTION = "OrdersFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/pedidos"

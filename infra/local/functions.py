@@ -13,6 +13,7 @@ so a developer can set what a function reads (BREAKER_FAIL_MAX=2, say) without e
 the template.
 """
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -63,6 +64,12 @@ class FunctionSpec:
     @property
     def package(self) -> str:
         return self.handler.split(".")[0]
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        """The packages its artifact holds: its handler's, and any other its build adds
+        (functions/Makefile, the one place that says)."""
+        return artifact_packages().get(self.name, (self.package,))
 
 
 class _Locally:
@@ -115,6 +122,17 @@ class _Locally:
             if api and api[1] in self.urls:
                 return self.urls[api[1]]
         raise ValueError(f"no local value for {node}")
+
+
+_BUILD = re.compile(r"^build-(\w+):\n\t\$\(call PACKAGE,([^)]*)\)", re.M)
+
+
+@functools.cache
+def artifact_packages() -> dict[str, tuple[str, ...]]:
+    """{function: the packages `sam build` puts in its artifact}, read off
+    functions/Makefile's build targets."""
+    text = (ROOT / "functions" / "Makefile").read_text(encoding="utf-8")
+    return {name: tuple(packages.split()) for name, packages in _BUILD.findall(text)}
 
 
 def _rate_seconds(expression: str) -> float:

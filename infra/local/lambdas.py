@@ -8,10 +8,11 @@ as Lambda runs them.
   takes whichever is free first, that one or a busy one finishing meanwhile: locally an
   init shares the machine's cores with everything else (Pool._acquire).
 - Another function's synchronous calls (the Invoke API: the stock check, a shipment's
-  owner lookup) have environments of their own, CALL_ENVIRONMENTS at most, beside the
-  pool that serves its API, for a function that scales (no reserved concurrency): on
-  AWS it would start another environment rather than queue a call behind busy ones
-  (say, long lists); locally the cap only keeps a laptop's memory in check.
+  owner lookup) take a free environment of the function's if there is one, else one of
+  environments of their own, CALL_ENVIRONMENTS at most, for a function that scales (no
+  reserved concurrency): on AWS it would start another environment rather than queue a
+  call behind busy ones (say, long lists); locally the cap only keeps a laptop's memory
+  in check.
 - An invocation that runs past the function's timeout, or whose environment dies, fails
   (as Lambda reports it), and that environment is replaced. A function whose code does not
   import fails its invocations at once: its init error, never a hang.
@@ -50,6 +51,7 @@ from infra.local.servers import BackgroundServer
 IDLE_SECONDS = 600
 INIT_TIMEOUT_SECONDS = 10  # Lambda's limit on an init
 CALL_ENVIRONMENTS = 2  # a function's environments for other functions' calls
+THROTTLED = "TooManyRequestsException"  # Lambda's error: no environment for the call
 ASYNC_RETRY_SECONDS = 1.0
 # The longest an asynchronous invocation the service could not carry on waits before it
 # is tried again (its on-failure destination unreachable while the emulator restarts).
@@ -218,7 +220,7 @@ class Pool:
             return Outcome(error=failed.error)
         if environment is None:
             return _failure(
-                "TooManyRequestsException",
+                THROTTLED,
                 f"{self.spec.name} is at its concurrency ({self.spec.concurrency})",
             )
         outcome = environment.invoke(event)
@@ -575,9 +577,15 @@ class LambdaService:
     def invoke(
         self, name: str, event: str, wait_seconds: float = 29, for_a_call: bool = False
     ) -> Outcome:
-        """`for_a_call`: another function's synchronous call (see the module's text)."""
-        pool = (for_a_call and self.call_pools.get(name)) or self.pools[name]
-        return pool.invoke(event, wait_seconds)
+        """`for_a_call`: another function's synchronous call (see the module's text): a
+        free environment of the function's API if there is one, else one of its own."""
+        calls = self.call_pools.get(name) if for_a_call else None
+        if calls is None:
+            return self.pools[name].invoke(event, wait_seconds)
+        outcome = self.pools[name].invoke(event, 0)
+        if outcome.error and outcome.error["errorType"] == THROTTLED:
+            return calls.invoke(event, wait_seconds)
+        return outcome
 
     def submit(self, name: str, event: str) -> None:
         self.deliveries[name].submit(event)
@@ -662,7 +670,7 @@ def endpoint(service: LambdaService, sock: socket.socket | None = None, port: in
                 self._send(202, None)
             else:
                 outcome = service.invoke(name, payload, for_a_call=True)
-                if outcome.error and outcome.error["errorType"] == "TooManyRequestsException":
+                if outcome.error and outcome.error["errorType"] == THROTTLED:
                     self._send(
                         429,
                         {"Type": "User", "message": outcome.error["errorMessage"]},

@@ -200,7 +200,8 @@ class LocalStack:
         for name, spec in specs.items():
             root = scratch / name
             root.mkdir()
-            (root / spec.package).symlink_to(spec.code_dir / spec.package)
+            for package in spec.packages:
+                (root / package).symlink_to(spec.code_dir / package)
             roots[name] = root
         return roots
 
@@ -303,7 +304,7 @@ def _remove_links(scratch: Path) -> None:
 
 def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
     return (
-        path.is_relative_to(spec.code_dir / spec.package)
+        any(path.is_relative_to(spec.code_dir / package) for package in spec.packages)
         or any(path.is_relative_to(layer) for layer in spec.layer_dirs)
         or path == Path(__file__).with_name("runtime.py")
     )

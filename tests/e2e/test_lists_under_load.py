@@ -14,7 +14,7 @@ from inventory.repository import item_of as product_item
 from inventory.rules import Product
 from orders.repository import item_of as order_item
 from orders.rules import Order
-from tests.support.stack_process import StackProcess
+from tests.support.stack_process import PATIENT_STOCK_CHECK, StackProcess
 
 ITEMS = 3000
 
@@ -61,9 +61,10 @@ def _product(ident: int) -> dict:
 
 @pytest.fixture(scope="module")
 def stack():
-    """A stack of its own with the default timeouts (the stock check's and the owner
-    lookup's 2 s), holding ITEMS orders and products written straight into its tables."""
-    running = StackProcess().start()
+    """A stack of its own holding ITEMS orders and products written straight into its
+    tables. Its calls between functions wait 10 s, not 2 (tests run in parallel on a busy
+    machine): before, behind four whole lists, they waited longer still."""
+    running = StackProcess(PATIENT_STOCK_CHECK).start()
     try:
         client = boto3.client("dynamodb", endpoint_url=running.dynamodb)
         _write(client, "OrdersTable", [_order(i) for i in range(1, ITEMS + 1)])

@@ -11,7 +11,7 @@ from common import aws
 from common.logs import get_logger
 from common.settings import Settings
 from order_events.listener import SERVICE, NotForwarded
-from orders.events import LambdaPublisher
+from orders.publisher import LambdaPublisher
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 

@@ -8,8 +8,8 @@ import pytest
 
 from common import aws
 from common.logs import get_logger
+from event_sweep.sweep import SWEEP_GRACE, Sweep
 from orders.repository import OrderRepository
-from orders.sweep import SWEEP_GRACE, Sweep
 from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point

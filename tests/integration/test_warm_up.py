@@ -56,9 +56,9 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
     tables, order_events, aws_calls
 ):
     from common.logs import get_logger
+    from event_sweep.sweep import Sweep
     from orders.repository import OrderRepository
     from orders.rules import Order
-    from orders.sweep import Sweep
 
     settings = Settings.from_env()
     with aws.acting_as("OrdersFunction"):

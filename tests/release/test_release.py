@@ -225,7 +225,7 @@ def test_the_dashboard_shows_every_metric_the_code_writes():
 
 def test_the_sweep_runs_on_a_schedule_and_may_only_read_pending_orders_and_publish():
     props = functions()["EventSweeperFunction"]
-    assert props["Handler"] == "orders.sweep_app.handler"
+    assert props["Handler"] == "event_sweep.lambda_app.handler"
     (event,) = props["Events"].values()
     assert event["Type"] == "Schedule"
     assert _granted("EventSweeperFunction") == {
@@ -1014,7 +1014,7 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
     assert {
         "## __call__",  # the handler: the Chalice app's call
         "## orders.stock_client.StockChecker.check",
-        "## orders.events.LambdaPublisher.publish",
+        "## orders.publisher.LambdaPublisher.publish",
         "dynamodb",
         "lambda",
     } <= names, names  # and every AWS call

@@ -3,11 +3,11 @@
 import logging
 
 from common.settings import Settings
-from orders import events
+from orders import publisher as publishing
 
 
 class Clock:
-    """Stands in for `time` in orders.events: sleeps and calls move it, nothing waits."""
+    """Stands in for `time` in orders.publisher: sleeps and calls move it, nothing waits."""
 
     def __init__(self):
         self.now = 0.0
@@ -35,9 +35,9 @@ class FailingLambda:
 
 def publisher(monkeypatch, takes: float):
     clock = Clock()
-    monkeypatch.setattr(events, "time", clock)
+    monkeypatch.setattr(publishing, "time", clock)
     client = FailingLambda(clock, takes)
-    return events.LambdaPublisher(Settings(), logging.getLogger("test"), client), client, clock
+    return publishing.LambdaPublisher(Settings(), logging.getLogger("test"), client), client, clock
 
 
 def test_a_publish_refused_at_once_is_tried_three_times_with_short_pauses(monkeypatch):

@@ -9,11 +9,11 @@ import dataclasses
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar, cast
 
-from pynamodb.attributes import Attribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import Attribute, NumberAttribute
 from pynamodb.connection import Connection
 from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
-from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
+from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import MetaProtocol, Model
 
 from common import aws, shards
@@ -88,19 +88,6 @@ class DecimalAttribute(Attribute[Decimal]):
 
     def deserialize(self, value: str) -> Decimal:
         return Decimal(value)
-
-
-class StatusIndex(GlobalSecondaryIndex):
-    """Items by `statusShard`, `<status>#<shard>` (common.shards), in id order: for lists
-    filtered by status. A status's items are spread over its shards, so that its writes
-    are not capped at one partition's 1,000 a second (docs/capacity.md)."""
-
-    class Meta:
-        index_name = "byStatusShard"
-        projection = AllProjection()
-
-    status_shard = UnicodeAttribute(hash_key=True, attr_name="statusShard")
-    id = NumberAttribute(range_key=True)
 
 
 class ListIndex(GlobalSecondaryIndex):

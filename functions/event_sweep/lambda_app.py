@@ -1,5 +1,6 @@
 """Lambda entry point of the event sweep, run on a schedule: it publishes the
-PedidoAprobadoEvent of every order whose publish failed (SAM Handler: orders.sweep_app.handler).
+PedidoAprobadoEvent of every order whose publish failed
+(SAM Handler: event_sweep.lambda_app.handler).
 
 Everything below runs once, in Lambda's init, before the first request; every function's
 entry point reads the same (common.lambda_init.start).
@@ -8,6 +9,6 @@ entry point reads the same (common.lambda_init.start).
 from common.lambda_init import collector_paused, start
 
 with collector_paused():
-    from orders import sweep_wiring
+    from event_sweep import wiring
 
-    handler = start(sweep_wiring)
+    handler = start(wiring)

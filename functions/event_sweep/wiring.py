@@ -4,7 +4,7 @@ from common import aws
 from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
-from orders.sweep import Sweep
+from event_sweep.sweep import Sweep
 
 SERVICE = "event-sweep"
 FUNCTION = "EventSweeperFunction"

@@ -11,7 +11,7 @@ from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
 from common.settings import Settings
 from common.tracing import tracer
-from orders.outcomes import SERVICE
+from orders.metrics import SERVICE
 
 # Tries per publish, the pause before each retry, and no new try once this long has gone
 # by: a publish that fails at once (refused, throttled) costs the order's request about a

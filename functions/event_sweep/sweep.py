@@ -1,6 +1,7 @@
-"""The event sweep: what the scheduled function (sweep_app) and the local stack run to
-publish the events orders left pending. It needs the orders table and the Lambda
-client only, so it loads neither the HTTP edge nor the stock check."""
+"""The event sweep: what its scheduled function (event_sweep.lambda_app) runs to publish
+the events orders left pending. It reads the orders table through the orders package,
+which its artifact carries (functions/Makefile), and needs the Lambda client; it loads
+neither the HTTP edge nor the stock check."""
 
 from datetime import timedelta
 
@@ -8,8 +9,8 @@ from common import metrics
 from common.clock import utcnow
 from common.settings import Settings
 from orders import service
-from orders.events import LambdaPublisher
-from orders.outcomes import SERVICE
+from orders.metrics import SERVICE
+from orders.publisher import LambdaPublisher
 from orders.repository import OrderRepository
 
 # Orders read per batch; orders younger than the grace are left to their own request;

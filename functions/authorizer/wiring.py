@@ -1,6 +1,8 @@
 """What the authorizer function is made of: the verifier the settings call for (the shared
 key, or an OIDC issuer), and the policy it answers API Gateway with."""
 
+from typing import Any
+
 from authorizer.policy import Unauthorized, authorize
 from authorizer.tokens import verifier_for
 from common import aws, metrics
@@ -18,7 +20,7 @@ class Authorizer(FunctionHandler):
             self.verify = verifier_for(settings)
         super().__init__(FUNCTION, get_logger(SERVICE), self._handle)
 
-    def _handle(self, event: dict, context) -> dict:
+    def _handle(self, event: dict, context: Any) -> dict:
         try:
             return authorize(
                 event.get("authorizationToken"), event.get("methodArn", ""), self.verify

@@ -4,9 +4,11 @@ which its artifact carries (functions/Makefile), and needs the Lambda client; it
 neither the HTTP edge nor the stock check."""
 
 from datetime import timedelta
+from typing import Any
 
 from common import metrics
 from common.clock import utcnow
+from common.logs import Logger
 from common.settings import Settings
 from orders import service
 from orders.metrics import SERVICE
@@ -24,12 +26,12 @@ class Sweep:
     """Publishes the events orders left pending, batch after batch, until none is left,
     a publish fails, or the invocation runs short of time."""
 
-    def __init__(self, settings: Settings, logger, grace: timedelta = SWEEP_GRACE):
+    def __init__(self, settings: Settings, logger: Logger, grace: timedelta = SWEEP_GRACE):
         self._orders = OrderRepository(settings)
         self._events = LambdaPublisher(settings, logger)
         self._logger, self._grace = logger, grace
 
-    def __call__(self, context=None) -> dict:
+    def __call__(self, context: Any = None) -> dict:
         published, swept = 0, None
         while swept is None or (
             swept.more

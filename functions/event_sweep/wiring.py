@@ -1,5 +1,7 @@
 """What the event-sweep function is made of: the sweep (orders.sweep) on a schedule."""
 
+from typing import Any
+
 from common import aws
 from common.handlers import FunctionHandler
 from common.logs import get_logger
@@ -17,7 +19,7 @@ class SweepHandler(FunctionHandler):
             self.sweep = Sweep(settings, logger)
         super().__init__(FUNCTION, logger, self.sweep_pending)
 
-    def sweep_pending(self, event: dict, context) -> dict:
+    def sweep_pending(self, event: dict, context: Any) -> dict:
         return self.sweep(context)
 
 

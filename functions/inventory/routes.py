@@ -1,5 +1,7 @@
 """Inventory HTTP routes (docs/api.md#inventory): read the request, call the service, answer."""
 
+from chalice import Response
+
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, json_object, path_id, query_param
@@ -13,14 +15,14 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/inventario", methods=["GET"])
-    def list_products():
+    def list_products() -> Response:
         return lists.answer(
             bp.current_request, lambda after, limit: service.list_products(products, after, limit)
         )
 
     # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/inventario", methods=["POST"])
-    def create_product():
+    def create_product() -> Response:
         request = bp.current_request
         access.may_change_catalog(caller_of(request))
         body = json_object(request)
@@ -28,7 +30,7 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
         return once.created(request, body, lambda: service.create_product(products, fields))
 
     @bp.route("/api/inventario/alertas", methods=["GET"])
-    def low_stock_alerts():
+    def low_stock_alerts() -> Response:
         access.may_read_alerts(caller_of(bp.current_request))
         return lists.answer(
             bp.current_request,
@@ -36,23 +38,23 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
         )
 
     @bp.route("/api/inventario/{id}", methods=["GET"])
-    def get_product(id):
+    def get_product(id: str) -> Response:
         return ok(service.get_product(products, path_id(id)))
 
     @bp.route("/api/inventario/{id}", methods=["PUT"])
-    def replace_product(id):
+    def replace_product(id: str) -> Response:
         access.may_change_catalog(caller_of(bp.current_request))
         product_id = path_id(id)
         return ok(service.replace_product(products, product_id, json_object(bp.current_request)))
 
     @bp.route("/api/inventario/{id}", methods=["DELETE"])
-    def delete_product(id):
+    def delete_product(id: str) -> Response:
         access.may_change_catalog(caller_of(bp.current_request))
         service.delete_product(products, path_id(id))
         return no_content()
 
     @bp.route("/api/inventario/{id}/stock", methods=["GET"])
-    def check_stock(id):
+    def check_stock(id: str) -> Response:
         product_id = path_id(id)
         cantidad = query_param(bp.current_request, "cantidad")
         return ok(service.check_stock(products, product_id, cantidad))

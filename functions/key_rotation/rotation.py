@@ -9,6 +9,7 @@ issued before it and none issued during it.
 """
 
 import secrets
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -28,7 +29,7 @@ def new_key() -> str:
     return secrets.token_hex(KEY_CHARACTERS // 2)
 
 
-def rotate(client, secret_id: str, token: str, step: str) -> None:
+def rotate(client: Any, secret_id: str, token: str, step: str) -> None:
     """One step of the rotation whose new version is named `token`."""
     if step not in STEPS:
         raise RotationError(f"unknown step {step!r}")
@@ -54,7 +55,7 @@ def rotate(client, secret_id: str, token: str, step: str) -> None:
     # setSecret: no other system holds the key.
 
 
-def _pending(client, secret_id: str, token: str) -> str | None:
+def _pending(client: Any, secret_id: str, token: str) -> str | None:
     try:
         return client.get_secret_value(SecretId=secret_id, VersionId=token, VersionStage=PENDING)[
             "SecretString"
@@ -65,7 +66,7 @@ def _pending(client, secret_id: str, token: str) -> str | None:
         raise
 
 
-def _create(client, secret_id: str, token: str) -> None:
+def _create(client: Any, secret_id: str, token: str) -> None:
     if _pending(client, secret_id, token) is None:
         client.put_secret_value(
             SecretId=secret_id,
@@ -75,7 +76,7 @@ def _create(client, secret_id: str, token: str) -> None:
         )
 
 
-def _test(client, secret_id: str, token: str) -> None:
+def _test(client: Any, secret_id: str, token: str) -> None:
     value = _pending(client, secret_id, token)
     if value is None or len(value.encode("utf-8")) < MIN_JWT_SECRET_BYTES:
         raise RotationError(f"the pending version of {secret_id} cannot sign tokens")

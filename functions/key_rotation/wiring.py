@@ -1,6 +1,8 @@
 """What the key-rotation function is made of: one rotation step per invocation, with the
 process's Secrets Manager client."""
 
+from typing import Any
+
 from common import aws
 from common.handlers import FunctionHandler
 from common.logs import get_logger
@@ -16,7 +18,7 @@ def create(settings: Settings) -> FunctionHandler:
     with aws.acting_as(FUNCTION):
         client = aws.secretsmanager(settings)
 
-    def handle(event: dict, context) -> None:
+    def handle(event: dict, context: Any) -> None:
         rotate(client, event["SecretId"], event["ClientRequestToken"], event["Step"])
         logger.info(
             "key rotation step done", extra={"secret": event["SecretId"], "step": event["Step"]}

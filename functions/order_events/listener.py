@@ -9,6 +9,7 @@ event is handled at most once, keyed on its pedidoId
 """
 
 from collections.abc import Callable
+from typing import Any
 
 import urllib3
 from botocore.exceptions import ClientError
@@ -18,6 +19,7 @@ from common.events import ORDER_APPROVED
 from common.fingerprints import fingerprint
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL
+from common.logs import Logger
 from common.settings import Settings
 
 SERVICE = "order-events"
@@ -52,7 +54,7 @@ def forward_to(base_url: str) -> Forward:
     return forward
 
 
-def handle_once(event: dict, forward: Forward | None, logger) -> dict:
+def handle_once(event: dict, forward: Forward | None, logger: Logger) -> dict:
     fields = {"event": ORDER_APPROVED, "payload": event}
     if forward is not None:
         try:
@@ -68,14 +70,14 @@ def handle_once(event: dict, forward: Forward | None, logger) -> dict:
     return {"forwarded": forward is not None}
 
 
-def handler_for(settings: Settings, logger) -> Callable[[dict, object], dict]:
+def handler_for(settings: Settings, logger: Logger) -> Callable[[dict, Any], dict]:
     """What the function does with an event: forwards it as the settings say, once per
     order."""
     url = settings.notification_service_url
     forward = forward_to(url) if url else None
     once = Once(settings, SERVICE, SERVICE)
 
-    def handle(event: dict, context) -> dict:
+    def handle(event: dict, context: Any) -> dict:
         outcome = once.run(
             {"pedidoId": event.get("pedidoId")},
             fingerprint(event),

@@ -19,6 +19,7 @@ order pays no call for the breaker most of the time, and no write.
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import pybreaker
 from botocore.exceptions import ClientError
@@ -35,7 +36,7 @@ class DynamoDBStorage(pybreaker.CircuitBreakerStorage):
 
     def __init__(
         self,
-        client,
+        client: Any,
         table: str,
         reset_seconds: float,
         clock: Callable[[], float] = time.time,

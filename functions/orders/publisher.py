@@ -6,9 +6,11 @@ the local stack's invoke endpoint, which runs the same handler in the background
 """
 
 import time
+from typing import Any
 
 from common import aws, jsonio, metrics
 from common.events import ORDER_APPROVED
+from common.logs import Logger
 from common.settings import Settings
 from common.tracing import tracer
 from orders.metrics import SERVICE
@@ -23,7 +25,7 @@ BUDGET_SECONDS = 1.0
 
 
 class LambdaPublisher:
-    def __init__(self, settings: Settings, logger, client=None):
+    def __init__(self, settings: Settings, logger: Logger, client: Any = None):
         self._function = settings.order_events_function
         self._logger = logger
         # The process's client, built at init; it never retries inline itself.

@@ -1,5 +1,7 @@
 """Orders HTTP routes (docs/api.md#orders): read the request, call the service, answer."""
 
+from chalice import Response
+
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
@@ -22,7 +24,7 @@ def blueprint(
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/pedidos", methods=["GET"])
-    def list_orders():
+    def list_orders() -> Response:
         request = bp.current_request
         caller, status = caller_of(request), query_param(request, "status")
         return lists.answer(
@@ -32,7 +34,7 @@ def blueprint(
         )
 
     @bp.route("/api/pedidos", methods=["POST"])
-    def create_order():
+    def create_order() -> Response:
         request = bp.current_request
         # The stock check is asked as the caller: inventory sits behind the same authorizer.
         on_behalf = on_behalf_of(request)
@@ -47,11 +49,11 @@ def blueprint(
         )
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
-    def get_order(id):
+    def get_order(id: str) -> Response:
         return ok(service.get_order(orders, caller_of(bp.current_request), path_id(id)))
 
     @bp.route("/api/pedidos/{id}/status", methods=["PATCH"])
-    def change_status(id):
+    def change_status(id: str) -> Response:
         request = bp.current_request
         caller, status = caller_of(request), query_param(request, "status")
         # A role's refusal (403) comes before anything else of the request is read.

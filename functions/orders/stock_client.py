@@ -16,11 +16,12 @@ state shared by every environment).
 import json
 import math
 import time
+from typing import Any
 
 import pybreaker
 
 from common import aws, metrics
-from common.logs import get_logger
+from common.logs import Logger, get_logger
 from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
 from common.settings import Settings
 from common.tracing import tracer
@@ -35,10 +36,15 @@ class _Opened(pybreaker.CircuitBreakerListener):
     """Counts and logs each opening this environment made (not those it notices another
     environment made): operators alarm on it."""
 
-    def __init__(self, logger, storage: pybreaker.CircuitBreakerStorage):
+    def __init__(self, logger: Logger, storage: pybreaker.CircuitBreakerStorage):
         self._logger, self._storage = logger, storage
 
-    def state_change(self, cb, old_state, new_state) -> None:
+    def state_change(
+        self,
+        cb: pybreaker.CircuitBreaker,
+        old_state: pybreaker.CircuitBreakerState | None,
+        new_state: pybreaker.CircuitBreakerState,
+    ) -> None:
         # Kept in this process's memory (tests), every opening is this environment's.
         storage = self._storage
         here = storage.opened_here if isinstance(storage, DynamoDBStorage) else True
@@ -57,7 +63,7 @@ class StockChecker:
         reset_seconds: float,
         inventory: Service,
         storage: pybreaker.CircuitBreakerStorage | None = None,
-        logger=None,
+        logger: Logger | None = None,
     ):
         """`storage`: where the breaker's state is kept (by default, in this process)."""
         self.storage = storage or pybreaker.CircuitMemoryStorage(pybreaker.STATE_CLOSED)
@@ -72,7 +78,7 @@ class StockChecker:
         self._inventory = inventory
 
     @classmethod
-    def from_settings(cls, settings: Settings, lambda_client=None) -> "StockChecker":
+    def from_settings(cls, settings: Settings, lambda_client: Any = None) -> "StockChecker":
         """The breaker every environment of the orders function shares (its state in
         CircuitBreakersTable), asking the inventory the way the settings say
         (common.service_calls.service)."""

@@ -3,6 +3,7 @@ process's breaker (an invoke of the inventory function on AWS, HTTP when given a
 and the event as a Lambda async invoke."""
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from common import aws
 from common.creating import CreatedOnce
@@ -22,7 +23,7 @@ FUNCTION = "OrdersFunction"
 CREATE_SCOPE = "POST /api/pedidos"
 
 
-def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
+def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
@@ -41,7 +42,7 @@ def create(settings: Settings) -> PlatformApp:
     return create_app(SERVICE, settings, routes_for(settings))
 
 
-def rehearse(app: PlatformApp, settings: Settings, lambda_client=None) -> None:
+def rehearse(app: PlatformApp, settings: Settings, lambda_client: Any = None) -> None:
     """At init: the list's first page of one, through the whole request path; and
     a DryRun invoke of the order-events function, which checks the permission and runs
     nothing, so that the Lambda connection that publishing and the stock check share

@@ -3,6 +3,7 @@ creates the shipment (common.service_calls), so that its customer can follow it
 (docs/api.md#who-may-do-what). The shipping service never reads the orders' table."""
 
 import json
+from typing import Any
 
 from common import aws
 from common.errors import Unavailable
@@ -26,7 +27,7 @@ class OrderOwners:
         self._orders = orders
 
     @classmethod
-    def from_settings(cls, settings: Settings, lambda_client=None) -> "OrderOwners":
+    def from_settings(cls, settings: Settings, lambda_client: Any = None) -> "OrderOwners":
         return cls(
             service(
                 settings.orders_service_url,

@@ -6,6 +6,7 @@ never lost and a shipment that does not exist is never created by a PATCH.
 """
 
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.condition import Condition
 
 from common import shards, storage
 from common.paging import Page
@@ -78,7 +79,7 @@ class ShipmentRepository(Repository):
         return storage.to_domain(item, Shipment)
 
 
-def _only(status: str | None, owner_id: int | None):
+def _only(status: str | None, owner_id: int | None) -> Condition | None:
     """The filter keeping a status and an owner, either or both (None: keep all)."""
     conditions = [
         condition

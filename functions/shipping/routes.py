@@ -1,5 +1,7 @@
 """Shipping HTTP routes (docs/api.md#shipping): read the request, call the service, answer."""
 
+from chalice import Response
+
 from common.clock import utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
@@ -17,7 +19,7 @@ def blueprint(
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/envios", methods=["GET"])
-    def list_shipments():
+    def list_shipments() -> Response:
         request = bp.current_request
         caller = caller_of(request)
         filters = {
@@ -34,7 +36,7 @@ def blueprint(
 
     # A role's refusal (403) comes before anything of the request is read (docs/api.md).
     @bp.route("/api/envios", methods=["POST"])
-    def create_shipment():
+    def create_shipment() -> Response:
         request = bp.current_request
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
@@ -52,11 +54,11 @@ def blueprint(
         )
 
     @bp.route("/api/envios/{id}", methods=["GET"])
-    def get_shipment(id):
+    def get_shipment(id: str) -> Response:
         return ok(service.get_shipment(shipments, caller_of(bp.current_request), path_id(id)))
 
     @bp.route("/api/envios/{id}/status", methods=["PATCH"])
-    def change_status(id):
+    def change_status(id: str) -> Response:
         request = bp.current_request
         access.may_change_status(caller_of(request))
         return ok(service.change_status(shipments, path_id(id), query_param(request, "status")))

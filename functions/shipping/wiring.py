@@ -1,6 +1,8 @@
 """Which implementations the shipping routes get: shipments in DynamoDB, and whose an order
 is asked of the orders service (an invoke of its function on AWS, HTTP when given a URL)."""
 
+from typing import Any
+
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
@@ -17,7 +19,7 @@ FUNCTION = "ShippingFunction"
 CREATE_SCOPE = "POST /api/envios"
 
 
-def routes_for(settings: Settings, lambda_client=None) -> ServiceBlueprint:
+def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(

@@ -1,5 +1,7 @@
 """What the token-claims function is made of: the pre token generation trigger."""
 
+from typing import Any
+
 from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
@@ -10,7 +12,7 @@ FUNCTION = "TokenClaimsFunction"
 
 
 def create(settings: Settings) -> FunctionHandler:
-    def add_claims(event: dict, context) -> dict:
+    def add_claims(event: dict, context: Any) -> dict:
         return with_user_id(event)
 
     return FunctionHandler(FUNCTION, get_logger(SERVICE), add_claims)

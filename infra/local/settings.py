@@ -60,10 +60,11 @@ class PartitionLimits:
     burst: float | None = None
 
 
-def partition_limits(env: Mapping[str, str] = os.environ) -> PartitionLimits | None:
+def partition_limits(env: Mapping[str, str] | None = None) -> PartitionLimits | None:
     """DYNAMODB_PARTITION_METER=1 counts writes per partition key;
     DYNAMODB_PARTITION_WRITE_RATE (writes a second, per key) also throttles, with
     DYNAMODB_PARTITION_WRITE_BURST writes at once. None: neither (the default)."""
+    env = os.environ if env is None else env
     read = Env(env)
     meter = read.text("DYNAMODB_PARTITION_METER", "0")
     if meter not in ("0", "1"):
@@ -79,9 +80,10 @@ def partition_limits(env: Mapping[str, str] = os.environ) -> PartitionLimits | N
     return PartitionLimits(rate, burst)
 
 
-def local_data_dir(env: Mapping[str, str] = os.environ) -> Path | None:
+def local_data_dir(env: Mapping[str, str] | None = None) -> Path | None:
     """LOCAL_DATA_DIR, relative to the checkout; None when set empty (data in memory only).
     Read here alone, so every tool finds the stack's data (and key) where it keeps them."""
+    env = os.environ if env is None else env
     # Set but empty means "in memory only", so Env.text (empty = unset) cannot read it.
     raw = env.get("LOCAL_DATA_DIR", DEFAULT_DATA_DIR).strip()
     return ROOT / raw if raw else None
@@ -107,11 +109,12 @@ class LocalSettings:
     max_environments: int | None = None
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> "LocalSettings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "LocalSettings":
+        env = os.environ if env is None else env
         read = Env(env)
 
         def port(name: str) -> int:
-            value = read.number(name, DEFAULT_PORTS[name], minimum=0, kind=int)
+            value = read.integer(name, DEFAULT_PORTS[name], minimum=0)
             if value > 65535:
                 read.fail(name, "a TCP port, 0-65535 (0 picks a free one)")
             return value
@@ -124,7 +127,7 @@ class LocalSettings:
             default = template_throttle(prefix)
             return Throttle(
                 read.number(f"{prefix}THROTTLE_RATE_LIMIT", default.rate, minimum=0.001),
-                read.number(f"{prefix}THROTTLE_BURST_LIMIT", default.burst, minimum=1, kind=int),
+                read.integer(f"{prefix}THROTTLE_BURST_LIMIT", default.burst, minimum=1),
             )
 
         return cls(
@@ -132,13 +135,11 @@ class LocalSettings:
             port("NOTIFICATION_PORT"),
             port("DYNAMODB_PORT"),
             port("LAMBDA_PORT"),
-            read.number(
-                "HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS, minimum=1, kind=int
-            ),
+            read.integer("HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_TIMEOUT_SECONDS, minimum=1),
             local_data_dir(env),
             reload == "1",
             throttle(""),
             throttle("NOTIFICATION_"),
             partition_limits(env),
-            read.number("LAMBDA_MAX_ENVIRONMENTS", None, minimum=1, kind=int),
+            read.integer("LAMBDA_MAX_ENVIRONMENTS", None, minimum=1),
         )

@@ -42,9 +42,10 @@ def new_key() -> str:
     return secrets.token_urlsafe(KEY_BYTES)
 
 
-def local_jwt_secret(data_dir: Path | None, env: Mapping[str, str] = os.environ) -> str | None:
+def local_jwt_secret(data_dir: Path | None, env: Mapping[str, str] | None = None) -> str | None:
     """The local stack's key (see the module's text): JWT_SECRET, else the one kept in
     `data_dir`, made if there is none yet; None for data in memory (`data_dir` None)."""
+    env = os.environ if env is None else env
     given = Env(env).text("JWT_SECRET")
     if given is not None or data_dir is None:
         return given
@@ -80,10 +81,11 @@ def _make_key(path: Path) -> None:
         aside.unlink()
 
 
-def local_settings(env: Mapping[str, str] = os.environ) -> Settings:
+def local_settings(env: Mapping[str, str] | None = None) -> Settings:
     """The settings of a tool that signs or verifies tokens for a running local stack
     (`make token`, `make seed`, `chalice local`): with the stack's key, found as the stack
     finds it. ConfigError where that key cannot be known (data in memory)."""
+    env = os.environ if env is None else env
     key = local_jwt_secret(local_data_dir(env), env)
     if key is None:
         raise ConfigError(NO_KEY_IN_MEMORY)

@@ -120,9 +120,13 @@ def only_calls_the_layer_and_the_role_allow(monkeypatch):
     from pynamodb.connection import Connection
 
     from common import aws
+    from infra import template
     from tests.support import iam
 
     aws.forget()  # this test's endpoints, never a client built for another's
+    # The roles are read from the template once per process, here: not by the threads of
+    # a test's first calls all at once (sixteen parsing it together took seconds).
+    template.load()
     # PynamoDB's clients (its connections', which every function's models share here)
     # make their calls for whichever function is acting; the tests' own clients, none.
     pynamodbs: set[int] = set()

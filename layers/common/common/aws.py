@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 import botocore.session
 from botocore.config import Config
@@ -89,7 +90,7 @@ def _new_session() -> botocore.session.Session:
     return session
 
 
-def _new_client(service: str, settings: Settings, config: Config | None = None):
+def _new_client(service: str, settings: Settings, config: Config | None = None) -> Any:
     global _session
     with _building:
         if _session is None:
@@ -132,7 +133,7 @@ def environment_credentials() -> dict[str, str]:
     return {name: value for name, value in found.items() if value}
 
 
-def owner(client) -> str | None:
+def owner(client: object) -> str | None:
     """The function a client of ours was built for; None for anyone else's."""
     return _owners.get(id(client))
 
@@ -150,7 +151,7 @@ def forget() -> None:
         _owners.clear()
 
 
-def _own(service: str, settings: Settings, config: Config | None = None):
+def _own(service: str, settings: Settings, config: Config | None = None) -> Any:
     key = (acting_function(), service)
     with _building:
         if key not in _clients:
@@ -159,12 +160,12 @@ def _own(service: str, settings: Settings, config: Config | None = None):
         return _clients[key]
 
 
-def dynamodb(settings: Settings):
+def dynamodb(settings: Settings) -> Any:
     """The acting function's DynamoDB client (Powertools' idempotency and ours)."""
     return _own("dynamodb", settings, DYNAMODB_CONFIG)
 
 
-def lambda_client(settings: Settings):
+def lambda_client(settings: Settings) -> Any:
     """The acting function's Lambda client: quick to give up and never retried inline
     (the stock check's breaker, and the events' sweep, decide what happens next).
     Publishing and the stock check share it, and so its open connection."""
@@ -178,6 +179,6 @@ def lambda_client(settings: Settings):
     )
 
 
-def secretsmanager(settings: Settings):
+def secretsmanager(settings: Settings) -> Any:
     """The acting function's Secrets Manager client (keys.py reads the keys with it)."""
     return _own("secretsmanager", settings)

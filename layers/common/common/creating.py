@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chalice import Response
+from chalice.app import Request
 
 from common import jsonio
 from common.errors import invalid_field
@@ -35,7 +36,7 @@ class CreatedOnce:
     def __init__(self, once: "Once"):
         self._once = once
 
-    def created(self, request, body: dict, create: Callable[[], object]) -> Response:
+    def created(self, request: Request, body: dict, create: Callable[[], object]) -> Response:
         """The 201 of what `create()` makes (the use case, its command already checked
         from `body`), made once for the request's `Idempotency-Key`, if it has one."""
         key = request.headers.get("idempotency-key")
@@ -57,7 +58,7 @@ class CreatedOnce:
         )
 
 
-def _located(request, response: Response) -> Response:
+def _located(request: Request, response: Response) -> Response:
     """The 201 with its Location: the created thing's id, read back from the body it
     answers (a replay's is the stored one)."""
     ident = jsonio.loads(response.body)["id"]

@@ -9,7 +9,7 @@ from decimal import Decimal
 import simplejson
 
 
-def fingerprint(body) -> str:
+def fingerprint(body: object) -> str:
     """A short, stable digest of `body` (already bounded in depth: common.jsonio)."""
     text = simplejson.dumps(
         _canonical(body), sort_keys=True, separators=(",", ":"), ensure_ascii=True
@@ -17,7 +17,7 @@ def fingerprint(body) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def _canonical(value):
+def _canonical(value: object) -> object:
     if isinstance(value, dict):
         return {key: _canonical(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -3,8 +3,10 @@ the key rotation, the token trigger), logged and traced as the apps' invocations
 every line of an invocation carries its Lambda context, and each is an X-Ray trace."""
 
 from collections.abc import Callable
+from typing import Any
 
 from common import aws
+from common.logs import Logger
 from common.tracing import tracer
 
 
@@ -12,12 +14,12 @@ class FunctionHandler:
     """`handle(event, context)`, run as `function` (its logical id in the template). A
     named function, not a lambda: X-Ray names the invocation's segment after it."""
 
-    def __init__(self, function: str, logger, handle: Callable[[dict, object], object]):
+    def __init__(self, function: str, logger: Logger, handle: Callable[[dict, Any], object]):
         self.function, self.logger = function, logger
         self._invoke = tracer.capture_lambda_handler(capture_response=False)(
             logger.inject_lambda_context(clear_state=True)(handle)
         )
 
-    def __call__(self, event, context):
+    def __call__(self, event: dict, context: Any) -> Any:
         with aws.acting_as(self.function):
             return self._invoke(event, context)

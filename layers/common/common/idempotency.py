@@ -14,6 +14,7 @@ repeat of a claim still in progress with another body would be 422, not 409.
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -46,8 +47,8 @@ class _ClaimTime:
     """Tells Powertools how long a claim may live: what is left of the invocation, at most
     MAX_CLAIM_MILLIS (and MAX_CLAIM_MILLIS outside one, as in a test)."""
 
-    def __init__(self):
-        self.context = None
+    def __init__(self) -> None:
+        self.context: Any = None
 
     def get_remaining_time_in_millis(self) -> int:
         remaining = (
@@ -84,7 +85,9 @@ class Once:
     def _first_time(claim: dict, work: Callable[[], dict]) -> dict:
         return {RESULT: work(), PAYLOAD: claim["payload"]}
 
-    def run(self, key, payload: str, work: Callable[[], dict], context=None) -> Outcome:
+    def run(
+        self, key: object, payload: str, work: Callable[[], dict], context: Any = None
+    ) -> Outcome:
         """`work()` once for `key`; a repeat must bring an equal `payload` (the request's
         fingerprint: common.fingerprints) and gets what `work` returned (a JSON object)
         back. `context`: the invocation's Lambda context."""

@@ -1,6 +1,8 @@
 """GET / of each API: what it is, its version and where its documentation is, without a
 token (docs/api.md#the-services-roots)."""
 
+from chalice import Response
+
 from common.responses import ok
 from common.service_app import ServiceBlueprint
 from common.settings import Settings
@@ -18,7 +20,7 @@ def blueprint(name: str, settings: Settings, function: str) -> ServiceBlueprint:
     bp.function = function
 
     @bp.route("/", methods=["GET"])
-    def index():
+    def index() -> Response:
         return ok({"name": name, "version": VERSION, "docs": settings.docs_url})
 
     return bp

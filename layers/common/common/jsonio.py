@@ -2,6 +2,7 @@
 
 import re
 from decimal import Decimal
+from typing import Any, NoReturn
 
 import simplejson
 
@@ -19,11 +20,11 @@ class TooDeep(InvalidJson):
     """Valid as far as it was read, but nested deeper than allowed or than the parser goes."""
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise InvalidJson(f"{name} is not a JSON number")
 
 
-def _integer(text: str):
+def _integer(text: str) -> int | Decimal:
     # Python refuses int() of more than 4300 digits; such a number is still valid JSON
     # (a notification may carry one), and storage validation rejects it later.
     return int(text) if len(text) <= 4000 else Decimal(text)
@@ -50,7 +51,7 @@ def _reason(exc: simplejson.JSONDecodeError) -> str:
     return exc.msg.replace("%r", repr(exc.doc[exc.pos : exc.pos + 1])).removesuffix(" at")
 
 
-def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
+def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH) -> Any:
     """Parse a request body; NaN/Infinity and invalid UTF-8 are rejected like bad JSON, and
     so is a body nested deeper than `max_depth` (None: as deep as the parser goes)."""
     raw = _text(raw)
@@ -69,9 +70,9 @@ def loads(raw: bytes | str | None, max_depth: int | None = MAX_DEPTH):
     return value
 
 
-def within_depth(value, limit: int) -> bool:
+def within_depth(value: object, limit: int) -> bool:
     """Whether no array or object inside `value` is more than `limit` levels deep."""
-    stack = [(value, 1)]
+    stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
@@ -83,7 +84,7 @@ def within_depth(value, limit: int) -> bool:
     return True
 
 
-def dumps(value, *, ascii_only: bool = True) -> str:
+def dumps(value: object, *, ascii_only: bool = True) -> str:
     # default=str keeps a stray datetime or set printable in logs instead of raising.
     return simplejson.dumps(
         value, use_decimal=True, default=str, separators=(",", ":"), ensure_ascii=ascii_only
@@ -112,55 +113,71 @@ _TOKEN = re.compile(
 )
 
 
+class _OneValue:
+    """The tokens of one JSON value, each checked against what may come next: "value",
+    "key" (or the "}" of an empty object), ":", or "next" (a "," or a close)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.stack: list[str] = []  # the open "{" and "[", innermost last
+        self.expect = "value"
+
+    @property
+    def done(self) -> bool:
+        return not self.stack and self.expect == "next"
+
+    def take(self, kind: str, token: str) -> bool:
+        """Take the token, or False when it may not come here."""
+        taken = self._close(token) if kind == "mark" and token in "}]" else self._step(kind, token)
+        if taken:
+            self.parts.append(token)
+        return taken
+
+    def _close(self, token: str) -> bool:
+        opener = "{" if token == "}" else "["
+        if not self.stack or self.stack[-1] != opener:
+            return False
+        empty = self.parts[-1] == opener
+        if self.expect != "next" and not (empty and self.expect in ("key", "value")):
+            return False
+        self.stack.pop()
+        self.expect = "next"
+        return True
+
+    def _step(self, kind: str, token: str) -> bool:
+        if self.expect == "key":
+            taken, after = kind == "string", ":"
+        elif self.expect == ":":
+            taken, after = token == ":", "value"
+        elif self.expect == "next":
+            taken, after = token == ",", "key" if self.stack[-1] == "{" else "value"
+        elif kind == "mark":  # a value is expected: an object or an array opens
+            taken, after = token in "{[", "key" if token == "{" else "value"
+            if taken:
+                self.stack.append(token)
+        else:
+            taken, after = True, "next"
+        if taken:
+            self.expect = after
+        return taken
+
+
 def compact_any(raw: bytes | str | None) -> str:
     """The JSON text `raw` without the white space between its tokens, however deeply it
     nests; InvalidJson when it is not exactly one JSON value."""
     text = _text(raw)
-    parts: list[str] = []
-    # What may come next: "value", "key" (or "}" of an empty object), ":" or ","/close.
-    stack: list[str] = []  # the open "{" and "[", innermost last
-    expect, position, done = "value", 0, False
+    value, position = _OneValue(), 0
     for match in _TOKEN.finditer(text):
         if match.start() != position:
             break  # a character no token starts with
         position = match.end()
-        kind, token = match.lastgroup, match.group()
+        kind, token = match.lastgroup or "", match.group()
         if kind == "space":
             continue
-        if done:
+        if value.done:
             raise InvalidJson(f"the body is not valid JSON: extra data at {match.start()}")
-        if kind == "mark" and token in "}]":
-            opener = "{" if token == "}" else "["
-            empty = parts and parts[-1] == opener
-            if (
-                not stack
-                or stack[-1] != opener
-                or (expect != "next" and not (empty and expect in ("key", "value")))
-            ):
-                break
-            stack.pop()
-            expect = "next"
-        elif expect == "key":
-            if kind != "string":
-                break
-            expect = ":"
-        elif expect == ":":
-            if token != ":":
-                break
-            expect = "value"
-        elif expect == "next":
-            if token != ",":
-                break
-            expect = "key" if stack[-1] == "{" else "value"
-        elif kind == "mark":  # a value is expected
-            if token not in "{[":
-                break
-            stack.append(token)
-            expect = "key" if token == "{" else "value"
-        else:
-            expect = "next"
-        parts.append(token)
-        done = not stack and expect == "next"
-    if position != len(text) or not done:
+        if not value.take(kind, token):
+            break
+    if position != len(text) or not value.done:
         raise InvalidJson(f"the body is not valid JSON at position {position}")
-    return "".join(parts)
+    return "".join(value.parts)

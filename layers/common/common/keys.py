@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from common.settings import MIN_JWT_SECRET_BYTES, ConfigError, Settings
 
@@ -78,7 +79,7 @@ class SecretRing(KeyRing):
     """A Secrets Manager secret's current and previous versions, read through the
     process's client and kept REFRESH_SECONDS (see the module's text)."""
 
-    def __init__(self, secret_id: str, client, clock: Callable[[], float] = time.time):
+    def __init__(self, secret_id: str, client: Any, clock: Callable[[], float] = time.time):
         self._id, self._secrets, self._clock = secret_id, client, clock
         self._lock = threading.Lock()
         self._current: _Version | None = None

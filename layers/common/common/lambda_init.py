@@ -1,8 +1,9 @@
 """What a function's init does around its own work, to keep cold starts short."""
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 # Marks what a function does as a warm-up (a rehearsed request's log line, its keys):
 # never a client's.
@@ -10,7 +11,7 @@ REHEARSAL = "init-rehearsal"
 
 
 @contextmanager
-def collector_paused():
+def collector_paused() -> Iterator[None]:
     """Run a function's init with Python's cyclic garbage collector paused, then freeze
     what init built.
 
@@ -29,7 +30,7 @@ def collector_paused():
             gc.enable()
 
 
-def start(wiring) -> Callable:
+def start(wiring: Any) -> Callable:
     """A function's init, the same in every function: its settings read and checked, its
     handler built by its package's `wiring.create(settings)` as `wiring.FUNCTION` (the
     function's logical id in the template, whose role its AWS calls are made under),
@@ -48,7 +49,7 @@ def start(wiring) -> Callable:
     return handler
 
 
-def warm_up(rehearsal: Callable[[], object], logger) -> None:
+def warm_up(rehearsal: Callable[[], object], logger: Any) -> None:
     """Run, during init, work that changes nothing but that the first request would
     otherwise pay for: opening connections (TCP and TLS on AWS), botocore's first-call
     code, and the first run of the request path (Python specialises code as it runs

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from urllib.parse import quote
 
 from chalice import Response
+from chalice.app import Request
 
 from common import jsonio, keys
 from common.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
@@ -38,14 +39,14 @@ class Lists:
 
     def answer(
         self,
-        request,
+        request: Request,
         fetch: Callable[[int, int], Page],
         filters: Mapping[str, str | None] | None = None,
     ) -> Response:
         """Answer with the page that `fetch(after, limit)` reads; the filters (query
         parameters) bind the token, so it cannot be used with other ones."""
         filters = filters or {}
-        query = request.query_params or {}
+        query: Mapping[str, str] = request.query_params or {}
         limit = parse_limit(query.get("limit"))
         list_name = request.context.get("resourcePath", request.path)
         after = read_token(self.token_keys, query.get("nextToken"), list_name, filters)
@@ -61,7 +62,9 @@ class Lists:
             body=body, status_code=200, headers={"Content-Type": JSON_CONTENT_TYPE, **headers}
         )
 
-    def _body(self, fetch, after: int, limit: int | None) -> tuple[str, int | None]:
+    def _body(
+        self, fetch: Callable[[int, int], Page], after: int, limit: int | None
+    ) -> tuple[str, int | None]:
         """The JSON array of the page, cut where the next item would pass `max_bytes`
         (never before its first item), and where the list goes on after it.
 
@@ -89,7 +92,7 @@ class Lists:
             after = page.resume_after
 
 
-def _next_page_link(request, token: str) -> str:
+def _next_page_link(request: Request, token: str) -> str:
     """The same path (with any stage prefix) and query, with this token: a relative
     reference (RFC 8288)."""
     path = request.context.get("path", request.path)
@@ -97,7 +100,7 @@ def _next_page_link(request, token: str) -> str:
     pairs = [
         (name, value)
         for name in query or {}
-        if name != "nextToken"
+        if name != "nextToken" and query is not None
         for value in query.getlist(name)
     ]
     pairs.append(("nextToken", token))

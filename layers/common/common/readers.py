@@ -2,6 +2,9 @@
 what a call to another service needs to be made for it."""
 
 import re
+from collections.abc import Mapping
+
+from chalice.app import Request
 
 from common import jsonio
 from common.bearer import bearer_token
@@ -12,7 +15,7 @@ from common.service_calls import OnBehalf
 _NUMERIC_ID = re.compile(r"-?[0-9]+")
 
 
-def json_object(request) -> dict:
+def json_object(request: Request) -> dict:
     """The request body as a JSON object, or a 400 that says what is wrong with it."""
     try:
         body = jsonio.loads(request.raw_body)
@@ -23,7 +26,7 @@ def json_object(request) -> dict:
     return body
 
 
-def caller_of(request) -> Caller:
+def caller_of(request: Request) -> Caller:
     """Who sent the request, as the gateway's authorizer told the function."""
     return Caller.from_context(request.context.get("authorizer"))
 
@@ -38,11 +41,12 @@ def path_id(raw: str) -> int:
     return int(raw[:4000])
 
 
-def query_param(request, name: str) -> str | None:
-    return (request.query_params or {}).get(name)
+def query_param(request: Request, name: str) -> str | None:
+    query: Mapping[str, str] = request.query_params or {}
+    return query.get(name)
 
 
-def gateway_base_url(request) -> str:
+def gateway_base_url(request: Request) -> str:
     """The base URL of the gateway a request came in on, stage prefix included.
 
     It is read from what API Gateway itself puts in the event, never from headers the
@@ -60,7 +64,7 @@ def gateway_base_url(request) -> str:
     return f"https://{domain}{prefix}"
 
 
-def on_behalf_of(request) -> OnBehalf:
+def on_behalf_of(request: Request) -> OnBehalf:
     """What a call to another service needs to make it for this request's caller."""
     return OnBehalf(
         caller=caller_of(request),

@@ -84,7 +84,7 @@ class Repository:
             raise self._unknown(ident)
         return ident
 
-    def get(self, ident: int):
+    def get(self, ident: int) -> Any:
         item = storage.get_item(self._model, self.known(ident))
         if item is None:
             raise self._unknown(ident)
@@ -97,12 +97,12 @@ class Repository:
         if not ids.items:
             return Page([], ids.resume_after)
         found = self._model.batch_get([key.id for key in ids.items], consistent_read=True)
-        items = sorted(
+        items: list[Any] = sorted(
             (storage.to_domain(item, self._entity) for item in found), key=lambda entity: entity.id
         )
         return Page(items, ids.resume_after)
 
-    def _sharded_page(self, index, value: str, count: int, after: int, limit: int) -> Page:
+    def _sharded_page(self, index: Any, value: str, count: int, after: int, limit: int) -> Page:
         """A page of the items under `value` in an index written over `count` shards
         (common.shards), in ascending id."""
         page = self._merged(index, shards.keys(value, count), after, limit)
@@ -110,7 +110,7 @@ class Repository:
             [storage.to_domain(item, self._entity) for item in page.items], page.resume_after
         )
 
-    def _merged(self, index, partitions: Iterable, after: int, limit: int) -> Page:
+    def _merged(self, index: Any, partitions: Iterable, after: int, limit: int) -> Page:
         """The first `limit` items after id `after` of several partitions of an index
         whose sort key is the id, merged in id order (common.shards.Merge)."""
         merge = shards.Merge(partitions, after)
@@ -125,12 +125,19 @@ class Repository:
                 merge.add(partition, items, more)
         return merge.page(limit)
 
-    def _read(self, index, partition, after: int, limit: int) -> tuple[list, bool]:
+    def _read(self, index: Any, partition: object, after: int, limit: int) -> tuple[list, bool]:
         results = index.query(partition, self._model.id > after, limit=limit, page_size=limit)
         items = list(results)
         return items, results.last_evaluated_key is not None
 
-    def _index_page(self, index, hash_value, after: int, limit: int, filter_condition=None) -> Page:
+    def _index_page(
+        self,
+        index: Any,
+        hash_value: object,
+        after: int,
+        limit: int,
+        filter_condition: Any = None,
+    ) -> Page:
         """A page of an index whose sort key is the id: the items after `after`,
         ascending, at most `limit` read (a filter may keep fewer), and where the next
         page starts. Reads follow the items returned, not the table."""
@@ -141,9 +148,9 @@ class Repository:
             page_size=limit,
             filter_condition=filter_condition,
         )
-        items = [storage.to_domain(item, self._entity) for item in results]
+        items: list[Any] = [storage.to_domain(item, self._entity) for item in results]
         resume = results.last_evaluated_key
         return Page(items, int(resume["id"]["N"]) if resume else None)
 
-    def add(self, entity) -> None:
+    def add(self, entity: Any) -> None:
         storage.insert(self._item_of(entity))

@@ -53,7 +53,7 @@ def domain_error_response(err: DomainError) -> Response:
     return error_response(status, err.code, err.message, details=err.details, headers=headers)
 
 
-def api_json(value):
+def api_json(value: object) -> object:
     """A domain value as the API shows it: dataclasses become objects whose keys are the
     camelCase of their field names (precio_unitario -> precioUnitario), id first; a field
     marked `internal` is the platform's own and not shown."""
@@ -73,7 +73,7 @@ def _camel(name: str) -> str:
     return first + "".join(word.capitalize() for word in rest)
 
 
-def json_response(body, status: int = 200, headers: dict | None = None) -> Response:
+def json_response(body: object, status: int = 200, headers: dict | None = None) -> Response:
     # Responses carry UTF-8 as is ("Ruta terrestre — Lima"); every text field was checked
     # to be encodable on the way in.
     return Response(
@@ -83,11 +83,11 @@ def json_response(body, status: int = 200, headers: dict | None = None) -> Respo
     )
 
 
-def ok(body) -> Response:
+def ok(body: object) -> Response:
     return json_response(body, 200)
 
 
-def created(body) -> Response:
+def created(body: object) -> Response:
     return json_response(body, 201)
 
 

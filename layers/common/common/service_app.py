@@ -5,17 +5,20 @@ out here in the platform's format (common.responses), and each request is logged
 
 import functools
 import time
+from collections.abc import Callable
+from typing import Any
 
 import jmespath
 from aws_lambda_powertools.logging import correlation_paths
 from chalice import Blueprint, Chalice, ChaliceUnhandledError, CORSConfig, Response
+from chalice.app import Request
 
 from common import aws
 from common.callers import SYSTEM
 from common.errors import DomainError
 from common.gateway_events import rest_event
 from common.lambda_init import REHEARSAL
-from common.logs import get_logger
+from common.logs import Logger, get_logger
 from common.responses import domain_error_response, error_response
 from common.settings import Settings
 from common.tracing import tracer
@@ -41,7 +44,7 @@ class PlatformApp(Chalice):
     """A Chalice app that logs each invocation as one line with its Lambda context, and
     traces it."""
 
-    def __init__(self, name: str, logger):
+    def __init__(self, name: str, logger: Logger):
         super().__init__(app_name=name, configure_logs=False)  # our logger writes the line
         self.logger = logger
         self._invoke = tracer.capture_lambda_handler(capture_response=False)(
@@ -53,7 +56,7 @@ class PlatformApp(Chalice):
         # Powertools parses this path on the first request; jmespath keeps it parsed.
         jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
-    def __call__(self, event, context):
+    def __call__(self, event: dict, context: Any) -> Any:
         return self._invoke(event, context)
 
     def rehearse(
@@ -116,7 +119,7 @@ def create_app(
         )
 
     @app.middleware("http")
-    def platform_http(request, get_response):
+    def platform_http(request: Request, get_response: Callable[[Request], Response]) -> Response:
         started = time.perf_counter()
         failure = None
         if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
@@ -165,13 +168,13 @@ def create_app(
     return app
 
 
-def _as_platform_view(view, function: str):
+def _as_platform_view(view: Callable[..., Any], function: str) -> Callable[..., Any]:
     """The view run as its function; and its exception, which Chalice would answer itself
     in its own format before middleware sees it, carried as _Failed to platform_http,
     which answers in ours."""
 
     @functools.wraps(view)
-    def guarded(**kwargs):
+    def guarded(**kwargs: Any) -> Any:
         try:
             with aws.acting_as(function):
                 return view(**kwargs)
@@ -181,7 +184,9 @@ def _as_platform_view(view, function: str):
     return guarded
 
 
-def log_request(logger, started: float, failure: BaseException | None = None, **fields) -> None:
+def log_request(
+    logger: Logger, started: float, failure: BaseException | None = None, **fields: Any
+) -> None:
     """The one line of a request: method, route, path, status, sub and whatever else
     the caller knows, its duration, and the traceback of an unexpected failure."""
     fields["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
@@ -193,7 +198,7 @@ def log_request(logger, started: float, failure: BaseException | None = None, **
         )
 
 
-def log_with_request(logger, **keys) -> None:
+def log_with_request(logger: Logger, **keys: Any) -> None:
     """Add keys to this request's one log line (and to any other line it writes)."""
     logger.append_keys(**keys)
 

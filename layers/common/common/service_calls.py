@@ -13,8 +13,9 @@ Two ways to send the same request:
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 import urllib3
@@ -96,7 +97,7 @@ class ByInvoke:
     """The other service's function invoked with the request's API Gateway event, as the
     gateway would have sent it after its authorizer: the same route, the same code."""
 
-    def __init__(self, function_name: str, client):
+    def __init__(self, function_name: str, client: Any):
         self._function = function_name
         self._lambda = client  # quick to give up, never retried inline (common.aws)
 
@@ -132,7 +133,7 @@ class ByInvoke:
 
 
 def service(
-    url: str | None, function: str | None, timeout_seconds: float, lambda_client
+    url: str | None, function: str | None, timeout_seconds: float, lambda_client: Callable[[], Any]
 ) -> Service:
     """How to reach a service, as the settings say: over HTTP when given a URL, else by
     invoking its function when given one, else over HTTP through the gateway the request

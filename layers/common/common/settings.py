@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NoReturn, overload
+from typing import NoReturn, TypeVar, overload
 from urllib.parse import urlsplit
 
 # JWT_SECRET has no default: a published key would let anyone sign an operator's token.
@@ -53,6 +53,9 @@ class ConfigError(ValueError):
     """A variable holds a value the platform cannot run with; str() is the line to print."""
 
 
+N = TypeVar("N", int, float)
+
+
 class Env:
     """Typed reads of one environment snapshot; an empty value counts as unset."""
 
@@ -73,7 +76,23 @@ class Env:
         shown = "(hidden)" if name in _SECRETS else repr(self.env.get(name, ""))
         raise ConfigError(f"{name}={shown}: must be {accepts}")
 
-    def number(self, name: str, default, *, minimum, kind=float):
+    @overload
+    def number(self, name: str, default: float, *, minimum: float) -> float: ...
+    @overload
+    def number(self, name: str, default: None, *, minimum: float) -> float | None: ...
+
+    def number(self, name: str, default: float | None, *, minimum: float) -> float | None:
+        return self._parsed(name, default, minimum, float)
+
+    @overload
+    def integer(self, name: str, default: int, *, minimum: int) -> int: ...
+    @overload
+    def integer(self, name: str, default: None, *, minimum: int) -> int | None: ...
+
+    def integer(self, name: str, default: int | None, *, minimum: int) -> int | None:
+        return self._parsed(name, default, minimum, int)
+
+    def _parsed(self, name: str, default: N | None, minimum: float, kind: type[N]) -> N | None:
         raw = self.text(name)
         if raw is None:
             return default
@@ -144,6 +163,58 @@ class Env:
         if value is not None and not pattern.fullmatch(value):
             self.fail(name, accepts)
         return value
+
+    # -- the settings that need more than a type --------------------------------------------
+
+    def region(self) -> str:
+        # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
+        variable = "AWS_REGION" if self.text("AWS_REGION") else "AWS_DEFAULT_REGION"
+        return self.matching(variable, _REGION, DEFAULT_REGION, "an AWS region such as us-east-1")
+
+    def cors_origin(self) -> str:
+        origin = self.text("CORS_ALLOW_ORIGIN", "*")
+        if origin != "*":
+            parts = urlsplit(origin)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or origin != f"{parts.scheme}://{parts.netloc}"
+            ):
+                self.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
+        return origin
+
+    def log_level(self) -> str:
+        level = self.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
+        if level not in LOG_LEVELS:
+            self.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
+        return level
+
+    def issuer(self) -> tuple[str | None, str | None]:
+        """JWT_ISSUER and JWT_AUDIENCE: an issuer needs the client its tokens are for."""
+        issuer, audience = self.https_url("JWT_ISSUER"), self.text("JWT_AUDIENCE")
+        if issuer is not None and audience is None:
+            # Without it any token the issuer signs, for any of its clients, would pass.
+            self.fail("JWT_AUDIENCE", "the client id tokens are issued for, when JWT_ISSUER is set")
+        return issuer, audience
+
+    @overload
+    def function(self, name: str, default: str) -> str: ...
+    @overload
+    def function(self, name: str, default: None = None) -> str | None: ...
+
+    def function(self, name: str, default: str | None = None) -> str | None:
+        accepts = "a Lambda function name or ARN" + (", or empty" if default is None else "")
+        return self.matching(name, _FUNCTION, default, accepts)
+
+    def table_names(self) -> dict[str, str]:
+        """{"PRODUCTS_TABLE": name, ...}: only the variables that are set."""
+        return {
+            name: self.matching(
+                name, _TABLE_NAME, "", "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)"
+            )
+            for name in map(table_env_var, TABLES)
+            if self.text(name)
+        }
 
 
 def table_env_var(logical_id: str) -> str:
@@ -225,85 +296,45 @@ class Settings:
         return self.table_names.get(table_env_var(logical_id), logical_id)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         """Every setting from `env`; raises ConfigError naming the first unusable one."""
+        env = os.environ if env is None else env
         read = Env(env)
-        secret = read.secret("JWT_SECRET")
-        page_token_key = read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY)
-        issuer = read.https_url("JWT_ISSUER")
-        audience = read.text("JWT_AUDIENCE")
-        if issuer is not None and audience is None:
-            # Without it any token the issuer signs, for any of its clients, would pass.
-            read.fail("JWT_AUDIENCE", "the client id tokens are issued for, when JWT_ISSUER is set")
-        origin = read.text("CORS_ALLOW_ORIGIN", "*")
-        if origin != "*":
-            parts = urlsplit(origin)
-            if (
-                parts.scheme not in ("http", "https")
-                or not parts.hostname
-                or origin != f"{parts.scheme}://{parts.netloc}"
-            ):
-                read.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
-        tables = {}
-        for name in map(table_env_var, TABLES):
-            if read.text(name):
-                tables[name] = read.matching(
-                    name, _TABLE_NAME, "", "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)"
-                )
-        log_level = read.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
-        if log_level not in LOG_LEVELS:
-            read.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
-        # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
-        region_var = "AWS_REGION" if read.text("AWS_REGION") else "AWS_DEFAULT_REGION"
+        issuer, audience = read.issuer()
         return cls(
-            region=read.matching(
-                region_var, _REGION, DEFAULT_REGION, "an AWS region such as us-east-1"
-            ),
-            cors_allow_origin=origin,
-            log_level=log_level,
-            jwt_secret=secret,
+            region=read.region(),
+            cors_allow_origin=read.cors_origin(),
+            log_level=read.log_level(),
+            jwt_secret=read.secret("JWT_SECRET"),
             jwt_secret_id=read.secret_id("JWT_SECRET_ID", "JWT_SECRET"),
             page_token_key_id=read.secret_id("PAGE_TOKEN_KEY_ID", "PAGE_TOKEN_KEY"),
             jwt_issuer=issuer,
             jwt_audience=audience,
             jwt_jwks_url=read.https_url("JWT_JWKS_URL"),
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
-            inventory_function=read.matching(
-                "INVENTORY_FUNCTION", _FUNCTION, None, "a Lambda function name or ARN, or empty"
-            ),
+            inventory_function=read.function("INVENTORY_FUNCTION"),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
-            orders_function=read.matching(
-                "ORDERS_FUNCTION", _FUNCTION, None, "a Lambda function name or ARN, or empty"
-            ),
-            breaker_fail_max=read.number("BREAKER_FAIL_MAX", 5, minimum=1, kind=int),
+            orders_function=read.function("ORDERS_FUNCTION"),
+            breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number(
                 "STOCK_CHECK_TIMEOUT_SECONDS", 2.0, minimum=0.001
             ),
             notification_service_url=read.url("NOTIFICATION_SERVICE_URL"),
-            order_events_function=read.matching(
-                "ORDER_EVENTS_FUNCTION",
-                _FUNCTION,
-                "OrderEventsFunction",
-                "a Lambda function name or ARN",
+            order_events_function=read.function("ORDER_EVENTS_FUNCTION", "OrderEventsFunction"),
+            max_response_bytes=read.integer(
+                "MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, minimum=MIN_RESPONSE_BYTES
             ),
-            max_response_bytes=read.number(
-                "MAX_RESPONSE_BYTES",
-                DEFAULT_MAX_RESPONSE_BYTES,
-                minimum=MIN_RESPONSE_BYTES,
-                kind=int,
-            ),
-            page_token_key=page_token_key,
-            idempotency_ttl_seconds=read.number(
-                "IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1, kind=int
-            ),
+            page_token_key=read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY),
+            idempotency_ttl_seconds=read.integer("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1),
             docs_url=read.url("DOCS_URL"),
-            table_names=MappingProxyType(tables),
+            table_names=MappingProxyType(read.table_names()),
         )
 
     @classmethod
-    def load(cls, env: Mapping[str, str] = os.environ) -> "Settings":
+    def load(cls, env: Mapping[str, str] | None = None) -> "Settings":
         """from_env for a process's start: an unusable value ends the process with its line."""
+        env = os.environ if env is None else env
         try:
             return cls.from_env(env)
         except ConfigError as exc:

@@ -31,6 +31,7 @@ class TableMeta(MetaProtocol, Protocol):
 
 
 M = TypeVar("M", bound=Model)
+D = TypeVar("D")
 
 
 def model_meta(logical_id: str) -> TableMeta:
@@ -112,12 +113,13 @@ def listed(item: M) -> M:
     return item
 
 
-def to_domain(item: Model, domain_cls: type):
+def to_domain(item: Model, domain_cls: type[D]) -> D:
     """The domain object of a stored item: each field read from the attribute of its name."""
-    return domain_cls(**{f.name: getattr(item, f.name) for f in dataclasses.fields(domain_cls)})
+    fields = dataclasses.fields(cast(Any, domain_cls))  # a dataclass: every domain type is
+    return domain_cls(**{f.name: getattr(item, f.name) for f in fields})
 
 
-def to_item(model_cls: type[M], entity) -> M:
+def to_item(model_cls: type[M], entity: Any) -> M:
     return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
 
 

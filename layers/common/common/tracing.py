@@ -12,26 +12,30 @@ start, most of the notification function's). When off, `tracer` only calls throu
 """
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from aws_lambda_powertools.tracing.tracer import Tracer
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Off:
     """Tracer's decorators, calling straight through."""
 
-    def capture_lambda_handler(self, handler=None, **_options):
+    def capture_lambda_handler(self, handler: F | None = None, **_options: object) -> Any:
         return handler if handler is not None else (lambda function: function)
 
-    def capture_method(self, method=None, **_options):
+    def capture_method(self, method: F | None = None, **_options: object) -> Any:
         return method if method is not None else (lambda function: function)
 
 
-def tracing_on(environ: Mapping[str, str] = os.environ) -> bool:
+def tracing_on(environ: Mapping[str, str] | None = None) -> bool:
     """Powertools' documented rule, read from the same variables before a Tracer is built:
     on in Lambda (LAMBDA_TASK_ROOT), but not under SAM's or Chalice's local emulation, and
     never when POWERTOOLS_TRACE_DISABLED is true."""
+    environ = os.environ if environ is None else environ
     disabled = environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower()
     if disabled in ("1", "true", "yes", "on", "y", "t"):
         return False

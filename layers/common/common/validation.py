@@ -6,6 +6,7 @@ Invalid error with all of them, so a client fixes its request in one round trip.
 
 import re
 from decimal import Context, Decimal
+from typing import Any
 
 from common.errors import invalid_field, invalid_fields
 from common.ids import MAX_ID
@@ -22,7 +23,7 @@ MAX_COUNT = 2**31 - 1
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> bool:
     # bool is an int subclass in Python, but `true` is not a number in JSON.
     return isinstance(value, int | Decimal) and not isinstance(value, bool)
 
@@ -58,13 +59,13 @@ class Checker:
     def fail(self, field: str, message: str) -> None:
         self.details.append({"field": field, "message": message})
 
-    def _present(self, field: str, required: bool):
+    def _present(self, field: str, required: bool) -> Any:
         value = self.body.get(field)
         if value is None and required:
             self.fail(field, "is required")
         return value
 
-    def text(self, field: str, *, required: bool = True, max_length: int = MAX_TEXT):
+    def text(self, field: str, *, required: bool = True, max_length: int = MAX_TEXT) -> Any:
         """A string; when required it must not be blank. Optional ones may be null."""
         value = self._present(field, required)
         if value is None:
@@ -85,7 +86,7 @@ class Checker:
             return None
         return value
 
-    def choice(self, field: str, options: tuple[str, ...]):
+    def choice(self, field: str, options: tuple[str, ...]) -> Any:
         value = self._present(field, True)
         if value is None:
             return None
@@ -94,14 +95,14 @@ class Checker:
             return None
         return value
 
-    def email(self, field: str):
+    def email(self, field: str) -> Any:
         value = self.text(field)
         if value is not None and not EMAIL.fullmatch(value):
             self.fail(field, "must be an email address like name@example.com")
             return None
         return value
 
-    def integer(self, field: str, *, minimum: int, maximum: int):
+    def integer(self, field: str, *, minimum: int, maximum: int) -> Any:
         """A JSON integer from `minimum` to `maximum`, whatever its notation: 5.0 and 5E0
         are 5; 1.5 and "5" are not integers; 1E+38 is one, out of range."""
         value = self._present(field, True)
@@ -118,15 +119,15 @@ class Checker:
             return None
         return int(value)
 
-    def identifier(self, field: str):
+    def identifier(self, field: str) -> Any:
         """Another entity's id (common.ids): 1 to MAX_ID."""
         return self.integer(field, minimum=1, maximum=MAX_ID)
 
-    def count(self, field: str, *, minimum: int):
+    def count(self, field: str, *, minimum: int) -> Any:
         """A number of units: `minimum` to MAX_COUNT."""
         return self.integer(field, minimum=minimum, maximum=MAX_COUNT)
 
-    def number(self, field: str, *, minimum: int | None = None):
+    def number(self, field: str, *, minimum: int | None = None) -> Any:
         value = self._present(field, True)
         if value is None:
             return None
@@ -138,7 +139,7 @@ class Checker:
             return None
         return self._at_least(field, canonical(value), minimum)
 
-    def _at_least(self, field: str, value, minimum):
+    def _at_least(self, field: str, value: Any, minimum: int | None) -> Any:
         if minimum is not None and value < minimum:
             self.fail(field, f"must be >= {minimum}")
             return None

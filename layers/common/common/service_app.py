@@ -109,8 +109,8 @@ def create_app(
 ) -> PlatformApp:
     """A service's app: the platform's error format, body limit, CORS and request log."""
     app = PlatformApp(name, get_logger(name))
-    origin = settings.cors_allow_origin
-    if cors:
+    origin = settings.cors_allow_origin if cors else None
+    if origin is not None:
         app.api.cors = CORSConfig(
             allow_origin=origin,
             allow_headers=list(CORS_ALLOW_HEADERS),
@@ -121,22 +121,8 @@ def create_app(
     @app.middleware("http")
     def platform_http(request: Request, get_response: Callable[[Request], Response]) -> Response:
         started = time.perf_counter()
-        failure = None
-        if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
-            response = error_response(
-                413, "PAYLOAD_TOO_LARGE", f"The body is larger than {MAX_BODY_BYTES} bytes"
-            )
-        else:
-            try:
-                response = _in_platform_format(get_response(request))
-            except Exception as exc:  # a view's (carried as _Failed), or Chalice's own
-                cause = exc.__cause__ if isinstance(exc, _Failed) else exc
-                if isinstance(cause, DomainError):
-                    response = domain_error_response(cause)
-                else:
-                    failure = cause
-                    response = error_response(500, "INTERNAL_ERROR", "An internal error occurred")
-        if cors:
+        response, failure = _answer(request, get_response)
+        if origin is not None:
             # Chalice adds CORS headers only to responses its view returned normally;
             # every error gets them too (a 503's Retry-After is for the browser as well).
             response.headers.setdefault("Access-Control-Allow-Origin", origin)
@@ -157,15 +143,37 @@ def create_app(
         return response
 
     for blueprint in blueprints:
-        before = {(path, method) for path, methods in app.routes.items() for method in methods}
-        app.register_blueprint(blueprint)
-        for path, methods in app.routes.items():
-            for method, route in methods.items():
-                if (path, method) not in before:
-                    route.content_types = ANY_CONTENT_TYPE
-                    # The blueprint says whose function's routes these are (its wiring).
-                    route.view_function = _as_platform_view(route.view_function, blueprint.function)
+        _register(app, blueprint)
     return app
+
+
+def _answer(
+    request: Request, get_response: Callable[[Request], Response]
+) -> tuple[Response, BaseException | None]:
+    """The request's answer in the platform's format, and the unexpected failure behind a
+    500 (for the log line), if any."""
+    if request.raw_body and len(request.raw_body) > MAX_BODY_BYTES:
+        message = f"The body is larger than {MAX_BODY_BYTES} bytes"
+        return error_response(413, "PAYLOAD_TOO_LARGE", message), None
+    try:
+        return _in_platform_format(get_response(request)), None
+    except Exception as exc:  # a view's (carried as _Failed), or Chalice's own
+        cause = exc.__cause__ if isinstance(exc, _Failed) else exc
+        if isinstance(cause, DomainError):
+            return domain_error_response(cause), None
+        return error_response(500, "INTERNAL_ERROR", "An internal error occurred"), cause
+
+
+def _register(app: PlatformApp, blueprint: ServiceBlueprint) -> None:
+    """The blueprint's routes on the app, each taking any content type and run as the
+    blueprint's function (its wiring says whose they are)."""
+    before = {(path, method) for path, methods in app.routes.items() for method in methods}
+    app.register_blueprint(blueprint)
+    for path, methods in app.routes.items():
+        for method, route in methods.items():
+            if (path, method) not in before:
+                route.content_types = ANY_CONTENT_TYPE
+                route.view_function = _as_platform_view(route.view_function, blueprint.function)
 
 
 def _as_platform_view(view: Callable[..., Any], function: str) -> Callable[..., Any]:

@@ -100,7 +100,8 @@ else:
     warm_up = common.lambda_init.warm_up
     def timed_warm_up(*args):
         started = time.perf_counter()
-        warm_up(*args)
+        if sys.argv[4] != "skip":  # --no-warm-up: what the warm-up buys the first request
+            warm_up(*args)
         warming.append(time.perf_counter() - started)
     common.lambda_init.warm_up = timed_warm_up
 module, _, attribute = sys.argv[3].rpartition(".")
@@ -275,12 +276,50 @@ def above_the_floor(function: str, runs: list[dict]) -> str:
     return f"{above * 1000:.0f} ({ratio:.2f}x)"
 
 
-def probe(artifact: Path, layers: str, handler: str, given: list, env: dict) -> dict:
+# The budget (docs/development.md#cold-starts): an API function's init within 1.25x of the
+# stack's floor and its first request within 1.5x of its second; any other function's
+# init within 1.3x of the baseline.
+FLOOR_BUDGET, FIRST_BUDGET, BASELINE_BUDGET = 1.25, 1.5, 1.3
+
+
+def verdict(function: str, runs: list[dict]) -> str:
+    """`Function pass (...)` or `Function short (...)`, against the budget."""
+
+    def median(value) -> float:
+        return statistics.median(value(run) for run in runs)
+
+    if function in ON_THE_FLOOR:
+        ratio, first = (
+            median(lambda r: r["import"] / r["floor"]),
+            median(lambda r: r["first"] / r["second"]),
+        )
+        kept = ratio <= FLOOR_BUDGET and first <= FIRST_BUDGET
+        shown = f"{ratio:.2f}x floor, first/second {first:.2f}"
+    else:
+        ratio = median(lambda r: r["import"] / r["baseline"])
+        kept, shown = ratio <= BASELINE_BUDGET, f"{ratio:.2f}x baseline"
+    return f"{function} {'pass' if kept else 'short'} ({shown})"
+
+
+def probe(
+    artifact: Path, layers: str, handler: str, given: list, env: dict, warm_up: bool = True
+) -> dict:
     # As on Lambda: LAMBDA_TASK_ROOT turns X-Ray tracing on (its segments go to a UDP
     # port nobody reads), and each request comes with a sampled trace header.
     lambda_env = {"LAMBDA_TASK_ROOT": str(artifact), "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"}
     result = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", "-c", PROBE, str(artifact), layers, handler],
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-B",
+            "-c",
+            PROBE,
+            str(artifact),
+            layers,
+            handler,
+            "run" if warm_up else "skip",
+        ],
         input=json.dumps(given),
         capture_output=True,
         text=True,
@@ -302,6 +341,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument(
         "--no-tracing", action="store_true", help="as deployed with POWERTOOLS_TRACE_DISABLED=true"
+    )
+    parser.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="skip each function's warm-up: what it buys the first request, against a run with",
     )
     parser.add_argument(
         "--checkout",
@@ -407,6 +451,7 @@ def main() -> None:
                             handler,
                             given[function],
                             {**env, **own_env[function]},
+                            warm_up=not args.no_warm_up,
                         ),
                         "baseline": baseline,
                         "floor": floor,
@@ -449,6 +494,9 @@ def main() -> None:
                 f"{median(lambda r: r['clients_at_init']):.0f} | "
                 f"{median(lambda r: r['clients_on_first']):.0f} |"
             )
+        print(
+            "\nBudget: " + "; ".join(verdict(f, [r[f] for r in rounds]) for f in sorted(handlers))
+        )
     finally:
         dynamodb.stop()
         invoke.stop()

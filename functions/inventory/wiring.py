@@ -3,6 +3,7 @@
 from common import aws, index
 from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
@@ -34,6 +35,6 @@ def create(settings: Settings) -> PlatformApp:
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:
-    """At init: the list's first page of one, through the whole request path (the
-    page key read, the counter, the table)."""
-    app.rehearse("GET", "/api/inventario", query={"limit": "1"})
+    """At init: a product no one has, read through the whole request path (one GetItem:
+    its client built, its connection open; the route's code run once)."""
+    app.rehearse("GET", "/api/inventario/{id}", id=REHEARSAL_ID)

@@ -8,6 +8,7 @@ from typing import Any
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.logs import get_logger
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
@@ -43,14 +44,14 @@ def create(settings: Settings) -> PlatformApp:
 
 
 def rehearse(app: PlatformApp, settings: Settings, lambda_client: Any = None) -> None:
-    """At init: the list's first page of one, through the whole request path; and
-    a DryRun invoke of the order-events function, which checks the permission and runs
-    nothing, so that the Lambda connection that publishing and the stock check share
-    is open."""
+    """At init: an order no one has, read through the whole request path (one GetItem);
+    and a DryRun invoke of the order-events function, which checks the permission and
+    runs nothing, so that the Lambda connection that publishing and the stock check
+    share is open."""
     with aws.acting_as(FUNCTION):
         publisher = LambdaPublisher(settings, app.logger, lambda_client)
     with ThreadPoolExecutor(max_workers=1) as beside:
         # Both mostly wait on the network (TCP and TLS on AWS): they wait together.
         dry_run = beside.submit(publisher.rehearse)
-        app.rehearse("GET", "/api/pedidos", query={"limit": "1"})
+        app.rehearse("GET", "/api/pedidos/{id}", id=REHEARSAL_ID)
         dry_run.result()

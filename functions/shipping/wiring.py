@@ -6,6 +6,7 @@ from typing import Any
 from common import aws
 from common.creating import CreatedOnce
 from common.idempotency import Once
+from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
@@ -37,6 +38,6 @@ def create(settings: Settings) -> PlatformApp:
 
 
 def rehearse(app: PlatformApp, settings: Settings) -> None:
-    """At init: the list's first page of one, through the whole request path (the
-    page key read, the counter, the table)."""
-    app.rehearse("GET", "/api/envios", query={"limit": "1"})
+    """At init: a shipment no one has, read through the whole request path (one GetItem:
+    its client built, its connection open; the route's code run once)."""
+    app.rehearse("GET", "/api/envios/{id}", id=REHEARSAL_ID)

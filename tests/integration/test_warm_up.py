@@ -11,7 +11,6 @@ from common import aws
 from common.lambda_init import REHEARSAL
 from common.service_app import create_app
 from common.settings import Settings
-from orders.model import PENDING_SHARDS
 from tests.support.fake_lambda import lambda_context
 from tests.support.logs import captured_lines
 
@@ -29,16 +28,21 @@ def service_app(service: str, settings: Settings):
 
 
 @pytest.mark.parametrize(
-    "service, route", [("inventory", "/api/inventario"), ("shipping", "/api/envios")]
+    "service, route", [("inventory", "/api/inventario/{id}"), ("shipping", "/api/envios/{id}")]
 )
-def test_a_services_rehearsal_reads_a_page_of_one_and_changes_nothing(tables, service, route):
+def test_a_services_rehearsal_reads_one_item_no_one_has_and_changes_nothing(
+    tables, service, route, aws_calls
+):
     app, rehearse = service_app(service, Settings.from_env())
     before = everything_stored(tables)
+    aws_calls.clear()
     with captured_lines(app.logger) as lines:
         rehearse(app, Settings.from_env())
     assert everything_stored(tables) == before
     (line,) = lines
-    assert (line["route"], line["status"], line["sub"]) == (route, 200, REHEARSAL)
+    assert (line["route"], line["status"], line["sub"]) == (route, 404, REHEARSAL)
+    # One read, by key: what opens the connection, not a page's sixteen shard queries.
+    assert [operation for _, operation, _ in aws_calls] == ["GetItem"]
 
 
 def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(tables, order_events):
@@ -48,7 +52,7 @@ def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(tab
     with captured_lines(app.logger) as lines:
         rehearse(app, settings)
     assert everything_stored(tables) == before
-    assert [(line["route"], line["status"]) for line in lines] == [("/api/pedidos", 200)]
+    assert [(line["route"], line["status"]) for line in lines] == [("/api/pedidos/{id}", 404)]
     assert order_events.wait_for(1, timeout=0.5) == []  # a DryRun runs nothing
 
 
@@ -86,12 +90,9 @@ def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
         sweep.rehearse()
     assert everything_stored(tables) == before
     assert order_events.wait_for(1, timeout=0.5) == []
-    *reads, (_, invoke, dry_run) = aws_calls
-    # One read of each shard of the pending orders (orders.model.PENDING_SHARDS).
-    assert {(query, read["IndexName"], read["Limit"]) for _, query, read in reads} == {
-        ("Query", "pendingEvents", 2)
-    }
-    assert len(reads) == PENDING_SHARDS
+    (_, read, query), (_, invoke, dry_run) = aws_calls
+    # One query of one shard, not one of each of the pending orders' 32 shards.
+    assert (read, query["IndexName"], query["Limit"]) == ("Query", "pendingEvents", 1)
     assert (invoke, dry_run["InvocationType"]) == ("Invoke", "DryRun")
 
 
@@ -172,6 +173,6 @@ def test_a_rehearsal_that_fails_on_the_server_side_raises(monkeypatch, tables):
 
     from inventory.repository import ProductRepository
 
-    monkeypatch.setattr(ProductRepository, "page", broken)
+    monkeypatch.setattr(ProductRepository, "get", broken)
     with pytest.raises(RuntimeError, match="answered 500"):
         rehearse(app, Settings.from_env())

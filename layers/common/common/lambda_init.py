@@ -5,9 +5,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from common.ids import MAX_ID
+
 # Marks what a function does as a warm-up (a rehearsed request's log line, its keys):
 # never a client's.
 REHEARSAL = "init-rehearsal"
+# The id a warm-up reads: a possible id (common.ids.MAX_ID) no counter will ever reach, so
+# the read is one GetItem that finds nothing, through the same code as a client's.
+REHEARSAL_ID = str(MAX_ID)
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from http import HTTPStatus
 
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import create_server
 from waitress.task import ErrorTask
 
@@ -31,6 +32,8 @@ DRAIN_SECONDS = 5
 # What a chunked body's framing may add to its 1 MiB before waitress stops reading it;
 # the function checks the exact limit (common.service_app).
 CHUNK_FRAMING_ALLOWANCE = 64 * 1024
+# The headers that say where a body ends, as lowercase names.
+FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
 # Requests being answered at once; each waits on a function's environment, not the CPU.
 THREADS = 64
 CONNECTION_LIMIT = 2000
@@ -97,7 +100,32 @@ class _PlatformErrorTask(ErrorTask):
         self.write(body)
 
 
+def framing_headers(header_plus: bytes) -> frozenset[bytes]:
+    """Which of FRAMING_HEADERS a request's head has. One of them folded onto a next line
+    (obs-fold, which waitress would join into one value) is a ParsingError: 400."""
+    found: set[bytes] = set()
+    name = b""
+    for line in header_plus.split(b"\r\n")[1:]:
+        if line.startswith((b" ", b"\t")):
+            if name in FRAMING_HEADERS:
+                raise ParsingError(f"Folded {name.decode()} header")
+            continue
+        name = line.split(b":", 1)[0].lower()
+        if name in FRAMING_HEADERS:
+            found.add(name)
+    return frozenset(found)
+
+
+class _PlatformParser(HTTPRequestParser):
+    """waitress's request parser, which also refuses a folded framing header."""
+
+    def parse_header(self, header_plus: bytes) -> None:
+        framing_headers(header_plus)
+        super().parse_header(header_plus)
+
+
 class _PlatformChannel(HTTPChannel):
+    parser_class = _PlatformParser
     error_task_class = _PlatformErrorTask
 
 

@@ -105,6 +105,30 @@ def test_nothing_inside_a_chunked_body_is_parsed_as_a_request(http, stack):
     assert http.gateway("GET", f"/api/inventario/{product}").status_code == 200
 
 
+# -- F5: a request's framing never lets a second request through (RFC 9112 6.1) -------------
+#
+# Each is answered at once and its connection closed: bytes after it are never read as a
+# request, and the client never waits for an answer that is not coming.
+
+
+def platform_error_of(received: bytes) -> str:
+    body = json.loads(raw_http.body_of(received))
+    assert set(body) == {"error", "message"}, body
+    return body["error"]
+
+
+@pytest.mark.parametrize("name, value", [("Transfer-Encoding", "chunked"), ("Content-Length", "2")])
+def test_a_folded_framing_header_is_refused(http, stack, name, value):
+    raw = (
+        f"POST /api/inventario HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {http.bearer}\r\n"
+        f"Content-Type: application/json\r\n{name}:\r\n {value}\r\n\r\n"
+    ).encode() + b"{}"
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    assert raw_http.statuses(received) == [400]
+    assert platform_error_of(received) == "BAD_REQUEST"
+    assert closed, "the connection was left open"
+
+
 # -- 7: ids are whole path segments -----------------------------------------------------------
 
 

@@ -20,7 +20,7 @@ from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
 from waitress.server import create_server
-from waitress.task import ErrorTask
+from waitress.task import ErrorTask, WSGITask
 
 from common.responses import error_response
 from common.service_app import MAX_BODY_BYTES
@@ -117,15 +117,34 @@ def framing_headers(header_plus: bytes) -> frozenset[bytes]:
 
 
 class _PlatformParser(HTTPRequestParser):
-    """waitress's request parser, which also refuses a folded framing header."""
+    """waitress's request parser, which also refuses a folded framing header, and marks for
+    closing a connection whose request's end two readers could disagree on (RFC 9112 6.1:
+    both Content-Length and Transfer-Encoding, or Transfer-Encoding in HTTP/1.0) or which
+    asked for a tunnel (CONNECT, whose client may already be sending the tunnel's bytes)."""
 
     def parse_header(self, header_plus: bytes) -> None:
-        framing_headers(header_plus)
+        framing = framing_headers(header_plus)
         super().parse_header(header_plus)
+        suspect = framing == FRAMING_HEADERS or (
+            b"transfer-encoding" in framing and self.version != "1.1"
+        )
+        if suspect or self.command == "CONNECT":
+            self.connection_close = True
+
+
+class _PlatformTask(WSGITask):
+    """waitress's WSGI task, closing the connection after the answer when the parser says
+    so (waitress 3.0.2 sets the parser's `connection_close` but never reads it)."""
+
+    def build_response_header(self) -> bytes:
+        if self.request.connection_close:
+            self.set_close_on_finish()
+        return super().build_response_header()
 
 
 class _PlatformChannel(HTTPChannel):
     parser_class = _PlatformParser
+    task_class = _PlatformTask
     error_task_class = _PlatformErrorTask
 
 

@@ -117,6 +117,36 @@ def platform_error_of(received: bytes) -> str:
     return body["error"]
 
 
+@pytest.mark.parametrize("version", ["HTTP/1.1", "HTTP/1.0"])
+def test_a_request_with_both_content_length_and_chunked_closes_its_connection(http, stack, version):
+    product = create_product(http, f"CL-TE-{version[-1]}")
+    smuggled = (
+        f"DELETE /api/inventario/{product} HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {http.bearer}\r\n\r\n"
+    ).encode()
+    ended = b"0\r\n\r\n"  # where the body ends by either framing
+    raw = raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        body=ended + smuggled,
+        headers={
+            **auth(http),
+            "Connection": "keep-alive",
+            "Content-Type": "application/json",
+            "Content-Length": str(len(ended)),
+            "Transfer-Encoding": "chunked",
+        },
+    ).replace(b" HTTP/1.1\r\n", f" {version}\r\n".encode(), 1)
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    # The POST answered (its body is not a product), then the connection closed: the
+    # DELETE behind it was never read as a request (HTTP/1.0 has no chunked: its
+    # Transfer-Encoding makes the framing suspect, RFC 9112 6.1).
+    assert raw_http.split_responses(received) == ([400], b"")
+    assert closed, "the connection was left open"
+    assert http.gateway("GET", f"/api/inventario/{product}").status_code == 200
+
+
 @pytest.mark.parametrize("name, value", [("Transfer-Encoding", "chunked"), ("Content-Length", "2")])
 def test_a_folded_framing_header_is_refused(http, stack, name, value):
     raw = (
@@ -126,6 +156,17 @@ def test_a_folded_framing_header_is_refused(http, stack, name, value):
     received, closed = raw_http.exchange_closing(stack.gateway, raw)
     assert raw_http.statuses(received) == [400]
     assert platform_error_of(received) == "BAD_REQUEST"
+    assert closed, "the connection was left open"
+
+
+def test_connect_is_refused_and_its_connection_closed(http, stack):
+    raw = (
+        f"CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n"
+        f"Authorization: Bearer {http.bearer}\r\n\r\n"
+    ).encode()
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    assert raw_http.statuses(received) == [405]
+    assert platform_error_of(received) == "METHOD_NOT_ALLOWED"
     assert closed, "the connection was left open"
 
 

@@ -19,8 +19,10 @@ from http import HTTPStatus
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError
+from waitress.receiver import ChunkedReceiver, FixedStreamReceiver
 from waitress.server import create_server
 from waitress.task import ErrorTask, WSGITask
+from waitress.utilities import BadRequest, Error, RequestEntityTooLarge
 
 from common.responses import error_response
 from common.service_app import MAX_BODY_BYTES
@@ -30,8 +32,10 @@ from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 # How long a stopping server waits for the requests it has received to be answered.
 DRAIN_SECONDS = 5
 # What a chunked body's framing may add to its 1 MiB before waitress stops reading it;
-# the function checks the exact limit (common.service_app).
+# each chunk's declared size is checked against the exact limit as it is read.
 CHUNK_FRAMING_ALLOWANCE = 64 * 1024
+# A body's chunk sizes adding up to this or more are no size at all: a malformed request.
+CHUNK_SIZE_LIMIT = 2**64
 # The headers that say where a body ends, as lowercase names.
 FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
 # Requests being answered at once; each waits on a function's environment, not the CPU.
@@ -116,15 +120,38 @@ def framing_headers(header_plus: bytes) -> frozenset[bytes]:
     return frozenset(found)
 
 
+class _BoundedChunkedReceiver(ChunkedReceiver):
+    """waitress's reader of a chunked body, refusing the body as soon as a chunk's size is
+    read if that size puts it over the limit (413) or past any size (400), rather than
+    waiting for bytes a client may never send."""
+
+    error: Error | None
+    chunk_remainder: int
+
+    def received(self, s: bytes) -> int:
+        consumed = super().received(s)
+        declared = len(self) + self.chunk_remainder  # read, and still to come in this chunk
+        if self.error is None and declared >= CHUNK_SIZE_LIMIT:
+            self.error = BadRequest("Invalid chunk size")
+        elif self.error is None and declared > MAX_BODY_BYTES:
+            self.error = RequestEntityTooLarge(f"exceeds max_body of {MAX_BODY_BYTES}")
+        return consumed
+
+
 class _PlatformParser(HTTPRequestParser):
-    """waitress's request parser, which also refuses a folded framing header, and marks for
-    closing a connection whose request's end two readers could disagree on (RFC 9112 6.1:
-    both Content-Length and Transfer-Encoding, or Transfer-Encoding in HTTP/1.0) or which
-    asked for a tunnel (CONNECT, whose client may already be sending the tunnel's bytes)."""
+    """waitress's request parser, which also refuses a folded framing header, reads a
+    chunked body with _BoundedChunkedReceiver, and marks for closing a connection whose
+    request's end two readers could disagree on (RFC 9112 6.1: both Content-Length and
+    Transfer-Encoding, or Transfer-Encoding in HTTP/1.0) or which asked for a tunnel
+    (CONNECT, whose client may already be sending the tunnel's bytes)."""
+
+    body_rcv: ChunkedReceiver | FixedStreamReceiver | None
 
     def parse_header(self, header_plus: bytes) -> None:
         framing = framing_headers(header_plus)
         super().parse_header(header_plus)
+        if isinstance(self.body_rcv, ChunkedReceiver):
+            self.body_rcv = _BoundedChunkedReceiver(self.body_rcv.getbuf())
         suspect = framing == FRAMING_HEADERS or (
             b"transfer-encoding" in framing and self.version != "1.1"
         )

@@ -147,6 +147,32 @@ def test_a_request_with_both_content_length_and_chunked_closes_its_connection(ht
     assert http.gateway("GET", f"/api/inventario/{product}").status_code == 200
 
 
+def chunk_head(http, size: str) -> bytes:
+    return raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        body=f"{size}\r\n".encode() + b"x" * 100,  # and the rest never comes
+        headers={**auth(http), "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
+
+
+def test_a_chunk_size_too_large_for_64_bits_is_refused_at_once(http, stack):
+    received, closed = raw_http.exchange_closing(stack.gateway, chunk_head(http, "1" + "0" * 20))
+    assert raw_http.statuses(received) == [400]
+    assert platform_error_of(received) == "BAD_REQUEST"
+    assert closed, "the connection was left open"
+
+
+def test_a_chunk_declared_over_one_mib_is_refused_before_it_is_read(http, stack):
+    started = time.monotonic()
+    received, closed = raw_http.exchange_closing(stack.gateway, chunk_head(http, "200000"))
+    assert raw_http.statuses(received) == [413]
+    assert platform_error_of(received) == "PAYLOAD_TOO_LARGE"
+    assert closed, "the connection was left open"
+    assert time.monotonic() - started < 3
+
+
 @pytest.mark.parametrize("name, value", [("Transfer-Encoding", "chunked"), ("Content-Length", "2")])
 def test_a_folded_framing_header_is_refused(http, stack, name, value):
     raw = (

@@ -5,6 +5,11 @@ enforced before a body is read, and no thread held by a slow client. On top:
 
 - its own answers (a malformed request, a body over the limit, headers too large, a
   transfer coding it does not implement) in the platform's error format;
+- no byte after a request whose end is in doubt is read as another request: one with both
+  Content-Length and Transfer-Encoding (or Transfer-Encoding in HTTP/1.0), and CONNECT,
+  are answered and their connection closed; a folded Content-Length or Transfer-Encoding
+  is refused (400); a chunk whose declared size puts the body over the limit is refused
+  (413, or 400 for a size past 64 bits) as soon as that size is read, not after its bytes;
 - no connection can keep another out: at the connection limit, the connection that has
   been idle longest (one that sent nothing, or half a request) is closed to make room, so
   a thousand idle or half-open connections never block the next client;

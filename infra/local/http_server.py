@@ -5,6 +5,11 @@ enforced before a body is read, and no thread held by a slow client. On top:
 
 - its own answers (a malformed request, a body over the limit, headers too large, a
   transfer coding it does not implement) in the platform's error format;
+- no byte after a request whose end is in doubt is read as another request: one with both
+  Content-Length and Transfer-Encoding (or Transfer-Encoding in HTTP/1.0), and CONNECT,
+  are answered and their connection closed; a folded Content-Length or Transfer-Encoding
+  is refused (400); a chunk whose declared size puts the body over the limit is refused
+  (413, or 400 for a size past 64 bits) as soon as that size is read, not after its bytes;
 - no connection can keep another out: at the connection limit, the connection that has
   been idle longest (one that sent nothing, or half a request) is closed to make room, so
   a thousand idle or half-open connections never block the next client;
@@ -18,8 +23,11 @@ from http import HTTPStatus
 
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser, ParsingError
+from waitress.receiver import ChunkedReceiver, FixedStreamReceiver
 from waitress.server import create_server
-from waitress.task import ErrorTask
+from waitress.task import ErrorTask, WSGITask
+from waitress.utilities import BadRequest, Error, RequestEntityTooLarge
 
 from common.responses import error_response
 from common.service_app import MAX_BODY_BYTES
@@ -29,8 +37,12 @@ from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 # How long a stopping server waits for the requests it has received to be answered.
 DRAIN_SECONDS = 5
 # What a chunked body's framing may add to its 1 MiB before waitress stops reading it;
-# the function checks the exact limit (common.service_app).
+# each chunk's declared size is checked against the exact limit as it is read.
 CHUNK_FRAMING_ALLOWANCE = 64 * 1024
+# A body's chunk sizes adding up to this or more are no size at all: a malformed request.
+CHUNK_SIZE_LIMIT = 2**64
+# The headers that say where a body ends, as lowercase names.
+FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
 # Requests being answered at once; each waits on a function's environment, not the CPU.
 THREADS = 64
 CONNECTION_LIMIT = 2000
@@ -97,7 +109,74 @@ class _PlatformErrorTask(ErrorTask):
         self.write(body)
 
 
+def framing_headers(header_plus: bytes) -> frozenset[bytes]:
+    """Which of FRAMING_HEADERS a request's head has. One of them folded onto a next line
+    (obs-fold, which waitress would join into one value) is a ParsingError: 400."""
+    found: set[bytes] = set()
+    name = b""
+    for line in header_plus.split(b"\r\n")[1:]:
+        if line.startswith((b" ", b"\t")):
+            if name in FRAMING_HEADERS:
+                raise ParsingError(f"Folded {name.decode()} header")
+            continue
+        name = line.split(b":", 1)[0].lower()
+        if name in FRAMING_HEADERS:
+            found.add(name)
+    return frozenset(found)
+
+
+class _BoundedChunkedReceiver(ChunkedReceiver):
+    """waitress's reader of a chunked body, refusing the body as soon as a chunk's size is
+    read if that size puts it over the limit (413) or past any size (400), rather than
+    waiting for bytes a client may never send."""
+
+    error: Error | None
+    chunk_remainder: int
+
+    def received(self, s: bytes) -> int:
+        consumed = super().received(s)
+        declared = len(self) + self.chunk_remainder  # read, and still to come in this chunk
+        if self.error is None and declared >= CHUNK_SIZE_LIMIT:
+            self.error = BadRequest("Invalid chunk size")
+        elif self.error is None and declared > MAX_BODY_BYTES:
+            self.error = RequestEntityTooLarge(f"exceeds max_body of {MAX_BODY_BYTES}")
+        return consumed
+
+
+class _PlatformParser(HTTPRequestParser):
+    """waitress's request parser, which also refuses a folded framing header, reads a
+    chunked body with _BoundedChunkedReceiver, and marks for closing a connection whose
+    request's end two readers could disagree on (RFC 9112 6.1: both Content-Length and
+    Transfer-Encoding, or Transfer-Encoding in HTTP/1.0) or which asked for a tunnel
+    (CONNECT, whose client may already be sending the tunnel's bytes)."""
+
+    body_rcv: ChunkedReceiver | FixedStreamReceiver | None
+
+    def parse_header(self, header_plus: bytes) -> None:
+        framing = framing_headers(header_plus)
+        super().parse_header(header_plus)
+        if isinstance(self.body_rcv, ChunkedReceiver):
+            self.body_rcv = _BoundedChunkedReceiver(self.body_rcv.getbuf())
+        suspect = framing == FRAMING_HEADERS or (
+            b"transfer-encoding" in framing and self.version != "1.1"
+        )
+        if suspect or self.command == "CONNECT":
+            self.connection_close = True
+
+
+class _PlatformTask(WSGITask):
+    """waitress's WSGI task, closing the connection after the answer when the parser says
+    so (waitress 3.0.2 sets the parser's `connection_close` but never reads it)."""
+
+    def build_response_header(self) -> bytes:
+        if self.request.connection_close:
+            self.set_close_on_finish()
+        return super().build_response_header()
+
+
 class _PlatformChannel(HTTPChannel):
+    parser_class = _PlatformParser
+    task_class = _PlatformTask
     error_task_class = _PlatformErrorTask
 
 

@@ -105,6 +105,97 @@ def test_nothing_inside_a_chunked_body_is_parsed_as_a_request(http, stack):
     assert http.gateway("GET", f"/api/inventario/{product}").status_code == 200
 
 
+# -- F5: a request's framing never lets a second request through (RFC 9112 6.1) -------------
+#
+# Each is answered at once and its connection closed: bytes after it are never read as a
+# request, and the client never waits for an answer that is not coming.
+
+
+def platform_error_of(received: bytes) -> str:
+    body = json.loads(raw_http.body_of(received))
+    assert set(body) == {"error", "message"}, body
+    return body["error"]
+
+
+@pytest.mark.parametrize("version", ["HTTP/1.1", "HTTP/1.0"])
+def test_a_request_with_both_content_length_and_chunked_closes_its_connection(http, stack, version):
+    product = create_product(http, f"CL-TE-{version[-1]}")
+    smuggled = (
+        f"DELETE /api/inventario/{product} HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {http.bearer}\r\n\r\n"
+    ).encode()
+    ended = b"0\r\n\r\n"  # where the body ends by either framing
+    raw = raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        body=ended + smuggled,
+        headers={
+            **auth(http),
+            "Connection": "keep-alive",
+            "Content-Type": "application/json",
+            "Content-Length": str(len(ended)),
+            "Transfer-Encoding": "chunked",
+        },
+    ).replace(b" HTTP/1.1\r\n", f" {version}\r\n".encode(), 1)
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    # The POST answered (its body is not a product), then the connection closed: the
+    # DELETE behind it was never read as a request (HTTP/1.0 has no chunked: its
+    # Transfer-Encoding makes the framing suspect, RFC 9112 6.1).
+    assert raw_http.split_responses(received) == ([400], b"")
+    assert closed, "the connection was left open"
+    assert http.gateway("GET", f"/api/inventario/{product}").status_code == 200
+
+
+def chunk_head(http, size: str) -> bytes:
+    return raw_http.request(
+        "POST",
+        "/api/inventario",
+        close=False,
+        body=f"{size}\r\n".encode() + b"x" * 100,  # and the rest never comes
+        headers={**auth(http), "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+    )
+
+
+def test_a_chunk_size_too_large_for_64_bits_is_refused_at_once(http, stack):
+    received, closed = raw_http.exchange_closing(stack.gateway, chunk_head(http, "1" + "0" * 20))
+    assert raw_http.statuses(received) == [400]
+    assert platform_error_of(received) == "BAD_REQUEST"
+    assert closed, "the connection was left open"
+
+
+def test_a_chunk_declared_over_one_mib_is_refused_before_it_is_read(http, stack):
+    started = time.monotonic()
+    received, closed = raw_http.exchange_closing(stack.gateway, chunk_head(http, "200000"))
+    assert raw_http.statuses(received) == [413]
+    assert platform_error_of(received) == "PAYLOAD_TOO_LARGE"
+    assert closed, "the connection was left open"
+    assert time.monotonic() - started < 3
+
+
+@pytest.mark.parametrize("name, value", [("Transfer-Encoding", "chunked"), ("Content-Length", "2")])
+def test_a_folded_framing_header_is_refused(http, stack, name, value):
+    raw = (
+        f"POST /api/inventario HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {http.bearer}\r\n"
+        f"Content-Type: application/json\r\n{name}:\r\n {value}\r\n\r\n"
+    ).encode() + b"{}"
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    assert raw_http.statuses(received) == [400]
+    assert platform_error_of(received) == "BAD_REQUEST"
+    assert closed, "the connection was left open"
+
+
+def test_connect_is_refused_and_its_connection_closed(http, stack):
+    raw = (
+        f"CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n"
+        f"Authorization: Bearer {http.bearer}\r\n\r\n"
+    ).encode()
+    received, closed = raw_http.exchange_closing(stack.gateway, raw)
+    assert raw_http.statuses(received) == [405]
+    assert platform_error_of(received) == "METHOD_NOT_ALLOWED"
+    assert closed, "the connection was left open"
+
+
 # -- 7: ids are whole path segments -----------------------------------------------------------
 
 

@@ -21,6 +21,23 @@ def exchange(url: str, raw: bytes, *, wait: float = 2.0) -> bytes:
         return read_until_quiet(sock, wait)
 
 
+def exchange_closing(url: str, raw: bytes, *, wait: float = 5.0) -> tuple[bytes, bool]:
+    """Send `raw` on one connection and stop sending; return every byte the server sent
+    within `wait` seconds, and whether it had closed the connection (not merely fallen
+    quiet with it open)."""
+    with socket.create_connection(address(url), timeout=wait) as sock:
+        sock.sendall(raw)
+        received = read_until_quiet(sock, wait)
+        sock.settimeout(0.2)
+        try:
+            closed = sock.recv(1) == b""
+        except TimeoutError:
+            closed = False
+        except ConnectionResetError:
+            closed = True
+    return received, closed
+
+
 def read_until_quiet(sock: socket.socket, wait: float) -> bytes:
     received = b""
     deadline = time.monotonic() + wait

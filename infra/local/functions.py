@@ -178,17 +178,8 @@ def functions(
         if "Condition" in resource and not local.condition(resource["Condition"]):
             continue
         props = resource["Properties"]
-        own = {
-            **defaults.get("Environment", {}).get("Variables", {}),
-            **props.get("Environment", {}).get("Variables", {}),
-        }
-        env = {
-            key: str(value) for key, raw in own.items() if (value := local.value(raw)) is not None
-        }
-        env.update({key: environ[key] for key in VARIABLES if key in environ})
+        env = _environment(props, defaults, local, environ)
         reserved = local.value(props.get("ReservedConcurrentExecutions"))
-        config = props.get("EventInvokeConfig", {})
-        on_failure = config.get("DestinationConfig", {}).get("OnFailure", {})
         found[name] = FunctionSpec(
             name=name,
             handler=props["Handler"],
@@ -211,18 +202,44 @@ def functions(
             # LAMBDA_MAX_ENVIRONMENTS is every environment a function may have, those for
             # other functions' calls included: memory before waiting.
             scales=not reserved and max_environments is None,
-            asynchronous=AsyncConfig(
-                retries=int(config.get("MaximumRetryAttempts", 2)),
-                max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
-                on_failure=local.value(on_failure["Destination"]) if on_failure else None,
-            ),
-            schedules_seconds=tuple(
-                _rate_seconds(event["Properties"]["Schedule"])
-                for event in props.get("Events", {}).values()
-                if event["Type"] == "Schedule"
-            ),
+            asynchronous=_async_config(props, local),
+            schedules_seconds=_schedules_seconds(props),
         )
     return found
+
+
+def _environment(
+    props: Mapping, defaults: Mapping, local: _Locally, environ: Mapping[str, str]
+) -> dict[str, str]:
+    """A function's own variables (the template's Globals, then its own) with their local
+    values, those that have one; then any platform variable set in `environ`."""
+    own = {
+        **defaults.get("Environment", {}).get("Variables", {}),
+        **props.get("Environment", {}).get("Variables", {}),
+    }
+    env = {key: str(value) for key, raw in own.items() if (value := local.value(raw)) is not None}
+    env.update({key: environ[key] for key in VARIABLES if key in environ})
+    return env
+
+
+def _async_config(props: Mapping, local: _Locally) -> AsyncConfig:
+    """Its EventInvokeConfig, Lambda's defaults for what it leaves out."""
+    config = props.get("EventInvokeConfig", {})
+    on_failure = config.get("DestinationConfig", {}).get("OnFailure", {})
+    return AsyncConfig(
+        retries=int(config.get("MaximumRetryAttempts", 2)),
+        max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
+        on_failure=local.value(on_failure["Destination"]) if on_failure else None,
+    )
+
+
+def _schedules_seconds(props: Mapping) -> tuple[float, ...]:
+    """How often each of its Schedule events runs it."""
+    return tuple(
+        _rate_seconds(event["Properties"]["Schedule"])
+        for event in props.get("Events", {}).values()
+        if event["Type"] == "Schedule"
+    )
 
 
 def _capped(concurrency: int, cap: int | None) -> int:

@@ -125,78 +125,95 @@ def _stop_tracking_dynamodb_models() -> None:
         model.instances_tracked = _Untracked()  # type: ignore[attr-defined]
 
 
+# The operations a transaction's item may hold.
+_TRANSACT_OPERATIONS = {"ConditionCheck", "Put", "Delete", "Update"}
+# A transaction's write: its operation, table, the item's key, and the request's operation.
+_Planned = tuple[str, str, dict, dict]
+
+
 def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> None:
     """DynamoDBBackend.transact_write_items, all conditions first, undoing only what it
     wrote. Same answers as moto's: the cancellation reasons per item, in order."""
     if len(transact_items) > 100:
         raise TooManyTransactionsException()
     targets: set[tuple[str, str]] = set()
-    planned: list[tuple[str, str, dict, dict]] = []
-    errors: list[tuple] = []
-    for entry in transact_items:
-        if len(entry) > 1:
-            raise TransactWriteSingleOpException
-        original_item = None
-        try:
-            op_type, op = next(iter(entry.items()))
-            if op_type not in {"ConditionCheck", "Put", "Delete", "Update"}:
-                raise ValueError("Unsupported transaction operation")
-            table_name = op["TableName"]
-            if op_type == "Put":
-                table = self.get_table(table_name)
-                key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
-                if table.range_key_attr is not None:
-                    key[table.range_key_attr] = op["Item"][table.range_key_attr]
-            else:
-                key = op["Key"]
-            target = (str(table_name), str(dict(sorted(key.items()))))
-            if target in targets:
-                raise MultipleTransactionsException()
-            targets.add(target)
-            current = self.get_item(table_name, key)
-            condition = op.get("ConditionExpression")
-            if condition is not None:
-                check = get_filter_expression(
-                    condition,
-                    op.get("ExpressionAttributeNames"),
-                    op.get("ExpressionAttributeValues"),
-                )
-                if not check.expr(current):
-                    if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
-                        original_item = current.to_json()["Attributes"]
-                    raise ConditionalCheckFailed(item=original_item)
-            planned.append((op_type, table_name, key, op))
-            errors.append((None, None, None))
-        except (MultipleTransactionsException, MockValidationException):
-            raise
-        except ConditionalCheckFailed as exc:
-            errors.append(("ConditionalCheckFailed", str(exc.message), original_item))
-        except Exception as exc:
-            errors.append((type(exc).__name__, str(exc), original_item))
+    planned: list[_Planned] = []
+    # Every item is checked, even past a failed one: the answer gives each one's reason.
+    errors = [_cancellation_reason(self, entry, targets, planned) for entry in transact_items]
     if any(code is not None for code, _, _ in errors):
         raise TransactionCanceledException(errors)
+    _write_or_undo(self, planned)
 
-    undo: list[tuple[str, dict, object]] = []
+
+def _cancellation_reason(
+    self: DynamoDBBackend, entry: dict, targets: set[tuple[str, str]], planned: list[_Planned]
+) -> tuple:
+    """Why one item cancels the transaction, as moto gives it ((None, None, None): it
+    does not, and its write is added to `planned`). A request that is invalid as a whole
+    (two operations on one item, or in one entry) raises instead."""
+    if len(entry) > 1:
+        raise TransactWriteSingleOpException
+    original_item = None
+    try:
+        op_type, op = next(iter(entry.items()))
+        if op_type not in _TRANSACT_OPERATIONS:
+            raise ValueError("Unsupported transaction operation")
+        table_name = op["TableName"]
+        key = _transact_key(self, table_name, op_type, op)
+        target = (str(table_name), str(dict(sorted(key.items()))))
+        if target in targets:
+            raise MultipleTransactionsException()
+        targets.add(target)
+        current = self.get_item(table_name, key)
+        if not _condition_holds(current, op):
+            if op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                original_item = current.to_json()["Attributes"]
+            raise ConditionalCheckFailed(item=original_item)
+        planned.append((op_type, table_name, key, op))
+        return (None, None, None)
+    except (MultipleTransactionsException, MockValidationException):
+        raise
+    except ConditionalCheckFailed as exc:
+        # moto's exception keeps the item only in its JSON: the reason takes it from here.
+        return ("ConditionalCheckFailed", str(exc.message), original_item)
+    except Exception as exc:
+        return (type(exc).__name__, str(exc), original_item)
+
+
+def _transact_key(self: DynamoDBBackend, table_name: str, op_type: str, op: dict) -> dict:
+    """The key of the item an operation names: a Put's is in its item."""
+    if op_type != "Put":
+        return op["Key"]
+    table = self.get_table(table_name)
+    key = {table.hash_key_attr: op["Item"][table.hash_key_attr]}
+    if table.range_key_attr is not None:
+        key[table.range_key_attr] = op["Item"][table.range_key_attr]
+    return key
+
+
+def _condition_holds(current: Item | None, op: dict) -> bool:
+    """Whether the item as it is now meets the operation's ConditionExpression (if any)."""
+    condition = op.get("ConditionExpression")
+    if condition is None:
+        return True
+    check = get_filter_expression(
+        condition,
+        op.get("ExpressionAttributeNames"),
+        op.get("ExpressionAttributeValues"),
+    )
+    return bool(check.expr(current))
+
+
+def _write_or_undo(self: DynamoDBBackend, planned: list[_Planned]) -> None:
+    """Every planned write, in order; if one fails, those done are undone (each item put
+    back as it was, or deleted if it was not there) and the failure raised."""
+    undo: list[tuple[str, dict, Item | None]] = []
     try:
         for op_type, table_name, key, op in planned:
             if op_type == "ConditionCheck":
                 continue
             undo.append((table_name, key, copy.deepcopy(self.get_item(table_name, key))))
-            names, values = op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
-            if op_type == "Put":
-                self.put_item(table_name, op["Item"])
-            elif op_type == "Delete":
-                self.delete_item(table_name, key)
-            else:
-                # None when absent, as moto's own transact_write_items passes them (its
-                # update_item is annotated with dicts only).
-                self.update_item(
-                    table_name,
-                    key,
-                    update_expression=op["UpdateExpression"],
-                    expression_attribute_names=names,  # type: ignore[arg-type]
-                    expression_attribute_values=values,  # type: ignore[arg-type]
-                )
+            _write(self, op_type, table_name, key, op)
     except Exception:
         for table_name, key, before in reversed(undo):
             if before is None:
@@ -204,6 +221,25 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
             else:
                 self.put_item(table_name, before.to_json()["Attributes"])
         raise
+
+
+def _write(self: DynamoDBBackend, op_type: str, table_name: str, key: dict, op: dict) -> None:
+    """One Put, Delete or Update of a transaction, as moto's own item operations do it."""
+    if op_type == "Put":
+        self.put_item(table_name, op["Item"])
+    elif op_type == "Delete":
+        self.delete_item(table_name, key)
+    else:
+        # None when absent, as moto's own transact_write_items passes them (its
+        # update_item is annotated with dicts only).
+        names, values = op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+        self.update_item(
+            table_name,
+            key,
+            update_expression=op["UpdateExpression"],
+            expression_attribute_names=names,  # type: ignore[arg-type]
+            expression_attribute_values=values,  # type: ignore[arg-type]
+        )
 
 
 _moto_query = Table.query

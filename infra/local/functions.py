@@ -31,6 +31,8 @@ LOCAL_PARAMETERS = {"ForwardOrderEvents": "true", "DeployConsole": "false"}
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
 _API_URL = re.compile(r"https://\$\{(\w+)\}\.execute-api\.")
+# The template's condition functions: true or false of their arguments' local values.
+_LOGICAL = {"Fn::Equals", "Fn::Not", "Fn::Or", "Fn::And"}
 
 
 @dataclass(frozen=True)
@@ -94,27 +96,14 @@ class _Locally:
             return node
         ((function, argument),) = node.items()
         if function == "Ref":
-            if argument == "AWS::NoValue":
-                return None
-            if argument == "AWS::Region":
-                return self.region
-            if argument in self.parameters:
-                return self.parameters[argument]
-            kind = self.resources[argument]["Type"]
-            return None if kind == "AWS::SecretsManager::Secret" else argument
+            return self._ref(argument)
         if function == "Condition":
             return self.condition(argument)
         if function == "Fn::If":
             name, when_true, when_false = argument
             return self.value(when_true if self.condition(name) else when_false)
-        if function == "Fn::Equals":
-            return str(self.value(argument[0])) == str(self.value(argument[1]))
-        if function == "Fn::Not":
-            return not self.value(argument[0])
-        if function == "Fn::Or":
-            return any(self.value(item) for item in argument)
-        if function == "Fn::And":
-            return all(self.value(item) for item in argument)
+        if function in _LOGICAL:
+            return self._logical(function, argument)
         if function == "Fn::GetAtt":
             return argument[0]  # a queue's or function's ARN: its logical id locally
         if function == "Fn::Sub" and isinstance(argument, str):
@@ -122,6 +111,28 @@ class _Locally:
             if api and api[1] in self.urls:
                 return self.urls[api[1]]
         raise ValueError(f"no local value for {node}")
+
+    def _ref(self, name: str):
+        """A pseudo parameter's, a parameter's or a resource's local value: a resource is
+        named by its logical id, and a secret stands for nothing locally."""
+        if name == "AWS::NoValue":
+            return None
+        if name == "AWS::Region":
+            return self.region
+        if name in self.parameters:
+            return self.parameters[name]
+        kind = self.resources[name]["Type"]
+        return None if kind == "AWS::SecretsManager::Secret" else name
+
+    def _logical(self, function: str, argument: list) -> bool:
+        """A condition function (_LOGICAL) of the local values of its arguments."""
+        if function == "Fn::Equals":
+            return str(self.value(argument[0])) == str(self.value(argument[1]))
+        if function == "Fn::Not":
+            return not self.value(argument[0])
+        if function == "Fn::Or":
+            return any(self.value(item) for item in argument)
+        return all(self.value(item) for item in argument)  # Fn::And
 
 
 _BUILD = re.compile(r"^build-(\w+):\n\t\$\(call PACKAGE,([^)]*)\)", re.M)
@@ -167,17 +178,8 @@ def functions(
         if "Condition" in resource and not local.condition(resource["Condition"]):
             continue
         props = resource["Properties"]
-        own = {
-            **defaults.get("Environment", {}).get("Variables", {}),
-            **props.get("Environment", {}).get("Variables", {}),
-        }
-        env = {
-            key: str(value) for key, raw in own.items() if (value := local.value(raw)) is not None
-        }
-        env.update({key: environ[key] for key in VARIABLES if key in environ})
+        env = _environment(props, defaults, local, environ)
         reserved = local.value(props.get("ReservedConcurrentExecutions"))
-        config = props.get("EventInvokeConfig", {})
-        on_failure = config.get("DestinationConfig", {}).get("OnFailure", {})
         found[name] = FunctionSpec(
             name=name,
             handler=props["Handler"],
@@ -200,18 +202,44 @@ def functions(
             # LAMBDA_MAX_ENVIRONMENTS is every environment a function may have, those for
             # other functions' calls included: memory before waiting.
             scales=not reserved and max_environments is None,
-            asynchronous=AsyncConfig(
-                retries=int(config.get("MaximumRetryAttempts", 2)),
-                max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
-                on_failure=local.value(on_failure["Destination"]) if on_failure else None,
-            ),
-            schedules_seconds=tuple(
-                _rate_seconds(event["Properties"]["Schedule"])
-                for event in props.get("Events", {}).values()
-                if event["Type"] == "Schedule"
-            ),
+            asynchronous=_async_config(props, local),
+            schedules_seconds=_schedules_seconds(props),
         )
     return found
+
+
+def _environment(
+    props: Mapping, defaults: Mapping, local: _Locally, environ: Mapping[str, str]
+) -> dict[str, str]:
+    """A function's own variables (the template's Globals, then its own) with their local
+    values, those that have one; then any platform variable set in `environ`."""
+    own = {
+        **defaults.get("Environment", {}).get("Variables", {}),
+        **props.get("Environment", {}).get("Variables", {}),
+    }
+    env = {key: str(value) for key, raw in own.items() if (value := local.value(raw)) is not None}
+    env.update({key: environ[key] for key in VARIABLES if key in environ})
+    return env
+
+
+def _async_config(props: Mapping, local: _Locally) -> AsyncConfig:
+    """Its EventInvokeConfig, Lambda's defaults for what it leaves out."""
+    config = props.get("EventInvokeConfig", {})
+    on_failure = config.get("DestinationConfig", {}).get("OnFailure", {})
+    return AsyncConfig(
+        retries=int(config.get("MaximumRetryAttempts", 2)),
+        max_age_seconds=int(config.get("MaximumEventAgeInSeconds", 6 * 3600)),
+        on_failure=local.value(on_failure["Destination"]) if on_failure else None,
+    )
+
+
+def _schedules_seconds(props: Mapping) -> tuple[float, ...]:
+    """How often each of its Schedule events runs it."""
+    return tuple(
+        _rate_seconds(event["Properties"]["Schedule"])
+        for event in props.get("Events", {}).values()
+        if event["Type"] == "Schedule"
+    )
 
 
 def _capped(concurrency: int, cap: int | None) -> int:

@@ -26,6 +26,7 @@ as Lambda runs them.
 """
 
 import contextlib
+import functools
 import json
 import os
 import queue
@@ -636,72 +637,79 @@ class _InvokeServer(ThreadingHTTPServer):
 INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
 
 
+class _Invoke(BaseHTTPRequestHandler):
+    """Lambda's Invoke API, answered by `service`: a handler per connection, as
+    http.server makes them, given its service by endpoint()."""
+
+    # Keep-alive, as Lambda's endpoint: a function's client reuses its connection
+    # (every answer has a Content-Length), not a new one and a thread per invoke.
+    protocol_version = "HTTP/1.1"
+    # An answer leaves as one write, its head and body together, with Nagle's
+    # algorithm off: written apart, the body waited for the client's delayed ACK of
+    # the head (40 ms on Linux) on a kept-alive connection, in every invoke.
+    wbufsize = -1
+    disable_nagle_algorithm = True
+
+    def __init__(self, service: LambdaService, *args, **kwargs) -> None:
+        self.service = service  # set first: the base class's __init__ handles the request
+        super().__init__(*args, **kwargs)
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        match = INVOKE_PATH.match(self.path.split("?")[0])
+        length = int(self.headers.get("Content-Length") or 0)
+        payload = self.rfile.read(length).decode("utf-8") if length else "{}"
+        name = self.service.function(unquote(match["name"])) if match else None
+        if name is None:
+            self._send(
+                404,
+                {"Type": "User", "Message": "Function not found"},
+                {"x-amzn-ErrorType": "ResourceNotFoundException"},
+            )
+            return
+        invocation = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
+        if invocation == "DryRun":
+            self._send(204, None)  # the caller may invoke it; nothing runs
+        elif invocation == "Event":
+            self.service.submit(name, payload)
+            self._send(202, None)
+        else:
+            outcome = self.service.invoke(name, payload, for_a_call=True)
+            if outcome.error and outcome.error["errorType"] == THROTTLED:
+                self._send(
+                    429,
+                    {"Type": "User", "message": outcome.error["errorMessage"]},
+                    {"x-amzn-ErrorType": "TooManyRequestsException"},
+                )
+            elif outcome.failed:
+                self._send(200, outcome.error, {"X-Amz-Function-Error": "Unhandled"})
+            else:
+                self._send(200, None, raw=(outcome.result or "null").encode("utf-8"))
+
+    def _send(self, status, body, headers=None, raw: bytes | None = None):
+        data = (
+            raw if raw is not None else (b"" if body is None else json.dumps(body).encode("utf-8"))
+        )
+        self.send_response(status)
+        for key, value in {
+            "Content-Type": "application/json",
+            "X-Amz-Executed-Version": "$LATEST",
+            **(headers or {}),
+        }.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
 def endpoint(service: LambdaService, sock: socket.socket | None = None, port: int = 0):
     """Lambda's Invoke API over HTTP for `service` (AWS_ENDPOINT_URL_LAMBDA points here):
     what the functions' own Lambda clients call, as on AWS."""
-
-    class Invoke(BaseHTTPRequestHandler):
-        # Keep-alive, as Lambda's endpoint: a function's client reuses its connection
-        # (every answer has a Content-Length), not a new one and a thread per invoke.
-        protocol_version = "HTTP/1.1"
-        # An answer leaves as one write, its head and body together, with Nagle's
-        # algorithm off: written apart, the body waited for the client's delayed ACK of
-        # the head (40 ms on Linux) on a kept-alive connection, in every invoke.
-        wbufsize = -1
-        disable_nagle_algorithm = True
-
-        def do_POST(self):  # noqa: N802 - http.server's name
-            match = INVOKE_PATH.match(self.path.split("?")[0])
-            length = int(self.headers.get("Content-Length") or 0)
-            payload = self.rfile.read(length).decode("utf-8") if length else "{}"
-            name = service.function(unquote(match["name"])) if match else None
-            if name is None:
-                self._send(
-                    404,
-                    {"Type": "User", "Message": "Function not found"},
-                    {"x-amzn-ErrorType": "ResourceNotFoundException"},
-                )
-                return
-            invocation = self.headers.get("X-Amz-Invocation-Type", "RequestResponse")
-            if invocation == "DryRun":
-                self._send(204, None)  # the caller may invoke it; nothing runs
-            elif invocation == "Event":
-                service.submit(name, payload)
-                self._send(202, None)
-            else:
-                outcome = service.invoke(name, payload, for_a_call=True)
-                if outcome.error and outcome.error["errorType"] == THROTTLED:
-                    self._send(
-                        429,
-                        {"Type": "User", "message": outcome.error["errorMessage"]},
-                        {"x-amzn-ErrorType": "TooManyRequestsException"},
-                    )
-                elif outcome.failed:
-                    self._send(200, outcome.error, {"X-Amz-Function-Error": "Unhandled"})
-                else:
-                    self._send(200, None, raw=(outcome.result or "null").encode("utf-8"))
-
-        def _send(self, status, body, headers=None, raw: bytes | None = None):
-            data = (
-                raw
-                if raw is not None
-                else (b"" if body is None else json.dumps(body).encode("utf-8"))
-            )
-            self.send_response(status)
-            for key, value in {
-                "Content-Type": "application/json",
-                "X-Amz-Executed-Version": "$LATEST",
-                **(headers or {}),
-            }.items():
-                self.send_header(key, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = _InvokeServer(("127.0.0.1", port), Invoke, bind_and_activate=sock is None)
+    server = _InvokeServer(
+        ("127.0.0.1", port), functools.partial(_Invoke, service), bind_and_activate=sock is None
+    )
     if sock is not None:
         server.socket.close()
         server.socket, server.server_address = sock, sock.getsockname()

@@ -101,25 +101,7 @@ class LocalStack:
     def start(self) -> "LocalStack":
         """Raises ConfigError before starting anything for an unusable setting, DataError
         for data that cannot be used, OSError for a port in use."""
-        for key, value in LOCAL_AWS_ENV.items():
-            os.environ.setdefault(key, value)
-        # The functions' too: each one's environment gets JWT_SECRET from this.
-        self.environ = {
-            **os.environ,
-            "JWT_SECRET": local_jwt_secret(self.local.data_dir) or new_key(),
-        }
-        self.settings = Settings.from_env(self.environ)  # checked before anything starts
-        region = self.settings.region
-        aws = WatchedAws(self.local.dynamodb_port, region, self.local.data_dir, self._emulator_gone)
-        self.aws = aws.watch()
-        self._stoppers.append(aws.stop)
-        if self.local.data_dir is not None:
-            self.data = DataDir(self.local.data_dir)
-        self.restored = {table: count for table, count in aws.restored.items() if count}
-        self.dynamodb_url = aws.url
-        for service in ("DYNAMODB", "SQS"):
-            os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
-
+        self._start_aws()
         lambda_socket = self._listen("LAMBDA_PORT", self.local.lambda_port)
         notification_socket = self._listen("NOTIFICATION_PORT", self.local.notification_port)
         gateway_socket = (
@@ -129,7 +111,41 @@ class LocalStack:
         self.notification_url = _url(notification_socket)
         self.gateway_url = _url(gateway_socket) if gateway_socket else None
         os.environ["AWS_ENDPOINT_URL_LAMBDA"] = self.lambda_url
+        specs = self._start_lambdas(lambda_socket)
+        self._serve_apis(notification_socket, gateway_socket)
+        for name, spec in specs.items():
+            for seconds in spec.schedules_seconds:
+                self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
+        self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
+        return self
 
+    def _start_aws(self) -> None:
+        """The settings, checked, then the emulator (its data restored), which every
+        client of this process and of the functions is pointed at."""
+        for key, value in LOCAL_AWS_ENV.items():
+            os.environ.setdefault(key, value)
+        # The functions' too: each one's environment gets JWT_SECRET from this.
+        self.environ = {
+            **os.environ,
+            "JWT_SECRET": local_jwt_secret(self.local.data_dir) or new_key(),
+        }
+        self.settings = Settings.from_env(self.environ)  # checked before anything starts
+        aws = WatchedAws(
+            self.local.dynamodb_port, self.settings.region, self.local.data_dir, self._emulator_gone
+        )
+        self.aws = aws.watch()
+        self._stoppers.append(aws.stop)
+        if self.local.data_dir is not None:
+            self.data = DataDir(self.local.data_dir)
+        self.restored = {table: count for table, count in aws.restored.items() if count}
+        self.dynamodb_url = aws.url
+        for service in ("DYNAMODB", "SQS"):
+            os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
+
+    def _start_lambdas(self, lambda_socket: socket.socket) -> dict[str, FunctionSpec]:
+        """The template's functions, each told where the APIs are, and Lambda's Invoke API
+        on `lambda_socket`; returns the functions."""
+        region = self.settings.region
         urls = {"NotificationApi": self.notification_url}
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
@@ -149,6 +165,12 @@ class LocalStack:
         )
         self._stoppers.append(self.lambdas.stop)
         self._stoppers.append(endpoint(self.lambdas, lambda_socket).start().stop)
+        return specs
+
+    def _serve_apis(
+        self, notification_socket: socket.socket, gateway_socket: socket.socket | None
+    ) -> None:
+        """The notification API, and the gateway's when this stack serves it."""
         # The notification service uses no AWS service; every route of the gateway's
         # functions reads or writes a table, so the gateway waits for a restarting emulator.
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
@@ -160,11 +182,6 @@ class LocalStack:
                 {**docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
                 self.aws,
             )
-        for name, spec in specs.items():
-            for seconds in spec.schedules_seconds:
-                self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
-        self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
-        return self
 
     def _emulator_gone(self, why: str) -> None:
         """The emulator died and cannot be brought back: main() stops the stack."""

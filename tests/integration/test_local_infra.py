@@ -250,6 +250,50 @@ def test_a_cancelled_transaction_says_which_item_failed_and_writes_nothing(table
     assert tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"] == []
 
 
+def test_a_transaction_answers_each_items_reason_and_refuses_two_operations_on_one(tables):
+    """The emulator's own transactions answer as moto's did: a reason per item in order
+    (a ConditionCheck and a Delete of nothing pass), the old item where the failed one
+    asks for it (ALL_OLD); two operations on one item refuse the whole request."""
+    old = {"id": {"N": "1"}, "status": {"S": "A"}}
+    tables.put_item(TableName="OrdersTable", Item=old)
+    tables.put_item(TableName="OrdersTable", Item={"id": {"N": "2"}})
+    set_b = {
+        "TableName": "OrdersTable",
+        "Key": {"id": {"N": "1"}},
+        "UpdateExpression": "SET #s = :b",
+        "ConditionExpression": "#s = :b",
+        "ExpressionAttributeNames": {"#s": "status"},
+        "ExpressionAttributeValues": {":b": {"S": "B"}},
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    }
+    check = {
+        "TableName": "OrdersTable",
+        "Key": {"id": {"N": "2"}},
+        "ConditionExpression": "attribute_exists(id)",
+    }
+    with pytest.raises(tables.exceptions.TransactionCanceledException) as err:
+        tables.transact_write_items(
+            TransactItems=[
+                {"ConditionCheck": check},
+                {"Delete": {"TableName": "OrdersTable", "Key": {"id": {"N": "3"}}}},
+                {"Update": set_b},
+            ]
+        )
+    reasons = err.value.response["CancellationReasons"]
+    assert [r["Code"] for r in reasons] == ["None", "None", "ConditionalCheckFailed"]
+    assert reasons[2]["Item"] == old
+    with pytest.raises(tables.exceptions.ClientError) as refused:
+        tables.transact_write_items(
+            TransactItems=[
+                {"Delete": {"TableName": "OrdersTable", "Key": {"id": {"N": "1"}}}},
+                {"ConditionCheck": {**check, "Key": {"id": {"N": "1"}}}},
+            ]
+        )
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    items = tables.scan(TableName="OrdersTable", ConsistentRead=True)["Items"]
+    assert sorted(items, key=lambda item: item["id"]["N"]) == [old, {"id": {"N": "2"}}]
+
+
 def test_an_index_query_sees_every_write_made_before_it(tables):
     """The emulator groups an index's partitions once and keeps them until the table is
     next written: a put, an update that moves an item to another partition, and a

@@ -1,0 +1,62 @@
+"""Size and complexity guardrails on the code that runs (functions/, layers/, infra/): no
+function over 60 lines, and ruff's complexity rules (C90 at 12, PLR0912, PLR0915) kept
+selected, so that neither can be dropped without a test saying so. A function over them
+is split into steps, not silenced."""
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKED = ("functions", "layers", "infra")
+# Installed packages and build output (a layer's python/, sam's build), not our code.
+NOT_OURS = {"python", "build", ".aws-sam", "site-packages"}
+MAX_LINES = 60
+MAX_COMPLEXITY = 12
+COMPLEXITY_RULES = ("C90", "PLR0912", "PLR0915")
+
+
+def sources() -> Iterator[Path]:
+    for folder in CHECKED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if not NOT_OURS.intersection(path.relative_to(ROOT).parts[:-1]):
+                yield path
+
+
+def too_long(path: Path) -> Iterator[str]:
+    """Each function or method of `path` longer than MAX_LINES, from its `def` line (not
+    its decorators) to its last line."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    # Nested ones too (a method, a function inside another), in the file's order.
+    defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for node in sorted(defs, key=lambda node: node.lineno):
+        assert node.end_lineno is not None  # always set by ast.parse
+        length = node.end_lineno - node.lineno + 1
+        if length > MAX_LINES:
+            yield f"{path.relative_to(ROOT)}:{node.lineno} {node.name}: {length} lines"
+
+
+def test_the_checked_folders_hold_code():
+    # A folder renamed or moved would otherwise leave the length check passing on nothing.
+    found = {path.relative_to(ROOT).parts[0] for path in sources()}
+    assert found == set(CHECKED)
+
+
+def test_no_function_is_longer_than_60_lines():
+    over = [line for path in sources() for line in too_long(path)]
+    assert not over, f"functions over {MAX_LINES} lines (split them):\n" + "\n".join(over)
+
+
+def test_ruff_checks_complexity_branches_and_statements():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    lint = config["tool"]["ruff"]["lint"]
+    selected = set(lint["select"]) | set(lint.get("extend-select", ()))
+    assert set(COMPLEXITY_RULES) <= selected
+    assert lint["mccabe"]["max-complexity"] == MAX_COMPLEXITY
+    ignored = set(lint.get("ignore", ())) | set(lint.get("extend-ignore", ()))
+    assert not ignored.intersection(COMPLEXITY_RULES)
+    # Only tests and benchmarks (scripts of steps) may go without them.
+    for pattern, rules in lint.get("per-file-ignores", {}).items():
+        if set(rules).intersection(COMPLEXITY_RULES):
+            assert pattern in {"tests/**", "bench/**"}, pattern

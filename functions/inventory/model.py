@@ -1,4 +1,5 @@
-"""The tables behind products: the products themselves, and the sku claims.
+"""The tables behind products: the products themselves, the sku claims, and the units
+orders hold (reservations).
 
 DynamoDB has no unique constraint on a non-key attribute, so each product's sku is also
 the key of an item in ProductSkusTable; both are written in one transaction with
@@ -42,6 +43,11 @@ class ProductModel(Model):
     bodega = UnicodeAttribute(null=True)
     descripcion = UnicodeAttribute(null=True)
     en_alerta = UnicodeAttribute(attr_name="enAlerta", null=True)
+    # The units approved orders hold, and what is left: kept in the item (never set by a
+    # client) so that a reservation is one conditional write, `stockDisponible >= n`. An
+    # item written before reservations has neither: none reserved, all available.
+    stock_reservado = NumberAttribute(attr_name="stockReservado", null=True)
+    stock_disponible = NumberAttribute(attr_name="stockDisponible", null=True)
     shard = NumberAttribute()
 
     by_shard = ListIndex()
@@ -53,3 +59,47 @@ class SkuClaimModel(Model):
 
     sku = UnicodeAttribute(hash_key=True)
     product_id = NumberAttribute(attr_name="productId")
+
+
+# A reservation holding units carries `retiene` (its product) and `retieneShard`: the
+# sparse indexes list the reservations holding a product's units, and all of them
+# (common.shards, for the repair that compares them with the orders). One taken out or
+# given back keeps its state a while (`expira`, the table's TTL), so that a retried move
+# finds it done.
+HOLDING = "RETIENE"
+HOLDING_SHARDS = 16
+
+
+class ProductHoldingIndex(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "byProductHolding"
+        projection = AllProjection()
+
+    retiene = NumberAttribute(hash_key=True)
+    pedido_id = NumberAttribute(range_key=True, attr_name="pedidoId")
+
+
+class HoldingIndex(GlobalSecondaryIndex):
+    class Meta:
+        index_name = "holding"
+        projection = AllProjection()
+
+    retiene_shard = UnicodeAttribute(hash_key=True, attr_name="retieneShard")
+    pedido_id = NumberAttribute(range_key=True, attr_name="pedidoId")
+
+
+class ReservationModel(Model):
+    Meta = model_meta("StockReservationsTable")
+
+    pedido_id = NumberAttribute(hash_key=True, attr_name="pedidoId")
+    producto_id = NumberAttribute(attr_name="productoId")
+    cantidad = NumberAttribute()
+    estado = UnicodeAttribute()
+    desde = UnicodeAttribute()
+    cambio = UnicodeAttribute()
+    retiene = NumberAttribute(null=True)
+    retiene_shard = UnicodeAttribute(attr_name="retieneShard", null=True)
+    expira = NumberAttribute(null=True)
+
+    by_product = ProductHoldingIndex()
+    holding = HoldingIndex()

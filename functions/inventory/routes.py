@@ -2,16 +2,19 @@
 
 from chalice import Response
 
+from common.clock import to_iso, utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, json_object, path_id, query_param
 from common.responses import no_content, ok
-from common.service_app import ServiceBlueprint
+from common.service_app import INTERNAL, ServiceBlueprint
 from inventory import access, rules, service
-from inventory.service import Products
+from inventory.service import Products, Stock
 
 
-def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlueprint:
+def blueprint(
+    products: Products, stock: Stock, lists: Lists, once: CreatedOnce
+) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
 
     @bp.route("/api/inventario", methods=["GET"])
@@ -59,4 +62,34 @@ def blueprint(products: Products, lists: Lists, once: CreatedOnce) -> ServiceBlu
         cantidad = query_param(bp.current_request, "cantidad")
         return ok(service.check_stock(products, product_id, cantidad))
 
+    @bp.route("/api/inventario/{id}/reservas", methods=["GET"])
+    def product_reservations(id: str) -> Response:
+        access.may_read_reservations(caller_of(bp.current_request))
+        return ok(service.product_reservations(products, stock, path_id(id)))
+
+    stock_moves(bp, stock)
     return bp
+
+
+def stock_moves(bp: ServiceBlueprint, stock: Stock) -> None:
+    """The internal routes through which the orders service moves an order's units
+    (docs/api.md#stock-follows-orders), and reads the reservations to repair them."""
+
+    @bp.route(INTERNAL + "reservas", methods=["GET"])
+    def holding_reservations() -> Response:
+        request = bp.current_request
+        access.may_move_stock(caller_of(request))
+        after = query_param(request, "after")
+        return ok(service.holding_reservations(stock, after))
+
+    @bp.route(INTERNAL + "reservas/{pedidoId}", methods=["GET"])
+    def order_reservation(pedidoId: str) -> Response:  # noqa: N803 - the route's name
+        access.may_move_stock(caller_of(bp.current_request))
+        return ok(service.reservation_of(stock, path_id(pedidoId)).to_service())
+
+    @bp.route(INTERNAL + "reservas/{pedidoId}/{accion}", methods=["POST"])
+    def move_stock(pedidoId: str, accion: str) -> Response:  # noqa: N803
+        request = bp.current_request
+        access.may_move_stock(caller_of(request))
+        now = to_iso(utcnow())
+        return ok(service.move_stock(stock, path_id(pedidoId), accion, json_object(request), now))

@@ -1,10 +1,11 @@
 """Inventory rules as plain functions: what a valid product is, alerts, stock checks."""
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
-from common.errors import Invalid, NotFound, invalid_field, not_found
+from common.errors import Conflict, Invalid, NotFound, invalid_field, not_found
+from common.ids import MAX_ID
 from common.validation import Checker
 
 # A sku is a DynamoDB key (at most 2048 bytes); a code this long is a mistake anyway.
@@ -29,7 +30,77 @@ class ProductFields:
 
 @dataclass(frozen=True, kw_only=True)
 class Product(ProductFields):
+    """A product as stored and shown: what a client set, and the units orders hold
+    (docs/api.md#the-product). stockDisponible is derived, never set."""
+
     id: int
+    stock_reservado: int = 0
+    stock_disponible: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stock_disponible", self.stock_actual - self.stock_reservado)
+
+
+# A reservation's states (docs/api.md#stock-follows-orders): holding the order's units,
+# taken out with them (shipped), or given back (cancelled). Only the first holds units.
+HELD, TAKEN_OUT, GIVEN_BACK = "RESERVADA", "ENTREGADA", "LIBERADA"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Reservation:
+    """An order's units of one product, keyed by the order: every stock move of the order
+    is one conditional write on it, so none happens twice."""
+
+    pedido_id: int
+    cantidad: int
+    desde: str  # when it was taken (common.clock)
+    producto_id: int = field(metadata={"internal": True})
+    estado: str = field(default=HELD, metadata={"internal": True})
+    cambio: str = field(default="", metadata={"internal": True})  # its last change
+
+    @property
+    def id(self) -> int:
+        """Identified by its order, as lists of reservations are ordered (common.lists)."""
+        return self.pedido_id
+
+    def to_service(self) -> dict:
+        """Everything of it, for the service that moves it (the API shows less)."""
+        return {
+            "pedidoId": self.pedido_id,
+            "productoId": self.producto_id,
+            "cantidad": self.cantidad,
+            "estado": self.estado,
+            "desde": self.desde,
+            "cambio": self.cambio,
+        }
+
+
+def insufficient_stock(product: Product, cantidad: int) -> Conflict:
+    message = f"only {product.stock_disponible} of product {product.id} available"
+    return Conflict(
+        "INSUFFICIENT_STOCK",
+        f"Cannot reserve {cantidad} units: {message}",
+        details=[{"field": "cantidad", "message": message}],
+    )
+
+
+def product_gone(product_id: int) -> Conflict:
+    """A move on a product deleted meanwhile: the order's, not the request's, problem."""
+    return Conflict("PRODUCT_NOT_FOUND", f"Product {product_id} no longer exists")
+
+
+def not_held(pedido_id: int, estado: str | None) -> Conflict:
+    """A take-out or give-back of units the order does not hold (another move won)."""
+    now = f"its units are {estado.lower()}" if estado else "it holds no units"
+    return Conflict("RESERVATION_NOT_HELD", f"Order {pedido_id}: {now}")
+
+
+def product_reserved(product: Product) -> Conflict:
+    return Conflict(
+        "PRODUCT_RESERVED",
+        f"Product {product.id} has {product.stock_reservado} units reserved by approved "
+        "orders: ship or cancel them first",
+    )
 
 
 def duplicate_sku(sku: str) -> Invalid:
@@ -56,8 +127,8 @@ def parse_product(body: dict) -> ProductFields:
     return fields
 
 
-def product(product_id: int, fields: ProductFields) -> Product:
-    return Product(id=product_id, **vars(fields))
+def product(product_id: int, fields: ProductFields, stock_reservado: int = 0) -> Product:
+    return Product(id=product_id, stock_reservado=stock_reservado, **vars(fields))
 
 
 def in_alert(product: ProductFields) -> bool:
@@ -76,3 +147,37 @@ def parse_cantidad(raw: str | None) -> int:
     if not _WHOLE_NUMBER.fullmatch(raw):
         raise invalid_field("cantidad", "must be an integer >= 0")
     return int(raw)
+
+
+def parse_after(raw: str | None) -> int:
+    """Where a page of reservations starts: after this pedidoId (0: from the first)."""
+    if raw is None:
+        return 0
+    if not _WHOLE_NUMBER.fullmatch(raw) or int(raw) > MAX_ID:
+        raise invalid_field("after", f"must be an integer from 0 to {MAX_ID}")
+    return int(raw)
+
+
+# The moves another service may ask of an order's units (the orders service: its
+# lifecycle, and the repair of what a crash left): reserve (approve), take out (ship),
+# give back (cancel); and the two that undo a move whose order then lost: put back (a
+# take-out's) and force (a give-back's, or a reservation an approved order lacks).
+MOVES = ("reservar", "retirar", "devolver", "reponer", "forzar")
+
+
+def parse_move(raw: str) -> str:
+    if raw not in MOVES:
+        raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {', '.join(MOVES)}")
+    return raw
+
+
+def parse_reservation(pedido_id: int, body: dict, now: str) -> Reservation:
+    """What a reservation holds: the order's product and units, from the asking service."""
+    check = Checker(body)
+    producto_id, cantidad = check.identifier("productoId"), check.count("cantidad", minimum=1)
+    check.done()
+    return Reservation(pedido_id=pedido_id, producto_id=producto_id, cantidad=cantidad, desde=now)
+
+
+def unknown_reservation(pedido_id: int) -> NotFound:
+    return not_found("RESERVATION_NOT_FOUND", "Reservation of order", pedido_id)

@@ -4,7 +4,7 @@ from typing import Protocol
 
 from common.paging import Page
 from inventory import rules
-from inventory.rules import Product
+from inventory.rules import Product, Reservation
 
 
 class Products(Protocol):
@@ -15,7 +15,7 @@ class Products(Protocol):
     def page(self, after: int, limit: int) -> Page: ...
     def alerts_page(self, after: int, limit: int) -> Page: ...
     def add(self, product: Product) -> None: ...
-    def replace(self, product: Product) -> None: ...
+    def replace(self, product: Product) -> Product: ...
     def remove(self, product_id: int) -> None: ...
 
 
@@ -42,9 +42,8 @@ def low_stock_alerts(products: Products, after: int, limit: int) -> Page:
 
 def replace_product(products: Products, product_id: int, body: dict) -> Product:
     fields = rules.parse_product(body)
-    product = rules.product(product_id, fields)
-    products.replace(product)  # NotFound when there is no product to replace
-    return product
+    # NotFound when there is no product to replace; the units reserved are kept.
+    return products.replace(rules.product(product_id, fields))
 
 
 def delete_product(products: Products, product_id: int) -> None:
@@ -54,3 +53,58 @@ def delete_product(products: Products, product_id: int) -> None:
 def check_stock(products: Products, product_id: int, raw_cantidad: str | None) -> bool:
     cantidad = rules.parse_cantidad(raw_cantidad)
     return rules.has_stock(products.get(product_id), cantidad)
+
+
+class Stock(Protocol):
+    """What the stock moves need of storage (inventory.stock_repository)."""
+
+    def reservation(self, pedido_id: int) -> Reservation | None: ...
+    def holding(self, producto_id: int) -> list[Reservation]: ...
+    def holding_page(self, after: int, limit: int) -> Page: ...
+    def reserve(self, reservation: Reservation, force: bool = False) -> bool: ...
+    def give_back(self, pedido_id: int, now: str) -> bool: ...
+    def take_out(self, pedido_id: int, now: str) -> bool: ...
+    def put_back(self, pedido_id: int, now: str) -> bool: ...
+
+
+def product_reservations(products: Products, stock: Stock, product_id: int) -> list[Reservation]:
+    """The reservations holding the product's units (404 for a product that is not)."""
+    products.get(product_id)
+    return stock.holding(product_id)
+
+
+def move_stock(stock: Stock, pedido_id: int, raw_move: str, body: dict, now: str) -> dict:
+    """One stock move of an order (inventory.rules.MOVES): whether this request made it
+    (False: it was made before, a retry). Nothing more is read to answer it."""
+    move = rules.parse_move(raw_move)
+    if move in ("reservar", "forzar"):
+        applied = stock.reserve(rules.parse_reservation(pedido_id, body, now), move == "forzar")
+    else:
+        applied = {
+            "retirar": stock.take_out,
+            "devolver": stock.give_back,
+            "reponer": stock.put_back,
+        }[move](pedido_id, now)
+    return {"aplicada": applied}
+
+
+# Reservations per page of the repair's reading (the services' own route: no body limit).
+HOLDING_PAGE = 500
+
+
+def holding_reservations(stock: Stock, raw_after: str | None) -> dict:
+    """A page of the reservations holding units, for the repair: after the pedidoId
+    `raw_after` (0 or absent: from the first), and where the next page starts."""
+    after = rules.parse_after(raw_after)
+    page = stock.holding_page(after, HOLDING_PAGE)
+    return {
+        "reservas": [reservation.to_service() for reservation in page.items],
+        "siguiente": page.resume_after,
+    }
+
+
+def reservation_of(stock: Stock, pedido_id: int) -> Reservation:
+    found = stock.reservation(pedido_id)
+    if found is None:
+        raise rules.unknown_reservation(pedido_id)
+    return found

@@ -9,6 +9,7 @@ from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
+from inventory.stock_repository import StockRepository
 
 SERVICE = "inventory"
 FUNCTION = "InventoryFunction"
@@ -20,6 +21,7 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
             ProductRepository(settings),
+            StockRepository(settings),
             Lists.from_settings(settings),
             CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
         )

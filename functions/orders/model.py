@@ -4,11 +4,11 @@ published. Status and pending are write-sharded (docs/capacity.md): an order is 
 once to its status shard when created (16 shards), and twice to its pending shard, when
 created and when its event is out (32 shards)."""
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
 
-from common.storage import DecimalAttribute, ListIndex, model_meta
+from common.storage import DecimalAttribute, HistoryEntryAttribute, ListIndex, model_meta
 
 # eventoPendiente is `PENDING#<shard>` while an order's event waits to be published; the
 # index holds exactly those orders, because only they carry the attribute.
@@ -80,6 +80,9 @@ class OrderModel(Model):
     cantidad = NumberAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     evento_pendiente = UnicodeAttribute(attr_name="eventoPendiente", null=True)
+    creado_por = UnicodeAttribute(attr_name="creadoPor", null=True)
+    # Its status changes (common.history), each appended by the write that makes it.
+    historial = ListAttribute(of=HistoryEntryAttribute, null=True)
     status_shard = UnicodeAttribute(attr_name="statusShard")
     shard = NumberAttribute()
 

@@ -1,19 +1,20 @@
 """Orders in DynamoDB; the only orders module that knows PynamoDB.
 
-A status change is decided by one conditional UpdateItem on the current status, never
-a read followed by a write: of two conflicting moves at once, the server lets exactly
-one through.
+A status change is decided by one conditional UpdateItem on the status the move was
+decided on: of two conflicting moves at once, the server lets exactly one through, and
+the other is told (StatusChanged) to decide again from what it finds.
 """
 
 from pynamodb.exceptions import UpdateError
 
 from common import shards, storage
+from common.history import Entry
 from common.logs import get_logger
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
 from orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
-from orders.rules import Order, invalid_transition, unknown_order
+from orders.rules import Order, StatusChanged, unknown_order
 
 COUNTER = "orders"
 _logger = get_logger("orders")
@@ -44,39 +45,34 @@ class OrderRepository(Repository):
             return super().page(after, limit)
         return self._sharded_page(OrderModel.by_status, status, STATUS_SHARDS, after, limit)
 
-    def move(
-        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
-    ) -> Order:
-        """Set the status to `target` if it is now one of `allowed_from` (and, given a
-        `user_id`, the order is that user's: else it is not found); an order already in
-        `target` is returned as it is. Returns the order as stored after."""
-        if allowed_from:
-            item = OrderModel(self.known(order_id))
-            condition = OrderModel.id.exists() & OrderModel.status.is_in(*allowed_from)
-            if user_id is not None:
-                condition &= OrderModel.user_id == user_id
-            try:
-                # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The
-                # status shard moves with the status, in the same write.
-                item.update(
-                    actions=[
-                        OrderModel.status.set(target),
-                        OrderModel.status_shard.set(shards.key(target, order_id, STATUS_SHARDS)),
-                    ],
-                    condition=condition,
-                )
-                return storage.to_domain(item, Order)
-            except UpdateError as exc:
-                if not storage.condition_failed(exc):
-                    raise
-        # Not moved: the order is gone or not this user's, already there, or may not go
-        # there from where it is.
-        current = self.get(order_id)
-        if user_id is not None and current.user_id != user_id:
+    def set_status(self, order: Order, target: str, change: Entry) -> Order:
+        """Move `order` to `target`, on the condition that its status is still the one it
+        was read with, appending `change` to its history in the same write; returns it as
+        stored after. StatusChanged when another move changed it first."""
+        item = OrderModel(self.known(order.id))
+        try:
+            # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The status
+            # shard moves with the status, and the history grows, in the same write.
+            item.update(
+                actions=[
+                    OrderModel.status.set(target),
+                    OrderModel.status_shard.set(shards.key(target, order.id, STATUS_SHARDS)),
+                    storage.appended(OrderModel.historial, change),
+                ],
+                condition=OrderModel.id.exists() & (OrderModel.status == order.status),
+            )
+        except UpdateError as exc:
+            if not storage.condition_failed(exc):
+                raise
+            raise StatusChanged(order.id) from None
+        return self._entity_of(item)
+
+    def history(self, order_id: int) -> tuple[Order, list[Entry]]:
+        """The order and its kept status changes."""
+        item = storage.get_item(OrderModel, self.known(order_id))
+        if item is None:
             raise unknown_order(order_id)
-        if current.status != target:
-            raise invalid_transition(current.status, target)
-        return current
+        return self._entity_of(item), storage.entries(item.historial)
 
     def add(self, order: Order) -> None:
         """Save a new order with its event pending (an outbox): from the moment the order
@@ -95,7 +91,8 @@ class OrderRepository(Repository):
     def peek_pending(self) -> None:
         """One read of one pending shard, for a warm-up: the sweep's client built and its
         connection open (its role may query the pending orders, nothing else)."""
-        self._read(OrderModel.pending_events, shards.key(PENDING, 0, PENDING_SHARDS), 0, 1)
+        shard = shards.key(PENDING, 0, PENDING_SHARDS)
+        list(OrderModel.pending_events.query(shard, limit=1, page_size=1))
 
     def event_published(self, order_id: int) -> None:
         """The order's event is out: off the sweep's list. Best effort: left on it, the

@@ -58,6 +58,13 @@ def blueprint(
         caller, status = caller_of(request), query_param(request, "status")
         # A role's refusal (403) comes before anything else of the request is read.
         access.may_move_to(caller, status)
-        return ok(service.change_status(orders, caller, path_id(id), status))
+        moved = service.change_status(
+            orders, stock, caller, path_id(id), status, utcnow(), request.context.get("requestId")
+        )
+        return ok(moved)
+
+    @bp.route("/api/pedidos/{id}/historial", methods=["GET"])
+    def order_history(id: str) -> Response:
+        return ok(service.order_history(orders, caller_of(bp.current_request), path_id(id)))
 
     return bp

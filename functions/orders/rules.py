@@ -2,7 +2,7 @@
 what a stock check can answer."""
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
@@ -64,6 +64,9 @@ class Order(NewOrder):
     status: str
     observaciones: str | None
     creado_en: str
+    # The role of the caller who placed it (its history's first entry); None for an
+    # order placed before it was kept.
+    creado_por: str | None = field(default=None, metadata={"internal": True})
 
 
 def unknown_order(order_id: int) -> NotFound:
@@ -86,12 +89,15 @@ def parse_order(body: dict) -> NewOrder:
     return new_order
 
 
-def pending_order(new_order: NewOrder, order_id: int, now: datetime) -> Order:
+def pending_order(
+    new_order: NewOrder, order_id: int, now: datetime, creado_por: str | None = None
+) -> Order:
     return Order(
         id=order_id,
         status=INITIAL_STATUS,
         observaciones=observaciones_for(new_order.tipo_pedido),
         creado_en=to_iso(now),
+        creado_por=creado_por,
         **vars(new_order),
     )
 
@@ -130,3 +136,28 @@ def approved_event(order: Order) -> dict:
         "total": order.total,
         "tipoPedido": order.tipo_pedido,
     }
+
+
+# The stock move each move of the lifecycle makes (docs/api.md#stock-follows-orders): the
+# inventory's move of the order's units; the other moves make none.
+STOCK_MOVES = {
+    ("PENDIENTE", "APROBADO"): "reservar",
+    ("APROBADO", "EN_ENVIO"): "retirar",
+    ("APROBADO", "CANCELADO"): "devolver",
+}
+# What undoes a stock move whose order then lost its move to another.
+UNDOING = {"reservar": "devolver", "retirar": "reponer", "devolver": "forzar"}
+
+
+def stock_move(current: str, target: str) -> str | None:
+    return STOCK_MOVES.get((current, target))
+
+
+def check_move(order: Order, target: str) -> None:
+    """409 INVALID_TRANSITION unless the lifecycle lets the order go to `target`."""
+    if target not in NEXT[order.status]:
+        raise invalid_transition(order.status, target)
+
+
+class StatusChanged(Exception):
+    """The order's status was not what the move was decided on: another move won."""

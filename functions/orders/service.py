@@ -1,12 +1,19 @@
-"""Order use cases, one function each; storage, the stock check and the event publisher
-are passed in. No order is saved unless the stock check says the units are there."""
+"""Order use cases, one function each; storage, the inventory (its stock check and its
+stock moves) and the event publisher are passed in. No order is saved unless the stock
+check says the units are there, and its lifecycle moves its units
+(docs/api.md#stock-follows-orders)."""
 
+import contextlib
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
+from common import history
 from common.callers import Caller
 from common.clock import to_iso
-from common.errors import Invalid, Unavailable
+from common.errors import Conflict, DomainError, Invalid, Unavailable
+from common.history import Entry
 from common.paging import Page
 from common.service_calls import OnBehalf
 from orders import access, rules
@@ -21,10 +28,10 @@ class Orders(Protocol):
     def page(
         self, after: int, limit: int, status: str | None = None, user_id: int | None = None
     ) -> Page: ...
-    def move(
-        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
-    ) -> Order:
-        """`user_id`: move it only if it is that user's (else it is not found)."""
+    def set_status(self, order: Order, target: str, change: Entry) -> Order:
+        """On the condition that its status is still `order.status`: else StatusChanged."""
+
+    def history(self, order_id: int) -> tuple[Order, list[Entry]]: ...
 
     def add(self, order: Order) -> None:
         """Saved with its event pending (an outbox)."""
@@ -49,6 +56,11 @@ class Stock(Protocol):
     def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
         """The inventory's answer, asked on behalf of the order's caller; raises
         InventoryUnavailable when the breaker is open."""
+
+    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
+        """One stock move of the order's units (orders.rules.STOCK_MOVES): True when
+        this call made it, False when it was made before; a Conflict when the inventory
+        refuses it, InventoryUnavailable when it cannot be asked."""
 
 
 _REFUSALS = {
@@ -100,7 +112,7 @@ def place_order(
         raise Invalid(
             code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
         )
-    order = rules.pending_order(new_order, orders.next_id(), now)
+    order = rules.pending_order(new_order, orders.next_id(), now, on_behalf.caller.role)
     orders.add(order)
     outcomes.placed()
     if events.publish(rules.approved_event(order)):
@@ -152,10 +164,80 @@ def list_orders(
     )
 
 
-def change_status(orders: Orders, caller: Caller, order_id: int, raw_status: str | None) -> Order:
-    """Move an order along its lifecycle (docs/api.md#the-order-lifecycle); no event is
-    published."""
+# Rounds of a move whose order another move changed meanwhile: each decides afresh
+# from what it finds (a cancel racing an approval is then a cancel of an approved order),
+# after a pause that lets the other move, between its stock move and its status write,
+# finish.
+MOVE_PAUSES_SECONDS = (0.05, 0.1, 0.2, 0.4, 0.8)
+
+
+def change_status(
+    orders: Orders,
+    stock: Stock,
+    caller: Caller,
+    order_id: int,
+    raw_status: str | None,
+    now: datetime,
+    request_id: str | None = None,
+    pause: Callable[[float], None] = time.sleep,
+) -> Order:
+    """Move an order along its lifecycle (docs/api.md#the-order-lifecycle) and its units
+    with it (docs/api.md#stock-follows-orders); no event is published.
+
+    The move is decided on the order as read: its stock move is made first (through the
+    inventory, keyed by the order, so never twice), then the order's status is written
+    on the condition that it is still the one read. If another move won meanwhile, the
+    stock move this one made is undone (unless the winner went where this one was going,
+    with the same units) and the move is decided again from what it finds. What a crash
+    between the two writes leaves, the repair (stock_repair) puts right."""
     target = rules.parse_status(raw_status)
-    return orders.move(
-        order_id, target, rules.moves_to(target), user_id=access.owner_filter(caller)
-    )
+    change = Entry(target, to_iso(now), caller.role)
+    for seconds in (*MOVE_PAUSES_SECONDS, None):
+        order = get_order(orders, caller, order_id)
+        if order.status == target:
+            return order  # already there: nothing moves, nothing is recorded
+        rules.check_move(order, target)
+        try:
+            return _move(orders, stock, order, target, change, request_id)
+        except rules.StatusChanged:
+            if seconds is not None:
+                pause(seconds)
+    raise Conflict("CONCURRENT_UPDATE", f"Order {order_id} kept changing while being moved; retry")
+
+
+def _move(
+    orders: Orders, stock: Stock, order: Order, target: str, change: Entry, request_id: str | None
+) -> Order:
+    """The stock move, then the status write; StatusChanged when another move won."""
+    move = rules.stock_move(order.status, target)
+    try:
+        made = stock.move(move, order, request_id) if move else False
+    except InventoryUnavailable as exc:
+        raise Unavailable(
+            "INVENTORY_UNAVAILABLE",
+            f"The inventory service is unavailable; order {order.id} is still {order.status}",
+            retry_after_seconds=exc.retry_after_seconds,
+        ) from None
+    try:
+        return orders.set_status(order, target, change)
+    except rules.StatusChanged:
+        if made and move and orders.get(order.id).status != target:
+            _undo(stock, move, order, request_id)
+        raise
+
+
+def _undo(stock: Stock, move: str, order: Order, request_id: str | None) -> None:
+    """Undo the stock move of a move that lost; if the inventory cannot be asked now, the
+    repair undoes it within minutes (the reservation no longer matches the order)."""
+    with contextlib.suppress(InventoryUnavailable, DomainError, rules.StatusChanged):
+        stock.move(rules.UNDOING[move], order, request_id)
+
+
+def order_history(orders: Orders, caller: Caller, order_id: int) -> list[Entry]:
+    """The order's history (docs/api.md#history); someone else's is, to a customer, as
+    unknown as an id no order has."""
+    order, changes = orders.history(order_id)
+    if not access.sees(caller, order):
+        raise rules.unknown_order(order_id)
+    creation = Entry(rules.INITIAL_STATUS, order.creado_en, order.creado_por)
+    return history.shown(creation, changes)

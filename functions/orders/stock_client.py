@@ -22,12 +22,13 @@ import pybreaker
 
 from common import aws, metrics
 from common.logs import Logger, get_logger
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
+from common.service_calls import ByInvoke, CallFailed, CannotAsk, OnBehalf, Routes, Service, service
 from common.settings import Settings
 from common.tracing import tracer
 from orders.breaker import NAME, DynamoDBStorage
 from orders.metrics import SERVICE
-from orders.rules import InventoryUnavailable, StockAnswer
+from orders.rules import InventoryUnavailable, Order, StockAnswer
+from orders.stock_moves import StockMoves
 
 STOCK_ROUTE = "/api/inventario/{id}/stock"
 
@@ -62,10 +63,13 @@ class StockChecker:
         fail_max: int,
         reset_seconds: float,
         inventory: Service,
+        moves_to: Routes | None = None,
         storage: pybreaker.CircuitBreakerStorage | None = None,
         logger: Logger | None = None,
     ):
-        """`storage`: where the breaker's state is kept (by default, in this process)."""
+        """`moves_to`: the inventory's routes the stock moves are asked of (none: no move
+        can be made); `storage`: where the breaker's state is kept (by default, in this
+        process)."""
         self.storage = storage or pybreaker.CircuitMemoryStorage(pybreaker.STATE_CLOSED)
         self.breaker = pybreaker.CircuitBreaker(
             fail_max=fail_max,
@@ -76,17 +80,30 @@ class StockChecker:
             listeners=[_Opened(logger or get_logger(SERVICE), self.storage)],
         )
         self._inventory = inventory
+        self.moves = StockMoves(self.breaker, moves_to, self.seconds_until_trial)
 
     @classmethod
-    def from_settings(cls, settings: Settings, lambda_client: Any = None) -> "StockChecker":
+    def from_settings(
+        cls, settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    ) -> "StockChecker":
         """The breaker every environment of the orders function shares (its state in
         CircuitBreakersTable), asking the inventory the way the settings say
-        (common.service_calls.service)."""
+        (common.service_calls.service); the stock moves invoke its function
+        (INVENTORY_FUNCTION), or else, in an app that holds the inventory's routes too,
+        are answered `inventory_here`."""
+        client = None
+        if settings.inventory_function:
+            client = lambda_client or aws.lambda_client(settings)
         inventory = service(
             settings.inventory_service_url,
             settings.inventory_function,
             settings.stock_check_timeout_seconds,
-            lambda: lambda_client or aws.lambda_client(settings),
+            lambda: client,
+        )
+        moves_to = (
+            ByInvoke(settings.inventory_function, client)
+            if settings.inventory_function
+            else inventory_here
         )
         storage = DynamoDBStorage(
             aws.dynamodb(settings),
@@ -97,6 +114,7 @@ class StockChecker:
             fail_max=settings.breaker_fail_max,
             reset_seconds=settings.breaker_reset_seconds,
             inventory=inventory,
+            moves_to=moves_to,
             storage=storage,
         )
 
@@ -105,6 +123,10 @@ class StockChecker:
         opened = self.storage.opened_at
         left = (opened.timestamp() if opened else time.time()) + self.breaker.reset_timeout
         return max(1, math.ceil(left - time.time()))
+
+    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
+        """One stock move of the order's units (orders.stock_moves)."""
+        return self.moves.move(move, order, request_id)
 
     @tracer.capture_method(capture_response=False)
     def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:

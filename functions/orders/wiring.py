@@ -12,6 +12,7 @@ from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.logs import get_logger
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.service_calls import Routes
 from common.settings import Settings
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
@@ -24,12 +25,15 @@ FUNCTION = "OrdersFunction"
 CREATE_SCOPE = "POST /api/pedidos"
 
 
-def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
-    """`lambda_client`: another Lambda client than the process's own (a recording one)."""
+def routes_for(
+    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+) -> ServiceBlueprint:
+    """`lambda_client`: another Lambda client than the process's own (a recording one);
+    `inventory_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
             OrderRepository(settings),
-            StockChecker.from_settings(settings, lambda_client),
+            StockChecker.from_settings(settings, lambda_client, inventory_here),
             LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
             OrderMetrics(),
             Lists.from_settings(settings),

@@ -1,11 +1,11 @@
 """The table behind shipments, and its indexes: of every shipment, by status (over 16
 shards: docs/capacity.md), by order and by the order's customer, in id order."""
 
-from pynamodb.attributes import NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
-from common.storage import ListIndex, model_meta
+from common.storage import HistoryEntryAttribute, ListIndex, model_meta
 
 STATUS_SHARDS = 16
 
@@ -59,6 +59,8 @@ class ShipmentModel(Model):
     fecha_estimada_entrega = UnicodeAttribute(attr_name="fechaEstimadaEntrega")
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     owner_id = NumberAttribute(attr_name="userId", null=True)
+    # Its status changes (common.history), each appended by the write that makes it.
+    historial = ListAttribute(of=HistoryEntryAttribute, null=True)
     status_shard = UnicodeAttribute(attr_name="statusShard")
     shard = NumberAttribute()
 

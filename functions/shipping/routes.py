@@ -60,7 +60,14 @@ def blueprint(
     @bp.route("/api/envios/{id}/status", methods=["PATCH"])
     def change_status(id: str) -> Response:
         request = bp.current_request
-        access.may_change_status(caller_of(request))
-        return ok(service.change_status(shipments, path_id(id), query_param(request, "status")))
+        caller = caller_of(request)
+        access.may_change_status(caller)
+        status = query_param(request, "status")
+        return ok(service.change_status(shipments, caller, path_id(id), status, utcnow()))
+
+    @bp.route("/api/envios/{id}/historial", methods=["GET"])
+    def shipment_history(id: str) -> Response:
+        caller = caller_of(bp.current_request)
+        return ok(service.shipment_history(shipments, caller, path_id(id)))
 
     return bp

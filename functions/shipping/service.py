@@ -5,7 +5,10 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
-from common.callers import Caller
+from common import history
+from common.callers import OPERATOR, Caller
+from common.clock import to_iso
+from common.history import Entry
 from common.paging import Page
 from shipping import access, rules
 from shipping.rules import Shipment
@@ -25,7 +28,10 @@ class Shipments(Protocol):
         owner_id: int | None = None,
     ) -> Page: ...
     def add(self, shipment: Shipment) -> None: ...
-    def set_status(self, shipment_id: int, status: str) -> Shipment: ...
+    def set_status(self, shipment_id: int, status: str, change: Entry) -> Shipment:
+        """Unless it is in `status` already: then it is returned unchanged."""
+
+    def history(self, shipment_id: int) -> tuple[Shipment, list[Entry]]: ...
 
 
 # An order's id -> its customer's userId (None: no such order); raises Unavailable.
@@ -68,6 +74,20 @@ def list_shipments(
     )
 
 
-def change_status(shipments: Shipments, shipment_id: int, raw_status: str | None) -> Shipment:
-    """Any of the four states may follow any other (docs/api.md#shipping)."""
-    return shipments.set_status(shipment_id, rules.parse_status(raw_status))
+def change_status(
+    shipments: Shipments, caller: Caller, shipment_id: int, raw_status: str | None, now: datetime
+) -> Shipment:
+    """Any of the four states may follow any other (docs/api.md#shipping); each change is
+    in the shipment's history (docs/api.md#history), a same-state PATCH is not."""
+    status = rules.parse_status(raw_status)
+    return shipments.set_status(shipment_id, status, Entry(status, to_iso(now), caller.role))
+
+
+def shipment_history(shipments: Shipments, caller: Caller, shipment_id: int) -> list[Entry]:
+    """The shipment's history (docs/api.md#history); one of someone else's orders is, to a
+    customer, as unknown as an id no shipment has. Only operators create shipments."""
+    shipment, changes = shipments.history(shipment_id)
+    if not access.sees(caller, shipment):
+        raise rules.unknown_shipment(shipment_id)
+    creation = Entry(rules.INITIAL_STATUS, shipment.creado_en, OPERATOR)
+    return history.shown(creation, changes)

@@ -21,6 +21,9 @@ DEFAULT_PORTS = {
 }
 DEFAULT_DATA_DIR = ".local-data"
 DEFAULT_IDLE_TIMEOUT_SECONDS = 30
+# A schedule runs at least this often locally (the sweep's five minutes would be long to
+# wait for while watching an event come back); tests run them sooner.
+DEFAULT_SCHEDULE_SECONDS = 60.0
 # Throttling, as the template's stages do it: {variable: template parameter}; the defaults
 # are the parameters' own (tests/release holds the two together).
 THROTTLE_PARAMETERS = {
@@ -107,6 +110,7 @@ class LocalSettings:
     # The most execution environments any one function may have at once; None: its
     # reserved concurrency, or infra/local/functions.py's default.
     max_environments: int | None = None
+    schedule_seconds: float = DEFAULT_SCHEDULE_SECONDS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "LocalSettings":
@@ -142,4 +146,5 @@ class LocalSettings:
             throttle("NOTIFICATION_"),
             partition_limits(env),
             read.integer("LAMBDA_MAX_ENVIRONMENTS", None, minimum=1),
+            read.number("LOCAL_SCHEDULE_SECONDS", DEFAULT_SCHEDULE_SECONDS, minimum=0.1),
         )

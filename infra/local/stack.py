@@ -10,7 +10,8 @@ way AWS runs it.
 - API Gateway: each API of the template on its port (GatewayApi on GATEWAY_PORT,
   NotificationApi on NOTIFICATION_PORT), routing each request to its function and
   running the TOKEN authorizer as API Gateway does (infra/local/api_gateway.py).
-- The schedules of the template's functions (the event sweep), locally every minute.
+- The schedules of the template's functions (the event sweep, the stock repair), locally
+  every minute (LOCAL_SCHEDULE_SECONDS).
 
 `make emulators` (`--emulators`) is the same without the gateway's HTTP server, for
 `chalice local --stage local`, which serves the gateway app itself.
@@ -53,9 +54,6 @@ from infra.local.tokens import local_jwt_secret, local_token, new_key
 # restored; the other tables hold the platform's own records (sku claims, counters,
 # idempotency records, the breaker's state).
 CREATED_IN = {"ProductsTable": "product", "OrdersTable": "order", "ShipmentsTable": "shipment"}
-# A schedule runs at least this often locally (the sweep's five minutes would be long to
-# wait for while watching an event come back).
-LOCAL_SCHEDULE_SECONDS = 60
 LOG_LOCK = threading.Lock()
 
 
@@ -115,7 +113,7 @@ class LocalStack:
         self._serve_apis(notification_socket, gateway_socket)
         for name, spec in specs.items():
             for seconds in spec.schedules_seconds:
-                self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
+                self._schedule(name, min(seconds, self.local.schedule_seconds))
         self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
         return self
 

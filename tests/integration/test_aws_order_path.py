@@ -170,3 +170,48 @@ def test_the_inventory_functions_own_failures_open_the_breaker(client):
     with pytest.raises(InventoryUnavailable):
         stock.check(7, 2, CALLER)  # fail_max=1: the first failure opens it
     assert stock.breaker.current_state == "open"
+
+
+def test_an_approval_costs_one_gateway_trip_and_a_direct_invoke_of_inventorys_move(aws):
+    token = local_token(aws.settings)
+    product = aws.request(
+        "POST",
+        "/api/inventario",
+        "/api/inventario",
+        token,
+        body={
+            "sku": "AWS-2",
+            "nombre": "C",
+            "precioUnitario": 1,
+            "stockActual": 5,
+            "umbralMinimo": 1,
+        },
+    )
+    product_id = json.loads(product["body"])["id"]
+    placed = aws.request(
+        "POST",
+        "/api/pedidos",
+        "/api/pedidos",
+        token,
+        body={**ORDER, "productoId": product_id, "cantidad": 2},
+    )
+    order_id = json.loads(placed["body"])["id"]
+    aws.counts.clear()
+    route = "/api/pedidos/{id}/status"
+    approved = aws.request(
+        "PATCH", f"/api/pedidos/{order_id}/status", route, token, query={"status": "APROBADO"}
+    )
+    assert approved["statusCode"] == 200, approved
+    assert aws.counts == Counter(
+        {
+            "API Gateway requests": 1,
+            "synchronous Lambda invocations": 3,
+            "AuthorizerFunction invocations": 1,
+            "OrdersFunction invocations": 1,
+            "InventoryFunction invocations": 1,  # the reservation, on its internal route
+        }
+    )
+    read = aws.request("GET", f"/api/inventario/{product_id}", "/api/inventario/{id}", token)
+    assert json.loads(read["body"])["stockReservado"] == 2
+    # the internal routes are on no API: a client cannot ask a move of API Gateway
+    assert not any(path.startswith("/internal/") for path, _ in aws.routes)

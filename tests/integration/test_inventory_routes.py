@@ -27,7 +27,13 @@ def create(api, **overrides):
 
 def test_create_returns_the_product_with_a_generated_id(api):
     product = create(api)
-    assert product == {**PRODUCT, "id": product["id"], "precioUnitario": Decimal("19.99")}
+    assert product == {
+        **PRODUCT,
+        "id": product["id"],
+        "precioUnitario": Decimal("19.99"),
+        "stockReservado": 0,
+        "stockDisponible": 10,
+    }
     assert isinstance(product["id"], int) and product["id"] > 0
     assert body(api.get(f"/api/inventario/{product['id']}")) == product
 
@@ -163,6 +169,8 @@ def test_put_replaces_every_field(api):
         "precioUnitario": Decimal("0.5"),
         "bodega": None,
         "descripcion": None,
+        "stockReservado": 0,
+        "stockDisponible": 1,
     }
     assert body(response) == expected
     assert body(api.get(f"/api/inventario/{product['id']}")) == expected

@@ -1,6 +1,7 @@
 """One suite, two implementations: each repository's DynamoDB version and the in-memory
 fake the unit tests use keep the same promises, so the fakes cannot drift unnoticed."""
 
+import dataclasses
 from datetime import datetime
 from decimal import Decimal
 
@@ -8,15 +9,22 @@ import pytest
 
 from common import aws
 from common.errors import Conflict, Invalid, NotFound
+from common.history import Entry
 from common.paging import Page
 from common.settings import Settings
 from inventory import rules as inventory_rules
 from inventory.repository import ProductRepository
+from inventory.stock_repository import StockRepository
 from orders import rules as order_rules
 from orders.repository import OrderRepository
 from shipping import rules as shipping_rules
-from shipping.repository import ShipmentRepository
-from tests.support.memory import InMemoryOrders, InMemoryProducts, InMemoryShipments
+from shipping.repository import TRIM_SLACK, ShipmentRepository
+from tests.support.memory import (
+    InMemoryOrders,
+    InMemoryProducts,
+    InMemoryShipments,
+    InMemoryStock,
+)
 
 NOW = datetime(2026, 11, 22, 10, 0)
 
@@ -122,8 +130,8 @@ def test_alerts_are_the_products_below_their_threshold_in_id_order(products):
     assert first.items == [low]
     assert products.alerts_page(first.resume_after, 1).items == [lower]
     # Replacing a product moves it in and out of alert in the same write.
-    products.replace(inventory_rules.Product(**{**vars(ok), "stock_actual": 0}))
-    products.replace(inventory_rules.Product(**{**vars(low), "umbral_minimo": 0}))
+    products.replace(dataclasses.replace(ok, stock_actual=0))
+    products.replace(dataclasses.replace(low, umbral_minimo=0))
     assert [p.sku for p in products.alerts_page(0, 10).items] == ["OK", "LOWER"]
 
 
@@ -139,15 +147,15 @@ def test_a_taken_sku_is_refused_on_add_and_on_replace(products):
     other = product(products, "B")
     products.add(other)
     with pytest.raises(Invalid):
-        products.replace(inventory_rules.Product(**{**vars(other), "sku": "A"}))
+        products.replace(dataclasses.replace(other, sku="A"))
     assert everything(products) == [first, other]
 
 
 def test_replace_moves_the_sku_and_remove_frees_it(products):
     first = product(products, "A")
     products.add(first)
-    moved = inventory_rules.Product(**{**vars(first), "sku": "Z", "stock_actual": 0})
-    products.replace(moved)
+    moved = dataclasses.replace(first, sku="Z", stock_actual=0)
+    assert products.replace(moved) == moved
     assert products.get(first.id) == moved
     products.add(product(products, "A"))  # the old sku is free
     products.remove(first.id)
@@ -241,27 +249,156 @@ def test_a_shipment_status_change_keeps_everything_else(shipments):
     )
     shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
     shipments.add(shipment)
-    changed = shipments.set_status(shipment.id, "EN_RUTA")
+    changed = shipments.set_status(shipment.id, "EN_RUTA", Entry("EN_RUTA", "t1", "operator"))
     assert vars(changed) == {**vars(shipment), "status": "EN_RUTA"}
     assert shipments.get(shipment.id) == changed
+    # the same status again: nothing written, nothing recorded
+    assert shipments.set_status(shipment.id, "EN_RUTA", Entry("EN_RUTA", "t2", "x")) == changed
+    shipments.set_status(shipment.id, "CREADO", Entry("CREADO", "t3", "operator"))
     with pytest.raises(NotFound) as err:
-        shipments.set_status(shipment.id + 1, "EN_RUTA")
+        shipments.set_status(shipment.id + 1, "EN_RUTA", Entry("EN_RUTA", "t4", "operator"))
     assert err.value.code == "SHIPMENT_NOT_FOUND"
-    assert everything(shipments) == [changed]
+    assert shipments.history(shipment.id)[1] == [
+        Entry("EN_RUTA", "t1", "operator"),
+        Entry("CREADO", "t3", "operator"),
+    ]
+    with pytest.raises(NotFound):
+        shipments.history(shipment.id + 1)
 
 
-def test_an_order_moves_only_from_where_it_may(orders):
+def test_a_shipment_keeps_its_newest_changes(shipments):
+    request = shipping_rules.parse_shipment(
+        {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
+    )
+    shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
+    shipments.add(shipment)
+    for n in range(130):
+        status = ("EN_RUTA", "ASIGNADO")[n % 2]
+        shipments.set_status(shipment.id, status, Entry(status, f"{n:03}", "operator"))
+    kept = shipments.history(shipment.id)[1]
+    # never fewer than the 99 newest, never many more (trimmed a write in TRIM_SLACK)
+    assert 99 <= len(kept) <= 99 + TRIM_SLACK
+    assert [e.fecha for e in kept[-99:]] == [f"{n:03}" for n in range(31, 130)]
+
+
+def test_an_order_moves_only_from_the_status_it_was_read_in(orders):
     made = order(orders)
     orders.add(made)
-    moved = orders.move(made.id, "APROBADO", ("PENDIENTE",))
-    assert moved == order_rules.Order(**{**vars(made), "status": "APROBADO"})
+    moved = orders.set_status(made, "APROBADO", Entry("APROBADO", "t1", "operator"))
+    assert moved == dataclasses.replace(made, status="APROBADO")
     assert orders.get(made.id) == moved
-    assert orders.move(made.id, "APROBADO", ("PENDIENTE",)) == moved  # already there
-    with pytest.raises(Conflict) as err:
-        orders.move(made.id, "ENTREGADO", ("EN_ENVIO",))
-    assert err.value.details[0]["message"] == "cannot move from APROBADO to ENTREGADO"
-    with pytest.raises(Conflict):
-        orders.move(made.id, "PENDIENTE", ())
-    with pytest.raises(NotFound):
-        orders.move(made.id + 1, "APROBADO", ("PENDIENTE",))
-    assert everything(orders, status="APROBADO") == [moved]
+    # a move decided on the order as it was (PENDIENTE) lost: nothing written
+    with pytest.raises(order_rules.StatusChanged):
+        orders.set_status(made, "CANCELADO", Entry("CANCELADO", "t2", "customer"))
+    orders.set_status(moved, "EN_ENVIO", Entry("EN_ENVIO", "t3", "operator"))
+    with pytest.raises(order_rules.StatusChanged):  # no such order: not as it was read
+        orders.set_status(
+            dataclasses.replace(made, id=made.id + 1), "APROBADO", Entry("APROBADO", "t", None)
+        )
+    assert everything(orders, status="EN_ENVIO") == [orders.get(made.id)]
+    assert orders.history(made.id) == (
+        orders.get(made.id),
+        [Entry("APROBADO", "t1", "operator"), Entry("EN_ENVIO", "t3", "operator")],
+    )
+
+
+# -- stock moves --------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["dynamodb", "memory"])
+def catalog(request):
+    """(products, stock): the catalog and the stock moves on it, as the inventory has them."""
+    if request.param == "memory":
+        found = InMemoryProducts()
+        yield found, InMemoryStock(found)
+        return
+    request.getfixturevalue("tables")
+    with aws.acting_as("InventoryFunction"):
+        settings = Settings.from_env()
+        yield ProductRepository(settings), StockRepository(settings)
+
+
+def reservation(pedido_id: int, producto_id: int, cantidad: int):
+    return inventory_rules.Reservation(
+        pedido_id=pedido_id, producto_id=producto_id, cantidad=cantidad, desde="t0"
+    )
+
+
+def units(products, product_id: int) -> tuple[int, int, int]:
+    p = products.get(product_id)
+    return p.stock_actual, p.stock_reservado, p.stock_disponible
+
+
+def test_units_are_reserved_once_and_only_while_available(catalog):
+    products, stock = catalog
+    item = product(products, stockActual=3, umbralMinimo=0)
+    products.add(item)
+    assert stock.reserve(reservation(1, item.id, 2)) is True
+    assert stock.reserve(reservation(1, item.id, 2)) is False  # asked again: made once
+    assert units(products, item.id) == (3, 2, 1)
+    with pytest.raises(Conflict) as refused:
+        stock.reserve(reservation(2, item.id, 2))
+    assert refused.value.code == "INSUFFICIENT_STOCK"
+    with pytest.raises(Conflict) as gone:
+        stock.reserve(reservation(3, item.id + 1, 1))
+    assert gone.value.code == "PRODUCT_NOT_FOUND"
+    assert [r.pedido_id for r in stock.holding(item.id)] == [1]
+    assert stock.reservation(2) is None
+    assert units(products, item.id) == (3, 2, 1)
+
+
+def test_taking_out_and_giving_back_are_each_made_once(catalog):
+    products, stock = catalog
+    item = product(products, stockActual=5, umbralMinimo=4)
+    products.add(item)
+    stock.reserve(reservation(1, item.id, 2))
+    stock.reserve(reservation(2, item.id, 1))
+    assert stock.take_out(1, "t1") is True
+    assert stock.take_out(1, "t1") is False
+    assert units(products, item.id) == (3, 1, 2)
+    assert [p.id for p in products.alerts_page(0, 10).items] == [item.id]  # 3 < 4
+    assert stock.give_back(2, "t2") is True
+    assert stock.give_back(2, "t2") is False
+    assert units(products, item.id) == (3, 0, 3)
+    with pytest.raises(Conflict) as refused:  # taken out: nothing to give back
+        stock.give_back(1, "t3")
+    assert refused.value.code == "RESERVATION_NOT_HELD"
+    with pytest.raises(Conflict):  # never reserved
+        stock.take_out(9, "t3")
+    assert stock.holding(item.id) == []
+    assert stock.holding_page(0, 10).items == []
+
+
+def test_the_undoing_moves_hold_the_units_again(catalog):
+    products, stock = catalog
+    item = product(products, stockActual=5, umbralMinimo=0)
+    products.add(item)
+    stock.reserve(reservation(1, item.id, 2))
+    stock.take_out(1, "t1")
+    assert stock.put_back(1, "t2") is True and stock.put_back(1, "t2") is False
+    assert units(products, item.id) == (5, 2, 3)
+    stock.give_back(1, "t3")
+    # forced: held again whatever is available (an approved order's units)
+    products.replace(dataclasses.replace(products.get(item.id), stock_actual=1))
+    assert stock.reserve(reservation(1, item.id, 2), force=True) is True
+    assert units(products, item.id) == (1, 2, -1)
+    assert [r.pedido_id for r in stock.holding_page(0, 10).items] == [1]
+    # given back, then approved again (a crash cut the first approval short)
+    stock.give_back(1, "t4")
+    products.replace(dataclasses.replace(products.get(item.id), stock_actual=5))
+    assert stock.reserve(reservation(1, item.id, 2)) is True
+    assert units(products, item.id) == (5, 2, 3)
+
+
+def test_a_reserved_product_is_not_removed_and_keeps_its_units_when_replaced(catalog):
+    products, stock = catalog
+    item = product(products, stockActual=5, umbralMinimo=0)
+    products.add(item)
+    stock.reserve(reservation(1, item.id, 2))
+    with pytest.raises(Conflict) as refused:
+        products.remove(item.id)
+    assert refused.value.code == "PRODUCT_RESERVED"
+    recounted = products.replace(dataclasses.replace(item, stock_actual=1))
+    assert (recounted.stock_reservado, recounted.stock_disponible) == (2, -1)
+    stock.give_back(1, "t1")
+    products.remove(item.id)

@@ -10,6 +10,7 @@ from datetime import datetime
 import pytest
 
 from common import aws, shards, storage
+from common.history import Entry
 from common.settings import Settings
 from orders import rules as order_rules
 from orders.model import STATUS_PROJECTION, STATUS_SHARDS, OrderModel
@@ -130,7 +131,7 @@ def test_a_status_change_moves_an_order_to_the_other_status_list(environments):
     orders = environments[0]
     order = pending_order(orders, 0)
     orders.add(order)
-    orders.move(order.id, "APROBADO", ("PENDIENTE",))
+    orders.set_status(order, "APROBADO", Entry("APROBADO", "t1", "operator"))
     assert [o.id for o in orders.page(0, 10, status="APROBADO").items] == [order.id]
     assert orders.page(0, 10, status="PENDIENTE").items == []
 
@@ -143,7 +144,7 @@ def test_a_shipment_status_change_moves_it_to_the_other_status_list(tables):
         )
         shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
         shipments.add(shipment)
-        shipments.set_status(shipment.id, "EN_RUTA")
+        shipments.set_status(shipment.id, "EN_RUTA", Entry("EN_RUTA", "t1", "operator"))
         assert [s.id for s in shipments.page(0, 10, status="EN_RUTA").items] == [shipment.id]
         assert shipments.page(0, 10, status=shipment.status).items == []
 
@@ -151,9 +152,10 @@ def test_a_shipment_status_change_moves_it_to_the_other_status_list(tables):
 def test_the_status_index_holds_every_field_of_an_order_and_not_the_outbox():
     # An order listed by status is read from the index alone: a field it did not
     # project would come back empty. The outbox mark is left out, so that taking an
-    # order off the outbox does not write its status shard again.
+    # order off the outbox does not write its status shard again. Who placed it is read
+    # by its history alone, from the item (and a projection cannot change in place).
     fields = {
         OrderModel.get_attributes()[f.name].attr_name for f in dataclasses.fields(order_rules.Order)
-    } - {"id"}
+    } - {"id", "creadoPor"}
     assert set(STATUS_PROJECTION) == fields
     assert "eventoPendiente" not in STATUS_PROJECTION

@@ -18,13 +18,15 @@ from tests.support.samples import ORDER, PRODUCT, SHIPMENT
 FLOORS = {
     # the product and its sku claim, atomically (a transaction)
     "POST /api/inventario": ({"TransactWriteItems": 1}, 4, 0),
-    # the sku unchanged: one put on the condition that the product has that sku
-    "PUT /api/inventario/{id} (same sku)": ({"PutItem": 1}, 1, 0),
-    # the sku moves: that put fails, a read says from where, then product + both claims
+    # the sku unchanged: one update on the condition that the product has that sku
+    # (an update, not a put: the units orders hold are kept, and answered)
+    "PUT /api/inventario/{id} (same sku)": ({"UpdateItem": 1}, 1, 0),
+    # the sku moves: that update fails, a read says from where, then product + both
+    # claims, then the product as stored (a transaction answers nothing)
     "PUT /api/inventario/{id} (new sku)": (
-        {"PutItem": 1, "GetItem": 1, "TransactWriteItems": 1},
+        {"UpdateItem": 1, "GetItem": 2, "TransactWriteItems": 1},
         7,
-        1,
+        2,
     ),
     # the sku to free is read, then the product and its claim go together
     "DELETE /api/inventario/{id}": ({"GetItem": 1, "TransactWriteItems": 1}, 4, 1),
@@ -32,12 +34,18 @@ FLOORS = {
     # pending, + the event off that list once published (the outbox: one write more, so
     # that no failure after the save can lose the event)
     "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 1, "PutItem": 1}, 2, 1),
-    # one conditional update on the current status
-    "PATCH /api/pedidos/{id}/status": ({"UpdateItem": 1}, 1, 0),
+    # an approval: the order read (which stock move it makes), the inventory's
+    # reservation with its product's counters (a transaction of two), then one update on
+    # the condition that the status is still the one read, its history entry in it
+    "PATCH /api/pedidos/{id}/status": (
+        {"GetItem": 1, "TransactWriteItems": 1, "UpdateItem": 1},
+        5,
+        1,
+    ),
     # whose order it is (the orders service's read of the order, so that its customer
     # can follow it) + the shipment
     "POST /api/envios": ({"GetItem": 1, "PutItem": 1}, 1, 1),
-    # one conditional update of the status alone
+    # one conditional update of the status, its history entry in it
     "PATCH /api/envios/{id}/status": ({"UpdateItem": 1}, 1, 0),
     # with an Idempotency-Key: + the claim (a conditional put) + the stored result
     "POST /api/envios with an Idempotency-Key": (

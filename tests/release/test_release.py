@@ -45,7 +45,10 @@ def functions() -> dict[str, dict]:
 
 
 def chalice_routes(app) -> set[tuple[str, str]]:
-    return {(path, method) for path, methods in app.routes.items() for method in methods}
+    """The routes API Gateway must serve: the services' internal ones it must not."""
+    from common.service_app import gateway_routes
+
+    return gateway_routes(app)
 
 
 # -- the template itself ---------------------------------------------------------------

@@ -5,13 +5,17 @@ same domain errors, sku uniqueness); tests/integration/test_repository_contracts
 runs one suite against both, so a fake cannot drift from the real thing unnoticed.
 """
 
+import dataclasses
 import itertools
 import threading
 
+from common.errors import Conflict, NotFound
+from common.history import Entry, newest
 from common.ids import possible_id
 from common.paging import Page
+from inventory import rules as inventory_rules
 from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
-from orders.rules import Order, invalid_transition, unknown_order
+from orders.rules import Order, StatusChanged, unknown_order
 from shipping.rules import Shipment, unknown_shipment
 
 
@@ -72,27 +76,44 @@ class InMemoryProducts(_InMemory):
                 raise duplicate_sku(product.sku)
             super().add(product)
 
-    def replace(self, product: Product) -> None:
+    def replace(self, product: Product) -> Product:
+        """Every field a client sets; the units reserved are kept."""
         with self._lock:
             if product.id not in self._items:
                 raise unknown_product(product.id)
             if self._owner_of(product.sku) not in (None, product.id):
                 raise duplicate_sku(product.sku)
-            self._items[product.id] = product
+            reserved = self._items[product.id].stock_reservado
+            self._items[product.id] = dataclasses.replace(product, stock_reservado=reserved)
+            return self._items[product.id]
+
+    def counted(self, product_id: int, actual: int, reserved: int) -> None:
+        """The stock moves' change of a product's units (InMemoryStock)."""
+        with self._lock:
+            current = self._items[product_id]
+            self._items[product_id] = dataclasses.replace(
+                current,
+                stock_actual=current.stock_actual + actual,
+                stock_reservado=current.stock_reservado + reserved,
+            )
 
     def alerts_page(self, after: int, limit: int) -> Page:
         return self._page(after, limit, in_alert)
 
     def remove(self, product_id: int) -> None:
         with self._lock:
-            if self._items.pop(product_id, None) is None:
+            if product_id not in self._items:
                 raise unknown_product(product_id)
+            if self._items[product_id].stock_reservado > 0:
+                raise inventory_rules.product_reserved(self._items[product_id])
+            del self._items[product_id]
 
 
 class InMemoryOrders(_InMemory):
     def __init__(self):
         super().__init__(unknown_order)
         self.pending: set[int] = set()  # orders whose event is still to be published
+        self._changes: dict[int, list[Entry]] = {}
 
     def add(self, entity) -> None:
         with self._lock:
@@ -112,23 +133,24 @@ class InMemoryOrders(_InMemory):
     ) -> Page:
         return super().page(after, limit, status=status, user_id=user_id)
 
-    def move(
-        self, order_id: int, target: str, allowed_from: tuple[str, ...], user_id: int | None = None
-    ) -> Order:
+    def set_status(self, order: Order, target: str, change: Entry) -> Order:
         with self._lock:
-            if order_id not in self._items or user_id not in (None, self._items[order_id].user_id):
-                raise unknown_order(order_id)
-            current = self._items[order_id]
-            if current.status in allowed_from:
-                self._items[order_id] = Order(**{**vars(current), "status": target})
-            elif current.status != target:
-                raise invalid_transition(current.status, target)
-            return self._items[order_id]
+            current = self._items.get(order.id)
+            if current is None or current.status != order.status:
+                raise StatusChanged(order.id)
+            self._items[order.id] = dataclasses.replace(current, status=target)
+            self._changes.setdefault(order.id, []).append(change)
+            return self._items[order.id]
+
+    def history(self, order_id: int) -> tuple[Order, list[Entry]]:
+        with self._lock:
+            return self.get(order_id), list(self._changes.get(order_id, []))
 
 
 class InMemoryShipments(_InMemory):
     def __init__(self):
         super().__init__(unknown_shipment)
+        self._changes: dict[int, list[Entry]] = {}
 
     def page(
         self,
@@ -140,13 +162,114 @@ class InMemoryShipments(_InMemory):
     ) -> Page:
         return super().page(after, limit, status=status, pedido_id=pedido_id, owner_id=owner_id)
 
-    def set_status(self, shipment_id: int, status: str) -> Shipment:
+    def set_status(self, shipment_id: int, status: str, change: Entry) -> Shipment:
         with self._lock:
-            if shipment_id not in self._items:
-                raise unknown_shipment(shipment_id)
-            current = self._items[shipment_id]
-            self._items[shipment_id] = Shipment(**{**vars(current), "status": status})
+            current = self.get(shipment_id)
+            if current.status != status:
+                self._items[shipment_id] = dataclasses.replace(current, status=status)
+                kept = [*self._changes.get(shipment_id, []), change]
+                self._changes[shipment_id] = newest(kept)
             return self._items[shipment_id]
+
+    def history(self, shipment_id: int) -> tuple[Shipment, list[Entry]]:
+        with self._lock:
+            return self.get(shipment_id), list(self._changes.get(shipment_id, []))
+
+
+class InMemoryStock:
+    """The inventory's stock moves (inventory.stock_repository), over InMemoryProducts:
+    each keyed by its order, so none is made twice."""
+
+    def __init__(self, products: InMemoryProducts):
+        self._products = products
+        self._reservations: dict[int, inventory_rules.Reservation] = {}
+        self._lock = products._lock
+
+    def reservation(self, pedido_id: int) -> inventory_rules.Reservation | None:
+        return self._reservations.get(pedido_id)
+
+    def holding(self, producto_id: int) -> list[inventory_rules.Reservation]:
+        return [
+            r
+            for _, r in sorted(self._reservations.items())
+            if r.producto_id == producto_id and r.estado == inventory_rules.HELD
+        ]
+
+    def holding_page(self, after: int, limit: int) -> Page:
+        held = [
+            r
+            for i, r in sorted(self._reservations.items())
+            if i > after and r.estado == inventory_rules.HELD
+        ]
+        return Page(held[:limit], held[limit - 1].pedido_id if len(held) > limit else None)
+
+    def reserve(self, reservation: inventory_rules.Reservation, force: bool = False) -> bool:
+        with self._lock:
+            current = self._reservations.get(reservation.pedido_id)
+            if current is not None and current.estado == inventory_rules.HELD:
+                return False
+            if current is not None and current.estado != inventory_rules.GIVEN_BACK:
+                raise inventory_rules.not_held(reservation.pedido_id, current.estado)
+            try:
+                product = self._products.get(reservation.producto_id)
+            except NotFound:
+                raise inventory_rules.product_gone(reservation.producto_id) from None
+            if not force and product.stock_disponible < reservation.cantidad:
+                raise inventory_rules.insufficient_stock(product, reservation.cantidad)
+            self._products.counted(product.id, 0, reservation.cantidad)
+            self._reservations[reservation.pedido_id] = reservation
+            return True
+
+    def give_back(self, pedido_id: int, now: str) -> bool:
+        return self._move(pedido_id, now, inventory_rules.HELD, inventory_rules.GIVEN_BACK, 0, -1)
+
+    def take_out(self, pedido_id: int, now: str) -> bool:
+        return self._move(pedido_id, now, inventory_rules.HELD, inventory_rules.TAKEN_OUT, -1, -1)
+
+    def put_back(self, pedido_id: int, now: str) -> bool:
+        return self._move(pedido_id, now, inventory_rules.TAKEN_OUT, inventory_rules.HELD, 1, 1)
+
+    def _move(self, pedido_id: int, now: str, source: str, target: str, actual: int, held: int):
+        with self._lock:
+            current = self._reservations.get(pedido_id)
+            if current is not None and current.estado == target:
+                return False
+            if current is None or current.estado != source:
+                raise inventory_rules.not_held(pedido_id, current.estado if current else None)
+            c = current.cantidad
+            self._products.counted(current.producto_id, actual * c, held * c)
+            self._reservations[pedido_id] = dataclasses.replace(current, estado=target, cambio=now)
+            return True
+
+
+class InMemoryInventory:
+    """The inventory as the orders use cases ask it (orders.service.Stock): every product
+    in stock for the check, and the stock moves made by the inventory's own rules
+    (inventory.service.move_stock) on an InMemoryStock."""
+
+    def __init__(self, stock: InMemoryStock, now: str = "2026-01-01T00:00:00Z"):
+        self.stock, self._now = stock, now
+        self.down = False  # the inventory cannot be asked
+
+    def check(self, producto_id, cantidad, on_behalf):
+        from orders.rules import StockAnswer
+
+        return StockAnswer.AVAILABLE
+
+    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
+        from inventory import service as inventory_service
+        from orders.rules import InventoryUnavailable
+
+        if self.down:
+            raise InventoryUnavailable(5)
+        body = {"productoId": order.producto_id, "cantidad": order.cantidad}
+        try:
+            moved = inventory_service.move_stock(self.stock, order.id, move, body, self._now)
+        except Conflict as refused:
+            if refused.code == "RESERVATION_NOT_HELD":
+                raise StatusChanged(order.id) from None
+            raise
+        return bool(moved["aplicada"])
 
 
 class RecordingPublisher:

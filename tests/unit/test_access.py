@@ -7,6 +7,7 @@ import pytest
 
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Forbidden, Invalid, NotFound
+from common.service_calls import OnBehalf
 from inventory import access as inventory_access
 from orders import access as orders_access
 from orders import service as orders
@@ -15,8 +16,11 @@ from shipping import access as shipping_access
 from shipping import service as shipping
 from shipping.rules import parse_shipment
 from tests.support.memory import (
+    InMemoryInventory,
     InMemoryOrders,
+    InMemoryProducts,
     InMemoryShipments,
+    InMemoryStock,
     RecordingOutcomes,
     RecordingPublisher,
 )
@@ -80,7 +84,7 @@ def place(store, caller, body=ORDER):
         RecordingPublisher(),
         RecordingOutcomes(),
         orders.order_to_place(caller, body),
-        None,
+        OnBehalf(caller, token=None, gateway_url=""),
         NOW,
     )
 
@@ -110,10 +114,20 @@ def test_a_customer_sees_only_their_own_orders(store):
 
 def test_a_customer_cancels_their_own_order_and_no_one_elses(store):
     mine, theirs = place(store, ANA), place(store, LUIS, {**ORDER, "userId": 8})
-    assert orders.change_status(store, ANA, mine.id, "CANCELADO").status == "CANCELADO"
+    inventory = InMemoryInventory(InMemoryStock(InMemoryProducts()))
+    cancelled = orders.change_status(store, inventory, ANA, mine.id, "CANCELADO", NOW)
+    assert cancelled.status == "CANCELADO"
     with pytest.raises(NotFound):
-        orders.change_status(store, ANA, theirs.id, "CANCELADO")
+        orders.change_status(store, inventory, ANA, theirs.id, "CANCELADO", NOW)
     assert orders.get_order(store, ADMIN, theirs.id).status == "PENDIENTE"
+    # and the history of someone else's order is as unknown as an order no one has
+    assert [e.status for e in orders.order_history(store, ANA, mine.id)] == [
+        "PENDIENTE",
+        "CANCELADO",
+    ]
+    with pytest.raises(NotFound) as hidden:
+        orders.order_history(store, ANA, theirs.id)
+    assert hidden.value.message == f"Order {theirs.id} not found"
 
 
 # -- shipping ------------------------------------------------------------------------------
@@ -145,3 +159,7 @@ def test_a_customer_follows_the_shipments_of_their_own_orders_only():
     assert shipping.list_shipments(store, ANA, 0, 100, None, "2").items == []
     assert shipping.list_shipments(store, ANA, 0, 100, "CREADO", "1").items == [mine]
     assert shipping.list_shipments(store, ADMIN, 0, 100, None, None).items == [mine, theirs, orphan]
+    for hidden in (theirs, orphan):
+        with pytest.raises(NotFound, match=f"Shipment {hidden.id} not found"):
+            shipping.shipment_history(store, ANA, hidden.id)
+    assert [e.status for e in shipping.shipment_history(store, ANA, mine.id)] == ["CREADO"]

@@ -13,9 +13,18 @@ URLS = {"GatewayApi": "http://127.0.0.1:1", "NotificationApi": "http://127.0.0.1
 
 
 def reserved() -> dict[str, int]:
-    """The notification function's reserved concurrency is a template parameter."""
-    parameter = template.load()["Parameters"]["NotificationReservedConcurrency"]
-    return {"NotificationFunction": int(parameter["Default"])}
+    """Each function's reserved concurrency in the template: a number (the stock repair's
+    one), or a parameter's default (the notification function's)."""
+    loaded = template.load()
+    found = {}
+    for name, function in template.resources("AWS::Serverless::Function").items():
+        value = function["Properties"].get("ReservedConcurrentExecutions")
+        if isinstance(value, dict):
+            value = loaded["Parameters"][value["Ref"]]["Default"]
+        if value is not None:
+            found[name] = int(value)
+    assert set(found) == {"NotificationFunction", "StockRepairFunction"}
+    return found
 
 
 def concurrency(max_environments: int | None = None) -> dict[str, int]:

@@ -18,6 +18,7 @@ import shipping.rules
 import shipping.strategies
 from app import create_gateway
 from common import creating, ids, paging, service_app, validation
+from common.service_app import gateway_routes
 from common.settings import Settings
 from infra.local.docs import DOCUMENT
 
@@ -36,7 +37,7 @@ def documented(paths: dict) -> set[tuple[str, str]]:
 
 
 def routes(app) -> set[tuple[str, str]]:
-    return {(path, method) for path, methods in app.routes.items() for method in methods}
+    return gateway_routes(app)  # the services' internal routes are no client's
 
 
 GATEWAY_LOCAL, NOTIFICATIONS_LOCAL = "http://127.0.0.1:8000", "http://127.0.0.1:8001"

@@ -7,6 +7,7 @@ import pytest
 
 from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, Unavailable
+from common.service_calls import OnBehalf
 from orders import service
 from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
@@ -64,7 +65,7 @@ def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR)
         events,
         outcomes or RecordingOutcomes(),
         service.order_to_place(caller, body),
-        None,
+        OnBehalf(caller, token=None, gateway_url=""),
         NOW,
     )
 

@@ -11,7 +11,11 @@ from common.errors import Forbidden
 
 OPERATOR = "operator"
 CUSTOMER = "customer"
-ROLES = (OPERATOR, CUSTOMER)
+ROLES = (OPERATOR, CUSTOMER)  # what a token may carry (the authorizer's)
+# One service asking another to do what only services do (the orders service moving an
+# order's stock): never a token's, only a direct invoke's, which IAM lets one function
+# make of another (common.service_calls).
+SERVICE = "service"
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,10 @@ class Caller:
     @property
     def is_operator(self) -> bool:
         return self.role == OPERATOR
+
+    @property
+    def is_service(self) -> bool:
+        return self.role == SERVICE
 
     def owns(self, user_id: int | None) -> bool:
         """Whether something of `user_id` (an order, a shipment's order) is this caller's
@@ -49,7 +57,7 @@ class Caller:
             user_id = int(raw_user) if raw_user not in (None, "") else None
         except (TypeError, ValueError):
             user_id = None
-        if role not in ROLES or (role == CUSTOMER and user_id is None):
+        if role not in (*ROLES, SERVICE) or (role == CUSTOMER and user_id is None):
             raise Forbidden("The caller has no role this platform knows")
         return cls(sub, role, user_id)
 
@@ -60,5 +68,17 @@ def require_operator(caller: Caller, action: str) -> None:
         raise Forbidden(f"Only operators may {action}")
 
 
+def require_service(caller: Caller, action: str) -> None:
+    """Only another service of the platform may do `action` (e.g. "move an order's
+    stock"), through a direct invoke: no token can."""
+    if not caller.is_service:
+        raise Forbidden(f"Only the platform's services may {action}")
+
+
 # The platform's own calls (a function warming up at init): an operator's rights.
 SYSTEM = Caller("platform", OPERATOR)
+
+
+def service_caller(name: str) -> Caller:
+    """The caller a service's direct invoke of another carries (`name`: the asking one)."""
+    return Caller(name, SERVICE)

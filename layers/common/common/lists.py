@@ -5,6 +5,7 @@ at most READ_SECONDS."""
 import dataclasses
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from chalice import Response
@@ -42,15 +43,17 @@ class Lists:
         request: Request,
         fetch: Callable[[int, int], Page],
         filters: Mapping[str, str | None] | None = None,
+        shown: Callable[[Any], object] = api_json,
     ) -> Response:
-        """Answer with the page that `fetch(after, limit)` reads; the filters (query
-        parameters) bind the token, so it cannot be used with other ones."""
+        """Answer with the page that `fetch(after, limit)` reads, each item as `shown`
+        makes it (by default as the API shows it); the filters (query parameters) bind
+        the token, so it cannot be used with other ones."""
         filters = filters or {}
         query: Mapping[str, str] = request.query_params or {}
         limit = parse_limit(query.get("limit"))
         list_name = request.context.get("resourcePath", request.path)
         after = read_token(self.token_keys, query.get("nextToken"), list_name, filters)
-        body, resume_after = self._body(fetch, after, limit)
+        body, resume_after = self._body(fetch, after, limit, shown)
         headers = {}
         if resume_after is not None:
             token = issue_token(self.token_keys, list_name, filters, resume_after)
@@ -63,7 +66,11 @@ class Lists:
         )
 
     def _body(
-        self, fetch: Callable[[int, int], Page], after: int, limit: int | None
+        self,
+        fetch: Callable[[int, int], Page],
+        after: int,
+        limit: int | None,
+        shown: Callable[[Any], object] = api_json,
     ) -> tuple[str, int | None]:
         """The JSON array of the page, cut where the next item would pass `max_bytes`
         (never before its first item), and where the list goes on after it.
@@ -76,7 +83,7 @@ class Lists:
         while True:
             page = fetch(after, limit or MAX_LIMIT)
             for item in page.items:
-                encoded = jsonio.dumps(api_json(item), ascii_only=False)
+                encoded = jsonio.dumps(shown(item), ascii_only=False)
                 cost = len(encoded.encode("utf-8")) + (1 if parts else 0)
                 if parts and size + cost > self.max_bytes:
                     return f"[{','.join(parts)}]", after

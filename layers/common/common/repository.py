@@ -51,6 +51,38 @@ def _in_parallel(calls: list[Callable[[], object]]) -> list:
     return [future.result() for future in futures]
 
 
+def merged_page(
+    index: Any,
+    sort_key: Any,
+    partitions: Iterable,
+    after: int,
+    limit: int,
+    id_of: Callable[[Any], int] = lambda item: item.id,
+) -> Page:
+    """The first `limit` items after `after` of several partitions of an index whose sort
+    key (`sort_key`, an attribute) is a number, merged in its order (common.shards.Merge);
+    the partitions of a round are read side by side."""
+    merge = shards.Merge(partitions, after, id_of)
+    while reads := merge.reads(limit):
+        answers = _in_parallel(
+            [
+                functools.partial(_read, index, sort_key, partition, *read)
+                for partition, read in reads.items()
+            ]
+        )
+        for partition, (items, more) in zip(reads, answers, strict=True):
+            merge.add(partition, items, more)
+    return merge.page(limit)
+
+
+def _read(
+    index: Any, sort_key: Any, partition: object, after: int, limit: int
+) -> tuple[list, bool]:
+    results = index.query(partition, sort_key > after, limit=limit, page_size=limit)
+    items = list(results)
+    return items, results.last_evaluated_key is not None
+
+
 class Repository:
     def __init__(
         self,
@@ -62,15 +94,18 @@ class Repository:
         unknown: Callable[[int], NotFound],
         other_models: tuple = (),
         item_of: Callable[[Any], Model] | None = None,
+        entity_of: Callable[[Any], Any] | None = None,
     ):
         """`item_of(entity)`: the item a put stores for it, with every attribute an index
-        derives from it; by default its fields and its place in the byShard index."""
+        derives from it; by default its fields and its place in the byShard index.
+        `entity_of(item)`: the entity of a stored item; by default its fields."""
         storage.bind(settings, model, CounterModel, *other_models)
         # Typed as any model: each one declares its own id and byShard index.
         self._model: Any = model
         self._entity = entity
         self._unknown = unknown
         self._item_of = item_of or (lambda entity: storage.listed(storage.to_item(model, entity)))
+        self._entity_of = entity_of or (lambda item: storage.to_domain(item, entity))
         self._ids = IdBlocks(functools.partial(counters.reserve, counter))
 
     def next_id(self) -> int:
@@ -88,7 +123,13 @@ class Repository:
         item = storage.get_item(self._model, self.known(ident))
         if item is None:
             raise self._unknown(ident)
-        return storage.to_domain(item, self._entity)
+        return self._entity_of(item)
+
+    def several(self, idents: Iterable[int]) -> dict[int, Any]:
+        """The items of these ids that exist, read consistently, by id."""
+        wanted = sorted({ident for ident in idents if possible_id(ident)})
+        found = self._model.batch_get(wanted, consistent_read=True) if wanted else []
+        return {entity.id: entity for entity in map(self._entity_of, found)}
 
     def page(self, after: int, limit: int) -> Page:
         """The ids from the byShard index, then their items read consistently: an item
@@ -98,7 +139,7 @@ class Repository:
             return Page([], ids.resume_after)
         found = self._model.batch_get([key.id for key in ids.items], consistent_read=True)
         items: list[Any] = sorted(
-            (storage.to_domain(item, self._entity) for item in found), key=lambda entity: entity.id
+            (self._entity_of(item) for item in found), key=lambda entity: entity.id
         )
         return Page(items, ids.resume_after)
 
@@ -106,29 +147,10 @@ class Repository:
         """A page of the items under `value` in an index written over `count` shards
         (common.shards), in ascending id."""
         page = self._merged(index, shards.keys(value, count), after, limit)
-        return Page(
-            [storage.to_domain(item, self._entity) for item in page.items], page.resume_after
-        )
+        return Page([self._entity_of(item) for item in page.items], page.resume_after)
 
     def _merged(self, index: Any, partitions: Iterable, after: int, limit: int) -> Page:
-        """The first `limit` items after id `after` of several partitions of an index
-        whose sort key is the id, merged in id order (common.shards.Merge)."""
-        merge = shards.Merge(partitions, after)
-        while reads := merge.reads(limit):
-            answers = _in_parallel(
-                [
-                    functools.partial(self._read, index, partition, *read)
-                    for partition, read in reads.items()
-                ]
-            )
-            for partition, (items, more) in zip(reads, answers, strict=True):
-                merge.add(partition, items, more)
-        return merge.page(limit)
-
-    def _read(self, index: Any, partition: object, after: int, limit: int) -> tuple[list, bool]:
-        results = index.query(partition, self._model.id > after, limit=limit, page_size=limit)
-        items = list(results)
-        return items, results.last_evaluated_key is not None
+        return merged_page(index, self._model.id, partitions, after, limit)
 
     def _index_page(
         self,
@@ -148,7 +170,7 @@ class Repository:
             page_size=limit,
             filter_condition=filter_condition,
         )
-        items: list[Any] = [storage.to_domain(item, self._entity) for item in results]
+        items: list[Any] = [self._entity_of(item) for item in results]
         resume = results.last_evaluated_key
         return Page(items, int(resume["id"]["N"]) if resume else None)
 

@@ -20,6 +20,7 @@ from common.gateway_events import rest_event
 from common.lambda_init import REHEARSAL
 from common.logs import Logger, get_logger
 from common.responses import domain_error_response, error_response
+from common.service_calls import OnBehalf, answered, routed_event
 from common.settings import Settings
 from common.tracing import tracer
 
@@ -38,6 +39,11 @@ ANY_CONTENT_TYPE = ["*/*"]
 # preflight, answered by API Gateway on AWS, allows the same).
 CORS_ALLOW_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key")
 CORS_EXPOSE_HEADERS = ("Location", "Link", "X-Next-Token", "Idempotent-Replayed", "Retry-After")
+# The routes only another service reaches (docs/architecture.md): API Gateway serves none
+# of them (infra/template.yaml), so only a direct invoke of the function, which IAM allows
+# the calling function alone, reaches them; and each checks its caller is a service
+# (common.callers.SERVICE), which no token can make it.
+INTERNAL = "/internal/"
 
 
 class PlatformApp(Chalice):
@@ -91,6 +97,16 @@ class PlatformApp(Chalice):
         if status >= 500:
             raise RuntimeError(f"{method} {event['path']} answered {status}")
         return status
+
+
+def gateway_routes(app: Chalice) -> set[tuple[str, str]]:
+    """The (path, METHOD) of the app's routes API Gateway serves: all but the internal."""
+    return {
+        (path, method)
+        for path, methods in app.routes.items()
+        for method in methods
+        if not path.startswith(INTERNAL)
+    }
 
 
 class ServiceBlueprint(Blueprint):
@@ -219,3 +235,33 @@ def _in_platform_format(response: Response) -> Response:
             response.status_code, code, body.get("Message") or code, headers=response.headers
         )
     return response
+
+
+class InProcess:
+    """The other service's routes served by this very app (the local gateway, which holds
+    every service's routes, and `chalice local`): the same event a ByInvoke sends, handed
+    to the app's handler in this process. `app()` gives the app (it is built after the
+    routes that call it)."""
+
+    def __init__(self, app: Callable[[], Any]):
+        self._app = app
+
+    def call(
+        self,
+        method: str,
+        route: str,
+        path_parameters: dict[str, str],
+        on_behalf: OnBehalf,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict | None = None,
+    ) -> tuple[int, bytes]:
+        app = self._app()
+        event = routed_event(method, route, path_parameters, on_behalf, query, body)
+        # Chalice keeps the request being answered on the app: the outer one is put back.
+        outer = app.current_request, app.lambda_context
+        try:
+            response = Chalice.__call__(app, event, None)
+        finally:
+            app.current_request, app.lambda_context = outer
+        return answered(response)

@@ -62,6 +62,22 @@ class Service(Protocol):
         CannotAsk when the request cannot be built."""
 
 
+class Routes(Protocol):
+    """Another service's routes, any method, with a JSON body (ByInvoke, InProcess)."""
+
+    def call(
+        self,
+        method: str,
+        route: str,
+        path_parameters: dict[str, str],
+        on_behalf: OnBehalf,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict | None = None,
+    ) -> tuple[int, bytes]:
+        """The route's status and body; CallFailed when the service cannot answer."""
+
+
 class OverHttp:
     """The other service's API over HTTP at `url` (None: the gateway the request came in on)."""
 
@@ -108,15 +124,22 @@ class ByInvoke:
         query: dict[str, str],
         on_behalf: OnBehalf,
     ) -> tuple[int, bytes]:
-        event = rest_event(
-            "GET",
-            route,
-            path_parameters=path_parameters,
-            query=query or None,
-            headers={"Accept": "application/json"},
-            request_id=on_behalf.request_id or str(uuid.uuid4()),
-            authorizer={"principalId": on_behalf.caller.sub, **on_behalf.caller.context()},
-        )
+        return self.call("GET", route, path_parameters, on_behalf, query=query)
+
+    def call(
+        self,
+        method: str,
+        route: str,
+        path_parameters: dict[str, str],
+        on_behalf: OnBehalf,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict | None = None,
+    ) -> tuple[int, bytes]:
+        """Any route of the other service, with a JSON body: also those only another
+        service may call (their caller is a service, common.callers.SERVICE, which no
+        token can carry and only such an invoke does)."""
+        event = routed_event(method, route, path_parameters, on_behalf, query, body)
         try:
             answer = self._lambda.invoke(
                 FunctionName=self._function,
@@ -126,10 +149,38 @@ class ByInvoke:
             response = json.loads(answer["Payload"].read())
         except (BotoCoreError, ClientError, ValueError) as exc:  # timeout, throttled, down
             raise CallFailed(str(exc)) from exc
-        if answer.get("FunctionError") or not isinstance(response, dict):
+        if answer.get("FunctionError"):
             raise CallFailed(f"the function failed: {response!r}")
-        body = response.get("body") or ""
-        return int(response.get("statusCode", 500)), body.encode("utf-8")
+        return answered(response)
+
+
+def routed_event(
+    method: str,
+    route: str,
+    path_parameters: dict[str, str],
+    on_behalf: OnBehalf,
+    query: dict[str, str] | None = None,
+    body: dict | None = None,
+) -> dict:
+    """The API Gateway event of the request, as its authorizer passed it on."""
+    return rest_event(
+        method,
+        route,
+        path_parameters=path_parameters,
+        query=query or None,
+        headers={"Accept": "application/json", "Content-Type": "application/json"},
+        body=json.dumps(body) if body is not None else None,
+        request_id=on_behalf.request_id or str(uuid.uuid4()),
+        authorizer={"principalId": on_behalf.caller.sub, **on_behalf.caller.context()},
+    )
+
+
+def answered(response: Any) -> tuple[int, bytes]:
+    """The status and body of a route's answer (an API Gateway proxy response)."""
+    if not isinstance(response, dict):
+        raise CallFailed(f"the function failed: {response!r}")
+    answered = response.get("body") or ""
+    return int(response.get("statusCode", 500)), answered.encode("utf-8")
 
 
 def service(

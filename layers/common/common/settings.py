@@ -39,6 +39,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 TABLES = (
     "ProductsTable",
     "ProductSkusTable",
+    "StockReservationsTable",
     "OrdersTable",
     "ShipmentsTable",
     "CountersTable",
@@ -249,6 +250,7 @@ VARIABLES = (
     "ORDER_EVENTS_FUNCTION",
     "MAX_RESPONSE_BYTES",
     "IDEMPOTENCY_TTL_SECONDS",
+    "STOCK_REPAIR_GRACE_SECONDS",
     "DOCS_URL",
     *map(table_env_var, TABLES),
 )
@@ -281,6 +283,9 @@ class Settings:
     order_events_function: str = "OrderEventsFunction"
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     idempotency_ttl_seconds: int = 86_400
+    # How old a stock move must be before the repair may take it for a crash's leftover
+    # rather than a move still on its way (stock_repair).
+    stock_repair_grace_seconds: float = 60.0
     # Where the API's documentation is read: each API's GET / names it (None: nowhere).
     docs_url: str | None = None
     page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
@@ -327,6 +332,9 @@ class Settings:
             ),
             page_token_key=read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY),
             idempotency_ttl_seconds=read.integer("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1),
+            stock_repair_grace_seconds=read.number(
+                "STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001
+            ),
             docs_url=read.url("DOCS_URL"),
             table_names=MappingProxyType(read.table_names()),
         )

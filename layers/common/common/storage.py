@@ -9,7 +9,7 @@ import dataclasses
 from decimal import Decimal
 from typing import Any, Protocol, TypeVar, cast
 
-from pynamodb.attributes import Attribute, NumberAttribute
+from pynamodb.attributes import Attribute, MapAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.connection import Connection
 from pynamodb.constants import NUMBER
 from pynamodb.exceptions import DoesNotExist, PynamoDBException
@@ -17,6 +17,7 @@ from pynamodb.indexes import GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import MetaProtocol, Model
 
 from common import aws, shards
+from common.history import Entry
 from common.settings import Settings
 
 # The partitions of every table's byShard index: creates of one kind spread over them
@@ -79,6 +80,30 @@ def connection(settings: Settings) -> Connection:
     )
 
 
+class HistoryEntryAttribute(MapAttribute):
+    """One change of an item's status (common.history.Entry), in its item's history. Its
+    names are one letter: an item carries up to a hundred of them (bench/README.md)."""
+
+    status = UnicodeAttribute(attr_name="s")
+    fecha = UnicodeAttribute(attr_name="f")
+    rol = UnicodeAttribute(attr_name="r", null=True)
+
+
+def history_entry(entry: Entry) -> HistoryEntryAttribute:
+    return HistoryEntryAttribute(status=entry.status, fecha=entry.fecha, rol=entry.rol)
+
+
+def appended(history: Any, entry: Entry) -> Any:
+    """The update action that appends `entry` to an item's history (a ListAttribute of
+    HistoryEntryAttribute), one the item may not have yet (written before history was kept)."""
+    return history.set((history | []).append([history_entry(entry)]))
+
+
+def entries(stored: list[HistoryEntryAttribute] | None) -> list[Entry]:
+    """An item's kept changes; none for an item written before history was kept."""
+    return [Entry(e.status, e.fecha, e.rol) for e in stored or []]
+
+
 class DecimalAttribute(Attribute[Decimal]):
     """A DynamoDB number read back as Decimal: NumberAttribute would hand back a float."""
 
@@ -123,7 +148,7 @@ def to_item(model_cls: type[M], entity: Any) -> M:
     return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
 
 
-def get_item(model_cls: type[Model], ident: int) -> Model | None:
+def get_item(model_cls: type[M], ident: int) -> M | None:
     """The item with this id (a possible one: Repository.known), read consistently, or
     None."""
     try:

@@ -1,0 +1,140 @@
+"""The stock repair (docs/api.md#stock-follows-orders): what a crash or a lost answer
+between an order's stock move and its status write left, put right.
+
+An order's status is written after its stock move, so a crash between the two leaves the
+units moved and the order as it was: units held for an order that is not APROBADO, or an
+APROBADO order whose units were given back or taken out. Each run compares the two sides
+and makes the move that brings the units in line with the order's status; every move is
+keyed by the order on the inventory's side, so a repair that runs twice, or meets the
+order's own retry, makes it once.
+
+A move younger than the grace may still be on its way (its status write not yet made):
+the repair leaves it to the request that made it.
+"""
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from common.clock import to_iso, utcnow
+from common.errors import DomainError
+from common.logs import Logger
+from common.paging import Page
+from orders.rules import InventoryUnavailable, Order, StatusChanged
+from orders.stock_moves import GIVEN_BACK, HELD, TAKEN_OUT
+
+# Orders and reservations read per batch; no batch is started with less than the
+# reserve left of the invocation.
+BATCH = 100
+RESERVE_MS = 10_000
+
+
+def repair_move(status: str | None, estado: str | None) -> str | None:
+    """The stock move that brings an order's units (their reservation's `estado`, None:
+    never reserved) in line with its `status` (None: no such order); None when they are."""
+    if estado == HELD and status in ("PENDIENTE", "CANCELADO"):
+        return "devolver"  # an approval that lost its status write, or a cancel's undo
+    if estado == HELD and status in ("EN_ENVIO", "ENTREGADO"):
+        return "retirar"  # a ship whose undo was lost
+    if status == "APROBADO" and estado in (None, GIVEN_BACK):
+        return "forzar"  # a cancel that lost its status write; an order approved before
+    if status == "APROBADO" and estado == TAKEN_OUT:
+        return "reponer"  # a ship that lost its status write
+    return None
+
+
+class Orders(Protocol):
+    def several(self, idents: list[int]) -> dict[int, Order]: ...
+    def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
+
+
+class Inventory(Protocol):
+    def move(self, move: str, order: Order, request_id: str | None = None) -> bool: ...
+    def reservation(self, pedido_id: int) -> dict | None: ...
+    def holding(self, after: int = 0) -> tuple[list[dict], int | None]: ...
+
+
+@dataclass
+class Outcome:
+    checked: int = 0
+    repaired: int = 0
+    failed: int = 0
+    complete: bool = True  # every order and reservation was looked at
+
+
+class Repair:
+    def __init__(self, orders: Orders, inventory: Inventory, logger: Logger, grace: timedelta):
+        self._orders, self._inventory = orders, inventory
+        self._logger, self._grace = logger, grace
+
+    def __call__(self, context: Any = None) -> dict:
+        """One run: every reservation holding units against its order, then every APROBADO
+        order against its reservation."""
+        settled_before = to_iso(utcnow() - self._grace)
+        outcome = Outcome()
+        try:
+            for batch in self._batches(context, outcome):
+                self._repair(batch, settled_before, outcome)
+        except InventoryUnavailable:
+            outcome.complete = False  # the next run takes it up
+        self._logger.info("stock repaired", extra=vars(outcome))
+        return vars(outcome)
+
+    def _batches(self, context: Any, outcome: Outcome) -> Iterator[list[tuple[Order, dict | None]]]:
+        """(order, its reservation) pairs, a batch at a time, while time is left."""
+        held: set[int] = set()
+        for pairs in itertools.chain(self._held(held), self._approved(held)):
+            if context is not None and context.get_remaining_time_in_millis() < RESERVE_MS:
+                outcome.complete = False
+                return
+            yield pairs
+
+    def _held(self, held: set[int]) -> Iterator[list[tuple[Order, dict | None]]]:
+        """Each reservation holding units, with its order; `held` gathers their orders."""
+        after: int | None = 0
+        while after is not None:
+            reservations, after = self._inventory.holding(after)
+            held.update(int(r["pedidoId"]) for r in reservations)
+            orders = self._orders.several([int(r["pedidoId"]) for r in reservations])
+            yield [
+                (orders[int(r["pedidoId"])], r)
+                for r in reservations
+                if int(r["pedidoId"]) in orders
+            ]
+
+    def _approved(self, held: set[int]) -> Iterator[list[tuple[Order, dict | None]]]:
+        """Each APROBADO order whose units were not seen held, with what its reservation
+        is now (one question each: in a healthy stack, none are asked)."""
+        after: int | None = 0
+        while after is not None:
+            page = self._orders.page(after, BATCH, status="APROBADO")
+            yield [
+                (order, self._inventory.reservation(order.id))
+                for order in page.items
+                if order.id not in held
+            ]
+            after = page.resume_after
+
+    def _repair(
+        self, batch: list[tuple[Order, dict | None]], settled_before: str, outcome: Outcome
+    ) -> None:
+        for order, reservation in batch:
+            outcome.checked += 1
+            if reservation is not None and str(reservation.get("cambio", "")) > settled_before:
+                continue  # a move on its way: its own request finishes it
+            move = repair_move(order.status, reservation["estado"] if reservation else None)
+            if move is None:
+                continue
+            try:
+                self._inventory.move(move, order)
+            except (DomainError, StatusChanged) as refused:
+                outcome.failed += 1
+                self._logger.warning(
+                    "stock repair refused",
+                    extra={"pedidoId": order.id, "move": move, "reason": str(refused)},
+                )
+                continue
+            outcome.repaired += 1
+            self._logger.info("stock repaired", extra={"pedidoId": order.id, "move": move})

@@ -1,4 +1,5 @@
-"""The gateway: inventory, orders and shipping behind one JWT authorizer, in one app.
+"""The gateway: inventory, orders and shipping behind one JWT authorizer, and signing in
+(no token), in one app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -6,6 +7,8 @@ from the same `routes_for` functions.
 """
 
 # First, under `chalice local`: it quiets the libraries' import-time log lines.
+from auth import wiring as sign_in
+
 import infra.chalice_local
 import inventory.wiring
 import orders.wiring
@@ -27,7 +30,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         settings,
         *(
             service.routes_for(settings)
-            for service in (inventory.wiring, orders.wiring, shipping.wiring)
+            for service in (inventory.wiring, orders.wiring, shipping.wiring, sign_in)
         ),
         root,
     )
@@ -39,8 +42,8 @@ def create_gateway(settings: Settings) -> PlatformApp:
         with aws.acting_as(authorizer.FUNCTION):
             return authorize(auth_request.token, auth_request.method_arn, verify)
 
-    # Every gateway route is guarded but those the template leaves open (its root): set
-    # here once, so a new route cannot forget it.
+    # Every gateway route is guarded but those the template leaves open (its root, signing
+    # in): set here once, so a new route cannot forget it.
     public = template.public_routes("GatewayApi")
     for path, route_methods in app.routes.items():
         for method, route in route_methods.items():

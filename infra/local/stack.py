@@ -1,8 +1,10 @@
 """`make run` and `make emulators`: the template (infra/template.yaml) run on 127.0.0.1 the
 way AWS runs it.
 
-- AWS's services: moto's DynamoDB and SQS (tables and queues from the template, kept in
-  LOCAL_DATA_DIR), in a process of their own (infra/local/aws_process.py).
+- AWS's services: moto's DynamoDB, SQS and Cognito (tables, queues and the user pool from
+  the template, kept in LOCAL_DATA_DIR), in a process of their own
+  (infra/local/aws_process.py). The authorizer takes the pool's tokens (by its keys) and
+  the tokens `make token` signs.
 - Lambda: every function of the template in execution environments of its own (worker
   processes, one invocation at a time each; infra/local/lambdas.py), invoked through
   Lambda's Invoke API on LAMBDA_PORT, which the functions' own clients call (the stock
@@ -46,6 +48,7 @@ from infra.local.partition_writes import PARTITION_WRITES_PATH
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
 from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
+from infra.local.sign_in import CLIENT_NAME, POOL_NAME
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_jwt_secret, local_token, new_key
 
@@ -117,7 +120,7 @@ class LocalStack:
             self.data = DataDir(self.local.data_dir)
         self.restored = {table: count for table, count in aws.restored.items() if count}
         self.dynamodb_url = aws.url
-        for service in ("DYNAMODB", "SQS"):
+        for service in ("DYNAMODB", "SQS", "COGNITO_IDENTITY_PROVIDER"):
             os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
 
         lambda_socket = self._listen("LAMBDA_PORT", self.local.lambda_port)
@@ -133,12 +136,14 @@ class LocalStack:
         urls = {"NotificationApi": self.notification_url}
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
+        self.user_pool = aws.user_pool
         specs = functions(
             urls,
             region,
             self._base_env(region),
             self.environ,
             max_environments=self.local.max_environments,
+            refs={POOL_NAME: self.user_pool.id, CLIENT_NAME: self.user_pool.client_id},
         )
         self.lambdas = LambdaService(
             specs,
@@ -187,6 +192,10 @@ class LocalStack:
             "AWS_DEFAULT_REGION": region,
             "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
             "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
+            # The pool's keys, where the authorizer finds them (on AWS: by its issuer's
+            # discovery document), and the pool itself, for signing in.
+            "JWT_JWKS_URL": self.user_pool.jwks_url,
+            "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": self.user_pool.url,
             "AWS_SAM_LOCAL": "true",
             **docs_url,
         }

@@ -57,7 +57,7 @@ def test_the_template_throttles_both_stages_with_those_parameters():
 
 def test_the_sign_in_routes_have_limits_of_their_own_which_the_local_gateway_reads():
     assert template.method_throttles("GatewayApi") == {
-        ("/api/auth/login", "POST"): (20.0, 40),
-        ("/api/auth/register", "POST"): (20.0, 40),
+        ("/api/auth/login", "POST"): (100.0, 200),
+        ("/api/auth/register", "POST"): (100.0, 200),
     }
     assert template.method_throttles("NotificationApi") == {}

@@ -256,8 +256,13 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
     unauthorized = apis["GatewayApi"]["Properties"]["GatewayResponses"]["UNAUTHORIZED"]
     assert unauthorized["StatusCode"] == 401
     assert "Auth" not in apis["NotificationApi"]["Properties"]
-    # No route may opt out of the authorizer but the gateway's root, its index.
-    assert template.public_routes("GatewayApi") == {("/", "GET")}
+    # No route may opt out of the authorizer but the gateway's root, its index, and
+    # signing in (which is how a caller gets a token).
+    assert template.public_routes("GatewayApi") == {
+        ("/", "GET"),
+        ("/api/auth/login", "POST"),
+        ("/api/auth/register", "POST"),
+    }
     for props in functions().values():
         for event in props.get("Events", {}).values():
             opted_out = event["Properties"].get("Auth")
@@ -408,6 +413,7 @@ SERVICES = {
     "InventoryFunction": "inventory",
     "OrdersFunction": "orders",
     "ShippingFunction": "shipping",
+    "AuthFunction": "auth",
 }
 # Read by the event sweep alone (EventSweeperFunction), never by a request.
 SWEEP_ONLY = {"OrdersTable/index/pendingEvents"}
@@ -443,7 +449,7 @@ def _as_set(definitions: list[dict]) -> set:
 
 
 def _granted(function: str) -> dict[str, set]:
-    """{action: {table or table/index/name}} of a function's own policy statements."""
+    """{action: {table or table/index/name}} of a function's own DynamoDB statements."""
     granted: dict[str, set] = {}
     for policy in functions()[function]["Policies"]:
         for statement in policy.get("Statement", []):
@@ -456,7 +462,8 @@ def _granted(function: str) -> dict[str, set]:
                     else resource["Fn::Sub"].replace("${", "").replace(".Arn}", "")
                 )
                 for action in actions if isinstance(actions, list) else [actions]:
-                    granted.setdefault(action, set()).add(target)
+                    if action.startswith("dynamodb:"):
+                        granted.setdefault(action, set()).add(target)
     return granted
 
 
@@ -693,6 +700,8 @@ def runs(build_dir, emulator, local_lambda):
         "OrdersFunction": rest_event("GET", "/api/pedidos"),
         "ShippingFunction": rest_event("GET", "/api/envios"),
         "NotificationFunction": rest_event("POST", "/notificaciones", '{"type":"TEST"}'),
+        # No password: refused before the pool (none here) or any table is asked.
+        "AuthFunction": rest_event("POST", "/api/auth/login", '{"email":"a@b.co"}'),
         "AuthorizerFunction": {
             "type": "TOKEN",
             "authorizationToken": f"Bearer {local_token(Settings(jwt_secret=SECRET))}",
@@ -736,6 +745,9 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         served = {tuple(route) for route in runs[function]["routes"]}
         assert served == function_events(function), function
     assert json.loads(runs["InventoryFunction"]["result"]["body"]) == []
+    assert runs["AuthFunction"]["result"]["statusCode"] == 400
+    served = {tuple(route) for route in runs["AuthFunction"]["routes"]}
+    assert served == function_events("AuthFunction")
     policy = runs["AuthorizerFunction"]["result"]
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}

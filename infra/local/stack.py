@@ -386,7 +386,8 @@ def _banner(stack: LocalStack) -> list[str]:
             f"Gateway:       {url}  (e.g. {url}/api/inventario)",
             f"Notifications: {stack.notification_url}/notificaciones",
             f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
-            f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)",
+            f"Console:       {url}{console.PAGE_PATH}  "
+            "(sign in with a user of `make seed`, or the token below)",
         ]
     else:
         command = chalice_local_command(

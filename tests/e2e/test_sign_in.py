@@ -266,3 +266,28 @@ def test_make_user_makes_a_customer_with_a_new_userid_or_the_one_given(stack):
     assert "(customer, userId 900000)" in said
     # A customer registering later gets an id past it: never someone else's orders.
     assert register(stack, new_email()).json()["userId"] > 900000
+
+
+def test_users_and_their_tokens_outlive_a_restart(tmp_path):
+    """The pool's users are kept with the data, no password in clear, and the pool keeps
+    its ids: a user signs in after a restart, and a token issued before it still works."""
+    from tests.support.stack_process import StackProcess
+
+    data = {"LOCAL_DATA_DIR": str(tmp_path / "data")}
+    first = StackProcess(data).start()
+    try:
+        email = new_email()
+        assert register(first, email).status_code == 201
+        token = login(first, email).text
+    finally:
+        first.stop()
+    saved = (tmp_path / "data" / "users.json").read_text()
+    assert email in saved and PASSWORD not in saved
+    again = StackProcess(data).start()
+    try:
+        assert StackClient(again, token).gateway("GET", "/api/pedidos").status_code == 200
+        assert login(again, email).status_code == 200
+        assert login(again, email, "Wrong-Password-2026").status_code == 401
+        assert _error(register(again, email)) == (409, "EMAIL_TAKEN")
+    finally:
+        again.stop()

@@ -7,12 +7,11 @@ from the same `routes_for` functions.
 """
 
 # First, under `chalice local`: it quiets the libraries' import-time log lines.
-from auth import wiring as sign_in
-
 import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+from auth import wiring as sign_in
 from authorizer import wiring as authorizer
 from authorizer.policy import authorize
 from common import aws, index

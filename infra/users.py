@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from auth.rules import PASSWORD_POLICY, normal_email, weak_password_message
-
 from common.callers import CUSTOMER, OPERATOR, ROLES
 from infra.local.settings import LocalSettings
 from infra.local.sign_in import find_pool

@@ -35,9 +35,9 @@ from moto.cognitoidp.models import (
 )
 from moto.cognitoidp.utils import flatten_attrs
 from moto.core import DEFAULT_ACCOUNT_ID
-from token_claims.claims import with_user_id
 
 from infra.local.persistence import DataDir, DataError, write_atomically
+from token_claims.claims import with_user_id
 
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
 # moto's own environment variables: ids that are hashes of the declarations, not random.

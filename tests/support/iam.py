@@ -140,6 +140,8 @@ def _listed(value) -> tuple:
 
 def _resource(value) -> str:
     """A logical id (or "Table/index/name") for !Ref X, !GetAtt X.Arn, !Sub "${X.Arn}/..."."""
+    if "Fn::If" in value:  # a stack with the condition: the resource it names then
+        return _resource(value["Fn::If"][1])
     if "Ref" in value:
         return value["Ref"]
     if "Fn::GetAtt" in value:

@@ -1,9 +1,9 @@
 """Sign-in's rules and use cases, against fakes of the pool and of the attempts' table."""
 
 import pytest
+
 from auth import rules, service
 from auth.rules import PASSWORD_POLICY, Attempts, Credentials, Registration
-
 from common.errors import Invalid, TooManyRequests, Unauthenticated
 from infra import template
 

@@ -466,15 +466,17 @@ def _granted(function: str) -> dict[str, set]:
         for statement in policy.get("Statement", []):
             resources = statement["Resource"]
             actions = statement["Action"]
+            actions = [a for a in (actions if isinstance(actions, list) else [actions])]
+            if not any(action.startswith("dynamodb:") for action in actions):
+                continue  # the sign-in function's user pool: its own test
             for resource in resources if isinstance(resources, list) else [resources]:
                 target = (
                     resource["Fn::GetAtt"][0]
                     if "Fn::GetAtt" in resource
                     else resource["Fn::Sub"].replace("${", "").replace(".Arn}", "")
                 )
-                for action in actions if isinstance(actions, list) else [actions]:
-                    if action.startswith("dynamodb:"):
-                        granted.setdefault(action, set()).add(target)
+                for action in actions:
+                    granted.setdefault(action, set()).add(target)
     return granted
 
 
@@ -520,6 +522,30 @@ def test_each_function_may_only_advance_its_own_counter(function, package):
     assert [
         s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] for s in statements
     ] == [[counter]]
+
+
+def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():
+    (statement,) = [
+        s
+        for p in functions()["AuthFunction"]["Policies"]
+        for s in p.get("Statement", [])
+        if any(a.startswith("cognito-idp:") for a in s["Action"])
+    ]
+    assert sorted(statement["Action"]) == [
+        "cognito-idp:AdminCreateUser",
+        "cognito-idp:AdminDeleteUser",
+        "cognito-idp:AdminSetUserPassword",
+    ]
+    condition, pool, elsewhere = statement["Resource"]["Fn::If"]
+    assert (condition, pool) == ("CreatesUserPool", {"Fn::GetAtt": ["UserPool", "Arn"]})
+    assert elsewhere["Fn::Sub"].endswith(":userpool/none")
+    # Signing in needs no IAM (InitiateAuth is the app client's own, unsigned, call).
+    from common.aws import OPERATIONS
+
+    assert OPERATIONS["cognito-idp"] == {
+        *(a.split(":")[1] for a in statement["Action"]),
+        "InitiateAuth",
+    }
 
 
 def test_the_settings_know_every_table_of_the_template():

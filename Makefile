@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -115,6 +115,14 @@ emulators: $(READY)
 # run adds nothing. GATEWAY_PORT, or GATEWAY_URL, says where the gateway is.
 seed: $(READY)
 	@$(PY) -m infra.seed
+
+# An account in the user pool (docs/identity.md): EMAIL=... ROLE=operator|customer, in the
+# local stack's pool, or STAGE=dev|prod's with your AWS credentials; PASSWORD= (else one is
+# generated and printed), USER_ID= (a customer's, else the next one).
+user: $(READY)
+	@$(PY) -m infra.users --email "$(EMAIL)" $(if $(ROLE),--role $(ROLE)) \
+		$(if $(STAGE),--stage $(STAGE)) $(if $(PASSWORD),--password "$(PASSWORD)") \
+		$(if $(USER_ID),--user-id $(USER_ID))
 
 # Empty LOCAL_DATA_DIR: the next start begins with empty tables.
 reset: $(READY)

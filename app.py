@@ -1,4 +1,5 @@
-"""The gateway: inventory, orders and shipping behind one JWT authorizer, in one app.
+"""The gateway: inventory, orders and shipping behind one JWT authorizer, and signing in
+(no token), in one app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -10,6 +11,7 @@ import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+from auth import wiring as sign_in
 from authorizer import wiring as authorizer
 from authorizer.policy import authorize
 from common import aws, index
@@ -31,6 +33,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         inventory.wiring.routes_for(settings),
         orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
         shipping.wiring.routes_for(settings),
+        sign_in.routes_for(settings),
         root,
     )
     built.append(app)
@@ -42,8 +45,8 @@ def create_gateway(settings: Settings) -> PlatformApp:
         with aws.acting_as(authorizer.FUNCTION):
             return authorize(auth_request.token, auth_request.method_arn, verify)
 
-    # Every gateway route is guarded but those the template leaves open (its root): set
-    # here once, so a new route cannot forget it.
+    # Every gateway route is guarded but those the template leaves open (its root, signing
+    # in): set here once, so a new route cannot forget it.
     public = template.public_routes("GatewayApi")
     for path, route_methods in app.routes.items():
         for method, route in route_methods.items():

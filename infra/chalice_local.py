@@ -159,7 +159,24 @@ def local_environment(env, served_port: int) -> dict[str, str]:
         "AWS_ENDPOINT_URL_LAMBDA": url(local.lambda_port),
         "INVENTORY_SERVICE_URL": url(served_port),
         "ORDERS_SERVICE_URL": url(served_port),
+        **_user_pool(url(local.dynamodb_port), env),
     }
+
+
+def _user_pool(emulator: str, env) -> dict[str, str]:
+    """The emulator's user pool, as `make run` gives it to its functions: signing in, and
+    its tokens taken (docs/identity.md). None there (an emulator of another version):
+    the sign-in routes answer 503 and the gateway takes `make token`'s tokens only."""
+    from infra.local import LOCAL_AWS_ENV
+    from infra.local.sign_in import find_pool
+
+    try:
+        pool = find_pool(
+            emulator, env.get("AWS_DEFAULT_REGION") or LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
+        )
+    except Exception:  # noqa: BLE001 - no pool, or no emulator yet: said by the routes' 503
+        return {}
+    return pool.environment()
 
 
 def _reload_on_code_changes_only() -> None:

@@ -7,6 +7,8 @@ there already is looked up first by what names it (a product by its sku, an orde
 its customer's email, a shipment by its order) and left as it is, so a second run adds
 nothing. The gateway is GATEWAY_URL, else 127.0.0.1 on GATEWAY_PORT (`make run`'s, or
 `chalice local --port`'s), with an operator's token for the stack (infra/local/tokens.py).
+Then the demo's users, in the local pool (the emulator on DYNAMODB_PORT): an operator and
+two customers whose userIds are those of demo orders, and how to sign in as each.
 """
 
 import json
@@ -18,9 +20,11 @@ from urllib.parse import urlencode
 
 import urllib3
 
+from common.callers import CUSTOMER, OPERATOR
 from common.settings import ConfigError, stop_process
 from infra.local.settings import LocalSettings
 from infra.local.tokens import local_settings, local_token
+from infra.users import local_pool, make_user
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.json"
 # The moves that take a new order (PENDIENTE) to each state (docs/api.md#the-order-lifecycle).
@@ -150,6 +154,37 @@ def summary(gateway: Gateway, done: dict[str, Counter]) -> list[str]:
     ]
 
 
+# Who signs in to the demo (the local pool only): an operator, and the customers of the
+# first two demo orders (their userIds), with passwords for a laptop, never for a cloud.
+DEMO_USERS = (
+    ("ops@example.com", OPERATOR, None, "Demo-Operator-2026"),
+    ("ana.torres@example.com", CUSTOMER, 101, "Demo-Customer-2026"),
+    ("luis.quispe@example.com", CUSTOMER, 102, "Demo-Customer-2026"),
+)
+
+
+def demo_users(gateway_url: str) -> list[str]:
+    """The demo's users in the local stack's pool (made as `make user` makes them), and
+    how to sign in as each."""
+    try:
+        pool = local_pool()
+    except SystemExit as exc:
+        return [f"Users:         none made: {str(exc).removeprefix('make user: ')}"]
+    made = [
+        make_user(pool, email, role, password, user_id)
+        for email, role, user_id, password in DEMO_USERS
+    ]
+    created = sum(account.created for account in made)
+    lines = [
+        f"Users:         created {created}, already there {len(made) - created}; sign in at "
+        f"{gateway_url}/console (or POST {gateway_url}/api/auth/login) as:"
+    ]
+    for account, (_, _, _, password) in zip(made, DEMO_USERS, strict=True):
+        whose = f"  (userId {account.user_id}: their orders)" if account.user_id else ""
+        lines.append(f"  {account.role:<9} {account.email:<24} password {password}{whose}")
+    return lines
+
+
 def main() -> None:
     try:
         settings = local_settings()  # the stack's key: JWT_SECRET, or LOCAL_DATA_DIR's
@@ -163,6 +198,7 @@ def main() -> None:
     try:
         done = seed(gateway, json.loads(DEMO.read_text(encoding="utf-8")))
         print("\n".join(summary(gateway, done)))
+        print("\n".join(demo_users(gateway.url)))
     except (Refused, urllib3.exceptions.HTTPError) as exc:
         sys.exit(f"make seed: {exc}. Is the local stack running there (make run)?")
 

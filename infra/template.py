@@ -283,3 +283,66 @@ def create_queues(sqs_client, path: Path = TEMPLATE) -> None:
     """Create every queue of the template under its logical id (its local name)."""
     for name in resources("AWS::SQS::Queue", path):
         sqs_client.create_queue(QueueName=name)
+
+
+# What CloudFormation would set that the local pool has no use for: its name (the logical
+# id is the local name), the trigger (the emulator runs the trigger's code itself:
+# infra/local/user_pool.py) and the pricing tier.
+_POOL_SKIPPED = {"UserPoolName", "LambdaConfig", "UserPoolTier"}
+_CLIENT_SKIPPED = {"UserPoolId", "ClientName"}
+
+
+def _literal(value) -> bool:
+    """Whether a property's value holds no intrinsic function (a Ref, an If, ...)."""
+    if isinstance(value, dict):
+        return not any(key == "Ref" or key.startswith("Fn::") for key in value) and all(
+            map(_literal, value.values())
+        )
+    if isinstance(value, list):
+        return all(map(_literal, value))
+    return True
+
+
+def _properties(resource: dict, skipped: set[str]) -> dict:
+    return {
+        name: value
+        for name, value in resource["Properties"].items()
+        if name not in skipped and _literal(value)
+    }
+
+
+def create_user_pool(cognito_client, path: Path = TEMPLATE) -> tuple[str, str]:
+    """Create the template's user pool (its attributes, password policy, sign-in by
+    email), its app client and its groups, under their logical ids; (pool id, client id)."""
+    ((name, pool),) = resources("AWS::Cognito::UserPool", path).items()
+    pool_id = cognito_client.create_user_pool(PoolName=name, **_properties(pool, _POOL_SKIPPED))[
+        "UserPool"
+    ]["Id"]
+    ((client_name, client),) = resources("AWS::Cognito::UserPoolClient", path).items()
+    client_id = cognito_client.create_user_pool_client(
+        UserPoolId=pool_id, ClientName=client_name, **_properties(client, _CLIENT_SKIPPED)
+    )["UserPoolClient"]["ClientId"]
+    for group in resources("AWS::Cognito::UserPoolGroup", path).values():
+        cognito_client.create_group(
+            UserPoolId=pool_id, **_properties(group, {"UserPoolId", "Precedence"})
+        )
+    return pool_id, client_id
+
+
+def method_throttles(api: str, path: Path = TEMPLATE) -> dict[tuple[str, str], tuple[float, int]]:
+    """(path, METHOD) -> (rate, burst) of each route `api` throttles on its own (its
+    MethodSettings beside the stage's "/*"), with the parameters' defaults."""
+    template = load(path)
+    defaults = template.get("Parameters", {})
+
+    def number(value) -> float:
+        return float(defaults[value["Ref"]]["Default"] if isinstance(value, dict) else value)
+
+    return {
+        (setting["ResourcePath"][1:].replace("~1", "/"), setting["HttpMethod"].upper()): (
+            number(setting["ThrottlingRateLimit"]),
+            int(number(setting["ThrottlingBurstLimit"])),
+        )
+        for setting in template["Resources"][api]["Properties"].get("MethodSettings", [])
+        if setting["ResourcePath"] != "/*"
+    }

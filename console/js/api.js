@@ -35,7 +35,8 @@ export class Api {
   }
 
   async send(method, url, body, idempotencyKey) {
-    const headers = {Authorization: `Bearer ${this.token}`};
+    // No token: signing in and registering (docs/api.md#signing-in) need none.
+    const headers = this.token ? {Authorization: `Bearer ${this.token}`} : {};
     if (body !== undefined) headers["Content-Type"] = "application/json";
     // docs/api.md#retries-without-duplicates-idempotency-key: the same key for a retry
     // of the same submission, so a double click or a retry creates one item.
@@ -59,7 +60,7 @@ export class Api {
     if (!response.ok) {
       throw new ApiError(response.status, data, retryAfterSeconds(response));
     }
-    return {status: response.status, data, next: nextPage(response, url)};
+    return {status: response.status, data, text, next: nextPage(response, url)};
   }
 
   /** One page of a list (docs/api.md#lists); `page.next` fetches the following one. */

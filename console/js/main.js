@@ -75,9 +75,9 @@ function showWho() {
   }
 }
 
-function signedIn(token) {
-  session = sessionFor(token);
-  keep(session);
+function signedIn(token, name = null) {
+  session = sessionFor(token, name);
+  keep(session, name);
   showWho();
   const welcome = `Signed in as ${session.sub} (${session.role}).`;
   // Without firing hashchange, which would render (and load) the section twice.

@@ -3,11 +3,16 @@
 // so nothing here is a check of anything.
 
 const KEY = "logistics-console-token";
+// The email a user signed in with, to show who is signed in (a pool's access token names
+// its user by an opaque id only). Never the password: that is never kept anywhere.
+const NAME_KEY = "logistics-console-name";
+const OPERATORS_GROUP = "operators";
 
 export class NotAToken extends Error {}
 
-/** {token, sub, role, userId, expires} of a bearer token, or NotAToken. */
-export function sessionFor(token) {
+/** {token, sub, role, userId, expires} of a bearer token, or NotAToken; `name`: who
+ * signed in, when the console knows (their email). */
+export function sessionFor(token, name = null) {
   const trimmed = token.trim().replace(/^Bearer\s+/i, "");
   const parts = trimmed.split(".");
   if (parts.length !== 3) throw new NotAToken("This is not a token: a token has three parts separated by dots.");
@@ -22,11 +27,21 @@ export function sessionFor(token) {
   if (expires !== null && expires <= Date.now()) {
     throw new NotAToken("This token has expired: get a new one.");
   }
-  // No role: an operator's token from before roles existed (the gateway reads it so).
-  const role = claims.role === "customer" ? "customer" : "operator";
-  const userId = Number.isInteger(claims.userId) ? claims.userId : null;
-  const sub = claims.sub ?? claims.username ?? "unknown";
+  const role = roleOf(claims);
+  const userId = Number.isInteger(claims.userId) ? claims.userId
+    : /^[0-9]{1,15}$/.test(claims.userId ?? "") ? Number(claims.userId) : null;
+  const sub = name ?? claims.sub ?? claims.username ?? "unknown";
   return {token: trimmed, sub: String(sub), role, userId, expires};
+}
+
+/** As the gateway reads it (docs/identity.md): `role`; else a member of the pool's group
+ * "operators" is an operator and any other pool user (an access token) a customer; a
+ * token with neither is an operator's from before roles existed. */
+function roleOf(claims) {
+  if (claims.role === "customer" || claims.role === "operator") return claims.role;
+  const groups = claims["cognito:groups"];
+  if (Array.isArray(groups) && groups.includes(OPERATORS_GROUP)) return "operator";
+  return claims.token_use === "access" ? "customer" : "operator";
 }
 
 function decodeBase64Url(text) {
@@ -41,17 +56,20 @@ export function restore() {
   const token = sessionStorage.getItem(KEY);
   if (!token) return null;
   try {
-    return sessionFor(token);
+    return sessionFor(token, sessionStorage.getItem(NAME_KEY));
   } catch {
     forget();
     return null;
   }
 }
 
-export function keep(session) {
+export function keep(session, name = null) {
   sessionStorage.setItem(KEY, session.token);
+  if (name) sessionStorage.setItem(NAME_KEY, name);
+  else sessionStorage.removeItem(NAME_KEY);
 }
 
 export function forget() {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(NAME_KEY);
 }

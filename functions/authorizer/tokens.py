@@ -1,15 +1,17 @@
 """Verifying the gateway's bearer tokens, and who each one belongs to (issuing them is the
 token tool's: infra/tokens.py).
 
-Two kinds, never both at once:
-- by default, HS256 tokens signed with the platform's shared key (common.keys: the
-  environment locally, a rotated Secrets Manager secret on AWS; a token names the key's
-  version in `kid`);
+Two kinds:
+- HS256 tokens signed with the platform's shared key (common.keys: the environment
+  locally, a rotated Secrets Manager secret on AWS; a token names the key's version in
+  `kid`): `make token`'s, for scripts and tests;
 - when JWT_ISSUER is set, RS256 tokens from that OIDC issuer (a Cognito user pool, or any
   other), checked against the keys it publishes (its JWKS), its name and the client they
-  were issued for.
-Each accepts its one algorithm only, so `alg: none` and algorithm swaps (an HS256 token
-signed with the issuer's public key) fail.
+  were issued for: the users' own, from signing in (docs/identity.md).
+With both, the token header's `alg` picks the one verifier that may look at it
+(ByAlgorithm); each accepts its one algorithm only and brings its own key, so `alg:
+none` and algorithm swaps (an HS256 token signed with the issuer's public key) fail: a
+token chooses which verifier refuses it, never a key.
 
 Every token must expire (`exp`), within MAX_LIFETIME_SECONDS of when it was issued, and
 must not claim to be issued in the future (`iat`, beyond LEEWAY_SECONDS of clock skew).
@@ -308,8 +310,42 @@ class OidcVerifier:
             self.keys.key_for(None)
 
 
+class ByAlgorithm:
+    """Each token to the verifier of the algorithm its header names; a token of any other
+    algorithm (`none`, HS512, ...) is refused before any key is looked at."""
+
+    def __init__(self, verifiers: dict[str, Verifier]):
+        self._verifiers = verifiers
+
+    def __call__(self, token: str) -> Caller:
+        try:
+            algorithm = jwt.get_unverified_header(token).get("alg")
+        except jwt.PyJWTError as exc:
+            raise InvalidToken(str(exc)) from None
+        verifier = self._verifiers.get(algorithm) if isinstance(algorithm, str) else None
+        if verifier is None:
+            raise InvalidToken(f"the algorithm {algorithm!r} is not accepted")
+        return verifier(token)
+
+    def rehearse(self) -> None:
+        for verifier in self._verifiers.values():
+            verifier.rehearse()
+
+
 def verifier_for(settings: Settings) -> Verifier:
-    if settings.jwt_issuer:
-        assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
-        return OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
-    return SharedKeyVerifier(jwt_keys(settings))
+    """The shared key's verifier, the issuer's, or both (ByAlgorithm). Without an issuer
+    the shared key is required (jwt_keys stops init without one); with an issuer it is
+    taken beside it when the environment names it (on AWS it always does: make token)."""
+    shared = (
+        SharedKeyVerifier(jwt_keys(settings))
+        if settings.jwt_issuer is None or settings.jwt_secret or settings.jwt_secret_id
+        else None
+    )
+    if settings.jwt_issuer is None:
+        assert shared is not None
+        return shared
+    assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
+    oidc = OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
+    if shared is None:
+        return oidc
+    return ByAlgorithm({ALGORITHM: shared, OIDC_ALGORITHM: oidc})

@@ -180,6 +180,12 @@ class ApiGateway:
         self._aws = aws
         self._pages = dict(pages or {})
         self._throttle = throttle
+        # The routes the template throttles on their own (the sign-in routes), as API
+        # Gateway does after the stage's limit.
+        self._route_throttles = {
+            route: TokenBucket(rate, burst)
+            for route, (rate, burst) in template.method_throttles(api.name).items()
+        }
         self._logger = get_logger(f"local-{api.name}")
 
     def __call__(self, environ, start_response):
@@ -234,6 +240,9 @@ class ApiGateway:
         function = route.functions.get(routed)
         if function is None:
             return _not_allowed(method, sorted(route.functions))
+        bucket = self._route_throttles.get((route.path, routed))
+        if bucket is not None and not bucket.take():
+            raise _Answer(429, TOO_MANY_BODY, "TooManyRequestsException")
         headers = request_headers(environ)
         guarded = self.api.authorizer is not None and routed not in route.public
         context = self._authorize(headers, routed, path) if guarded else {}

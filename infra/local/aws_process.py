@@ -1,6 +1,6 @@
 """AWS's services for the local stack in a process of their own: the emulator
-(infra/local/emulator.py) with the template's tables and queues, and their data in
-LOCAL_DATA_DIR.
+(infra/local/emulator.py) with the template's tables, queues and user pool, and their data
+in LOCAL_DATA_DIR.
 
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
@@ -29,10 +29,14 @@ from infra.local.emulator import emulator
 from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
+from infra.local.sign_in import UserPool
+from infra.local.user_pool import HASH_IDS
 
 # Saved before each block of ids is answered (infra/local/persistence.py): the counters'
 # table.
 WRITE_THROUGH = {"CountersTable"}
+# The count of users restored, beside the tables' counts.
+USERS = "users"
 READY_TIMEOUT_SECONDS = 60
 
 
@@ -63,6 +67,8 @@ class AwsProcess:
             raise (DataError if ready.get("kind") == "data" else OSError)(ready["error"])
         self.url: str = ready["url"]
         self.restored: dict[str, int] = ready.get("restored", {})
+        pool = ready["userPool"]
+        self.user_pool = UserPool(region, self.url, pool["id"], pool["clientId"])
 
     def stop(self) -> None:
         """Stops it, its data saved."""
@@ -110,14 +116,18 @@ def main(argv: list[str]) -> None:
             }
         )
         return
-    for key, value in {**LOCAL_AWS_ENV, "AWS_DEFAULT_REGION": region}.items():
+    for key, value in {**LOCAL_AWS_ENV, **HASH_IDS, "AWS_DEFAULT_REGION": region}.items():
         os.environ[key] = value
     template.create_tables(boto3.client("dynamodb", endpoint_url=aws.url))
     template.create_queues(boto3.client("sqs", endpoint_url=aws.url))
+    pool_id, client_id = template.create_user_pool(
+        boto3.client("cognito-idp", endpoint_url=aws.url)
+    )
     restored = {}
     if data is not None:
         try:
             restored = aws.keep_in(data, region, WRITE_THROUGH)
+            restored[USERS] = aws.keep_users_in(data, region, pool_id)
         except DataError as exc:
             aws.stop()
             data.release()
@@ -130,7 +140,7 @@ def main(argv: list[str]) -> None:
         from infra.shard_backfill import TABLES, backfill
 
         backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
-    _say({"url": aws.url, "restored": restored})
+    _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()
     aws.stop()
     if data is not None:

@@ -59,6 +59,7 @@ class WatchedAws:
         self._current = AwsProcess(port, region, data_dir)
         self.url = self._current.url
         self.restored = self._current.restored
+        self.user_pool = self._current.user_pool
         self._started_at = time.monotonic()
         self._up = True
         self._gone = False

@@ -88,6 +88,12 @@ from infra.local.partition_writes import (
 )
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
+from infra.local.user_pool import (
+    COGNITO_TARGET,
+    PoolUsers,
+    access_tokens_run_the_trigger,
+    changes_users,
+)
 
 _CATALOG_OPERATIONS = {
     "CreateTable",
@@ -519,6 +525,8 @@ class AtomicPerTable:
         self._locks = _TableLocks()
         self.observer: Snapshots | None = None
         self.partitions = partitions
+        self._pool_lock = threading.Lock()
+        self.users: PoolUsers | None = None
 
     def holding(self, tables: set[str] | None):
         return self._locks.holding(tables)
@@ -530,6 +538,8 @@ class AtomicPerTable:
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = BytesIO(body)
         target = environ.get("HTTP_X_AMZ_TARGET", "")
+        if target.startswith(COGNITO_TARGET):
+            return self._user_pool(environ, start_response, target.rpartition(".")[2])
         if target.startswith(QUEUE_TARGET):  # SQS: its own locks (moto's), no table's
             response = list(self._app(environ, start_response))
             observer = self.observer
@@ -552,6 +562,15 @@ class AtomicPerTable:
                 if observer is not None:
                     observer.written(tables)
             return response
+
+    def _user_pool(self, environ, start_response, operation: str) -> list:
+        """A user pool's request: one at a time (moto's pools are not thread-safe either),
+        its users saved before it is answered when it may have changed one."""
+        with self._pool_lock:
+            response = list(self._app(environ, start_response))
+            if self.users is not None and changes_users(operation):
+                self.users.save()
+        return response
 
     def _metered(self, environ, start_response, operation: str, body: bytes) -> list:
         """Run a write request holding its tables, then count the partitions it wrote;
@@ -621,6 +640,7 @@ class _ByTarget:
         self._apps = {
             "DynamoDB_": create_backend_app("dynamodb"),
             QUEUE_TARGET: create_backend_app("sqs"),
+            COGNITO_TARGET: create_backend_app("cognito-idp"),
         }
 
     def __call__(self, environ, start_response):
@@ -680,6 +700,14 @@ class Emulator(BackgroundServer):
         self._app.observer = snapshots
         return restored
 
+    def keep_users_in(self, directory: DataDir, region: str, pool_id: str) -> int:
+        """Restore the users of the (already created, empty) pool from `directory`, then
+        save them there as they change (infra/local/user_pool.py); how many came back."""
+        users = PoolUsers(directory, region, pool_id)
+        restored = users.restore()
+        self._app.users = users
+        return restored
+
     def _stopped(self) -> None:
         if self.snapshots is not None:
             self._app.observer = None
@@ -701,6 +729,7 @@ def emulator(port: int = 0, partitions: PartitionWrites | None = None) -> Emulat
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     _exact_numbers()
+    access_tokens_run_the_trigger()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()

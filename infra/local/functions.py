@@ -27,7 +27,12 @@ ROOT = template.TEMPLATE.parent.parent
 # Parameters whose local value is not their default: order events go to the local
 # notification service (on AWS, forwarding is a deployment's choice); the console is a
 # page of the local gateway (infra/local/console.py), not a bucket and its deployer.
-LOCAL_PARAMETERS = {"ForwardOrderEvents": "true", "DeployConsole": "false"}
+# And users sign in to the template's pool, held by the emulator (infra/local/user_pool.py).
+LOCAL_PARAMETERS = {
+    "ForwardOrderEvents": "true",
+    "DeployConsole": "false",
+    "CreateUserPool": "true",
+}
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
 _API_URL = re.compile(r"https://\$\{(\w+)\}\.execute-api\.")
@@ -77,7 +82,7 @@ class FunctionSpec:
 class _Locally:
     """Evaluates the template's intrinsic functions with local values."""
 
-    def __init__(self, urls: Mapping[str, str], region: str):
+    def __init__(self, urls: Mapping[str, str], region: str, refs: Mapping[str, str]):
         loaded = template.load()
         self.resources = loaded["Resources"]
         self.parameters = {
@@ -85,10 +90,17 @@ class _Locally:
             for name, spec in loaded.get("Parameters", {}).items()
         }
         self.conditions = loaded.get("Conditions", {})
-        self.urls, self.region = urls, region
+        self.urls, self.region, self.refs = urls, region, refs
 
     def condition(self, name: str) -> bool:
         return bool(self.value(self.conditions[name]))
+
+    def _substituted(self, name: re.Match) -> str:
+        """A Fn::Sub's ${Name}: the region, or a resource's local id (Ref); else as is."""
+        if name[1] == "AWS::Region" or name[1] in self.resources:
+            found = self.value({"Ref": name[1]})
+            return found if isinstance(found, str) else name[0]
+        return name[0]
 
     def value(self, node):
         """The local value of `node`; None where nothing stands locally for it."""
@@ -110,6 +122,9 @@ class _Locally:
             api = _API_URL.match(argument)
             if api and api[1] in self.urls:
                 return self.urls[api[1]]
+            text = re.sub(r"\$\{([\w:]+)\}", self._substituted, argument)
+            if "${" not in text:
+                return text
         raise ValueError(f"no local value for {node}")
 
     def _ref(self, name: str):
@@ -121,6 +136,8 @@ class _Locally:
             return self.region
         if name in self.parameters:
             return self.parameters[name]
+        if name in self.refs:
+            return self.refs[name]
         kind = self.resources[name]["Type"]
         return None if kind == "AWS::SecretsManager::Secret" else name
 
@@ -160,13 +177,15 @@ def functions(
     base_env: Mapping[str, str],
     environ: Mapping[str, str] = os.environ,
     max_environments: int | None = None,
+    refs: Mapping[str, str] | None = None,
 ) -> dict[str, FunctionSpec]:
     """Every function of the template (of those this stack has), by logical id. `urls`:
     the local address of each API (its logical id); `base_env`: what every function
     gets besides its own (the emulators' endpoints, credentials); `max_environments`:
     no function gets more environments than this (LAMBDA_MAX_ENVIRONMENTS, for a
-    laptop short of memory: each is a process of about 50 MiB)."""
-    local = _Locally(urls, region)
+    laptop short of memory: each is a process of about 50 MiB); `refs`: the local id of
+    a resource the emulator made (the user pool and its client, by logical id)."""
+    local = _Locally(urls, region, refs or {})
     loaded = template.load()
     defaults = loaded["Globals"]["Function"]
     layers = {

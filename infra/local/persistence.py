@@ -55,7 +55,7 @@ def _jsonable(value):
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str) -> None:
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "w", encoding="utf-8") as file:
         file.write(text)
@@ -202,7 +202,7 @@ class Snapshots:
                 name: [message.body for message in queue._messages]
                 for name, queue in self._queues().items()
             }
-            _write_atomically(
+            write_atomically(
                 self.directory.file(QUEUES_FILE),
                 json.dumps({"format": QUEUES_FORMAT, "queues": saved}, separators=(",", ":"))
                 + "\n",
@@ -327,7 +327,7 @@ class Snapshots:
         """One file holding `tables`: the new `texts` of some, the last saved of the rest."""
         self._saved.update(texts)
         body = ",".join(f"{json.dumps(table)}:{self._saved.get(table, '[]')}" for table in tables)
-        _write_atomically(
+        write_atomically(
             self.directory.file(name), f'{{"format":{json.dumps(FORMAT)},"tables":{{{body}}}}}\n'
         )
 

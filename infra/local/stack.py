@@ -1,8 +1,10 @@
 """`make run` and `make emulators`: the template (infra/template.yaml) run on 127.0.0.1 the
 way AWS runs it.
 
-- AWS's services: moto's DynamoDB and SQS (tables and queues from the template, kept in
-  LOCAL_DATA_DIR), in a process of their own (infra/local/aws_process.py).
+- AWS's services: moto's DynamoDB, SQS and Cognito (tables, queues and the user pool from
+  the template, kept in LOCAL_DATA_DIR), in a process of their own
+  (infra/local/aws_process.py). The authorizer takes the pool's tokens (by its keys) and
+  the tokens `make token` signs.
 - Lambda: every function of the template in execution environments of its own (worker
   processes, one invocation at a time each; infra/local/lambdas.py), invoked through
   Lambda's Invoke API on LAMBDA_PORT, which the functions' own clients call (the stock
@@ -47,6 +49,7 @@ from infra.local.partition_writes import PARTITION_WRITES_PATH
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
 from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
+from infra.local.sign_in import CLIENT_NAME, POOL_NAME
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_jwt_secret, local_token, new_key
 
@@ -137,8 +140,9 @@ class LocalStack:
             self.data = DataDir(self.local.data_dir)
         self.restored = {table: count for table, count in aws.restored.items() if count}
         self.dynamodb_url = aws.url
-        for service in ("DYNAMODB", "SQS"):
+        for service in ("DYNAMODB", "SQS", "COGNITO_IDENTITY_PROVIDER"):
             os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
+        self.user_pool = aws.user_pool
 
     def _start_lambdas(self, lambda_socket: socket.socket) -> dict[str, FunctionSpec]:
         """The template's functions, each told where the APIs are, and Lambda's Invoke API
@@ -153,6 +157,7 @@ class LocalStack:
             self._base_env(region),
             self.environ,
             max_environments=self.local.max_environments,
+            refs={POOL_NAME: self.user_pool.id, CLIENT_NAME: self.user_pool.client_id},
         )
         self.lambdas = LambdaService(
             specs,
@@ -202,6 +207,10 @@ class LocalStack:
             "AWS_DEFAULT_REGION": region,
             "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
             "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
+            # The pool's keys, where the authorizer finds them (on AWS: by its issuer's
+            # discovery document), and the pool itself, for signing in.
+            "JWT_JWKS_URL": self.user_pool.jwks_url,
+            "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": self.user_pool.url,
             "AWS_SAM_LOCAL": "true",
             **docs_url,
         }
@@ -384,6 +393,22 @@ def restored(counts: dict[str, int]) -> str:
     )
 
 
+def _partitions_line(stack: LocalStack) -> list[str]:
+    """Where the writes per partition key are counted, when they are."""
+    limits = stack.local.partitions
+    if limits is None:
+        return []
+    throttled = (
+        f"; a key written over {limits.rate:g} a second is throttled"
+        if limits.rate is not None
+        else ""
+    )
+    return [
+        f"Partitions:    writes per key counted at {stack.dynamodb_url}"
+        f"{PARTITION_WRITES_PATH}{throttled}"
+    ]
+
+
 def _banner(stack: LocalStack) -> list[str]:
     lines = []
     if stack.with_gateway:
@@ -392,7 +417,8 @@ def _banner(stack: LocalStack) -> list[str]:
             f"Gateway:       {url}  (e.g. {url}/api/inventario)",
             f"Notifications: {stack.notification_url}/notificaciones",
             f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
-            f"Console:       {url}{console.PAGE_PATH}  (sign in with the token below)",
+            f"Console:       {url}{console.PAGE_PATH}  "
+            "(sign in with a user of `make seed`, or the token below)",
         ]
     else:
         command = chalice_local_command(
@@ -408,18 +434,8 @@ def _banner(stack: LocalStack) -> list[str]:
         f"DynamoDB:      {stack.dynamodb_url}",
         f"Lambda:        {stack.lambda_url}  (runs the template's "
         f"{len(stack.lambdas.specs)} functions)",
+        *_partitions_line(stack),
     ]
-    limits = stack.local.partitions
-    if limits is not None:
-        throttled = (
-            f"; a key written over {limits.rate:g} a second is throttled"
-            if limits.rate is not None
-            else ""
-        )
-        lines.append(
-            f"Partitions:    writes per key counted at {stack.dynamodb_url}"
-            f"{PARTITION_WRITES_PATH}{throttled}"
-        )
     token = local_token(stack.settings)
     lines.append(f"Token:         {token}")
     if stack.with_gateway:

@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import re
+import time
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -104,7 +105,7 @@ def test_the_page_needs_no_token_and_allows_nothing_but_the_stack(stack):
 def test_a_pasted_token_that_is_not_one_is_refused_next_to_the_field(consoles):
     console = consoles()
     console.page.get_by_label("Bearer token").fill("not-a-token")
-    console.page.get_by_role("button", name="Sign in").click()
+    console.page.get_by_role("button", name="Sign in with the token").click()
     expect(console.page.locator("#sign-in-token-error")).to_contain_text("not a token")
     expect(console.page.get_by_label("Bearer token")).to_have_attribute("aria-invalid", "true")
 
@@ -593,3 +594,84 @@ def test_the_audit_finds_what_it_looks_for(browser):
     assert len(problems) == 2
     assert problems[0].startswith("contrast 2.32: P")
     assert problems[1].startswith('no label: <input name="x">')
+
+
+# -- signing in with an email and a password ------------------------------------------------
+
+PASSWORD = "A-long-Passphrase-2026"
+
+
+def test_a_customer_creates_an_account_then_signs_in_with_the_password(consoles):
+    email = f"console-{time.time_ns()}@example.com"
+    console = consoles()
+    page = console.page
+    form = page.get_by_role("form", name="New customer? Create your account")
+    form.get_by_label("Email").fill(email)
+    form.get_by_label("Password").fill(PASSWORD)
+    form.get_by_label("Name (optional)").fill("Ana")
+    form.get_by_role("button", name="Create account").click()
+    expect(console.status).to_contain_text("Signed in as")
+    expect(page.locator("#who-name")).to_have_text(email)
+    expect(page.locator("#who-role")).to_contain_text("customer")
+    expect(page.get_by_role("link", name="My orders")).to_be_visible()
+    # The token is kept for the tab; the password nowhere.
+    kept = page.evaluate("JSON.stringify({...sessionStorage, ...localStorage})")
+    assert PASSWORD not in kept and "logistics-console-token" in kept
+    page.get_by_role("button", name="Sign out").click()
+
+    console.sign_in_with_password(email, PASSWORD)
+    expect(console.status).to_contain_text("Signed in as")
+    expect(page.locator("#who-name")).to_have_text(email)
+    page.get_by_role("link", name="My orders").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text("My orders")
+
+
+def test_an_operator_made_with_make_user_signs_in_with_a_password(consoles, stack):
+    import os
+    import subprocess
+
+    from tests.support.stack_process import ROOT
+
+    email = f"ops-{time.time_ns()}@example.com"
+    made = subprocess.run(
+        ["make", "-s", "user", f"EMAIL={email}", "ROLE=operator", f"PASSWORD={PASSWORD}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1]},
+    )
+    assert made.returncode == 0, made.stderr
+    console = consoles()
+    console.sign_in_with_password(email, PASSWORD)
+    expect(console.status).to_contain_text("Signed in as")
+    expect(console.page.locator("#who-role")).to_have_text("operator")
+    expect(console.page.get_by_role("link", name="Orders", exact=True)).to_be_visible()
+
+
+def test_wrong_credentials_and_a_taken_email_are_told_in_words(consoles, stack):
+    console = consoles()
+    page = console.page
+    console.sign_in_with_password("nobody@example.com", "Wrong-Password-1")
+    expect(console.status).to_contain_text("The email or the password is wrong.")
+    form = page.get_by_role("form", name="Sign in with your email")
+    expect(form.get_by_label("Password")).to_have_value("")  # never left in the page
+
+    email = f"taken-{time.time_ns()}@example.com"
+    made = requests.post(
+        stack.gateway + "/api/auth/register",
+        json={"email": email, "password": PASSWORD},
+        timeout=30,
+    )
+    assert made.status_code == 201
+    register = page.get_by_role("form", name="New customer? Create your account")
+    register.get_by_label("Email").fill(email)
+    register.get_by_label("Password").fill(PASSWORD)
+    register.get_by_role("button", name="Create account").click()
+    expect(console.status).to_contain_text("An account with this email exists")
+    expect(register.get_by_label("Email")).to_have_attribute("aria-invalid", "true")
+
+    register.get_by_label("Email").fill(f"weak-{time.time_ns()}@example.com")
+    register.get_by_label("Password").fill("weak")
+    register.get_by_role("button", name="Create account").click()
+    expect(page.locator("#register-password-error")).to_contain_text("at least 12 characters")

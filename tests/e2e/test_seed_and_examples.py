@@ -33,7 +33,11 @@ def make_seed(stack: StackProcess) -> list[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "GATEWAY_URL": stack.gateway},
+        env={
+            **os.environ,
+            "GATEWAY_URL": stack.gateway,
+            "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1],
+        },
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
@@ -78,12 +82,36 @@ def test_make_seed_loads_the_demo_through_the_api_and_a_second_run_adds_nothing(
         first[2],
     )
 
+    users = first.index(next(line for line in first if line.startswith("Users:")))
+    assert first[users].startswith("Users:         created 3, already there 0; sign in at ")
+    assert [line.split()[:4] for line in first[users + 1 :]] == [
+        ["operator", "ops@example.com", "password", "Demo-Operator-2026"],
+        ["customer", "ana.torres@example.com", "password", "Demo-Customer-2026"],
+        ["customer", "luis.quispe@example.com", "password", "Demo-Customer-2026"],
+    ]
+    # Each customer signs in and sees the demo orders that are theirs.
+    for line in first[users + 2 :]:
+        _, email, _, password, *_ = line.split()
+        token = requests.post(
+            empty_stack.gateway + "/api/auth/login",
+            json={"email": email, "password": password},
+            timeout=30,
+        ).text
+        theirs = requests.get(
+            empty_stack.gateway + "/api/pedidos",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        ).json()
+        assert [order["userEmail"] for order in theirs] == [email]
+
     again = make_seed(empty_stack)
     assert again[0] == (
         f"Seeded {empty_stack.gateway}: created 0 products, 0 orders, "
         "0 shipments; already there: 7 products, 6 orders, 3 shipments."
     )
-    assert again[1:] == first[1:]
+    assert again[1:users] == first[1:users]
+    assert again[users].startswith("Users:         created 0, already there 3; ")
+    assert again[users + 1 :] == first[users + 1 :]
     assert len(every(empty_stack, "/api/pedidos")) == 6
     assert len(every(empty_stack, "/api/envios")) == 3
 

@@ -26,7 +26,7 @@ def test_a_valid_token_passes(api):
     assert body(api.get("/api/inventario")) == []
 
 
-def test_every_gateway_route_has_the_authorizer_but_the_root():
+def test_every_gateway_route_has_the_authorizer_but_the_root_and_signing_in():
     from app import app
 
     routes = {
@@ -35,6 +35,9 @@ def test_every_gateway_route_has_the_authorizer_but_the_root():
         for method, entry in methods.items()
     }
     assert routes.pop(("/", "GET")) is None  # the index: what the API is, no token
+    # Signing in: how a caller gets a token.
+    assert routes.pop(("/api/auth/login", "POST")) is None
+    assert routes.pop(("/api/auth/register", "POST")) is None
     assert routes, "the gateway has no routes"
     assert {auth.name for auth in routes.values()} == {"jwt_authorizer"}
 

@@ -12,7 +12,6 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from key_rotation.rotation import STEPS, rotate
 
 from authorizer import tokens
 from authorizer.tokens import SharedKeyVerifier
@@ -21,6 +20,7 @@ from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_ke
 from common.settings import ConfigError
 from infra.local.servers import BackgroundServer
 from infra.local.tokens import issue
+from key_rotation.rotation import STEPS, rotate
 from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point
@@ -313,8 +313,18 @@ def test_an_hs256_token_signed_with_the_issuers_public_key_is_refused(oidc_api, 
     assert status_with(oidc_api, token) == 401
 
 
-def test_with_an_issuer_the_shared_key_no_longer_signs_tokens(oidc_api):
-    assert status_with(oidc_api, make_token()) == 401
+def test_with_an_issuer_the_shared_keys_tokens_pass_beside_its_own_each_by_its_alg(
+    oidc_api, issuer, gateway
+):
+    # The tests' environment names a shared key (JWT_SECRET), as every stack does.
+    assert status_with(oidc_api, make_token()) == 200
+    assert status_with(oidc_api, issuer.token()) == 200
+    # An algorithm neither verifier takes is refused before any key is looked at.
+    assert status_with(oidc_api, jwt.encode({"sub": "x", "exp": 9e9}, "k" * 40, "HS512")) == 401
+    # Without a shared key, the issuer's tokens alone.
+    issuer_only = gateway(JWT_ISSUER=issuer.url, JWT_AUDIENCE=CLIENT_ID, JWT_SECRET="")
+    assert status_with(issuer_only, make_token()) == 401
+    assert status_with(issuer_only, issuer.token()) == 200
 
 
 def test_an_issuer_needs_the_client_it_issues_for():

@@ -16,6 +16,7 @@ import pytest
 
 from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
+from infra.local.functions import artifact_packages
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "infra" / "template.yaml"
@@ -259,13 +260,19 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
     unauthorized = apis["GatewayApi"]["Properties"]["GatewayResponses"]["UNAUTHORIZED"]
     assert unauthorized["StatusCode"] == 401
     assert "Auth" not in apis["NotificationApi"]["Properties"]
-    # No route may opt out of the authorizer but the gateway's root, its index.
-    assert template.public_routes("GatewayApi") == {("/", "GET")}
+    # No route may opt out of the authorizer but the gateway's root, its index, and
+    # signing in (which is how a caller gets a token).
+    assert template.public_routes("GatewayApi") == {
+        ("/", "GET"),
+        ("/api/auth/login", "POST"),
+        ("/api/auth/register", "POST"),
+    }
     for props in functions().values():
         for event in props.get("Events", {}).values():
             opted_out = event["Properties"].get("Auth")
             assert opted_out is None or (
-                opted_out == {"Authorizer": "NONE"} and event["Properties"]["Path"] == "/"
+                opted_out == {"Authorizer": "NONE"}
+                and event["Properties"]["Path"] in ("/", "/api/auth/login", "/api/auth/register")
             ), event
 
 
@@ -275,6 +282,9 @@ IDEMPOTENCY = "IdempotencyTable"
 # The breaker's shared state (orders/breaker.py): the orders function's alone, read
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
+# Sign-in attempts per email (functions/auth): a count that rebuilds itself and expires
+# by itself (TTL), not data anyone would restore.
+ATTEMPTS = "SignInAttemptsTable"
 # Which functions keep idempotency records, each under its own key prefix.
 IDEMPOTENT = {
     "InventoryFunction": "POST /api/inventario",
@@ -290,6 +300,12 @@ def test_tables_are_on_demand_and_the_platforms_data_backed_up():
         if name == IDEMPOTENCY:
             assert props["TimeToLiveSpecification"] == {
                 "AttributeName": "expiration",
+                "Enabled": True,
+            }
+        elif name == ATTEMPTS:
+            assert "PointInTimeRecoverySpecification" not in props
+            assert props["TimeToLiveSpecification"] == {
+                "AttributeName": "expiresAt",
                 "Enabled": True,
             }
         elif name == BREAKERS:
@@ -411,6 +427,7 @@ SERVICES = {
     "InventoryFunction": "inventory",
     "OrdersFunction": "orders",
     "ShippingFunction": "shipping",
+    "AuthFunction": "auth",
 }
 # Read by the event sweep alone (EventSweeperFunction), never by a request.
 SWEEP_ONLY = {"OrdersTable/index/pendingEvents"}
@@ -446,19 +463,22 @@ def _as_set(definitions: list[dict]) -> set:
 
 
 def _granted(function: str) -> dict[str, set]:
-    """{action: {table or table/index/name}} of a function's own policy statements."""
+    """{action: {table or table/index/name}} of a function's own DynamoDB statements."""
     granted: dict[str, set] = {}
     for policy in functions()[function]["Policies"]:
         for statement in policy.get("Statement", []):
             resources = statement["Resource"]
             actions = statement["Action"]
+            actions = [a for a in (actions if isinstance(actions, list) else [actions])]
+            if not any(action.startswith("dynamodb:") for action in actions):
+                continue  # the sign-in function's user pool: its own test
             for resource in resources if isinstance(resources, list) else [resources]:
                 target = (
                     resource["Fn::GetAtt"][0]
                     if "Fn::GetAtt" in resource
                     else resource["Fn::Sub"].replace("${", "").replace(".Arn}", "")
                 )
-                for action in actions if isinstance(actions, list) else [actions]:
+                for action in actions:
                     granted.setdefault(action, set()).add(target)
     return granted
 
@@ -505,6 +525,30 @@ def test_each_function_may_only_advance_its_own_counter(function, package):
     assert [
         s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] for s in statements
     ] == [[counter]]
+
+
+def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():
+    (statement,) = [
+        s
+        for p in functions()["AuthFunction"]["Policies"]
+        for s in p.get("Statement", [])
+        if any(a.startswith("cognito-idp:") for a in s["Action"])
+    ]
+    assert sorted(statement["Action"]) == [
+        "cognito-idp:AdminCreateUser",
+        "cognito-idp:AdminDeleteUser",
+        "cognito-idp:AdminSetUserPassword",
+    ]
+    condition, pool, elsewhere = statement["Resource"]["Fn::If"]
+    assert (condition, pool) == ("CreatesUserPool", {"Fn::GetAtt": ["UserPool", "Arn"]})
+    assert elsewhere["Fn::Sub"].endswith(":userpool/none")
+    # Signing in needs no IAM (InitiateAuth is the app client's own, unsigned, call).
+    from common.aws import OPERATIONS
+
+    assert OPERATIONS["cognito-idp"] == {
+        *(a.split(":")[1] for a in statement["Action"]),
+        "InitiateAuth",
+    }
 
 
 def test_the_settings_know_every_table_of_the_template():
@@ -649,7 +693,8 @@ def test_each_artifact_holds_only_its_own_package(build_dir):
     for function, props in functions().items():
         package = props["Handler"].split(".")[0]
         contents = {p.name for p in (build_dir / function).iterdir()}
-        assert contents == {package}, f"{function}: {contents}"
+        expected = set(artifact_packages().get(function, (package,)))
+        assert contents == expected, f"{function}: {contents}"
 
 
 @pytest.fixture(scope="module")
@@ -696,6 +741,8 @@ def runs(build_dir, emulator, local_lambda):
         "OrdersFunction": rest_event("GET", "/api/pedidos"),
         "ShippingFunction": rest_event("GET", "/api/envios"),
         "NotificationFunction": rest_event("POST", "/notificaciones", '{"type":"TEST"}'),
+        # No password: refused before the pool (none here) or any table is asked.
+        "AuthFunction": rest_event("POST", "/api/auth/login", '{"email":"a@b.co"}'),
         "AuthorizerFunction": {
             "type": "TOKEN",
             "authorizationToken": f"Bearer {local_token(Settings(jwt_secret=SECRET))}",
@@ -739,6 +786,9 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         served = {tuple(route) for route in runs[function]["routes"]}
         assert served == function_events(function), function
     assert json.loads(runs["InventoryFunction"]["result"]["body"]) == []
+    assert runs["AuthFunction"]["result"]["statusCode"] == 400
+    served = {tuple(route) for route in runs["AuthFunction"]["routes"]}
+    assert served == function_events("AuthFunction")
     policy = runs["AuthorizerFunction"]["result"]
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}
@@ -807,7 +857,8 @@ def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_
         # Lambda runs init untraced: an AWS call recorded then is dropped with a warning.
         assert run_["stderr"] == "", function
     rehearsal, first = runs["InventoryFunction"]["log"]
-    assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 200)
+    # An id no counter reaches: one GetItem, a 404 (inventory/wiring.py).
+    assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 404)
     assert "cold_start" not in rehearsal
     assert first["cold_start"] is True and first["status"] == 200
 

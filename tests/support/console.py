@@ -151,8 +151,14 @@ class Console:
 
     def sign_in(self, token: str) -> None:
         self.page.get_by_label("Bearer token").fill(token)
-        self.page.get_by_role("button", name="Sign in").click()
+        self.page.get_by_role("button", name="Sign in with the token").click()
         expect(self.status).to_contain_text("Signed in as")
+
+    def sign_in_with_password(self, email: str, password: str) -> None:
+        form = self.page.get_by_role("form", name="Sign in with your email")
+        form.get_by_label("Email").fill(email)
+        form.get_by_label("Password").fill(password)
+        form.get_by_role("button", name="Sign in", exact=True).click()
 
     @property
     def status(self):

@@ -29,7 +29,12 @@ _TRANSACT_ACTIONS = {
 _CALL_ACTIONS = {
     ("lambda", "Invoke"): ("lambda:InvokeFunction", "FunctionName"),
     ("secretsmanager", "GetSecretValue"): ("secretsmanager:GetSecretValue", "SecretId"),
+    ("cognito-idp", "AdminCreateUser"): ("cognito-idp:AdminCreateUser", "UserPoolId"),
+    ("cognito-idp", "AdminSetUserPassword"): ("cognito-idp:AdminSetUserPassword", "UserPoolId"),
+    ("cognito-idp", "AdminDeleteUser"): ("cognito-idp:AdminDeleteUser", "UserPoolId"),
 }
+# Calls IAM does not authorize: an app client's own sign-in is unsigned.
+_UNSIGNED = {("cognito-idp", "InitiateAuth")}
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ class _Grant:
 
 def accesses(service: str, operation: str, params: dict) -> list[Access]:
     """What IAM checks for one call."""
+    if (service, operation) in _UNSIGNED:
+        return []
     if service != "dynamodb":
         action, parameter = _CALL_ACTIONS[service, operation]
         return [Access(action, params[parameter])]
@@ -133,6 +140,8 @@ def _listed(value) -> tuple:
 
 def _resource(value) -> str:
     """A logical id (or "Table/index/name") for !Ref X, !GetAtt X.Arn, !Sub "${X.Arn}/..."."""
+    if "Fn::If" in value:  # a stack with the condition: the resource it names then
+        return _resource(value["Fn::If"][1])
     if "Ref" in value:
         return value["Ref"]
     if "Fn::GetAtt" in value:
@@ -180,6 +189,8 @@ def _names(resource: str) -> tuple[str, ...]:
     if declared.get("Type") == "AWS::Serverless::Function":
         name = f"*-{resource}-*"
         return resource, name, f"arn:*:lambda:*:function:{name}"
+    if declared.get("Type") == "AWS::Cognito::UserPool":
+        return resource, "*_*"  # a pool's id, "<region>_<id>": the template has one pool
     return (resource,)
 
 

@@ -109,8 +109,17 @@ def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
     scheme = DESCRIBED["components"]["securitySchemes"]["bearerAuth"]
     assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
     assert DESCRIBED["security"] == [{"bearerAuth": []}]
+    from infra import template
+
+    # Open: the index, and signing in (the routes the template leaves without authorizer).
+    public = template.public_routes("GatewayApi")
+    assert public == {("/", "GET"), ("/api/auth/login", "POST"), ("/api/auth/register", "POST")}
     for path, method, operation in operations(gateway_paths()):
-        if path == "/":  # the index, open on both APIs
+        if (path, method.upper()) in public:
+            assert operation["security"] == []
+            assert operation["responses"].get("401") != {
+                "$ref": "#/components/responses/Unauthorized"
+            }
             continue
         assert "security" not in operation, f"{method} {path} must keep the bearer token"
         assert operation["responses"]["401"] == {"$ref": "#/components/responses/Unauthorized"}

@@ -44,7 +44,8 @@ def test_the_local_limits_default_to_the_templates_and_can_be_set():
 def test_the_template_throttles_both_stages_with_those_parameters():
     apis = template.resources("AWS::Serverless::Api")
     for api, prefix in (("GatewayApi", "Gateway"), ("NotificationApi", "Notification")):
-        (method,) = apis[api]["Properties"]["MethodSettings"]
+        (method, *own) = apis[api]["Properties"]["MethodSettings"]
+        assert method["ResourcePath"] == "/*"
         assert method["ThrottlingRateLimit"] == {"Ref": f"{prefix}ThrottleRateLimit"}
         assert method["ThrottlingBurstLimit"] == {"Ref": f"{prefix}ThrottleBurstLimit"}
     function = template.resources("AWS::Serverless::Function")["NotificationFunction"]
@@ -52,3 +53,11 @@ def test_the_template_throttles_both_stages_with_those_parameters():
         "Ref": "NotificationReservedConcurrency"
     }
     assert template.identity_validation() is not None
+
+
+def test_the_sign_in_routes_have_limits_of_their_own_which_the_local_gateway_reads():
+    assert template.method_throttles("GatewayApi") == {
+        ("/api/auth/login", "POST"): (100.0, 200),
+        ("/api/auth/register", "POST"): (100.0, 200),
+    }
+    assert template.method_throttles("NotificationApi") == {}

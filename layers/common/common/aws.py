@@ -46,6 +46,10 @@ OPERATIONS = {
         }
     ),
     "lambda": frozenset({"Invoke"}),
+    # Sign-in (functions/auth): creating a customer, and a password's check.
+    "cognito-idp": frozenset(
+        {"AdminCreateUser", "AdminSetUserPassword", "AdminDeleteUser", "InitiateAuth"}
+    ),
     # The keys' reads, and their rotation (key_rotation).
     "secretsmanager": frozenset(
         {"GetSecretValue", "DescribeSecret", "PutSecretValue", "UpdateSecretVersionStage"}
@@ -182,3 +186,16 @@ def lambda_client(settings: Settings) -> Any:
 def secretsmanager(settings: Settings) -> Any:
     """The acting function's Secrets Manager client (keys.py reads the keys with it)."""
     return _own("secretsmanager", settings)
+
+
+# A sign-in waits on the pool at most this long: an answer within API Gateway's 29 s, and a
+# slow pool seen as down (503) rather than as a hung request. Retried once (botocore's
+# standard mode backs off): a throttled pool often answers the second time.
+COGNITO_CONFIG = Config(
+    connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 2, "mode": "standard"}
+)
+
+
+def cognito(settings: Settings) -> Any:
+    """The acting function's Cognito user pools client (functions/auth)."""
+    return _own("cognito-idp", settings, COGNITO_CONFIG)

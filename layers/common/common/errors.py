@@ -33,6 +33,10 @@ class Forbidden(DomainError):
         super().__init__("FORBIDDEN", message, details=[])
 
 
+class Unauthenticated(DomainError):
+    """The credentials the request presents are not good (a wrong email or password)."""
+
+
 class NotFound(DomainError):
     """The thing the request names does not exist."""
 
@@ -50,6 +54,13 @@ class Unavailable(DomainError):
 
     def __init__(self, code: str, message: str, *, retry_after_seconds: int):
         super().__init__(code, message, retry_after_seconds=retry_after_seconds)
+
+
+class TooManyRequests(DomainError):
+    """The caller has tried too often; worth retrying only after a while."""
+
+    def __init__(self, code: str, message: str, *, retry_after_seconds: int):
+        super().__init__(code, message, details=[], retry_after_seconds=retry_after_seconds)
 
 
 def invalid_fields(details: list[dict]) -> Invalid:

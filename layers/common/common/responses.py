@@ -13,6 +13,8 @@ from common.errors import (
     Forbidden,
     Invalid,
     NotFound,
+    TooManyRequests,
+    Unauthenticated,
     Unavailable,
     Unprocessable,
 )
@@ -20,10 +22,12 @@ from common.errors import (
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 STATUS = {
     Invalid: 400,
+    Unauthenticated: 401,
     Forbidden: 403,
     NotFound: 404,
     Conflict: 409,
     Unprocessable: 422,
+    TooManyRequests: 429,
     Unavailable: 503,
 }
 

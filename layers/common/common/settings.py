@@ -34,6 +34,9 @@ _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
 _FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
 # A Secrets Manager secret's name or ARN.
 _SECRET_ID = re.compile(r"[A-Za-z0-9/_+=.@:-]{1,2048}")
+# Cognito's own rules for a user pool's id and an app client's id.
+_USER_POOL_ID = re.compile(r"[\w-]+_[0-9a-zA-Z]+")
+_CLIENT_ID = re.compile(r"[\w+]{1,128}")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # The tables of infra/template.yaml (tests/release holds this list to the template).
 TABLES = (
@@ -45,6 +48,7 @@ TABLES = (
     "CountersTable",
     "IdempotencyTable",
     "CircuitBreakersTable",
+    "SignInAttemptsTable",
 )
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
@@ -237,6 +241,8 @@ VARIABLES = (
     "JWT_ISSUER",
     "JWT_AUDIENCE",
     "JWT_JWKS_URL",
+    "USER_POOL_ID",
+    "USER_POOL_CLIENT_ID",
     "PAGE_TOKEN_KEY",
     "PAGE_TOKEN_KEY_ID",
     "INVENTORY_SERVICE_URL",
@@ -269,6 +275,9 @@ class Settings:
     jwt_issuer: str | None = None
     jwt_audience: str | None = None
     jwt_jwks_url: str | None = None
+    # The user pool users sign in to (POST /api/auth/*), and its app client.
+    user_pool_id: str | None = None
+    user_pool_client_id: str | None = None
     # The stock check: over HTTP at this URL; else by invoking this function; else over
     # HTTP through the gateway the order came in on (see orders.stock_client).
     inventory_service_url: str | None = None
@@ -316,6 +325,12 @@ class Settings:
             jwt_issuer=issuer,
             jwt_audience=audience,
             jwt_jwks_url=read.https_url("JWT_JWKS_URL"),
+            user_pool_id=read.matching(
+                "USER_POOL_ID", _USER_POOL_ID, None, "a Cognito user pool id (us-east-1_AbC123)"
+            ),
+            user_pool_client_id=read.matching(
+                "USER_POOL_CLIENT_ID", _CLIENT_ID, None, "a Cognito app client id"
+            ),
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             inventory_function=read.function("INVENTORY_FUNCTION"),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),

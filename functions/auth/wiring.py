@@ -1,0 +1,50 @@
+"""Which implementations the sign-in routes get: the user pool the settings name, the
+attempts in DynamoDB, user ids from their counter. A stack without a pool (USER_POOL_ID
+unset) answers every sign-in 503, never a 500."""
+
+from auth import routes
+from auth.pool import CognitoPool, unavailable
+from auth.repository import DynamoAttempts, user_ids
+from auth.rules import Credentials, Registration
+from auth.service import IdentityProvider
+from common import aws
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.settings import Settings
+
+SERVICE = "auth"
+FUNCTION = "AuthFunction"
+
+
+class NoPool:
+    """Where no user pool is configured (chalice local without one, say)."""
+
+    def create_customer(self, registration: Registration, user_id: int) -> None:
+        raise unavailable("this stack has no user pool")
+
+    def sign_in(self, credentials: Credentials) -> str:
+        raise unavailable("this stack has no user pool")
+
+
+def provider_for(settings: Settings) -> IdentityProvider:
+    if settings.user_pool_id is None or settings.user_pool_client_id is None:
+        return NoPool()
+    return CognitoPool(aws.cognito(settings), settings.user_pool_id, settings.user_pool_client_id)
+
+
+def routes_for(settings: Settings) -> ServiceBlueprint:
+    with aws.acting_as(FUNCTION):
+        blueprint = routes.blueprint(
+            provider_for(settings), DynamoAttempts(settings), user_ids(settings)
+        )
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
+
+
+def rehearse(app: PlatformApp, settings: Settings) -> None:
+    """At init: a sign-in without a password, through the whole request path (refused
+    400 before any table or the pool is asked: nothing counted against anyone)."""
+    app.rehearse("POST", "/api/auth/login", body='{"email": "init@rehearsal.invalid"}')

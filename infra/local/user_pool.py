@@ -1,0 +1,207 @@
+"""The template's user pool in the emulator: made by `make run` from infra/template.yaml
+(infra/template.py create_user_pool), its users kept in LOCAL_DATA_DIR, and its access
+tokens carrying what the template's trigger adds on AWS.
+
+Corrections to moto's Cognito, where the platform can tell:
+
+- The pre token generation trigger. moto runs no Lambda trigger, so its access tokens
+  lacked `userId` and a customer's token was refused. Here every access token the pool
+  issues is given the claims the template's own trigger code returns
+  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS.
+- Passwords are never kept in clear. moto holds them as given; once saved, a user's
+  password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
+  of a password with it checks the hash.
+- Users survive a restart. moto keeps users in memory; `users.json` in the data
+  directory holds every user of the pool (sub, username, attributes, status, groups,
+  the password's hash), written after each request that may have changed one, before it
+  is answered, and put back into the pool at start. The pool's and its client's ids
+  are the hash of their declarations (moto's HASH id strategy), so the issuer, the
+  audience and every token issued before a restart stay valid after it.
+"""
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import threading
+from typing import Any
+
+from moto.cognitoidp.models import (
+    CognitoIdpUser,
+    CognitoIdpUserPool,
+    UserStatus,
+    cognitoidp_backends,
+)
+from moto.cognitoidp.utils import flatten_attrs
+from moto.core import DEFAULT_ACCOUNT_ID
+
+from infra.local.persistence import DataDir, DataError, write_atomically
+from token_claims.claims import with_user_id
+
+COGNITO_TARGET = "AWSCognitoIdentityProviderService."
+# moto's own environment variables: ids that are hashes of the declarations, not random.
+HASH_IDS = {
+    "MOTO_COGNITO_IDP_USER_POOL_ID_STRATEGY": "HASH",
+    "MOTO_COGNITO_IDP_USER_POOL_CLIENT_ID_STRATEGY": "HASH",
+}
+USERS_FILE = "users.json"
+USERS_FORMAT = "logistics-local-users/1"
+# Operations that change no user: nothing to save after them (a sign-in makes tokens,
+# which are not kept: they are signed, and valid after a restart by their signature).
+_READS = {
+    "InitiateAuth",
+    "AdminInitiateAuth",
+    "RespondToAuthChallenge",
+    "GetUser",
+    "AdminGetUser",
+    "ListUsers",
+    "ListGroups",
+    "GetGroup",
+    "ListUsersInGroup",
+    "AdminListGroupsForUser",
+    "DescribeUserPool",
+    "DescribeUserPoolClient",
+    "ListUserPools",
+    "ListUserPoolClients",
+}
+# Cheap enough that a wrong password costs no more than an unknown email does, within
+# the noise of a request (a guesser learns nothing from the time); the hash is for the
+# data directory, which holds no password in clear.
+_SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
+
+
+def changes_users(operation: str) -> bool:
+    return operation not in _READS
+
+
+class Hashed:
+    """A password held as its scrypt. moto compares a user's password with `!=`."""
+
+    def __init__(self, salt: bytes, digest: bytes):
+        self.salt, self.digest = salt, digest
+
+    @classmethod
+    def of(cls, password: str) -> "Hashed":
+        salt = secrets.token_bytes(16)
+        return cls(salt, hashlib.scrypt(password.encode("utf-8"), salt=salt, **_SCRYPT))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, str):
+            return False
+        tried = hashlib.scrypt(other.encode("utf-8"), salt=self.salt, **_SCRYPT)
+        return hmac.compare_digest(tried, self.digest)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def saved(self) -> str:
+        return f"scrypt${self.salt.hex()}${self.digest.hex()}"
+
+    @classmethod
+    def from_saved(cls, text: str) -> "Hashed":
+        kind, salt, digest = text.split("$")
+        if kind != "scrypt":
+            raise ValueError(kind)
+        return cls(bytes.fromhex(salt), bytes.fromhex(digest))
+
+
+def access_tokens_run_the_trigger() -> None:
+    """Every access token moto issues carries the claims the template's trigger adds."""
+    if getattr(CognitoIdpUserPool.create_access_token, "runs_trigger", False):
+        return
+
+    def create_access_token(
+        self: CognitoIdpUserPool, client_id: str, username: str, origin_jti: str
+    ) -> tuple[str, int]:
+        user = self._get_user(username)
+        event = {"request": {"userAttributes": flatten_attrs(user.attributes)}}
+        details = with_user_id(event)["response"]["claimsAndScopeOverrideDetails"]
+        extra: dict[str, Any] = {
+            "origin_jti": origin_jti,
+            "scope": "aws.cognito.signin.user.admin",
+            **details["accessTokenGeneration"]["claimsToAddOrOverride"],
+        }
+        if user.groups:
+            extra["cognito:groups"] = sorted(group.group_name for group in user.groups)
+        token, expires_in = self.create_jwt(client_id, username, "access", extra_data=extra)
+        self.access_tokens[token] = (client_id, username)
+        return token, expires_in
+
+    create_access_token.runs_trigger = True  # type: ignore[attr-defined]
+    CognitoIdpUserPool.create_access_token = create_access_token  # type: ignore[method-assign]
+
+
+def _pool(region: str, pool_id: str) -> CognitoIdpUserPool:
+    return cognitoidp_backends[DEFAULT_ACCOUNT_ID][region].user_pools[pool_id]
+
+
+class PoolUsers:
+    """The users of one pool, restored from a DataDir and saved back to it."""
+
+    def __init__(self, directory: DataDir, region: str, pool_id: str):
+        self._path = directory.file(USERS_FILE)
+        self._region, self._pool_id = region, pool_id
+        self._lock = threading.Lock()
+
+    def restore(self) -> int:
+        """Put every saved user back into the (new, empty) pool; DataError for a file
+        that cannot be used (left as it is). Returns how many."""
+        if not self._path.exists():
+            return 0
+        try:
+            document = json.loads(self._path.read_text(encoding="utf-8"))
+            assert document["format"] == USERS_FORMAT
+            users = document["users"]
+            for saved in users:
+                self._put_back(saved)
+        except (ValueError, KeyError, TypeError, AssertionError) as exc:
+            raise DataError(
+                f"Local data: {self._path} is not a users file of this stack ({exc!r}); "
+                "it was left as it is"
+            ) from None
+        return len(users)
+
+    def _put_back(self, saved: dict) -> None:
+        pool = _pool(self._region, self._pool_id)
+        user = CognitoIdpUser(
+            pool.id, saved["username"], None, UserStatus(saved["status"]), saved["attributes"]
+        )
+        user.id = saved["sub"]
+        user.update_attributes([{"Name": "sub", "Value": saved["sub"]}])
+        user.enabled = bool(saved["enabled"])
+        if saved.get("password"):
+            user.password = Hashed.from_saved(saved["password"])  # type: ignore[assignment]
+        pool.users[user.username] = user
+        for name in saved["groups"]:
+            group = pool.groups[name]
+            group.users.add(user)
+            user.groups.add(group)
+
+    def save(self) -> None:
+        """Every user as the pool has them now (their passwords hashed first)."""
+        with self._lock:
+            users = []
+            for user in list(_pool(self._region, self._pool_id).users.values()):
+                if isinstance(user.password, str):
+                    user.password = Hashed.of(user.password)  # type: ignore[assignment]
+                users.append(
+                    {
+                        "sub": user.id,
+                        "username": user.username,
+                        "attributes": user.attributes,
+                        "status": str(getattr(user.status, "value", user.status)),
+                        "enabled": user.enabled,
+                        "groups": sorted(group.group_name for group in user.groups),
+                        "password": user.password.saved()
+                        if isinstance(user.password, Hashed)
+                        else None,
+                    }
+                )
+            write_atomically(
+                self._path,
+                json.dumps({"format": USERS_FORMAT, "users": users}, separators=(",", ":")) + "\n",
+            )
+            os.chmod(self._path, 0o600)

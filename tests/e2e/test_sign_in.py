@@ -1,0 +1,296 @@
+"""Signing in with an email and a password against the real local stack, over HTTP
+(docs/api.md#signing-in): the template's user pool in the emulator, the authorizer taking
+its tokens by its keys, guesses slowed, every refusal alike."""
+
+import itertools
+import statistics
+import time
+import uuid
+
+import pytest
+import requests
+
+from tests.support.stack_process import StackClient
+
+PASSWORD = "A-long-Passphrase-2026"
+PRODUCT = {
+    "sku": "SIGN-1",
+    "nombre": "Caja",
+    "precioUnitario": 3,
+    "stockActual": 50,
+    "umbralMinimo": 5,
+}
+_numbers = itertools.count()
+
+
+def new_email() -> str:
+    return f"user-{uuid.uuid4().hex[:10]}-{next(_numbers)}@example.com"
+
+
+def post(stack, path: str, **kw) -> requests.Response:
+    return requests.post(stack.gateway + path, timeout=30, **kw)
+
+
+def register(stack, email: str, password: str = PASSWORD, **more) -> requests.Response:
+    return post(stack, "/api/auth/register", json={"email": email, "password": password, **more})
+
+
+def login(stack, email: str, password: str = PASSWORD) -> requests.Response:
+    return post(stack, "/api/auth/login", json={"email": email, "password": password})
+
+
+def test_a_customer_registers_signs_in_and_has_a_customers_rights(stack, http):
+    email = new_email()
+    made = register(stack, email.upper(), nombre="Ana", rol="operator", role="operator")
+    assert made.status_code == 201, made.text
+    account = made.json()
+    # The email kept lowercase; a role asked for is ignored: always a customer.
+    assert account == {"email": email, "userId": account["userId"], "rol": "customer"}
+    assert isinstance(account["userId"], int) and account["userId"] > 0
+
+    signed_in = login(stack, email)
+    assert signed_in.status_code == 200, signed_in.text
+    assert signed_in.headers["Content-Type"].startswith("text/plain")
+    token = signed_in.text
+    assert token.count(".") == 2 and token == token.strip()
+
+    me = StackClient(stack, token)
+    product = http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()}).json()
+    order = {
+        "userEmail": email,
+        "clienteNombre": "Ana",
+        "total": 3,
+        "tipoPedido": "NACIONAL",
+        "destino": "Lima",
+        "productoId": product["id"],
+        "cantidad": 1,
+    }
+    mine = me.gateway("POST", "/api/pedidos", json={**order, "userId": account["userId"]})
+    assert mine.status_code == 201, mine.text
+    assert me.gateway("POST", "/api/pedidos", json={**order, "userId": 999999}).status_code == 403
+    # Theirs only: the orders of their userId (others' tests may have placed orders for
+    # the same number before this account had it).
+    listed = me.gateway("GET", "/api/pedidos", params={"limit": 1000}).json()
+    assert mine.json()["id"] in [o["id"] for o in listed]
+    assert {o["userId"] for o in listed} == {account["userId"]}
+    assert me.gateway("POST", "/api/inventario", json=PRODUCT).status_code == 403
+    assert me.gateway("GET", "/api/inventario").status_code == 200
+
+
+def test_make_token_still_works_beside_the_pool(http):
+    assert http.gateway("GET", "/api/inventario").status_code == 200
+
+
+def _error(response: requests.Response) -> tuple[int, str]:
+    return response.status_code, response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "path, sent, field",
+    [
+        ("/api/auth/register", {"password": PASSWORD}, "email"),
+        ("/api/auth/register", {"email": "a@example.com"}, "password"),
+        ("/api/auth/register", {"email": "not-an-email", "password": PASSWORD}, "email"),
+        ("/api/auth/register", {"email": 5, "password": PASSWORD}, "email"),
+        ("/api/auth/login", {"email": "a@example.com"}, "password"),
+        ("/api/auth/login", {"password": "x"}, "email"),
+        ("/api/auth/login", {"email": "", "password": "x"}, "email"),
+    ],
+)
+def test_missing_or_bad_fields_are_400_naming_them(stack, path, sent, field):
+    answer = post(stack, path, json=sent)
+    assert _error(answer) == (400, "VALIDATION_ERROR")
+    assert field in {detail["field"] for detail in answer.json()["details"]}
+
+
+@pytest.mark.parametrize("path", ["/api/auth/register", "/api/auth/login"])
+@pytest.mark.parametrize("raw", [b"{", b"", b"[1]", b"null"])
+def test_malformed_json_is_400(stack, path, raw):
+    answer = post(stack, path, data=raw)
+    assert _error(answer) == (400, "INVALID_JSON")
+
+
+@pytest.mark.parametrize(
+    "weak", ["short1A", "alllowercase123", "ALLUPPERCASE123", "NoNumbersAtAll"]
+)
+def test_a_weak_password_is_400_with_the_pools_policy(stack, weak):
+    answer = register(stack, new_email(), weak)
+    assert _error(answer) == (400, "VALIDATION_ERROR")
+    assert "at least 12 characters" in answer.json()["message"]
+    assert "uppercase" in answer.json()["message"]
+
+
+def test_an_email_registered_is_409_whatever_its_case(stack):
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    for again in (email, email.upper(), f"  {email} "):
+        answer = register(stack, again)
+        assert _error(answer) == (409, "EMAIL_TAKEN")
+        assert set(answer.json()) == {"error", "message", "details"}
+
+
+def test_each_customer_gets_a_userid_of_their_own(stack):
+    ids = [register(stack, new_email()).json()["userId"] for _ in range(3)]
+    assert len(set(ids)) == 3
+
+
+def test_a_wrong_password_and_an_unknown_email_are_one_answer(stack):
+    """Same status and body; and the same time within noise: the medians of 12 tries of
+    each, interleaved (each email its own, none slowed)."""
+    known = [new_email() for _ in range(12)]
+    for email in known:
+        assert register(stack, email).status_code == 201
+    timings: dict[str, list[float]] = {"wrong password": [], "unknown email": []}
+    bodies = set()
+    for email in known:
+        for kind, tried in (("wrong password", email), ("unknown email", new_email())):
+            started = time.perf_counter()
+            answer = login(stack, tried, "Wrong-Password-2026")
+            timings[kind].append(time.perf_counter() - started)
+            assert answer.status_code == 401
+            bodies.add(answer.text)
+    assert len(bodies) == 1
+    assert _error_of(bodies.pop()) == "INVALID_CREDENTIALS"
+    wrong, unknown = (statistics.median(t) for t in timings.values())
+    # Generous: the two paths are one pool call each; a difference the size of a request
+    # would show a different path, not noise on a shared machine.
+    assert abs(wrong - unknown) < max(0.05, 0.5 * min(wrong, unknown)), timings
+
+
+def _error_of(text: str) -> str:
+    import json
+
+    return json.loads(text)["error"]
+
+
+def test_guesses_for_one_email_are_slowed_then_even_the_right_password_waits(stack):
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    statuses = [login(stack, email, f"Wrong-Guess-{n:04d}").status_code for n in range(5)]
+    assert statuses == [401] * 5
+    slowed = login(stack, email, "Wrong-Guess-0006")
+    assert _error(slowed) == (429, "TOO_MANY_ATTEMPTS")
+    assert 1 <= int(slowed.headers["Retry-After"]) <= 30
+    # Locked: the right password is not even tried, so a guess cannot get through.
+    assert login(stack, email).status_code == 429
+    # An email no one has is slowed the same way: a lock says nothing about accounts.
+    nobody = new_email()
+    assert [login(stack, nobody, "x").status_code for _ in range(6)] == [401] * 5 + [429]
+
+
+def test_a_burst_of_guesses_at_once_gets_no_more_tries_than_one_at_a_time(stack):
+    from concurrent.futures import ThreadPoolExecutor
+
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    with ThreadPoolExecutor(12) as pool:
+        statuses = list(
+            pool.map(lambda n: login(stack, email, f"Guess-{n}-Aa1").status_code, range(12))
+        )
+    assert statuses.count(401) <= 5, statuses
+    assert set(statuses) <= {401, 429}
+
+
+def test_a_success_starts_the_count_again(stack):
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    assert [login(stack, email, "Wrong-1").status_code for _ in range(4)] == [401] * 4
+    assert login(stack, email).status_code == 200
+    assert [login(stack, email, "Wrong-2").status_code for _ in range(4)] == [401] * 4
+
+
+@pytest.mark.parametrize("path", ["/api/auth/register", "/api/auth/login"])
+def test_both_routes_answer_a_cors_preflight(stack, path):
+    answer = requests.options(
+        stack.gateway + path,
+        headers={
+            "Origin": "http://localhost:3000",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+        timeout=30,
+    )
+    assert answer.status_code == 200
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in answer.headers["Access-Control-Allow-Methods"]
+    assert "content-type" in answer.headers["Access-Control-Allow-Headers"].lower()
+    # And the answers themselves carry the origin, errors included.
+    assert login(stack, new_email(), "x").headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_neither_route_needs_a_token_and_a_bad_one_is_ignored(stack):
+    answer = post(
+        stack,
+        "/api/auth/login",
+        json={"email": new_email(), "password": "x"},
+        headers={"Authorization": "Bearer not-a-token"},
+    )
+    assert _error(answer) == (401, "INVALID_CREDENTIALS")
+
+
+def make_user(stack, *variables: str) -> str:
+    import os
+    import subprocess
+
+    from tests.support.stack_process import ROOT
+
+    result = subprocess.run(
+        ["make", "-s", "user", *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1]},
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_make_user_makes_an_operator_who_signs_in_with_the_password_it_printed(stack):
+    email = new_email()
+    said = make_user(stack, f"EMAIL={email}", "ROLE=operator")
+    assert said.startswith(f"Created {email} in the local user pool (operator); password: ")
+    password = said.rsplit(" ", 1)[1]
+    token = login(stack, email, password).text
+    operator = StackClient(stack, token)
+    made = operator.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()})
+    assert made.status_code == 201, made.text
+    assert make_user(stack, f"EMAIL={email}", "ROLE=operator") == (
+        f"{email} already exists in the local user pool (operator): nothing changed."
+    )
+
+
+def test_make_user_makes_a_customer_with_a_new_userid_or_the_one_given(stack):
+    email, chosen = new_email(), new_email()
+    said = make_user(stack, f"EMAIL={email}", "ROLE=customer", f"PASSWORD={PASSWORD}")
+    assert said.startswith(f"Created {email} in the local user pool (customer, userId ")
+    assert login(stack, email).status_code == 200
+    said = make_user(stack, f"EMAIL={chosen}", "ROLE=customer", "USER_ID=900000")
+    assert "(customer, userId 900000)" in said
+    # A customer registering later gets an id past it: never someone else's orders.
+    assert register(stack, new_email()).json()["userId"] > 900000
+
+
+def test_users_and_their_tokens_outlive_a_restart(tmp_path):
+    """The pool's users are kept with the data, no password in clear, and the pool keeps
+    its ids: a user signs in after a restart, and a token issued before it still works."""
+    from tests.support.stack_process import StackProcess
+
+    data = {"LOCAL_DATA_DIR": str(tmp_path / "data")}
+    first = StackProcess(data).start()
+    try:
+        email = new_email()
+        assert register(first, email).status_code == 201
+        token = login(first, email).text
+    finally:
+        first.stop()
+    saved = (tmp_path / "data" / "users.json").read_text()
+    assert email in saved and PASSWORD not in saved
+    again = StackProcess(data).start()
+    try:
+        assert StackClient(again, token).gateway("GET", "/api/pedidos").status_code == 200
+        assert login(again, email).status_code == 200
+        assert login(again, email, "Wrong-Password-2026").status_code == 401
+        assert _error(register(again, email)) == (409, "EMAIL_TAKEN")
+    finally:
+        again.stop()

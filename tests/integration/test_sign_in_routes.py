@@ -1,0 +1,105 @@
+"""Signing in through the gateway app in-process (chalice.test), against the template's
+user pool in the emulator: the calls the sign-in function makes are the ones its role and
+the layer allow (conftest), and a pool that is down or misbehaves is a 503, never a 500."""
+
+import http.server
+import socket
+import threading
+
+import boto3
+import jwt
+import pytest
+
+from infra import template
+from infra.local.sign_in import POOL_NAME, find_pool
+from tests.support.api import body
+from tests.support.endpoints import point
+
+PASSWORD = "A-long-Passphrase-2026"
+
+
+@pytest.fixture(scope="module")
+def pool(emulator):
+    client = boto3.client("cognito-idp", endpoint_url=emulator.url)
+    if not any(p["Name"] == POOL_NAME for p in client.list_user_pools(MaxResults=60)["UserPools"]):
+        template.create_user_pool(client)
+    return find_pool(emulator.url, client.meta.region_name)
+
+
+@pytest.fixture
+def signing_in(gateway, pool, monkeypatch):
+    """The gateway with the pool: its sign-in routes, and its authorizer taking its tokens."""
+    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", pool.url)
+    return gateway(**pool.environment())
+
+
+def test_a_registered_customer_signs_in_and_its_token_has_a_customers_rights(signing_in):
+    made = signing_in.post(
+        "/api/auth/register", {"email": "In.Process@Example.com", "password": PASSWORD}, token=None
+    )
+    assert made.status_code == 201, made.body
+    account = body(made)
+    assert account["email"] == "in.process@example.com" and account["rol"] == "customer"
+    answer = signing_in.post(
+        "/api/auth/login", {"email": "in.process@example.com", "password": PASSWORD}, token=None
+    )
+    assert answer.status_code == 200
+    assert answer.headers["Content-Type"].startswith("text/plain")
+    token = answer.body.decode()
+    claims = jwt.decode(token, options={"verify_signature": False})
+    # The template's trigger's claim, added by the emulator as Cognito adds it on AWS.
+    assert (claims["token_use"], claims["userId"]) == ("access", str(account["userId"]))
+    assert signing_in.get("/api/pedidos", token=token).status_code == 200
+    refused = signing_in.post("/api/inventario", {"sku": "X"}, token=token)
+    assert refused.status_code == 403
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class _Broken(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(500)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(b"<html>not a pool</html>")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def broken_pool():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Broken)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.mark.parametrize("where", ["unreachable", "failing"])
+def test_a_pool_down_or_failing_is_503_with_retry_after_never_500(
+    gateway, pool, monkeypatch, broken_pool, where
+):
+    url = broken_pool if where == "failing" else f"http://127.0.0.1:{_closed_port()}"
+    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", url)
+    api = gateway(**{**pool.environment(), "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": url})
+    for path, sent in (
+        ("/api/auth/login", {"email": "down@example.com", "password": "whatever"}),
+        ("/api/auth/register", {"email": "down@example.com", "password": PASSWORD}),
+    ):
+        answer = api.post(path, sent, token=None)
+        assert answer.status_code == 503, answer.body
+        assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"
+        assert int(answer.headers["Retry-After"]) >= 1
+
+
+def test_a_stack_without_a_pool_answers_503_not_500(gateway):
+    answer = gateway().post(
+        "/api/auth/login", {"email": "a@example.com", "password": "x"}, token=None
+    )
+    assert answer.status_code == 503
+    assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"

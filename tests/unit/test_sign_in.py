@@ -1,0 +1,116 @@
+"""Sign-in's rules and use cases, against fakes of the pool and of the attempts' table."""
+
+import pytest
+
+from auth import rules, service
+from auth.rules import PASSWORD_POLICY, Attempts, Credentials, Registration
+from common.errors import Invalid, TooManyRequests, Unauthenticated
+from infra import template
+
+GOOD = "A-long-Passphrase-2026"
+
+
+def test_the_templates_pool_has_the_password_policy_the_code_checks():
+    (pool,) = template.resources("AWS::Cognito::UserPool").values()
+    assert pool["Properties"]["Policies"]["PasswordPolicy"] == PASSWORD_POLICY.as_template()
+    assert pool["Properties"]["UsernameAttributes"] == ["email"]
+    (client,) = template.resources("AWS::Cognito::UserPoolClient").values()
+    assert client["Properties"]["PreventUserExistenceErrors"] == "ENABLED"
+    assert "ALLOW_USER_PASSWORD_AUTH" in client["Properties"]["ExplicitAuthFlows"]
+
+
+@pytest.mark.parametrize(
+    "password, allowed",
+    [
+        (GOOD, True),
+        ("Short1a", False),
+        ("no-uppercase-2026", False),
+        ("NO-LOWERCASE-2026", False),
+        ("No-Numbers-At-All", False),
+        ("A" * 250 + "a1", True),
+        ("A" * 260 + "a1", False),
+    ],
+)
+def test_the_policy(password, allowed):
+    assert PASSWORD_POLICY.allows(password) is allowed
+
+
+def test_a_registration_is_one_400_naming_every_bad_field_and_ignores_a_role():
+    with pytest.raises(Invalid) as refused:
+        rules.parse_registration({"email": "nope", "password": "weak"})
+    fields = {d["field"]: d["message"] for d in refused.value.details}
+    assert fields["email"] == "must be an email address"
+    assert fields["password"] == (
+        "must be at least 12 characters, with a lowercase letter, an uppercase letter and a number"
+    )
+    parsed = rules.parse_registration(
+        {"email": " Ana@Example.COM ", "password": GOOD, "rol": "operator", "userId": 1}
+    )
+    assert parsed == Registration("ana@example.com", GOOD, None)
+
+
+def test_guesses_wait_after_five_each_lock_twice_the_last_at_most_fifteen_minutes():
+    now, attempts = 1000.0, Attempts()
+    for count in range(1, 5):
+        attempts = rules.next_attempts(attempts, now)
+        assert attempts == Attempts(count, None)
+    attempts = rules.next_attempts(attempts, now)  # the fifth goes through, and locks
+    assert attempts == Attempts(5, now + 30)
+    with pytest.raises(TooManyRequests) as slowed:
+        rules.next_attempts(attempts, now + 10)
+    assert slowed.value.retry_after_seconds == 20
+    attempts = rules.next_attempts(attempts, now + 30)
+    assert attempts == Attempts(6, now + 30 + 60)
+    assert [rules.lock_seconds(n) for n in (4, 5, 6, 7, 10, 50)] == [0, 30, 60, 120, 900, 900]
+    assert attempts.expires_at(now) == int(now + 90 + rules.FORGET_AFTER_SECONDS)
+
+
+class FakePool:
+    def __init__(self):
+        self.users: dict[str, tuple[str, int]] = {}
+
+    def create_customer(self, registration, user_id):
+        self.users[registration.email] = (registration.password, user_id)
+
+    def sign_in(self, credentials):
+        if self.users.get(credentials.email, ("", 0))[0] != credentials.password:
+            raise service.WrongCredentials()
+        return f"token-of-{credentials.email}"
+
+
+class FakeAttempts:
+    def __init__(self):
+        self.kept: dict[str, Attempts] = {}
+
+    def claim(self, key, step):
+        self.kept[key] = step(self.kept.get(key, Attempts()))
+
+    def forget(self, key):
+        self.kept.pop(key, None)
+
+
+def test_register_then_sign_in_and_every_refusal_is_the_same_401():
+    pool, attempts, ids = FakePool(), FakeAttempts(), iter([7, 8])
+    account = service.register(Registration("ana@x.co", GOOD, None), pool, lambda: next(ids))
+    assert (account.email, account.user_id, account.rol) == ("ana@x.co", 7, "customer")
+    assert service.sign_in(Credentials("ana@x.co", GOOD), pool, attempts) == "token-of-ana@x.co"
+    refusals = []
+    for tried in (Credentials("ana@x.co", "wrong"), Credentials("nobody@x.co", GOOD)):
+        with pytest.raises(Unauthenticated) as refused:
+            service.sign_in(tried, pool, attempts)
+        refusals.append((refused.value.code, refused.value.message))
+    assert refusals[0] == refusals[1] == ("INVALID_CREDENTIALS", refusals[0][1])
+
+
+def test_a_success_forgets_the_count_and_a_lock_stops_even_the_right_password():
+    pool, attempts = FakePool(), FakeAttempts()
+    service.register(Registration("bo@x.co", GOOD, None), pool, lambda: 1)
+    clock = lambda: 50.0  # noqa: E731
+    for _ in range(5):
+        with pytest.raises(Unauthenticated):
+            service.sign_in(Credentials("bo@x.co", "wrong"), pool, attempts, clock)
+    with pytest.raises(TooManyRequests):
+        service.sign_in(Credentials("bo@x.co", GOOD), pool, attempts, clock)
+    later = lambda: 81.0  # noqa: E731
+    assert service.sign_in(Credentials("bo@x.co", GOOD), pool, attempts, later)
+    assert attempts.kept == {}

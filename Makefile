@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -221,6 +221,11 @@ bench-concurrency: $(READY)
 # first runs the platform of that revision, the "before").
 bench-scale: $(READY)
 	@$(PY) bench/scale.py $(if $(BASELINE),--baseline $(BASELINE))
+
+# One best seller's approvals, ships and cancels at once: the keys each move writes, and
+# the ceiling per product (docs/capacity.md).
+bench-stock: $(READY)
+	@$(PY) bench/stock.py
 
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.

@@ -10,6 +10,8 @@ Usage: `make bench-costs` (or .venv/bin/python bench/costs.py).
    builder did) and the new way (layers/common/Makefile: the pinned runtime closure).
 """
 
+import json
+import math
 import os
 import shutil
 import subprocess
@@ -24,16 +26,17 @@ from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.tokens import local_token, new_key
-from tests.support.metering import metered
+from shipping.repository import TRIM_SLACK
+from tests.support.metering import item_bytes, metered
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER, PRODUCT, SHIPMENT
 
 ROOT = Path(__file__).resolve().parent.parent
+# A shipment's status changes, past the history's bound and its trimming.
+HISTORY_CHANGES = 130
 
 
 def routes(aws: RecordedAws, token: str) -> None:
-    import json
-
     def call(method, path, route, body=None, query=None):
         response = aws.request(method, path, route, token, body=body, query=query)
         assert response["statusCode"] < 300, response
@@ -42,7 +45,18 @@ def routes(aws: RecordedAws, token: str) -> None:
     product = call("POST", "/api/inventario", "/api/inventario", {**PRODUCT, "sku": "C-0"})
     other = call("POST", "/api/inventario", "/api/inventario", {**PRODUCT, "sku": "C-2"})
     order = call("POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]})
+    cancelled = call("POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]})
     shipment = call("POST", "/api/envios", "/api/envios", SHIPMENT)
+
+    def move(placed: dict, status: str) -> dict:
+        return call(
+            "PATCH",
+            f"/api/pedidos/{placed['id']}/status",
+            "/api/pedidos/{id}/status",
+            query={"status": status},
+        )
+
+    move(cancelled, "APROBADO")
     cases = [
         (
             "POST /api/inventario",
@@ -76,15 +90,10 @@ def routes(aws: RecordedAws, token: str) -> None:
                 "POST", "/api/pedidos", "/api/pedidos", {**ORDER, "productoId": product["id"]}
             ),
         ),
-        (
-            "PATCH /api/pedidos/{id}/status",
-            lambda: call(
-                "PATCH",
-                f"/api/pedidos/{order['id']}/status",
-                "/api/pedidos/{id}/status",
-                query={"status": "APROBADO"},
-            ),
-        ),
+        ("PATCH /api/pedidos/{id}/status, approve", lambda: move(order, "APROBADO")),
+        ("PATCH /api/pedidos/{id}/status, ship", lambda: move(order, "EN_ENVIO")),
+        ("PATCH /api/pedidos/{id}/status, deliver", lambda: move(order, "ENTREGADO")),
+        ("PATCH /api/pedidos/{id}/status, cancel approved", lambda: move(cancelled, "CANCELADO")),
         ("POST /api/envios", lambda: call("POST", "/api/envios", "/api/envios", SHIPMENT)),
         (
             "PATCH /api/envios/{id}/status",
@@ -118,6 +127,48 @@ def routes(aws: RecordedAws, token: str) -> None:
             f"{aws.counts['API Gateway requests']} | {invocations} | "
             f"{meter.counter_writes}, {meter.breaker_reads} |"
         )
+
+
+def write_units(size: int) -> int:
+    """An on-demand write's units: one per KB of the item, the larger of before and after."""
+    return max(1, math.ceil(size / 1024))
+
+
+def history_sizes(aws: RecordedAws, token: str, dynamodb) -> None:
+    """What history adds to an item: the bytes of an entry, a status change's write
+    units as the history grows, and the item at its largest."""
+    response = aws.request("POST", "/api/envios", "/api/envios", token, body=SHIPMENT)
+    shipment_id = json.loads(response["body"])["id"]
+    table = Settings.from_env().table_name("ShipmentsTable")
+
+    def size() -> int:
+        key = {"id": {"N": str(shipment_id)}}
+        return item_bytes(dynamodb.get_item(TableName=table, Key=key)["Item"])
+
+    sizes = [size()]
+    for n in range(HISTORY_CHANGES):
+        status = ("ASIGNADO", "EN_RUTA")[n % 2]
+        aws.request(
+            "PATCH",
+            f"/api/envios/{shipment_id}/status",
+            "/api/envios/{id}/status",
+            token,
+            query={"status": status},
+        )
+        sizes.append(size())
+    print(
+        "\n| a shipment's status changes | item bytes | write units of the next change "
+        "(the larger of before and after) |\n|---|---|---|"
+    )
+    for changes in (0, 1, 2, 10, 50, 99, 100, 99 + TRIM_SLACK, HISTORY_CHANGES):
+        before, after = sizes[changes], sizes[min(changes + 1, HISTORY_CHANGES)]
+        print(f"| {changes} | {before} | {write_units(max(before, after))} |")
+    print(
+        f"\nAn entry: {sizes[2] - sizes[1]} bytes (the first one "
+        f"{sizes[1] - sizes[0]}: the list itself). Largest item: {max(sizes)} bytes "
+        f"(after {sizes.index(max(sizes))} changes; trimmed to the 99 newest once past "
+        f"{99 + TRIM_SLACK})."
+    )
 
 
 def installed_size(args: list[str]) -> float:
@@ -179,7 +230,9 @@ def main() -> None:
                 "ORDER_EVENTS_FUNCTION": "OrderEvents",
             }
         )
-        routes(RecordedAws(settings), local_token(settings))
+        aws = RecordedAws(settings)
+        routes(aws, local_token(settings))
+        history_sizes(aws, local_token(settings), boto3.client("dynamodb"))
     finally:
         dynamodb.stop()
     layer()

@@ -7,8 +7,9 @@ A reservation is keyed by its order, so a move is done once however often it is 
 when it fails the move reads that state back to tell "already done" (False) from "not
 possible" (a domain error). The product's counters change by arithmetic on the server
 (`stockDisponible >= n`, `stockReservado + n`), so concurrent approvals of one product
-never oversell and never retry; a take-out, which can bring the product into alert, is
-written on the condition that the stock it read is still there.
+never oversell and never retry; a take-out, which can bring the product into alert,
+changes the stock by arithmetic too, on the condition that the stock is still on the side
+of the threshold it read (only a move that crossed it meanwhile makes it read again).
 """
 
 import time
@@ -38,7 +39,8 @@ from inventory.rules import (
 # How long a reservation that holds nothing more keeps its state, so that a move asked
 # again (a retry, a repair) finds it done: far longer than any retry or repair takes.
 KEEP_DONE_SECONDS = 7 * 24 * 3600
-# Rounds of a take-out whose product changed between its read and its write.
+# Rounds of a take-out whose product crossed its threshold, or had it changed, between
+# its read and its write.
 MAX_ATTEMPTS = 5
 
 
@@ -213,8 +215,7 @@ class StockRepository:
         self, reservation: Reservation, product: Product, now: str, out: bool
     ) -> None:
         m, p = ReservationModel, ProductModel
-        c = reservation.cantidad if out else -reservation.cantidad
-        actual = product.stock_actual - c
+        change = -reservation.cantidad if out else reservation.cantidad
         state = (
             _done(TAKEN_OUT, now)
             if out
@@ -224,7 +225,13 @@ class StockRepository:
                 *_holding(reservation.pedido_id, reservation.producto_id),
             ]
         )
-        mark = alert_mark(product.id, actual, product.umbral_minimo)
+        # The units change by arithmetic, so concurrent moves of one product never
+        # conflict; the alert mark follows from the stock as read, on the condition that
+        # the stock written is on the same side of the threshold (only moves that cross
+        # it meanwhile read again) and the threshold is the one read.
+        crossing = product.umbral_minimo - change  # in alert after iff stock before < this
+        mark = alert_mark(product.id, product.stock_actual + change, product.umbral_minimo)
+        side = p.stock_actual < crossing if mark else p.stock_actual >= crossing
         with TransactWrite(connection=self._connection) as tx:
             tx.update(
                 m(reservation.pedido_id),
@@ -234,13 +241,12 @@ class StockRepository:
             tx.update(
                 p(product.id),
                 actions=[
-                    p.stock_actual.set(actual),
-                    p.stock_reservado.set((p.stock_reservado | 0) - c),
+                    p.stock_actual.set(p.stock_actual + change),
+                    # What is available does not change: the units were reserved.
+                    p.stock_reservado.set(p.stock_reservado + change),
                     p.en_alerta.set(mark) if mark else p.en_alerta.remove(),
                 ],
-                # The alert mark follows from the stock and threshold read: both unchanged.
-                condition=(p.stock_actual == product.stock_actual)
-                & (p.umbral_minimo == product.umbral_minimo),
+                condition=side & (p.umbral_minimo == product.umbral_minimo),
             )
 
     def _moved_meanwhile(self, pedido_id: int, wanted: str) -> bool:

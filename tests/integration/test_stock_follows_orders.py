@@ -339,3 +339,15 @@ def test_the_repair_puts_right_what_a_crash_left(shop, repair, tables):
     with aws.acting_as("StockRepairFunction"):
         again = repair()
     assert again["repaired"] == 0  # nothing left to put right
+
+
+def test_concurrent_ships_of_one_product_all_pass_and_its_alert_follows(shop):
+    product = shop.product(stock=12, threshold=5)
+    orders = [shop.order(product) for _ in range(10)]
+    for order in orders:
+        assert shop.move(order, "APROBADO").status_code == 200
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(lambda o: shop.move(o, "EN_ENVIO"), orders))
+    assert [r.status_code for r in answers] == [200] * 10
+    assert shop.units(product) == (2, 0, 2)
+    assert product["id"] in {p["id"] for p in body(shop.api.get("/api/inventario/alertas"))}

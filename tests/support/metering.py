@@ -35,18 +35,24 @@ BREAKERS_TABLE = "CircuitBreakersTable"
 
 def item_bytes(item: dict) -> int:
     """An item's size as DynamoDB counts it, near enough: each attribute's name plus its
-    value (a string's UTF-8 bytes, a number's about one byte per two digits)."""
-    size = 0
-    for name, value in item.items():
-        ((kind, content),) = value.items()
-        size += len(name.encode("utf-8"))
-        if kind == "S":
-            size += len(content.encode("utf-8"))
-        elif kind == "N":
-            size += len(content.lstrip("-").replace(".", "")) // 2 + 2
-        else:
-            size += len(str(content))
-    return size
+    value (a string's UTF-8 bytes, a number's about one byte per two digits, a list or map
+    3 bytes and 1 per element beside what they hold)."""
+    return sum(len(name.encode("utf-8")) + _value_bytes(value) for name, value in item.items())
+
+
+def _value_bytes(value: dict) -> int:
+    ((kind, content),) = value.items()
+    if kind == "S":
+        return len(content.encode("utf-8"))
+    if kind == "N":
+        return len(content.lstrip("-").replace(".", "")) // 2 + 2
+    if kind == "M":
+        return 3 + len(content) + item_bytes(content)
+    if kind == "L":
+        return 3 + len(content) + sum(_value_bytes(element) for element in content)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    return len(str(content))
 
 
 @dataclass

@@ -44,7 +44,7 @@ class CognitoPool:
     """`client`: a cognito-idp client (common.aws.cognito)."""
 
     def __init__(self, client: Any, pool_id: str, client_id: str):
-        self._client, self._pool_id, self._client_id = client, pool_id, client_id
+        self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
 
     def create_customer(self, registration: Registration, user_id: int) -> None:
         attributes = [
@@ -77,7 +77,7 @@ class CognitoPool:
 
     def sign_in(self, credentials: Credentials) -> str:
         try:
-            answer = self._client.initiate_auth(
+            answer = self._cognito.initiate_auth(
                 ClientId=self._client_id,
                 AuthFlow="USER_PASSWORD_AUTH",
                 AuthParameters={"USERNAME": credentials.email, "PASSWORD": credentials.password},
@@ -101,7 +101,7 @@ class CognitoPool:
         raise unavailable(f"the pool asked for {answer.get('ChallengeName') or 'nothing'}")
 
     def _call(self, operation: str, **parameters: Any) -> None:
-        method = getattr(self._client, _snake(operation))
+        method = getattr(self._cognito, _snake(operation))
         try:
             method(**parameters)
         except ClientError as exc:
@@ -122,7 +122,7 @@ class CognitoPool:
         # The registration's own failure is the answer; an account left behind by this
         # failing too holds its email until an operator deletes it.
         with contextlib.suppress(ClientError, BotoCoreError):
-            self._client.admin_delete_user(UserPoolId=self._pool_id, Username=email)
+            self._cognito.admin_delete_user(UserPoolId=self._pool_id, Username=email)
 
 
 def _failure(error: ClientError) -> Unavailable:

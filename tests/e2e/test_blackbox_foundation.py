@@ -22,7 +22,7 @@ def test_inventory_end_to_end(http):
     assert created.status_code == 201
     product = created.json()
     pid = product["id"]
-    assert product == {**PRODUCT, "id": pid}
+    assert product == {**PRODUCT, "id": pid, "stockReservado": 0, "stockDisponible": 4}
 
     assert product in http.gateway("GET", "/api/inventario").json()
     assert http.gateway("GET", f"/api/inventario/{pid}").json() == product

@@ -430,7 +430,7 @@ ORDER = {
     "tipoPedido": "NACIONAL",
     "destino": "Lima",
     "productoId": 1,
-    "cantidad": 1,
+    "cantidad": 3,
     "status": "PENDIENTE",
     "observaciones": None,
     "creadoEn": "2026-11-22T14:03:07.123456",
@@ -452,12 +452,46 @@ ORDER = {
             {},
             "not allowed from its current status",
         ),
+        (
+            409,
+            {
+                "error": "INSUFFICIENT_STOCK",
+                "message": "Cannot reserve 3 units: only 2 of product 1 available",
+                "details": [{"field": "cantidad", "message": "only 2 of product 1 available"}],
+            },
+            {},
+            "Approve order 900 failed: only 2 units of its product are available (in stock and "
+            "not held by approved orders). The order stays PENDIENTE",
+        ),
+        (
+            409,
+            {
+                "error": "INSUFFICIENT_STOCK",
+                "message": "Cannot reserve 3 units: only -4 of product 1 available",
+                "details": [{"field": "cantidad", "message": "only -4 of product 1 available"}],
+            },
+            {},
+            "no units of its product are available: approved orders hold 4 more than are in stock",
+        ),
+        (
+            409,
+            {"error": "PRODUCT_NOT_FOUND", "message": "Product 1 no longer exists"},
+            {},
+            "its product is no longer in the catalog (it was deleted)",
+        ),
+        (
+            409,
+            {"error": "CONCURRENT_UPDATE", "message": "Order 900 kept changing", "details": []},
+            {},
+            "this one could not get through, so nothing was changed",
+        ),
         (429, {"message": "Too Many Requests"}, {}, "too many requests right now. Wait"),
         (
             503,
             {"error": "INVENTORY_UNAVAILABLE", "message": "open", "details": []},
             {"Retry-After": "7"},
-            "the inventory is unavailable at the moment. Try again in 7 seconds",
+            "the inventory is unavailable at the moment, so nothing was changed. "
+            "Try again in 7 seconds",
         ),
     ],
 )

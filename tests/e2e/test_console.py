@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import time
+from datetime import UTC, datetime, timedelta, timezone
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -47,8 +48,8 @@ def consoles(browser, stack):
     Content-Security-Policy) or loaded anything from outside the stack."""
     opened: list[Console] = []
 
-    def open_console(viewport=None) -> Console:
-        console = Console.open(browser, stack.gateway, viewport or DESKTOP)
+    def open_console(viewport=None, timezone=None) -> Console:
+        console = Console.open(browser, stack.gateway, viewport or DESKTOP, timezone)
         opened.append(console)
         return console
 
@@ -214,11 +215,11 @@ def test_an_order_moves_through_its_lifecycle(consoles, api):
     assert api.ok("GET", f"/api/pedidos/{order_id}")["total"] == 25
 
     # Only the moves allowed from each status are offered.
-    assert console.buttons(order_id) == ["Approve", "Cancel", "Shipments"]
+    assert console.buttons(order_id) == ["Approve", "Cancel", "Details", "Shipments"]
     for button, status, offered in [
-        ("Approve", "APROBADO", ["Ship", "Cancel", "Shipments"]),
-        ("Ship", "EN_ENVIO", ["Deliver", "Shipments"]),
-        ("Deliver", "ENTREGADO", ["Shipments"]),
+        ("Approve", "APROBADO", ["Ship", "Cancel", "Details", "Shipments"]),
+        ("Ship", "EN_ENVIO", ["Deliver", "Details", "Shipments"]),
+        ("Deliver", "ENTREGADO", ["Details", "Shipments"]),
     ]:
         console.row(order_id).get_by_role("button", name=button).click()
         expect(console.status).to_have_text(f"Order {order_id} is now {status}.")
@@ -242,7 +243,7 @@ def test_a_move_made_meanwhile_elsewhere_is_explained_and_shown(consoles, api):
     console.row(order["id"]).get_by_role("button", name="Approve").click()
     expect(console.status).to_contain_text("not allowed from its current status")
     expect(console.row(order["id"])).to_contain_text("CANCELADO")
-    assert console.buttons(order["id"]) == ["Shipments"]
+    assert console.buttons(order["id"]) == ["Details", "Shipments"]
 
 
 def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
@@ -302,10 +303,10 @@ def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
     expect(console.status).to_contain_text("placed: PENDIENTE")
     order_id = int(re.search(r"Order (\d+) placed", console.status.inner_text())[1])
     assert api.ok("GET", f"/api/pedidos/{order_id}")["userId"] == 42
-    assert console.buttons(order_id) == ["Cancel", "Shipments"]
+    assert console.buttons(order_id) == ["Cancel", "Details", "Shipments"]
     console.row(order_id).get_by_role("button", name="Cancel").click()
     expect(console.status).to_have_text(f"Order {order_id} is now CANCELADO.")
-    assert console.buttons(order_id) == ["Shipments"]
+    assert console.buttons(order_id) == ["Details", "Shipments"]
 
     console.go("My shipments")
     expect(page.get_by_role("button", name="Create shipment")).to_have_count(0)
@@ -327,6 +328,162 @@ def test_a_customer_sees_only_their_own_orders_and_shipments(consoles, api):
     console.go("My shipments")
     expect(console.row(my_shipment["id"])).to_be_visible()
     expect(console.row(their_shipment["id"])).to_have_count(0)
+
+
+# -- stock that follows orders, and history (docs/api.md#stock-follows-orders, #history) ----
+
+
+def _approve(api, order: dict) -> dict:
+    return api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": "APROBADO"})
+
+
+def test_an_approval_beyond_the_available_units_says_how_many_there_are(consoles, api):
+    product = api.product("CON-STOCK-2", stock=5)
+    _approve(api, api.order(product["id"], quantity=4))
+    order = api.order(product["id"], quantity=3)  # placed: 5 units are in stock
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(
+        f"Approve order {order['id']} failed: only 1 unit of its product is available (in "
+        "stock and not held by approved orders), and the order asks for 3. The order stays "
+        "PENDIENTE: approve it when more stock comes in or other approved orders are cancelled."
+    )
+    expect(console.status).to_have_class(re.compile("status-error"))
+    expect(console.cell(order["id"], "Status")).to_have_text("PENDIENTE")
+    expect(console.cell(order["id"], "Product")).to_contain_text("1 available")
+    assert console.buttons(order["id"]) == ["Approve", "Cancel", "Details", "Shipments"]
+    assert api.ok("GET", f"/api/pedidos/{order['id']}")["status"] == "PENDIENTE"
+    assert api.ok("GET", f"/api/inventario/{product['id']}")["stockReservado"] == 4
+
+
+def test_approving_an_order_whose_product_was_deleted_is_refused_in_words(consoles, api):
+    product = api.product("CON-STOCK-3", name="Producto retirado")
+    order = api.order(product["id"])
+    assert api.call("DELETE", f"/api/inventario/{product['id']}").status_code == 204
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    row = console.reveal(order["id"])
+    expect(console.cell(order["id"], "Product")).to_have_text(f"Product {product['id']} Deleted")
+    row.get_by_role("button", name="Approve").click()
+    expect(console.status).to_contain_text(
+        f"Approve order {order['id']} failed: its product is no longer in the catalog (it was "
+        "deleted), so no units can be reserved for it. The order stays PENDIENTE"
+    )
+    expect(console.cell(order["id"], "Status")).to_have_text("PENDIENTE")
+
+
+def test_orders_name_their_products_each_asked_once(consoles, api):
+    kept = api.product("CON-NAME-1", name="Cinta de embalaje")
+    gone = api.product("CON-NAME-2", name="Caja retirada")
+    moved = api.product("CON-NAME-3", name="Pallet movido", stock=10)
+    orders = [api.order(kept["id"]) for _ in range(3)]
+    deleted = api.order(gone["id"])
+    approved = api.order(moved["id"], quantity=4)
+    assert api.call("DELETE", f"/api/inventario/{gone['id']}").status_code == 204
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    console.reveal(approved["id"])
+    for order in orders:
+        expect(console.cell(order["id"], "Product")).to_contain_text(
+            f"Cinta de embalaje product {kept['id']}", use_inner_text=True
+        )
+    expect(console.cell(deleted["id"], "Product")).to_have_text(f"Product {gone['id']} Deleted")
+    expect(console.cell(approved["id"], "Product")).to_contain_text("10 available")
+
+    def asked(product: dict) -> int:
+        path = f"/api/inventario/{product['id']}"
+        return len([url for url in console.requests if urlsplit(url).path == path])
+
+    # A move redraws the list: only the product whose units moved is asked again.
+    console.row(approved["id"]).get_by_role("button", name="Approve").click()
+    expect(console.cell(approved["id"], "Product")).to_contain_text("6 available")
+    assert (asked(kept), asked(gone), asked(moved)) == (1, 1, 2)
+
+
+def test_the_order_screen_shows_its_product_and_a_history_that_follows_each_move(consoles, api):
+    product = api.product("CON-HIST-1", stock=10, name="Pallet europeo")
+    order = api.order(product["id"], quantity=2)
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("link", name="Details").click()
+    heading = page.get_by_role("heading", level=2)
+    expect(heading).to_have_text(f"Order {order['id']}")
+    expect(heading).to_be_focused()
+    expect(console.fact("Product").get_by_role("link", name="Pallet europeo")).to_have_attribute(
+        "href", f"#catalog?id={product['id']}"
+    )
+    expect(console.fact("Its units")).to_have_text("10 in stock, 0 reserved, 10 available")
+    history = console.history()
+    expect(history).to_have_count(1)
+    expect(history.nth(0)).to_have_text(re.compile(r"^PENDIENTE \S+ \S+ \S+ by an operator$"))
+
+    page.get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now APROBADO.")
+    expect(console.fact("Status")).to_have_text("APROBADO")
+    expect(page.get_by_role("button", name="Ship")).to_be_focused()  # the focus stays on the moves
+    # Its product's units and its history are asked again.
+    expect(console.fact("Its units")).to_have_text("10 in stock, 2 reserved, 8 available")
+    expect(history).to_have_count(2)
+    entries = api.ok("GET", f"/api/pedidos/{order['id']}/historial")
+    assert [entry["status"] for entry in entries] == ["PENDIENTE", "APROBADO"]
+    for item, entry in zip(history.all(), entries, strict=True):
+        expect(item.locator(".pill")).to_have_text(entry["status"])
+        expect(item).to_contain_text("by an operator")
+        # The instant in ISO form (UTC) for programs and as a title; shown where the browser is.
+        expect(item.locator("time")).to_have_attribute("datetime", entry["fecha"][:23] + "Z")
+        expect(item.locator("time")).to_have_attribute("title", entry["fecha"] + " UTC")
+
+
+def test_history_times_are_shown_in_the_browsers_time_zone(consoles, api):
+    order = api.order(api.product("CON-HIST-TZ")["id"])
+    console = consoles(timezone="America/Lima")  # UTC-5 all year
+    console.sign_in(operator_token())
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("link", name="Details").click()
+    (entry,) = api.ok("GET", f"/api/pedidos/{order['id']}/historial")
+    utc = datetime.fromisoformat(entry["fecha"]).replace(tzinfo=UTC)
+    lima = utc.astimezone(timezone(timedelta(hours=-5)))
+    expect(console.history().nth(0).locator("time")).to_have_text(
+        lima.strftime("%Y-%m-%d %H:%M:%S GMT-5")
+    )
+
+
+def test_a_customer_follows_their_own_orders_history_and_no_one_elses(consoles, api, stack):
+    product = api.product("CON-HIST-2", name="Guantes de nitrilo")
+    mine = Api(stack.gateway, customer_token(46)).order(product["id"], user_id=46, quantity=2)
+    theirs = api.order(product["id"], user_id=47)
+    _approve(api, mine)
+    console = signed_in(consoles, customer_token(46))
+    page = console.page
+    console.go("My orders")
+    expect(console.cell(mine["id"], "Product")).to_have_text(
+        f"Guantes de nitrilo product {product['id']}", use_inner_text=True
+    )
+    console.row(mine["id"]).get_by_role("link", name="Details").click()
+    expect(console.fact("Its units")).to_have_text("100 in stock, 2 reserved, 98 available")
+    expect(console.history()).to_have_count(2)
+    page.get_by_role("button", name="Cancel").click()
+    expect(console.status).to_have_text(f"Order {mine['id']} is now CANCELADO.")
+    expect(console.history()).to_have_count(3)
+    expected = [
+        ("PENDIENTE", "by the customer"),
+        ("APROBADO", "by an operator"),
+        ("CANCELADO", "by the customer"),
+    ]
+    for item, (status, who) in zip(console.history().all(), expected, strict=True):
+        expect(item.locator(".pill")).to_have_text(status)
+        expect(item.locator(".who")).to_have_text(who)
+    expect(console.fact("Its units")).to_have_text("100 in stock, 0 reserved, 100 available")
+
+    # Someone else's order is as unknown to them as an id no order has.
+    page.evaluate(f"window.location.hash = '#orders?id={theirs['id']}'")
+    expect(console.status).to_contain_text("it no longer exists, or it is not yours to see")
+    expect(page.locator("main")).to_contain_text(
+        f"Order {theirs['id']} does not exist, or it is not yours to see."
+    )
+    expect(console.history()).to_have_count(0)
 
 
 # -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------
@@ -461,7 +618,7 @@ ORDER = {
             },
             {},
             "Approve order 900 failed: only 2 units of its product are available (in stock and "
-            "not held by approved orders). The order stays PENDIENTE",
+            "not held by approved orders), and the order asks for 3. The order stays PENDIENTE",
         ),
         (
             409,

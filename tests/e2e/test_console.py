@@ -285,7 +285,7 @@ def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
     expect(page.locator("#who")).to_contain_text("customer 42")
     expect(page.get_by_role("link", name="My orders")).to_be_visible()
     expect(console.reveal(product["id"])).to_be_visible()
-    assert console.buttons(product["id"]) == ["Order"]
+    assert console.buttons(product["id"]) == ["Details", "Order"]
     for absent in ("Create product", "Only products in alert"):
         expect(page.get_by_text(absent)).to_have_count(0)
     assert not [url for url in console.requests if "/alertas" in url]
@@ -337,6 +337,47 @@ def _approve(api, order: dict) -> dict:
     return api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": "APROBADO"})
 
 
+def _recount(api, product: dict, stock: int) -> dict:
+    """A PUT of the product as it was but its stock (a recount)."""
+    fields = ("sku", "nombre", "precioUnitario", "umbralMinimo", "bodega", "descripcion")
+    body = {name: product[name] for name in fields}
+    return api.ok("PUT", f"/api/inventario/{product['id']}", json={**body, "stockActual": stock})
+
+
+def test_approving_and_shipping_an_order_move_its_units_in_the_catalog(consoles, api):
+    product = api.product("CON-STOCK-1", stock=10, name="Caja reservable")
+    order = api.order(product["id"], quantity=3)
+    console = signed_in(consoles, operator_token())
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("10")
+    expect(console.cell(product["id"], "Reserved")).to_have_text("0")
+    expect(console.cell(product["id"], "Available")).to_have_text("10")
+
+    console.go("Orders")
+    row = console.reveal(order["id"])
+    expect(console.cell(order["id"], "Product")).to_have_text(
+        f"Caja reservable product {product['id']}, 10 available", use_inner_text=True
+    )
+    row.get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now APROBADO.")
+    # Its product's figures are asked again: the approval reserved 3 units.
+    expect(console.cell(order["id"], "Product")).to_contain_text("7 available")
+    console.go("Catalog")
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("10")
+    expect(console.cell(product["id"], "Reserved")).to_have_text("3")
+    expect(console.cell(product["id"], "Available")).to_have_text("7")
+
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("button", name="Ship").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now EN_ENVIO.")
+    console.go("Catalog")
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("7")  # taken out
+    expect(console.cell(product["id"], "Reserved")).to_have_text("0")
+    expect(console.cell(product["id"], "Available")).to_have_text("7")
+
+
 def test_an_approval_beyond_the_available_units_says_how_many_there_are(consoles, api):
     product = api.product("CON-STOCK-2", stock=5)
     _approve(api, api.order(product["id"], quantity=4))
@@ -371,6 +412,19 @@ def test_approving_an_order_whose_product_was_deleted_is_refused_in_words(consol
         "deleted), so no units can be reserved for it. The order stays PENDIENTE"
     )
     expect(console.cell(order["id"], "Status")).to_have_text("PENDIENTE")
+
+
+def test_deleting_a_product_approved_orders_hold_is_refused_in_words(consoles, api):
+    product = api.product("CON-STOCK-4", stock=8)
+    _approve(api, api.order(product["id"], quantity=2))
+    console = signed_in(consoles, operator_token())
+    console.reveal(product["id"]).get_by_role("button", name="Delete").click()  # confirmed
+    expect(console.status).to_have_text(
+        "Deleting CON-STOCK-4 failed: approved orders hold 2 of its units, so it was not "
+        "deleted. Ship or cancel those orders first: the product's details list them."
+    )
+    expect(console.cell(product["id"], "Reserved")).to_have_text("2")
+    assert api.call("GET", f"/api/inventario/{product['id']}").status_code == 200
 
 
 def test_orders_name_their_products_each_asked_once(consoles, api):
@@ -484,6 +538,68 @@ def test_a_customer_follows_their_own_orders_history_and_no_one_elses(consoles, 
         f"Order {theirs['id']} does not exist, or it is not yours to see."
     )
     expect(console.history()).to_have_count(0)
+
+
+def test_a_products_screen_shows_its_units_and_the_orders_holding_them(consoles, api):
+    product = api.product("CON-RES-1", stock=6, name="Rollo de burbuja")
+    first, second = (api.order(product["id"], quantity=n) for n in (2, 3))
+    _approve(api, first)
+    _approve(api, second)
+    _recount(api, product, 4)  # found fewer than approved orders hold
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Available")).to_have_text("-1 Over-reserved")
+    console.row(product["id"]).get_by_role("link", name="Details").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(
+        f"Product {product['id']}: Rollo de burbuja"
+    )
+    expect(console.fact("Stock")).to_have_text("4 Low stock")
+    expect(console.fact("Reserved")).to_have_text("5 (held by approved orders)")
+    expect(console.fact("Available")).to_have_text(
+        "-1 Over-reserved Approved orders hold 1 more than are on hand: no approval passes "
+        "until stock comes in.",
+        use_inner_text=True,
+    )
+    expect(page.locator("#reservations-count")).to_have_text(
+        "5 units held by 2 approved orders, oldest order first."
+    )
+    table = page.get_by_role("table", name="Approved orders holding its units")
+    expect(table.locator("tbody tr")).to_have_count(2)
+    held = api.ok("GET", f"/api/inventario/{product['id']}/reservas")
+    for reservation in held:
+        order_id = reservation["pedidoId"]
+        expect(console.cell(order_id, "Units")).to_have_text(str(reservation["cantidad"]))
+        expect(console.cell(order_id, "Since").locator("time")).to_have_attribute(
+            "datetime", reservation["desde"][:23] + "Z"
+        )
+
+    # Its edit form says what approved orders hold.
+    page.get_by_role("link", name="Edit").click()
+    expect(page.get_by_label("Stock", exact=True)).to_have_value("4")
+    expect(page.locator("#product-stockActual-hint")).to_contain_text(
+        "5 of them reserved by approved orders, -1 available"
+    )
+    # Each reservation leads to its order.
+    page.go_back()
+    page.get_by_role("link", name=f"Order {second['id']}").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(f"Order {second['id']}")
+    expect(console.fact("Status")).to_have_text("APROBADO")
+
+
+def test_a_customer_sees_a_products_units_but_not_its_reservations(consoles, api):
+    product = api.product("CON-RES-2", stock=9, name="Etiquetas térmicas")
+    _approve(api, api.order(product["id"], quantity=4))
+    console = signed_in(consoles, customer_token(49))
+    page = console.page
+    console.reveal(product["id"]).get_by_role("link", name="Details").click()
+    expect(console.fact("Available")).to_have_text("5")
+    expect(console.fact("Reserved")).to_have_text("4 (held by approved orders)")
+    expect(page.get_by_role("link", name="Order Etiquetas térmicas")).to_have_attribute(
+        "href", f"#orders?productoId={product['id']}"
+    )
+    expect(page.get_by_role("heading", name="Reservations")).to_have_count(0)
+    assert not [url for url in console.requests if "/reservas" in url]
 
 
 # -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------

@@ -268,10 +268,20 @@ def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
     expect(row).to_contain_text(shipment["guiaDespecho"])
     expect(console.row(other["id"])).to_have_count(0)  # filtered by the order
 
-    assert console.buttons(shipment["id"]) == ["Set Assigned", "Set On the way", "Set Delivered"]
+    assert console.buttons(shipment["id"]) == [
+        "Set Assigned",
+        "Set On the way",
+        "Set Delivered",
+        "Details",
+    ]
     row.get_by_role("button", name="Set On the way").click()
     expect(console.status).to_have_text(f"Shipment {shipment['id']} is now EN_RUTA.")
-    assert console.buttons(shipment["id"]) == ["Set Created", "Set Assigned", "Set Delivered"]
+    assert console.buttons(shipment["id"]) == [
+        "Set Created",
+        "Set Assigned",
+        "Set Delivered",
+        "Details",
+    ]
     assert api.ok("GET", f"/api/envios/{shipment['id']}")["status"] == "EN_RUTA"
 
 
@@ -538,6 +548,43 @@ def test_a_customer_follows_their_own_orders_history_and_no_one_elses(consoles, 
         f"Order {theirs['id']} does not exist, or it is not yours to see."
     )
     expect(console.history()).to_have_count(0)
+
+
+def test_a_shipments_history_follows_each_status_it_is_given(consoles, api):
+    order = api.order(api.product("CON-HIST-3")["id"], user_id=48)
+    shipment = api.shipment(order["id"])
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Shipments")
+    console.reveal(shipment["id"]).get_by_role("link", name="Details").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(f"Shipment {shipment['id']}")
+    expect(console.fact("Order").get_by_role("link")).to_have_attribute(
+        "href", f"#orders?id={order['id']}"
+    )
+    expect(console.history()).to_have_count(1)
+    for button, status in [
+        ("Set Assigned", "ASIGNADO"),
+        ("Set On the way", "EN_RUTA"),
+        ("Set Created", "CREADO"),
+        ("Set Delivered", "ENTREGADO"),
+    ]:
+        page.get_by_role("button", name=button).click()
+        expect(console.status).to_have_text(f"Shipment {shipment['id']} is now {status}.")
+        expect(console.fact("Status")).to_contain_text(status)
+    statuses = ["CREADO", "ASIGNADO", "EN_RUTA", "CREADO", "ENTREGADO"]
+    expect(console.history()).to_have_count(len(statuses))
+    for item, status in zip(console.history().all(), statuses, strict=True):
+        expect(item.locator(".pill")).to_have_text(status)
+        expect(item.locator(".who")).to_have_text("by an operator")
+    history = api.ok("GET", f"/api/envios/{shipment['id']}/historial")
+    assert [entry["status"] for entry in history] == statuses
+
+    # The customer whose order it is follows the same history, and may change nothing.
+    customer = signed_in(consoles, customer_token(48))
+    customer.go("My shipments")
+    customer.reveal(shipment["id"]).get_by_role("link", name="Details").click()
+    expect(customer.history()).to_have_count(len(statuses))
+    expect(customer.page.get_by_role("button", name=re.compile("^Set "))).to_have_count(0)
 
 
 def test_a_products_screen_shows_its_units_and_the_orders_holding_them(consoles, api):

@@ -885,10 +885,13 @@ def test_an_ended_session_asks_to_sign_in_again(consoles):
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
-    # In alert: its colours are measured too.
+    # In alert, and more reserved than on hand after a recount: their colours are
+    # measured too.
     product = api.product(f"CON-A11Y-{viewport and viewport['width']}", stock=1, threshold=5)
     order = api.order(product["id"])
-    api.shipment(order["id"])
+    _approve(api, order)
+    _recount(api, product, 0)
+    shipment = api.shipment(order["id"])
     console = consoles(viewport)
     page = console.page
     assert audit(page) == []
@@ -901,6 +904,18 @@ def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
         assert audit(page) == [], section
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= page.viewport_size["width"], (section, width)
+    # Each item's own screen: its fields, its reservations or its history.
+    for section, item, shown in [
+        ("Catalog", product, page.locator("#reservations-count")),
+        ("Orders", order, console.history().nth(1)),
+        ("Shipments", shipment, console.history().first),
+    ]:
+        console.go(section)
+        console.reveal(item["id"]).get_by_role("link", name="Details").click()
+        expect(shown).not_to_be_empty()
+        assert audit(page) == [], (section, item["id"])
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= page.viewport_size["width"], (section, item["id"], width)
 
 
 def test_the_console_works_from_the_keyboard_with_a_visible_focus(consoles, api):

@@ -116,6 +116,35 @@ export function timestamp(text) {
   return `${text.slice(0, 10)} ${text.slice(11, 16)} UTC`;
 }
 
+const API_TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d{1,3})?\d*$/;
+
+/** An API timestamp (UTC without an offset, docs/api.md#conventions) as a <time>: shown
+ * in the browser's own time zone, named ("2026-11-22 09:03:07 GMT-5"), with the instant
+ * in ISO form in its `datetime` (at most milliseconds, as HTML allows) and the API's own
+ * value in its title. Text that is not such a timestamp is shown as it is. */
+export function when(text) {
+  const match = API_TIME.exec(text ?? "");
+  if (!match) return text ?? "";
+  const iso = `${match[1]}${match[2] ?? ""}Z`;
+  return h("time", {datetime: iso, title: `${text} UTC`}, localTime(new Date(iso)));
+}
+
+/** "2026-11-22 09:03:07 GMT-5": the date and time where the browser is, and its zone. */
+export function localTime(date) {
+  const two = (number) => String(number).padStart(2, "0");
+  const zone = new Intl.DateTimeFormat(undefined, {timeZoneName: "short"})
+    .formatToParts(date).find((part) => part.type === "timeZoneName")?.value;
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
+    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}` +
+    (zone ? ` ${zone}` : "");
+}
+
+/** An item's fields as a description list: [[term, value], ...] (falsy pairs left out). */
+export function facts(pairs) {
+  return h("dl", {class: "facts"}, pairs.filter(Boolean).map(([term, value]) =>
+    h("div", {}, h("dt", {}, term), h("dd", {}, value))));
+}
+
 /** A table around `body` (its tbody, filled with row()), whose rows read as labelled
  * cards on a narrow screen (console.css). */
 export function table(caption, columns, body) {

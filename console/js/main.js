@@ -26,12 +26,13 @@ function say(text, kind = "info") {
   window.setTimeout(() => { status.textContent = text; }, 30);
 }
 
-function fail(error, doing) {
+/** A failed request told in words (messages.js); `facts`: what the screen knows. */
+function fail(error, doing, facts) {
   if (error.status === 401) {
     signOut(explain(error, doing));
     return;
   }
-  say(explain(error, doing), "error");
+  say(explain(error, doing, facts), "error");
 }
 
 function context() {

@@ -1,7 +1,9 @@
 // What an API answer means to the person at the desk (docs/api.md#errors).
 
-/** A sentence for a failed request; `doing` names what was tried ("Saving the product"). */
-export function explain(error, doing) {
+/** A sentence for a failed request; `doing` names what was tried ("Saving the product");
+ * `facts` what the screen knows that the answer does not say: `cantidad`, the units an
+ * order asks for; `reserved`, the units approved orders hold of a product. */
+export function explain(error, doing, facts = {}) {
   const prefix = doing ? `${doing} failed: ` : "";
   switch (error.status) {
     case 0:
@@ -15,10 +17,7 @@ export function explain(error, doing) {
     case 404:
       return `${prefix}it no longer exists, or it is not yours to see.`;
     case 409:
-      return error.code === "INVALID_TRANSITION"
-        ? `${prefix}that move is not allowed from its current status (it may have changed ` +
-          "meanwhile). The list now shows its current status."
-        : `${prefix}it changed meanwhile. The list has been reloaded: check it and try again.`;
+      return `${prefix}${conflict(error, facts)}`;
     case 413:
       return `${prefix}what you sent is too large.`;
     case 422:
@@ -36,10 +35,61 @@ export function explain(error, doing) {
       const wait = error.retryAfter ?? 30;
       const what = error.code === "INVENTORY_UNAVAILABLE" ? "the inventory is"
         : "a service it depends on is";
-      return `${prefix}${what} unavailable at the moment. ` +
+      // A move or an order refused for it changed nothing (docs/api.md#stock-follows-orders).
+      const nothing = error.code === "INVENTORY_UNAVAILABLE" ? ", so nothing was changed" : "";
+      return `${prefix}${what} unavailable at the moment${nothing}. ` +
         `Try again in ${wait} second${wait === 1 ? "" : "s"}.`;
     }
     default:
       return `${prefix}the platform had a problem (HTTP ${error.status}). Try again later.`;
   }
+}
+
+/** A 409, by its code (docs/api.md#errors): the lifecycle, the stock an approval would
+ * reserve, a product orders hold, or writes that kept colliding. */
+function conflict(error, {cantidad, reserved} = {}) {
+  switch (error.code) {
+    case "INVALID_TRANSITION":
+      return "that move is not allowed from its current status (it may have changed " +
+        "meanwhile). Its current status is now shown.";
+    case "INSUFFICIENT_STOCK": {
+      // Approving: details name `cantidad` and the units available ("only 3 of product 7
+      // available"); may be negative after a recount.
+      const units = unitsAvailable(error);
+      const asks = cantidad ? `, and the order asks for ${cantidad}` : "";
+      const what = units === null
+        ? "fewer units of its product are available than the order asks for"
+        : units > 0
+          ? `only ${units} unit${units === 1 ? " of its product is" : "s of its product are"} ` +
+            `available (in stock and not held by approved orders)${asks}`
+          : units === 0
+            ? "no units of its product are available (none in stock that approved orders " +
+              `do not already hold)${asks}`
+            : `no units of its product are available: approved orders hold ${-units} more ` +
+              `than are in stock${asks}`;
+      return `${what}. The order stays PENDIENTE: approve it when more stock comes in or ` +
+        "other approved orders are cancelled.";
+    }
+    case "PRODUCT_NOT_FOUND":
+      return "its product is no longer in the catalog (it was deleted), so no units can be " +
+        "reserved for it. The order stays PENDIENTE: cancel it, or place it again for " +
+        "another product.";
+    case "PRODUCT_RESERVED":
+      return `approved orders hold ${reserved ? `${reserved} of its units` : "some of its units"}, ` +
+        "so it was not deleted. Ship or cancel those orders first: the product's details " +
+        "list them.";
+    case "CONCURRENT_UPDATE":
+      return "other changes were being made to it at the same moment and this one could " +
+        "not get through, so nothing was changed. Check what is shown now and try again.";
+    default:
+      return "it changed meanwhile. The list has been reloaded: check it and try again.";
+  }
+}
+
+/** The units available that an INSUFFICIENT_STOCK refusal's `cantidad` detail names;
+ * null when it names none. */
+export function unitsAvailable(error) {
+  const detail = (error.details ?? []).find((each) => each.field === "cantidad");
+  const match = /-?\d+/.exec(detail?.message ?? "");
+  return match ? Number(match[0]) : null;
 }

@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import time
+from datetime import UTC, datetime, timedelta, timezone
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -47,8 +48,8 @@ def consoles(browser, stack):
     Content-Security-Policy) or loaded anything from outside the stack."""
     opened: list[Console] = []
 
-    def open_console(viewport=None) -> Console:
-        console = Console.open(browser, stack.gateway, viewport or DESKTOP)
+    def open_console(viewport=None, timezone=None) -> Console:
+        console = Console.open(browser, stack.gateway, viewport or DESKTOP, timezone)
         opened.append(console)
         return console
 
@@ -214,11 +215,11 @@ def test_an_order_moves_through_its_lifecycle(consoles, api):
     assert api.ok("GET", f"/api/pedidos/{order_id}")["total"] == 25
 
     # Only the moves allowed from each status are offered.
-    assert console.buttons(order_id) == ["Approve", "Cancel", "Shipments"]
+    assert console.buttons(order_id) == ["Approve", "Cancel", "Details", "Shipments"]
     for button, status, offered in [
-        ("Approve", "APROBADO", ["Ship", "Cancel", "Shipments"]),
-        ("Ship", "EN_ENVIO", ["Deliver", "Shipments"]),
-        ("Deliver", "ENTREGADO", ["Shipments"]),
+        ("Approve", "APROBADO", ["Ship", "Cancel", "Details", "Shipments"]),
+        ("Ship", "EN_ENVIO", ["Deliver", "Details", "Shipments"]),
+        ("Deliver", "ENTREGADO", ["Details", "Shipments"]),
     ]:
         console.row(order_id).get_by_role("button", name=button).click()
         expect(console.status).to_have_text(f"Order {order_id} is now {status}.")
@@ -242,7 +243,7 @@ def test_a_move_made_meanwhile_elsewhere_is_explained_and_shown(consoles, api):
     console.row(order["id"]).get_by_role("button", name="Approve").click()
     expect(console.status).to_contain_text("not allowed from its current status")
     expect(console.row(order["id"])).to_contain_text("CANCELADO")
-    assert console.buttons(order["id"]) == ["Shipments"]
+    assert console.buttons(order["id"]) == ["Details", "Shipments"]
 
 
 def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
@@ -267,10 +268,20 @@ def test_a_shipment_is_created_for_an_order_and_moved(consoles, api):
     expect(row).to_contain_text(shipment["guiaDespecho"])
     expect(console.row(other["id"])).to_have_count(0)  # filtered by the order
 
-    assert console.buttons(shipment["id"]) == ["Set Assigned", "Set On the way", "Set Delivered"]
+    assert console.buttons(shipment["id"]) == [
+        "Set Assigned",
+        "Set On the way",
+        "Set Delivered",
+        "Details",
+    ]
     row.get_by_role("button", name="Set On the way").click()
     expect(console.status).to_have_text(f"Shipment {shipment['id']} is now EN_RUTA.")
-    assert console.buttons(shipment["id"]) == ["Set Created", "Set Assigned", "Set Delivered"]
+    assert console.buttons(shipment["id"]) == [
+        "Set Created",
+        "Set Assigned",
+        "Set Delivered",
+        "Details",
+    ]
     assert api.ok("GET", f"/api/envios/{shipment['id']}")["status"] == "EN_RUTA"
 
 
@@ -284,7 +295,7 @@ def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
     expect(page.locator("#who")).to_contain_text("customer 42")
     expect(page.get_by_role("link", name="My orders")).to_be_visible()
     expect(console.reveal(product["id"])).to_be_visible()
-    assert console.buttons(product["id"]) == ["Order"]
+    assert console.buttons(product["id"]) == ["Details", "Order"]
     for absent in ("Create product", "Only products in alert"):
         expect(page.get_by_text(absent)).to_have_count(0)
     assert not [url for url in console.requests if "/alertas" in url]
@@ -302,10 +313,10 @@ def test_a_customer_is_offered_only_what_their_role_may_do(consoles, api):
     expect(console.status).to_contain_text("placed: PENDIENTE")
     order_id = int(re.search(r"Order (\d+) placed", console.status.inner_text())[1])
     assert api.ok("GET", f"/api/pedidos/{order_id}")["userId"] == 42
-    assert console.buttons(order_id) == ["Cancel", "Shipments"]
+    assert console.buttons(order_id) == ["Cancel", "Details", "Shipments"]
     console.row(order_id).get_by_role("button", name="Cancel").click()
     expect(console.status).to_have_text(f"Order {order_id} is now CANCELADO.")
-    assert console.buttons(order_id) == ["Shipments"]
+    assert console.buttons(order_id) == ["Details", "Shipments"]
 
     console.go("My shipments")
     expect(page.get_by_role("button", name="Create shipment")).to_have_count(0)
@@ -327,6 +338,315 @@ def test_a_customer_sees_only_their_own_orders_and_shipments(consoles, api):
     console.go("My shipments")
     expect(console.row(my_shipment["id"])).to_be_visible()
     expect(console.row(their_shipment["id"])).to_have_count(0)
+
+
+# -- stock that follows orders, and history (docs/api.md#stock-follows-orders, #history) ----
+
+
+def _approve(api, order: dict) -> dict:
+    return api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": "APROBADO"})
+
+
+def _recount(api, product: dict, stock: int) -> dict:
+    """A PUT of the product as it was but its stock (a recount)."""
+    fields = ("sku", "nombre", "precioUnitario", "umbralMinimo", "bodega", "descripcion")
+    body = {name: product[name] for name in fields}
+    return api.ok("PUT", f"/api/inventario/{product['id']}", json={**body, "stockActual": stock})
+
+
+def test_approving_and_shipping_an_order_move_its_units_in_the_catalog(consoles, api):
+    product = api.product("CON-STOCK-1", stock=10, name="Caja reservable")
+    order = api.order(product["id"], quantity=3)
+    console = signed_in(consoles, operator_token())
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("10")
+    expect(console.cell(product["id"], "Reserved")).to_have_text("0")
+    expect(console.cell(product["id"], "Available")).to_have_text("10")
+
+    console.go("Orders")
+    row = console.reveal(order["id"])
+    expect(console.cell(order["id"], "Product")).to_have_text(
+        f"Caja reservable product {product['id']}, 10 available", use_inner_text=True
+    )
+    row.get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now APROBADO.")
+    # Its product's figures are asked again: the approval reserved 3 units.
+    expect(console.cell(order["id"], "Product")).to_contain_text("7 available")
+    console.go("Catalog")
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("10")
+    expect(console.cell(product["id"], "Reserved")).to_have_text("3")
+    expect(console.cell(product["id"], "Available")).to_have_text("7")
+
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("button", name="Ship").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now EN_ENVIO.")
+    console.go("Catalog")
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Stock")).to_have_text("7")  # taken out
+    expect(console.cell(product["id"], "Reserved")).to_have_text("0")
+    expect(console.cell(product["id"], "Available")).to_have_text("7")
+
+
+def test_an_approval_beyond_the_available_units_says_how_many_there_are(consoles, api):
+    product = api.product("CON-STOCK-2", stock=5)
+    _approve(api, api.order(product["id"], quantity=4))
+    order = api.order(product["id"], quantity=3)  # placed: 5 units are in stock
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(
+        f"Approve order {order['id']} failed: only 1 unit of its product is available (in "
+        "stock and not held by approved orders), and the order asks for 3. The order stays "
+        "PENDIENTE: approve it when more stock comes in or other approved orders are cancelled."
+    )
+    expect(console.status).to_have_class(re.compile("status-error"))
+    expect(console.cell(order["id"], "Status")).to_have_text("PENDIENTE")
+    expect(console.cell(order["id"], "Product")).to_contain_text("1 available")
+    assert console.buttons(order["id"]) == ["Approve", "Cancel", "Details", "Shipments"]
+    assert api.ok("GET", f"/api/pedidos/{order['id']}")["status"] == "PENDIENTE"
+    assert api.ok("GET", f"/api/inventario/{product['id']}")["stockReservado"] == 4
+
+
+def test_approving_an_order_whose_product_was_deleted_is_refused_in_words(consoles, api):
+    product = api.product("CON-STOCK-3", name="Producto retirado")
+    order = api.order(product["id"])
+    assert api.call("DELETE", f"/api/inventario/{product['id']}").status_code == 204
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    row = console.reveal(order["id"])
+    expect(console.cell(order["id"], "Product")).to_have_text(f"Product {product['id']} Deleted")
+    row.get_by_role("button", name="Approve").click()
+    expect(console.status).to_contain_text(
+        f"Approve order {order['id']} failed: its product is no longer in the catalog (it was "
+        "deleted), so no units can be reserved for it. The order stays PENDIENTE"
+    )
+    expect(console.cell(order["id"], "Status")).to_have_text("PENDIENTE")
+
+
+def test_deleting_a_product_approved_orders_hold_is_refused_in_words(consoles, api):
+    product = api.product("CON-STOCK-4", stock=8)
+    _approve(api, api.order(product["id"], quantity=2))
+    console = signed_in(consoles, operator_token())
+    console.reveal(product["id"]).get_by_role("button", name="Delete").click()  # confirmed
+    expect(console.status).to_have_text(
+        "Deleting CON-STOCK-4 failed: approved orders hold 2 of its units, so it was not "
+        "deleted. Ship or cancel those orders first: the product's details list them."
+    )
+    expect(console.cell(product["id"], "Reserved")).to_have_text("2")
+    assert api.call("GET", f"/api/inventario/{product['id']}").status_code == 200
+
+
+def test_orders_name_their_products_each_asked_once(consoles, api):
+    kept = api.product("CON-NAME-1", name="Cinta de embalaje")
+    gone = api.product("CON-NAME-2", name="Caja retirada")
+    moved = api.product("CON-NAME-3", name="Pallet movido", stock=10)
+    orders = [api.order(kept["id"]) for _ in range(3)]
+    deleted = api.order(gone["id"])
+    approved = api.order(moved["id"], quantity=4)
+    assert api.call("DELETE", f"/api/inventario/{gone['id']}").status_code == 204
+    console = signed_in(consoles, operator_token())
+    console.go("Orders")
+    console.reveal(approved["id"])
+    for order in orders:
+        expect(console.cell(order["id"], "Product")).to_contain_text(
+            f"Cinta de embalaje product {kept['id']}", use_inner_text=True
+        )
+    expect(console.cell(deleted["id"], "Product")).to_have_text(f"Product {gone['id']} Deleted")
+    expect(console.cell(approved["id"], "Product")).to_contain_text("10 available")
+
+    def asked(product: dict) -> int:
+        path = f"/api/inventario/{product['id']}"
+        return len([url for url in console.requests if urlsplit(url).path == path])
+
+    # A move redraws the list: only the product whose units moved is asked again.
+    console.row(approved["id"]).get_by_role("button", name="Approve").click()
+    expect(console.cell(approved["id"], "Product")).to_contain_text("6 available")
+    assert (asked(kept), asked(gone), asked(moved)) == (1, 1, 2)
+
+
+def test_the_order_screen_shows_its_product_and_a_history_that_follows_each_move(consoles, api):
+    product = api.product("CON-HIST-1", stock=10, name="Pallet europeo")
+    order = api.order(product["id"], quantity=2)
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("link", name="Details").click()
+    heading = page.get_by_role("heading", level=2)
+    expect(heading).to_have_text(f"Order {order['id']}")
+    expect(heading).to_be_focused()
+    expect(console.fact("Product").get_by_role("link", name="Pallet europeo")).to_have_attribute(
+        "href", f"#catalog?id={product['id']}"
+    )
+    expect(console.fact("Its units")).to_have_text("10 in stock, 0 reserved, 10 available")
+    history = console.history()
+    expect(history).to_have_count(1)
+    expect(history.nth(0)).to_have_text(re.compile(r"^PENDIENTE \S+ \S+ \S+ by an operator$"))
+
+    page.get_by_role("button", name="Approve").click()
+    expect(console.status).to_have_text(f"Order {order['id']} is now APROBADO.")
+    expect(console.fact("Status")).to_have_text("APROBADO")
+    expect(page.get_by_role("button", name="Ship")).to_be_focused()  # the focus stays on the moves
+    # Its product's units and its history are asked again.
+    expect(console.fact("Its units")).to_have_text("10 in stock, 2 reserved, 8 available")
+    expect(history).to_have_count(2)
+    entries = api.ok("GET", f"/api/pedidos/{order['id']}/historial")
+    assert [entry["status"] for entry in entries] == ["PENDIENTE", "APROBADO"]
+    for item, entry in zip(history.all(), entries, strict=True):
+        expect(item.locator(".pill")).to_have_text(entry["status"])
+        expect(item).to_contain_text("by an operator")
+        # The instant in ISO form (UTC) for programs and as a title; shown where the browser is.
+        expect(item.locator("time")).to_have_attribute("datetime", entry["fecha"][:23] + "Z")
+        expect(item.locator("time")).to_have_attribute("title", entry["fecha"] + " UTC")
+
+
+def test_history_times_are_shown_in_the_browsers_time_zone(consoles, api):
+    order = api.order(api.product("CON-HIST-TZ")["id"])
+    console = consoles(timezone="America/Lima")  # UTC-5 all year
+    console.sign_in(operator_token())
+    console.go("Orders")
+    console.reveal(order["id"]).get_by_role("link", name="Details").click()
+    (entry,) = api.ok("GET", f"/api/pedidos/{order['id']}/historial")
+    utc = datetime.fromisoformat(entry["fecha"]).replace(tzinfo=UTC)
+    lima = utc.astimezone(timezone(timedelta(hours=-5)))
+    expect(console.history().nth(0).locator("time")).to_have_text(
+        lima.strftime("%Y-%m-%d %H:%M:%S GMT-5")
+    )
+
+
+def test_a_customer_follows_their_own_orders_history_and_no_one_elses(consoles, api, stack):
+    product = api.product("CON-HIST-2", name="Guantes de nitrilo")
+    mine = Api(stack.gateway, customer_token(46)).order(product["id"], user_id=46, quantity=2)
+    theirs = api.order(product["id"], user_id=47)
+    _approve(api, mine)
+    console = signed_in(consoles, customer_token(46))
+    page = console.page
+    console.go("My orders")
+    expect(console.cell(mine["id"], "Product")).to_have_text(
+        f"Guantes de nitrilo product {product['id']}", use_inner_text=True
+    )
+    console.row(mine["id"]).get_by_role("link", name="Details").click()
+    expect(console.fact("Its units")).to_have_text("100 in stock, 2 reserved, 98 available")
+    expect(console.history()).to_have_count(2)
+    page.get_by_role("button", name="Cancel").click()
+    expect(console.status).to_have_text(f"Order {mine['id']} is now CANCELADO.")
+    expect(console.history()).to_have_count(3)
+    expected = [
+        ("PENDIENTE", "by the customer"),
+        ("APROBADO", "by an operator"),
+        ("CANCELADO", "by the customer"),
+    ]
+    for item, (status, who) in zip(console.history().all(), expected, strict=True):
+        expect(item.locator(".pill")).to_have_text(status)
+        expect(item.locator(".who")).to_have_text(who)
+    expect(console.fact("Its units")).to_have_text("100 in stock, 0 reserved, 100 available")
+
+    # Someone else's order is as unknown to them as an id no order has.
+    page.evaluate(f"window.location.hash = '#orders?id={theirs['id']}'")
+    expect(console.status).to_contain_text("it no longer exists, or it is not yours to see")
+    expect(page.locator("main")).to_contain_text(
+        f"Order {theirs['id']} does not exist, or it is not yours to see."
+    )
+    expect(console.history()).to_have_count(0)
+
+
+def test_a_shipments_history_follows_each_status_it_is_given(consoles, api):
+    order = api.order(api.product("CON-HIST-3")["id"], user_id=48)
+    shipment = api.shipment(order["id"])
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.go("Shipments")
+    console.reveal(shipment["id"]).get_by_role("link", name="Details").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(f"Shipment {shipment['id']}")
+    expect(console.fact("Order").get_by_role("link")).to_have_attribute(
+        "href", f"#orders?id={order['id']}"
+    )
+    expect(console.history()).to_have_count(1)
+    for button, status in [
+        ("Set Assigned", "ASIGNADO"),
+        ("Set On the way", "EN_RUTA"),
+        ("Set Created", "CREADO"),
+        ("Set Delivered", "ENTREGADO"),
+    ]:
+        page.get_by_role("button", name=button).click()
+        expect(console.status).to_have_text(f"Shipment {shipment['id']} is now {status}.")
+        expect(console.fact("Status")).to_contain_text(status)
+    statuses = ["CREADO", "ASIGNADO", "EN_RUTA", "CREADO", "ENTREGADO"]
+    expect(console.history()).to_have_count(len(statuses))
+    for item, status in zip(console.history().all(), statuses, strict=True):
+        expect(item.locator(".pill")).to_have_text(status)
+        expect(item.locator(".who")).to_have_text("by an operator")
+    history = api.ok("GET", f"/api/envios/{shipment['id']}/historial")
+    assert [entry["status"] for entry in history] == statuses
+
+    # The customer whose order it is follows the same history, and may change nothing.
+    customer = signed_in(consoles, customer_token(48))
+    customer.go("My shipments")
+    customer.reveal(shipment["id"]).get_by_role("link", name="Details").click()
+    expect(customer.history()).to_have_count(len(statuses))
+    expect(customer.page.get_by_role("button", name=re.compile("^Set "))).to_have_count(0)
+
+
+def test_a_products_screen_shows_its_units_and_the_orders_holding_them(consoles, api):
+    product = api.product("CON-RES-1", stock=6, name="Rollo de burbuja")
+    first, second = (api.order(product["id"], quantity=n) for n in (2, 3))
+    _approve(api, first)
+    _approve(api, second)
+    _recount(api, product, 4)  # found fewer than approved orders hold
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    console.reveal(product["id"])
+    expect(console.cell(product["id"], "Available")).to_have_text("-1 Over-reserved")
+    console.row(product["id"]).get_by_role("link", name="Details").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(
+        f"Product {product['id']}: Rollo de burbuja"
+    )
+    expect(console.fact("Stock")).to_have_text("4 Low stock")
+    expect(console.fact("Reserved")).to_have_text("5 (held by approved orders)")
+    expect(console.fact("Available")).to_have_text(
+        "-1 Over-reserved Approved orders hold 1 more than are on hand: no approval passes "
+        "until stock comes in.",
+        use_inner_text=True,
+    )
+    expect(page.locator("#reservations-count")).to_have_text(
+        "5 units held by 2 approved orders, oldest order first."
+    )
+    table = page.get_by_role("table", name="Approved orders holding its units")
+    expect(table.locator("tbody tr")).to_have_count(2)
+    held = api.ok("GET", f"/api/inventario/{product['id']}/reservas")
+    for reservation in held:
+        order_id = reservation["pedidoId"]
+        expect(console.cell(order_id, "Units")).to_have_text(str(reservation["cantidad"]))
+        expect(console.cell(order_id, "Since").locator("time")).to_have_attribute(
+            "datetime", reservation["desde"][:23] + "Z"
+        )
+
+    # Its edit form says what approved orders hold.
+    page.get_by_role("link", name="Edit").click()
+    expect(page.get_by_label("Stock", exact=True)).to_have_value("4")
+    expect(page.locator("#product-stockActual-hint")).to_contain_text(
+        "5 of them reserved by approved orders, -1 available"
+    )
+    # Each reservation leads to its order.
+    page.go_back()
+    page.get_by_role("link", name=f"Order {second['id']}").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text(f"Order {second['id']}")
+    expect(console.fact("Status")).to_have_text("APROBADO")
+
+
+def test_a_customer_sees_a_products_units_but_not_its_reservations(consoles, api):
+    product = api.product("CON-RES-2", stock=9, name="Etiquetas térmicas")
+    _approve(api, api.order(product["id"], quantity=4))
+    console = signed_in(consoles, customer_token(49))
+    page = console.page
+    console.reveal(product["id"]).get_by_role("link", name="Details").click()
+    expect(console.fact("Available")).to_have_text("5")
+    expect(console.fact("Reserved")).to_have_text("4 (held by approved orders)")
+    expect(page.get_by_role("link", name="Order Etiquetas térmicas")).to_have_attribute(
+        "href", f"#orders?productoId={product['id']}"
+    )
+    expect(page.get_by_role("heading", name="Reservations")).to_have_count(0)
+    assert not [url for url in console.requests if "/reservas" in url]
 
 
 # -- the user pool's hosted sign-in (on AWS), its endpoints stood in for ---------------------
@@ -430,7 +750,7 @@ ORDER = {
     "tipoPedido": "NACIONAL",
     "destino": "Lima",
     "productoId": 1,
-    "cantidad": 1,
+    "cantidad": 3,
     "status": "PENDIENTE",
     "observaciones": None,
     "creadoEn": "2026-11-22T14:03:07.123456",
@@ -452,12 +772,46 @@ ORDER = {
             {},
             "not allowed from its current status",
         ),
+        (
+            409,
+            {
+                "error": "INSUFFICIENT_STOCK",
+                "message": "Cannot reserve 3 units: only 2 of product 1 available",
+                "details": [{"field": "cantidad", "message": "only 2 of product 1 available"}],
+            },
+            {},
+            "Approve order 900 failed: only 2 units of its product are available (in stock and "
+            "not held by approved orders), and the order asks for 3. The order stays PENDIENTE",
+        ),
+        (
+            409,
+            {
+                "error": "INSUFFICIENT_STOCK",
+                "message": "Cannot reserve 3 units: only -4 of product 1 available",
+                "details": [{"field": "cantidad", "message": "only -4 of product 1 available"}],
+            },
+            {},
+            "no units of its product are available: approved orders hold 4 more than are in stock",
+        ),
+        (
+            409,
+            {"error": "PRODUCT_NOT_FOUND", "message": "Product 1 no longer exists"},
+            {},
+            "its product is no longer in the catalog (it was deleted)",
+        ),
+        (
+            409,
+            {"error": "CONCURRENT_UPDATE", "message": "Order 900 kept changing", "details": []},
+            {},
+            "this one could not get through, so nothing was changed",
+        ),
         (429, {"message": "Too Many Requests"}, {}, "too many requests right now. Wait"),
         (
             503,
             {"error": "INVENTORY_UNAVAILABLE", "message": "open", "details": []},
             {"Retry-After": "7"},
-            "the inventory is unavailable at the moment. Try again in 7 seconds",
+            "the inventory is unavailable at the moment, so nothing was changed. "
+            "Try again in 7 seconds",
         ),
     ],
 )
@@ -531,10 +885,13 @@ def test_an_ended_session_asks_to_sign_in_again(consoles):
 
 @pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
 def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
-    # In alert: its colours are measured too.
+    # In alert, and more reserved than on hand after a recount: their colours are
+    # measured too.
     product = api.product(f"CON-A11Y-{viewport and viewport['width']}", stock=1, threshold=5)
     order = api.order(product["id"])
-    api.shipment(order["id"])
+    _approve(api, order)
+    _recount(api, product, 0)
+    shipment = api.shipment(order["id"])
     console = consoles(viewport)
     page = console.page
     assert audit(page) == []
@@ -547,6 +904,18 @@ def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
         assert audit(page) == [], section
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= page.viewport_size["width"], (section, width)
+    # Each item's own screen: its fields, its reservations or its history.
+    for section, item, shown in [
+        ("Catalog", product, page.locator("#reservations-count")),
+        ("Orders", order, console.history().nth(1)),
+        ("Shipments", shipment, console.history().first),
+    ]:
+        console.go(section)
+        console.reveal(item["id"]).get_by_role("link", name="Details").click()
+        expect(shown).not_to_be_empty()
+        assert audit(page) == [], (section, item["id"])
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= page.viewport_size["width"], (section, item["id"], width)
 
 
 def test_the_console_works_from_the_keyboard_with_a_visible_focus(consoles, api):

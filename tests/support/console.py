@@ -125,8 +125,12 @@ class Console:
     errors: list[str] = field(default_factory=list)
 
     @classmethod
-    def open(cls, browser: Browser, gateway: str, viewport: dict = DESKTOP) -> "Console":
-        context = browser.new_context(viewport=viewport)
+    def open(
+        cls, browser: Browser, gateway: str, viewport: dict = DESKTOP, timezone: str | None = None
+    ) -> "Console":
+        """`timezone`: where the browser is (an IANA name); the machine's when None."""
+        options = {"timezone_id": timezone} if timezone else {}
+        context = browser.new_context(viewport=viewport, **options)
         page = context.new_page()
         console = cls(page, gateway)
         context.on("request", lambda request: console.requests.append(request.url))
@@ -183,6 +187,22 @@ class Console:
             more.click()
             expect(self.page.locator("tbody tr")).not_to_have_count(loaded)
         return row
+
+    def cell(self, item_id: int, column: str):
+        """A row's cell under `column` (its data-label, the column's heading)."""
+        return self.row(item_id).locator(f"td[data-label='{column}']")
+
+    def fact(self, term: str):
+        """The value of an item's field on its own screen (its description list)."""
+        return (
+            self.page.locator("dl.facts > div")
+            .filter(has=self.page.locator("dt", has_text=re.compile(f"^{re.escape(term)}$")))
+            .locator("dd")
+        )
+
+    def history(self):
+        """The entries of the screen's history, oldest first."""
+        return self.page.get_by_role("list", name="History").get_by_role("listitem")
 
     def buttons(self, item_id: int) -> list[str]:
         """The visible names of a row's buttons and links, in order."""

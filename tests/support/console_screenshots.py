@@ -27,7 +27,9 @@ PRODUCTS = [  # sku, name, price, stock, threshold, warehouse
 ]
 
 
-def seed(api: Api) -> dict:
+def seed(api: Api, customer: Api) -> dict:
+    """Demo data; `customer` places the orders of CUSTOMER, so that their history says
+    who placed them."""
     products = [
         api.product(
             sku, name=name, price=price, stock=stock, threshold=threshold, warehouse=warehouse
@@ -45,7 +47,7 @@ def seed(api: Api) -> dict:
             (12, "Chiclayo", "Rosa Flores", ["CANCELADO"]),
         ]
     ):
-        order = api.order(
+        order = (customer if user == CUSTOMER else api).order(
             products[number % len(products)]["id"],
             user_id=user,
             quantity=number + 1,
@@ -64,6 +66,16 @@ def seed(api: Api) -> dict:
             order["id"], kind=kind, carrier=carrier, destination=order["destino"]
         )
         api.ok("PATCH", f"/api/envios/{shipment['id']}/status", params={"status": status})
+    # A recount that found fewer rolls than an approved order holds: over-reserved.
+    rolls = products[3]
+    held = api.order(rolls["id"], user_id=13, quantity=6, destination="Ica", name="Elena Soto")
+    api.ok("PATCH", f"/api/pedidos/{held['id']}/status", params={"status": "APROBADO"})
+    fields = ("sku", "nombre", "precioUnitario", "umbralMinimo", "bodega", "descripcion")
+    api.ok(
+        "PUT",
+        f"/api/inventario/{rolls['id']}",
+        json={**{name: rolls[name] for name in fields}, "stockActual": 5},
+    )
     return {"products": products, "orders": orders}
 
 
@@ -72,11 +84,15 @@ def take(out: Path = OUT) -> list[Path]:
     stack = StackProcess().start()
     shots = []
     try:
-        seed(Api(stack.gateway, operator_token()))
+        data = seed(
+            Api(stack.gateway, operator_token()),
+            Api(stack.gateway, customer_token(CUSTOMER, "luis.quispe@example.com")),
+        )
         with chromium() as browser:
 
-            def shoot(console: Console, name: str, full_page: bool = True) -> None:
-                expect(console.page.locator("tbody tr").first).to_be_visible()
+            def shoot(console: Console, name: str, full_page: bool = True, rows=True) -> None:
+                if rows:
+                    expect(console.page.locator("tbody tr").first).to_be_visible()
                 path = out / f"{name}.png"
                 console.page.screenshot(path=str(path), full_page=full_page)
                 shots.append(path)
@@ -91,6 +107,18 @@ def take(out: Path = OUT) -> list[Path]:
             shoot(desk, "orders")
             desk.go("Shipments")
             shoot(desk, "shipments")
+            # An order's screen, with its history (placed by the customer, approved by
+            # an operator), and a product's, with the approved orders holding its units.
+            order = data["orders"][1]
+            desk.go("Orders")
+            desk.row(order["id"]).get_by_role("link", name="Details").click()
+            expect(desk.history()).to_have_count(2)
+            shoot(desk, "order", rows=False)
+            rolls = data["products"][3]
+            desk.go("Catalog")
+            desk.row(rolls["id"]).get_by_role("link", name="Details").click()
+            expect(desk.page.locator("#reservations-count")).not_to_be_empty()
+            shoot(desk, "product")
             desk.close()
 
             # A customer's lists hold only their own once the gateway applies roles;

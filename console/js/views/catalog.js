@@ -1,23 +1,33 @@
 // The catalog (docs/api.md#inventory): products page by page, searched among those
-// loaded, the ones in alert (stockActual < umbralMinimo) marked; operators create, edit
-// and delete, customers start an order from a product.
+// loaded, the ones in alert (stockActual < umbralMinimo) marked, each with its units on
+// hand, reserved by approved orders and available; operators create, edit and delete,
+// customers start an order from a product. A product's own screen (#catalog?id=N) shows
+// all of it and, to operators, the approved orders holding its units.
 import {newIdempotencyKey} from "../api.js";
 import {
-  asNumber, clear, clearFieldErrors, field, formValues, h, input, row, showFieldErrors, table,
+  asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row,
+  showFieldErrors, table, when,
   append,
 } from "../dom.js";
 import {PagedList} from "../paged.js";
+import {available, availableFigure, reserved} from "../products.js";
 
-const OPERATOR_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Alert threshold",
-  "Warehouse", "Actions"];
+const OPERATOR_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Reserved", "Available",
+  "Alert threshold", "Warehouse", "Actions"];
 // Customers order from the catalog; thresholds and warehouses are the operators' concern.
-const CUSTOMER_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Actions"];
+const CUSTOMER_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Reserved", "Available",
+  "Actions"];
+const STOCK_HINT = "Units on hand, those reserved by approved orders included.";
 
 export function inAlert(product) {
   return product.stockActual < product.umbralMinimo;
 }
 
 export function render(main, ctx, params) {
+  if (params.has("id")) {
+    renderProduct(main, ctx, params.get("id"));
+    return;
+  }
   const operator = ctx.session.role === "operator";
   const columns = operator ? OPERATOR_COLUMNS : CUSTOMER_COLUMNS;
   const list = new PagedList(ctx.api);
@@ -40,11 +50,13 @@ export function render(main, ctx, params) {
   }
 
   function actions(product) {
+    const details = detailsLink(product);
     if (!operator) {
-      return h("a", {class: "button", href: `#orders?productoId=${product.id}`,
-        "aria-label": `Order ${product.nombre}`}, "Order");
+      return h("span", {class: "actions"}, details,
+        h("a", {class: "button", href: `#orders?productoId=${product.id}`,
+          "aria-label": `Order ${product.nombre}`}, "Order"));
     }
-    return h("span", {class: "actions"},
+    return h("span", {class: "actions"}, details,
       h("button", {type: "button", "aria-label": `Edit ${product.sku}`,
         onclick: () => edit(product)}, "Edit"),
       h("button", {type: "button", class: "danger", "aria-label": `Delete ${product.sku}`,
@@ -57,10 +69,11 @@ export function render(main, ctx, params) {
       const alert = operator && inAlert(p);
       const stock = alert ? h("span", {}, String(p.stockActual), " ",
         h("strong", {class: "badge"}, "Low stock")) : String(p.stockActual);
+      const units = [stock, String(reserved(p)), availableFigure(p)];
       const cells = operator
-        ? [String(p.id), p.sku, p.nombre, String(p.precioUnitario), stock,
+        ? [String(p.id), p.sku, p.nombre, String(p.precioUnitario), ...units,
           String(p.umbralMinimo), p.bodega ?? "", actions(p)]
-        : [String(p.id), p.sku, p.nombre, String(p.precioUnitario), stock, actions(p)];
+        : [String(p.id), p.sku, p.nombre, String(p.precioUnitario), ...units, actions(p)];
       return row(columns, cells, {class: alert ? "in-alert" : null, "data-id": p.id});
     }));
     const what = onlyAlerts ? "products in alert" : "products";
@@ -75,6 +88,15 @@ export function render(main, ctx, params) {
       draw();
     } catch (error) {
       ctx.fail(error, "Loading the catalog");
+    }
+  }
+
+  /** #catalog?edit=N (the product screen's Edit): that product in the form. */
+  async function editRequested(id) {
+    try {
+      edit((await ctx.api.request("GET", `/api/inventario/${id}`)).data);
+    } catch (error) {
+      ctx.fail(error, `Opening product ${id}`);
     }
   }
 
@@ -97,6 +119,11 @@ export function render(main, ctx, params) {
       form.elements.namedItem(name).value = product[name] ?? "";
     }
     form.querySelector("h3").textContent = `Edit product ${product.id} (${product.sku})`;
+    // Not fields of the form (the API sets them): said beside the stock they are part of.
+    form.querySelector("#product-stockActual-hint").textContent =
+      `Units on hand: ${reserved(product)} of them reserved by approved orders, ` +
+      `${available(product)} available. A stock below ${reserved(product)} leaves a negative ` +
+      "available (no approval passes until stock comes in).";
     form.querySelector("[type=submit]").textContent = "Save changes";
     form.querySelector(".cancel").hidden = false;
     form.elements.namedItem("sku").focus();
@@ -107,6 +134,7 @@ export function render(main, ctx, params) {
     form.reset();
     clearFieldErrors(form);
     form.querySelector("h3").textContent = "New product";
+    form.querySelector("#product-stockActual-hint").textContent = STOCK_HINT;
     form.querySelector("[type=submit]").textContent = "Create product";
     form.querySelector(".cancel").hidden = true;
   }
@@ -120,8 +148,26 @@ export function render(main, ctx, params) {
       draw();
       ctx.say(`Product ${product.sku} deleted.`);
     } catch (error) {
+      if (error.code === "PRODUCT_RESERVED") {
+        // Nothing deleted: its units as they are now, and how many orders hold.
+        const now = await fresh(product);
+        ctx.fail(error, `Deleting ${product.sku}`, {reserved: now && reserved(now)});
+        return;
+      }
       ctx.fail(error, `Deleting ${product.sku}`);
       if (error.status === 404 || error.status === 409) load();
+    }
+  }
+
+  /** The product as the API has it now, shown in its row; null if it cannot be read. */
+  async function fresh(product) {
+    try {
+      const now = (await ctx.api.request("GET", `/api/inventario/${product.id}`)).data;
+      list.replace(now);
+      draw();
+      return now;
+    } catch {
+      return null;
     }
   }
 
@@ -174,7 +220,7 @@ export function render(main, ctx, params) {
         field("product-precioUnitario", "Unit price", input("precioUnitario",
           {inputmode: "decimal", required: true})),
         field("product-stockActual", "Stock", input("stockActual",
-          {inputmode: "numeric", required: true})),
+          {inputmode: "numeric", required: true}), STOCK_HINT),
         field("product-umbralMinimo", "Alert threshold", input("umbralMinimo",
           {inputmode: "numeric", required: true}),
         "In alert while the stock is below it."),
@@ -209,11 +255,13 @@ export function render(main, ctx, params) {
       show,
       h("button", {type: "button", onclick: load}, "Reload")),
     shown,
-    table(operator ? "Products (those in alert are marked Low stock)" : "Products",
-      columns, rows),
+    table(operator
+      ? "Products (those in alert are marked Low stock; more reserved than on hand, Over-reserved)"
+      : "Products", columns, rows),
     more,
     form);
   load();
+  if (operator && params.get("edit")) editRequested(params.get("edit"));
 
   function radio(name, value, label, checked) {
     const id = `${name}-${value}`;
@@ -221,4 +269,97 @@ export function render(main, ctx, params) {
       h("input", {type: "radio", name, id, value, checked}),
       h("label", {for: id}, label));
   }
+}
+
+function detailsLink(product) {
+  return h("a", {class: "button", href: `#catalog?id=${product.id}`,
+    "aria-label": `Details of ${product.sku}`}, "Details");
+}
+
+/** One product (#catalog?id=N): its fields and units; to operators, the approved orders
+ * holding them (GET /api/inventario/{id}/reservas) and a way to edit it. */
+function renderProduct(main, ctx, id) {
+  const operator = ctx.session.role === "operator";
+  const heading = h("h2", {tabindex: "-1"}, `Product ${id}`);
+  const body = h("div", {class: "detail"});
+  const reservations = h("tbody");
+  const held = h("p", {class: "count", id: "reservations-count"});
+  const reservationsSection = operator ? h("section", {"aria-labelledby": "reservations-heading"},
+    h("h3", {id: "reservations-heading"}, "Reservations"),
+    held,
+    table("Approved orders holding its units", RESERVATION_COLUMNS, reservations)) : null;
+
+  async function load() {
+    let product;
+    try {
+      product = (await ctx.api.request("GET", `/api/inventario/${id}`)).data;
+    } catch (error) {
+      clear(body).append(h("p", {}, error.status === 404
+        ? `Product ${id} is not in the catalog: it was deleted, or never existed.`
+        : "The product could not be loaded."));
+      if (reservationsSection) reservationsSection.hidden = true;
+      ctx.fail(error, `Loading product ${id}`);
+      return;
+    }
+    heading.textContent = `Product ${product.id}: ${product.nombre}`;
+    clear(body).append(productFacts(product, operator), h("div", {class: "actions"}, operator
+      ? h("a", {class: "button", href: `#catalog?edit=${product.id}`,
+        "aria-label": `Edit ${product.sku}`}, "Edit")
+      : h("a", {class: "button", href: `#orders?productoId=${product.id}`,
+        "aria-label": `Order ${product.nombre}`}, "Order")));
+    if (operator) await loadReservations(product);
+  }
+
+  async function loadReservations(product) {
+    reservationsSection.hidden = false;
+    try {
+      const items = (await ctx.api.request("GET", `/api/inventario/${id}/reservas`)).data ?? [];
+      clear(reservations).append(...items.map((each) => row(RESERVATION_COLUMNS, [
+        h("a", {href: `#orders?id=${each.pedidoId}`}, `Order ${each.pedidoId}`),
+        String(each.cantidad), when(each.desde),
+      ], {"data-id": each.pedidoId})));
+      const units = items.reduce((sum, each) => sum + each.cantidad, 0);
+      held.textContent = items.length
+        ? `${units} unit${units === 1 ? "" : "s"} held by ${items.length} approved ` +
+          `order${items.length === 1 ? "" : "s"}, oldest order first.` +
+          (units === reserved(product) ? "" : ` The product says ${reserved(product)}: ` +
+            "the platform puts such a difference right within minutes.")
+        : "No approved order holds units of this product.";
+    } catch (error) {
+      clear(reservations);
+      held.textContent = "The reservations could not be loaded.";
+      ctx.fail(error, `Loading the reservations of product ${id}`);
+    }
+  }
+
+  append(main,
+    heading,
+    h("div", {class: "toolbar"},
+      h("a", {class: "button", href: "#catalog"}, "Back to the catalog"),
+      h("button", {type: "button", onclick: load}, "Reload")),
+    body,
+    reservationsSection);
+  load();
+}
+
+const RESERVATION_COLUMNS = ["Order", "Units", "Since"];
+
+function productFacts(product, operator) {
+  const units = available(product);
+  return facts([
+    ["SKU", product.sku],
+    ["Name", product.nombre],
+    ["Unit price", String(product.precioUnitario)],
+    ["Stock", operator && inAlert(product)
+      ? h("span", {}, String(product.stockActual), " ", h("strong", {class: "badge"}, "Low stock"))
+      : String(product.stockActual)],
+    ["Reserved", `${reserved(product)} (held by approved orders)`],
+    ["Available", units < 0
+      ? h("span", {}, availableFigure(product), h("br"), `Approved orders hold ${-units} more ` +
+        "than are on hand: no approval passes until stock comes in.")
+      : String(units)],
+    operator && ["Alert threshold", `${product.umbralMinimo} (in alert while the stock is below it)`],
+    operator && ["Warehouse", product.bodega || "none"],
+    ["Description", product.descripcion || "none"],
+  ]);
 }

@@ -1,14 +1,18 @@
 // Orders (docs/api.md#orders): operators see every order, filter by status and move
 // each along its lifecycle; customers see their own (the API lists only those), place
-// orders and cancel them. Both may place an order.
+// orders and cancel them. Both may place an order. Each order names its product (looked
+// up by id); an order's own screen (#orders?id=N) shows all of it, its product's units
+// and its history.
 import {newIdempotencyKey} from "../api.js";
 import {
-  asNumber, clear, clearFieldErrors, field, formValues, h, input, row, select,
-  showFieldErrors, table, timestamp,
+  asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row, select,
+  showFieldErrors, table, timestamp, when,
   append,
 } from "../dom.js";
+import {historySection} from "../history.js";
 import {ORDER_MOVE_LABELS, ORDER_STATUSES, orderMoves} from "../lifecycle.js";
 import {PagedList} from "../paged.js";
+import {ProductLookup, available, unitsLine} from "../products.js";
 
 const COLUMNS = ["ID", "Customer", "Product", "Quantity", "Total", "Type", "Destination",
   "Status", "Placed", "Actions"];
@@ -16,9 +20,15 @@ const COLUMNS = ["ID", "Customer", "Product", "Quantity", "Total", "Type", "Dest
 const REFUSAL_FIELDS = {INSUFFICIENT_STOCK: "cantidad", PRODUCT_NOT_FOUND: "productoId"};
 
 export function render(main, ctx, params) {
+  if (params.has("id")) {
+    renderOrder(main, ctx, params.get("id"));
+    return;
+  }
   const {session} = ctx;
   const customer = session.role === "customer";
   const list = new PagedList(ctx.api);
+  // The products of the orders shown, each asked once per load (Reload asks again).
+  let products = new ProductLookup(ctx.api);
   let key = newIdempotencyKey();
   let totalTyped = false;
 
@@ -31,28 +41,66 @@ export function render(main, ctx, params) {
   const form = orderForm();
 
   function actions(order) {
-    const moves = orderMoves(order.status, session.role).map((to) =>
-      h("button", {type: "button", class: to === "CANCELADO" ? "danger" : null,
-        "aria-label": `${ORDER_MOVE_LABELS[to]} order ${order.id}`,
-        onclick: () => move(order, to)}, ORDER_MOVE_LABELS[to]));
-    return h("span", {class: "actions"}, ...moves,
-      h("a", {class: "button", href: `#shipments?pedidoId=${order.id}`,
-        "aria-label": `Shipments of order ${order.id}`}, "Shipments"));
+    return h("span", {class: "actions"}, ...moveButtons(order, session.role, move),
+      h("a", {class: "button", href: `#orders?id=${order.id}`,
+        "aria-label": `Details of order ${order.id}`}, "Details"),
+      shipmentsLink(order));
   }
 
   function draw() {
     clear(rows).append(...list.items.map((o) => row(COLUMNS, [
       String(o.id), h("span", {}, o.clienteNombre, h("br"), h("small", {}, `${o.userEmail} · user ${o.userId}`)),
-      String(o.productoId), String(o.cantidad), String(o.total), o.tipoPedido, o.destino,
+      h("span", {class: "product", "data-product": o.productoId}, productWords(o.productoId)),
+      String(o.cantidad), String(o.total), o.tipoPedido, o.destino,
       h("span", {class: `pill pill-${o.status.toLowerCase()}`}, o.status),
       timestamp(o.creadoEn), actions(o),
     ], {"data-id": o.id})));
     shown.textContent = `${list.items.length} ${customer ? "of your orders" : "orders"} loaded` +
       (list.next ? " (more to load)." : ".");
     more.hidden = !list.next;
+    nameProducts();
+  }
+
+  /** The product of an order's row: its name, and to operators its available units. */
+  function productWords(id) {
+    const entry = products.get(id);
+    const below = (text) => [h("br"), h("small", {}, text)];
+    if (entry?.state === "found") {
+      const product = entry.product;
+      return [product.nombre, ...below(`product ${id}` +
+        (customer ? "" : `, ${available(product)} available`))];
+    }
+    if (entry?.state === "deleted") {
+      return [`Product ${id}`, " ", h("strong", {class: "badge badge-muted"}, "Deleted")];
+    }
+    return [`Product ${id}`, ...below(entry ? "name unavailable" : "looking up its name")];
+  }
+
+  /** Looks up the products of the orders shown that are not known yet, a few at a time,
+   * and names each in its rows as its answer comes (in place: the focus stays). */
+  function nameProducts() {
+    const lookup = products;
+    lookup.lookUp(list.items.map((o) => o.productoId), (id) => {
+      if (lookup === products) showProduct(id);
+    });
+  }
+
+  function showProduct(id) {
+    for (const cell of rows.querySelectorAll(`[data-product="${id}"]`)) {
+      append(clear(cell), productWords(id));
+    }
+  }
+
+  /** A move may have moved the product's units: its figures asked again. */
+  function renewProduct(id) {
+    const lookup = products;
+    lookup.renew(id).then(() => {
+      if (lookup === products) showProduct(id);
+    });
   }
 
   async function load() {
+    products = new ProductLookup(ctx.api);
     try {
       await list.load("/api/pedidos", {status: statusFilter.value});
       draw();
@@ -78,12 +126,14 @@ export function render(main, ctx, params) {
         {query: {status: to}});
       list.replace(answer.data);
       draw();
+      renewProduct(order.productoId);
       ctx.say(`Order ${order.id} is now ${answer.data.status}.`);
       rows.querySelector(`tr[data-id="${order.id}"] button, tr[data-id="${order.id}"] a`)?.focus();
     } catch (error) {
-      ctx.fail(error, doing);
+      ctx.fail(error, doing, {cantidad: order.cantidad});
       if (error.status === 409 || error.status === 404) {
         refresh(order).catch((again) => ctx.fail(again, "Reloading the order"));
+        renewProduct(order.productoId);
       }
     }
   }
@@ -206,5 +256,114 @@ export function render(main, ctx, params) {
     form.elements.namedItem("productoId").value = params.get("productoId");
     fillTotal();
   }
+  load();
+}
+
+function moveButtons(order, role, move) {
+  return orderMoves(order.status, role).map((to) =>
+    h("button", {type: "button", class: to === "CANCELADO" ? "danger" : null,
+      "aria-label": `${ORDER_MOVE_LABELS[to]} order ${order.id}`,
+      onclick: () => move(order, to)}, ORDER_MOVE_LABELS[to]));
+}
+
+function shipmentsLink(order) {
+  return h("a", {class: "button", href: `#shipments?pedidoId=${order.id}`,
+    "aria-label": `Shipments of order ${order.id}`}, "Shipments");
+}
+
+/** One order (#orders?id=N): its fields, its product with its units, the moves its status
+ * allows, and its history. After a move all three are asked again. */
+function renderOrder(main, ctx, id) {
+  const {session} = ctx;
+  const customer = session.role === "customer";
+  const heading = h("h2", {tabindex: "-1"}, `Order ${id}`);
+  const body = h("div", {class: "detail"});
+  const history = historySection(ctx, `/api/pedidos/${id}/historial`, `order ${id}`);
+  const productSlot = h("span", {class: "product"});
+  const unitsSlot = h("span", {});
+  let order = null;
+
+  async function load() {
+    try {
+      order = (await ctx.api.request("GET", `/api/pedidos/${id}`)).data;
+    } catch (error) {
+      clear(body).append(h("p", {}, error.status === 404
+        ? `Order ${id} does not exist, or it is not yours to see.`
+        : "The order could not be loaded."));
+      history.section.hidden = true;
+      ctx.fail(error, `Loading order ${id}`);
+      return;
+    }
+    draw();
+    history.section.hidden = false;
+    await Promise.all([showProduct(), history.load()]);
+  }
+
+  function draw() {
+    heading.textContent = `Order ${order.id}`;
+    if (!productSlot.firstChild) {
+      append(productSlot, `Product ${order.productoId}`, h("br"), h("small", {}, "looking up its name"));
+    }
+    clear(body).append(
+      facts([
+        ["Status", h("span", {class: `pill pill-${order.status.toLowerCase()}`}, order.status)],
+        ["Customer", h("span", {}, order.clienteNombre, h("br"),
+          h("small", {}, `${order.userEmail} · user ${order.userId}`))],
+        ["Product", productSlot],
+        ["Its units", unitsSlot],
+        ["Quantity", String(order.cantidad)],
+        ["Total", String(order.total)],
+        ["Type", order.tipoPedido],
+        ["Destination", order.destino],
+        order.observaciones && ["Notes", order.observaciones],
+        ["Placed", when(order.creadoEn)],
+      ]),
+      h("div", {class: "actions", id: "order-actions"},
+        ...moveButtons(order, session.role, move), shipmentsLink(order)));
+  }
+
+  /** The order's product, asked afresh: named, linked to its screen, with its units. */
+  async function showProduct() {
+    const productId = order.productoId;
+    const entry = await new ProductLookup(ctx.api).one(productId);
+    if (entry.state === "found") {
+      const product = entry.product;
+      append(clear(productSlot), h("a", {href: `#catalog?id=${productId}`}, product.nombre),
+        h("br"), h("small", {}, `product ${productId}`));
+      append(clear(unitsSlot), unitsLine(product));
+    } else {
+      append(clear(productSlot), `Product ${productId}`, " ", entry.state === "deleted"
+        ? h("strong", {class: "badge badge-muted"}, "Deleted") : h("small", {}, "(name unavailable)"));
+      append(clear(unitsSlot), entry.state === "deleted"
+        ? "none: it is no longer in the catalog" : "unknown at the moment");
+    }
+  }
+
+  async function move(current, to) {
+    const doing = `${ORDER_MOVE_LABELS[to]} order ${current.id}`;
+    try {
+      order = (await ctx.api.request("PATCH", `/api/pedidos/${current.id}/status`,
+        {query: {status: to}})).data;
+      draw();
+      ctx.say(`Order ${order.id} is now ${order.status}.`);
+      body.querySelector("#order-actions button, #order-actions a")?.focus();
+      await Promise.all([showProduct(), history.load()]);
+    } catch (error) {
+      ctx.fail(error, doing, {cantidad: current.cantidad});
+      if (error.status === 409 || error.status === 404) {
+        await load();
+        body.querySelector("#order-actions button, #order-actions a")?.focus();
+      }
+    }
+  }
+
+  append(main,
+    heading,
+    h("div", {class: "toolbar"},
+      h("a", {class: "button", href: "#orders"}, customer ? "Back to my orders" : "Back to the orders"),
+      h("button", {type: "button", onclick: load}, "Reload")),
+    body,
+    history.section);
+  history.section.hidden = true;
   load();
 }

@@ -1,12 +1,14 @@
 // Shipments (docs/api.md#shipping): filtered by order and status, with their estimated
 // delivery; operators create them and set their status (any of the four, in any order);
-// customers follow the shipments of their own orders (the API lists only those).
+// customers follow the shipments of their own orders (the API lists only those). A
+// shipment's own screen (#shipments?id=N) shows all of it and its history.
 import {newIdempotencyKey} from "../api.js";
 import {
-  asNumber, clear, clearFieldErrors, field, formValues, h, input, row, select,
-  showFieldErrors, table, timestamp,
+  asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row, select,
+  showFieldErrors, table, timestamp, when,
   append,
 } from "../dom.js";
+import {historySection} from "../history.js";
 import {SHIPMENT_STATUSES, shipmentMoves} from "../lifecycle.js";
 import {PagedList} from "../paged.js";
 
@@ -16,6 +18,10 @@ const STATUS_LABELS = {CREADO: "Created", ASIGNADO: "Assigned", EN_RUTA: "On the
   ENTREGADO: "Delivered"};
 
 export function render(main, ctx, params) {
+  if (params.has("id")) {
+    renderShipment(main, ctx, params.get("id"));
+    return;
+  }
   const {session} = ctx;
   const operator = session.role === "operator";
   const list = new PagedList(ctx.api);
@@ -36,13 +42,9 @@ export function render(main, ctx, params) {
   const form = operator ? shipmentForm() : null;
 
   function actions(shipment) {
-    const moves = shipmentMoves(shipment.status, session.role);
-    if (!moves.length) return "";
-    return h("span", {class: "actions"}, moves.map((to) =>
-      // The visible words first in the name (WCAG's label in name), then which shipment.
-      h("button", {type: "button",
-        "aria-label": `Set ${STATUS_LABELS[to]}: shipment ${shipment.id} to ${to}`,
-        onclick: () => move(shipment, to)}, `Set ${STATUS_LABELS[to]}`)));
+    return h("span", {class: "actions"}, moveButtons(shipment, session.role, move),
+      h("a", {class: "button", href: `#shipments?id=${shipment.id}`,
+        "aria-label": `Details of shipment ${shipment.id}`}, "Details"));
   }
 
   function draw() {
@@ -157,5 +159,84 @@ export function render(main, ctx, params) {
     table(operator ? "Shipments, oldest first" : "Shipments of your orders", COLUMNS, rows),
     more,
     form);
+  load();
+}
+
+function moveButtons(shipment, role, move) {
+  return shipmentMoves(shipment.status, role).map((to) =>
+    // The visible words first in the name (WCAG's label in name), then which shipment.
+    h("button", {type: "button",
+      "aria-label": `Set ${STATUS_LABELS[to]}: shipment ${shipment.id} to ${to}`,
+      onclick: () => move(shipment, to)}, `Set ${STATUS_LABELS[to]}`));
+}
+
+/** One shipment (#shipments?id=N): its fields, its order, the statuses an operator may
+ * set, and its history, asked again after each change. */
+function renderShipment(main, ctx, id) {
+  const {session} = ctx;
+  const operator = session.role === "operator";
+  const heading = h("h2", {tabindex: "-1"}, `Shipment ${id}`);
+  const body = h("div", {class: "detail"});
+  const history = historySection(ctx, `/api/envios/${id}/historial`, `shipment ${id}`);
+  let shipment = null;
+
+  async function load() {
+    try {
+      shipment = (await ctx.api.request("GET", `/api/envios/${id}`)).data;
+    } catch (error) {
+      clear(body).append(h("p", {}, error.status === 404
+        ? `Shipment ${id} does not exist, or it is not yours to see.`
+        : "The shipment could not be loaded."));
+      history.section.hidden = true;
+      ctx.fail(error, `Loading shipment ${id}`);
+      return;
+    }
+    draw();
+    history.section.hidden = false;
+    await history.load();
+  }
+
+  function draw() {
+    heading.textContent = `Shipment ${shipment.id}`;
+    const moves = moveButtons(shipment, session.role, move);
+    append(clear(body),
+      facts([
+        ["Status", h("span", {},
+          h("span", {class: `pill pill-${shipment.status.toLowerCase()}`}, shipment.status),
+          ` ${STATUS_LABELS[shipment.status] ?? ""}`)],
+        ["Order", h("a", {href: `#orders?id=${shipment.pedidoId}`}, `Order ${shipment.pedidoId}`)],
+        ["Type", shipment.tipoEnvio],
+        ["Carrier", shipment.transportista],
+        ["Destination", shipment.destino],
+        ["Estimated delivery", when(shipment.fechaEstimadaEntrega)],
+        ["Dispatch guide", shipment.guiaDespecho],
+        ["Route", shipment.rutaDescripcion],
+        ["Created", when(shipment.creadoEn)],
+      ]),
+      operator && moves.length ? h("div", {class: "actions", id: "shipment-actions"}, moves) : null);
+  }
+
+  async function move(current, to) {
+    try {
+      shipment = (await ctx.api.request("PATCH", `/api/envios/${current.id}/status`,
+        {query: {status: to}})).data;
+      draw();
+      ctx.say(`Shipment ${shipment.id} is now ${shipment.status}.`);
+      body.querySelector("#shipment-actions button")?.focus();
+      await history.load();
+    } catch (error) {
+      ctx.fail(error, `Setting shipment ${current.id} to ${to}`);
+      if (error.status === 404) load();
+    }
+  }
+
+  append(main,
+    heading,
+    h("div", {class: "toolbar"},
+      h("a", {class: "button", href: "#shipments"}, operator ? "Back to the shipments" : "Back to my shipments"),
+      h("button", {type: "button", onclick: load}, "Reload")),
+    body,
+    history.section);
+  history.section.hidden = true;
   load();
 }

@@ -26,7 +26,6 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
 from infra.local.sign_in import UserPool
@@ -100,7 +99,11 @@ def main(argv: list[str]) -> None:
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
     limits = partition_limits()  # checked by the stack before it started this process
-    partitions = PartitionWrites(limits.rate, limits.burst) if limits is not None else None
+    partitions = None
+    if limits is not None:  # the meter is loaded only when asked for
+        from infra.local.partition_writes import PartitionWrites
+
+        partitions = PartitionWrites(limits.rate, limits.burst)
     try:
         if data is not None:
             data.hold()

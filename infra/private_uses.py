@@ -7,7 +7,7 @@ tests/unit/test_private_uses.py runs every check, in a fresh process (the emulat
 patches must not be what is checked), and fails with the entry's name and the installed
 version of its library; it also scans infra/, tests/ and bench/ (tests/support/
 private_uses.py says for what) and fails on a private use no entry covers, or on an
-entry whose use is gone. Deployed code (functions/, layers/) uses none: issue 34.
+entry whose use is gone. Deployed code (functions/, layers/) uses none of them.
 
 Here, "private" means one of: a name with a leading underscore on a library's object
 (read, set, overridden or replaced); a library's class or module attribute set or

@@ -20,17 +20,20 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import boto3
 
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.partition_writes import PartitionWrites
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
 from infra.local.sign_in import UserPool
 from infra.local.user_pool import HASH_IDS
+
+if TYPE_CHECKING:
+    from infra.local.partition_writes import PartitionWrites
 
 # Saved before each block of ids is answered (infra/local/persistence.py): the counters'
 # table.
@@ -85,6 +88,17 @@ def _say(message: dict) -> None:
     print(json.dumps(message), flush=True)
 
 
+def _partition_writes() -> "PartitionWrites | None":
+    """The count of writes per partition key, when DYNAMODB_PARTITION_* asks for one
+    (checked by the stack before it started this process); only then is it loaded."""
+    limits = partition_limits()
+    if limits is None:
+        return None
+    from infra.local.partition_writes import PartitionWrites
+
+    return PartitionWrites(limits.rate, limits.burst)
+
+
 def main(argv: list[str]) -> None:
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
@@ -99,12 +113,10 @@ def main(argv: list[str]) -> None:
         stopped.set()
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
-    limits = partition_limits()  # checked by the stack before it started this process
-    partitions = PartitionWrites(limits.rate, limits.burst) if limits is not None else None
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port, partitions).start()
+        aws = emulator(port, _partition_writes()).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return

@@ -18,16 +18,34 @@ module says which partitions that wrote:
 With a rate, each partition key has a token bucket of `burst` writes refilled at `rate`
 a second; a request that would take any key below zero is undone and refused, and
 takes nothing from any bucket, as a throttled request consumes no capacity.
+
+Loaded only when the count is asked for (DYNAMODB_PARTITION_METER or
+DYNAMODB_PARTITION_WRITE_RATE: infra/local/aws_process.py, and the tests that meter): the
+emulator calls `PartitionWrites.metered` and `.answer` on the one it is given, and
+imports nothing from here (tests/unit/test_private_uses.py checks that `make run`'s
+emulator does not load it).
 """
 
+import copy
+import json
+import os
+import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from urllib.parse import parse_qs
 
-# Where the emulator answers the count (GET, `?top=N`) and zeroes it (DELETE).
-PARTITION_WRITES_PATH = "/_local/partition-writes"
+from moto.core import DEFAULT_ACCOUNT_ID
+from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
+from moto.dynamodb.models.table import Table
+
+from infra.local.emulator import json_answer
+from infra.local.settings import PARTITION_WRITES_PATH
+
+__all__ = ["PARTITION_WRITES_PATH", "Partition", "PartitionWrites", "written"]
+
 THROTTLED_TYPE = "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException"
 THROTTLED_MESSAGE = (
     "The level of configured provisioned throughput for the table was "
@@ -177,3 +195,95 @@ class PartitionWrites:
             self._counts.clear()
             self._buckets.clear()
             self.throttled = 0
+
+    def answer(self, environ, start_response) -> list[bytes]:
+        """The emulator's PARTITION_WRITES_PATH: GET the report (`?top=N`), DELETE zeroes."""
+        if environ.get("REQUEST_METHOD") == "DELETE":
+            self.reset()
+            return json_answer(start_response, "200 OK", {})
+        top = parse_qs(environ.get("QUERY_STRING", "")).get("top", ["20"])[0]
+        return json_answer(start_response, "200 OK", self.report(int(top) if top.isdigit() else 20))
+
+    def metered(self, app, environ, start_response, operation: str, body: bytes) -> list:
+        """Run a request through `app` (the emulator holds its tables); a write request's
+        partitions are counted, and if the throttle refuses them, every item it named is
+        put back as it was and the answer is DynamoDB's, throttled."""
+        if operation not in _ITEM_WRITES:
+            return list(app(environ, start_response))
+        match = _REGION.search(environ.get("HTTP_AUTHORIZATION", ""))
+        region = match[1] if match else os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+        backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][region]
+        try:
+            named = _named_items(backend, operation, json.loads(body or b"{}"))
+        except Exception:  # noqa: BLE001 - a request moto refuses: nothing is written
+            named = []
+        before = [_stored(backend, table, key) for table, key in named]
+        answered: dict = {}
+        chunks: list[bytes] = []
+
+        def hold(status, headers, exc_info=None):
+            answered.update(status=status, headers=headers)
+            return chunks.append
+
+        chunks.extend(app(environ, hold))
+        partitions = [
+            partition
+            for (table, key), was in zip(named, before, strict=True)
+            for partition in written(table, key, was, _stored(backend, table, key))
+        ]
+        if self.admit(partitions):
+            start_response(answered["status"], answered["headers"])
+            return chunks
+        for (table, key), was in zip(named, before, strict=True):
+            _restore(backend, table, key, was)
+        return json_answer(
+            start_response,
+            "400 Bad Request",
+            {"__type": THROTTLED_TYPE, "message": THROTTLED_MESSAGE},
+        )
+
+
+# Requests that write items: the ones whose partitions are counted, and throttled.
+_ITEM_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+_REGION = re.compile(r"Credential=[^/,]+/[^/,]+/([^/,]+)/")
+
+
+def _named_items(backend: DynamoDBBackend, operation: str, request: dict) -> list[tuple]:
+    """(moto's Table, the item's key) for each item a write request names."""
+    named = []
+
+    def add(table_name: str, key_or_item: dict) -> None:
+        table = backend.get_table(table_name)
+        key = {table.hash_key_attr: key_or_item[table.hash_key_attr]}
+        if table.range_key_attr is not None:
+            key[table.range_key_attr] = key_or_item[table.range_key_attr]
+        named.append((table, key))
+
+    if operation == "PutItem":
+        add(request["TableName"], request["Item"])
+    elif operation in ("UpdateItem", "DeleteItem"):
+        add(request["TableName"], request["Key"])
+    elif operation == "BatchWriteItem":
+        for table_name, writes in request["RequestItems"].items():
+            for write in writes:
+                if "PutRequest" in write:
+                    add(table_name, write["PutRequest"]["Item"])
+                else:
+                    add(table_name, write["DeleteRequest"]["Key"])
+    else:  # TransactWriteItems: a condition check is billed as a write too
+        for entry in request["TransactItems"]:
+            ((kind, op),) = entry.items()
+            add(op["TableName"], op["Item"] if kind == "Put" else op["Key"])
+    return named
+
+
+def _stored(backend: DynamoDBBackend, table: Table, key: dict) -> dict | None:
+    item = backend.get_item(table.name, key)
+    return None if item is None else copy.deepcopy(item.to_json()["Attributes"])
+
+
+def _restore(backend: DynamoDBBackend, table: Table, key: dict, before: dict | None) -> None:
+    if before is not None:
+        backend.put_item(table.name, before)
+    elif backend.get_item(table.name, key) is not None:
+        backend.delete_item(table.name, key)

@@ -53,6 +53,11 @@ def template_throttle(prefix: str) -> Throttle:
     )
 
 
+# Where the emulator answers its count of writes per partition key (GET, `?top=N`) and
+# zeroes it (DELETE), when it keeps one (PartitionLimits).
+PARTITION_WRITES_PATH = "/_local/partition-writes"
+
+
 @dataclass(frozen=True)
 class PartitionLimits:
     """What the emulator does with the writes of each partition key

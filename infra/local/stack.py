@@ -45,10 +45,15 @@ from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
-from infra.local.partition_writes import PARTITION_WRITES_PATH
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
-from infra.local.settings import DEFAULT_PORTS, ROOT, LocalSettings, Throttle
+from infra.local.settings import (
+    DEFAULT_PORTS,
+    PARTITION_WRITES_PATH,
+    ROOT,
+    LocalSettings,
+    Throttle,
+)
 from infra.local.sign_in import CLIENT_NAME, POOL_NAME
 from infra.local.throttle import TokenBucket
 from infra.local.tokens import local_jwt_secret, local_token, new_key

@@ -41,7 +41,7 @@ def started():
 
     yield start
     for server in servers:
-        if server.server._thread.is_alive():
+        if server.server.serving:
             server.stop()
 
 

@@ -2,9 +2,9 @@
 
 import schemathesis
 import yaml
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
+from schemathesis.checks import (
     content_type_conformance,
+    not_a_server_error,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,

@@ -19,8 +19,10 @@ def captured_lines(logger):
 
     handler = Capture()
     handler.setFormatter(logger.registered_formatter)
-    logger._logger.addHandler(handler)
+    # The standard library's logger that Powertools' Logger writes through, by its name.
+    underlying = logging.getLogger(logger.name)
+    underlying.addHandler(handler)
     try:
         yield lines
     finally:
-        logger._logger.removeHandler(handler)
+        underlying.removeHandler(handler)

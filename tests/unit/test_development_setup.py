@@ -3,7 +3,10 @@
 prints a command for). What the requirements files hold: test_locks.py."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +103,29 @@ def test_the_emulator_counts_and_throttles_partition_writes_only_when_asked():
     ]:
         with pytest.raises(ConfigError, match=f"^{list(env)[0]}="):
             LocalSettings.from_env(env)
+
+
+def test_make_runs_emulator_does_not_load_the_partition_meter():
+    """The meter (infra/local/partition_writes.py) is loaded only when asked for: not by
+    `make run`'s stack, nor by its emulator's process building an emulator without
+    DYNAMODB_PARTITION_* set. Run apart: this process may have loaded it already."""
+    probe = (
+        "import sys\n"
+        "import infra.local.aws_process, infra.local.stack\n"
+        "from infra.local.emulator import emulator\n"
+        "from infra.local.settings import partition_limits\n"
+        "assert partition_limits() is None\n"
+        "emulator(partitions=None).start().stop()\n"
+        "print(sorted(name for name in sys.modules if 'partition' in name))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNAMODB_PARTITION_")}
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", result.stdout

@@ -33,6 +33,12 @@ These corrections make it behave like DynamoDB where the platform can tell:
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
 
+- Streams that record committed writes only (infra/local/streams.py): a transaction
+  undone while writing, a throttled write put back and the restore of LOCAL_DATA_DIR
+  leave no record; a write that changes nothing makes none; records live 24 hours and
+  shard iterators 15 minutes. A stream read holds its table's lock, so it never sees a
+  record its request is about to take back.
+
 And, when asked (`partitions`: infra/local/partition_writes.py), it counts the writes of
 every partition key of every table and index, and throttles any key written faster than
 a rate as DynamoDB does: 400 ProvisionedThroughputExceededException, nothing written.
@@ -79,6 +85,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
+from infra.local import streams
 from infra.local.partition_writes import (
     PARTITION_WRITES_PATH,
     THROTTLED_MESSAGE,
@@ -111,6 +118,11 @@ _READ_OPERATIONS = {
     "ListTagsOfResource",
     "DescribeEndpoints",
     "DescribeLimits",
+    # DynamoDB Streams' (the webhook events' local poller).
+    "DescribeStream",
+    "GetShardIterator",
+    "GetRecords",
+    "ListStreams",
 }
 
 
@@ -206,8 +218,10 @@ def _condition_holds(current: Item | None, op: dict) -> bool:
 
 def _write_or_undo(self: DynamoDBBackend, planned: list[_Planned]) -> None:
     """Every planned write, in order; if one fails, those done are undone (each item put
-    back as it was, or deleted if it was not there) and the failure raised."""
+    back as it was, or deleted if it was not there, and no stream record left of any of
+    it) and the failure raised."""
     undo: list[tuple[str, dict, Item | None]] = []
+    marks = streams.mark({self.get_table(table_name) for _, table_name, _, _ in planned})
     try:
         for op_type, table_name, key, op in planned:
             if op_type == "ConditionCheck":
@@ -220,6 +234,7 @@ def _write_or_undo(self: DynamoDBBackend, planned: list[_Planned]) -> None:
                 self.delete_item(table_name, key)
             else:
                 self.put_item(table_name, before.to_json()["Attributes"])
+        streams.rewind(marks)
         raise
 
 
@@ -448,7 +463,14 @@ def tables_named(target: str, body: bytes) -> set[str] | None:
                 tables.add(op["TableName"])
     if "TableName" in request:
         tables.add(request["TableName"])
+    # A stream's request names its table in the stream's ARN (an iterator's begins so).
+    stream = _STREAM_TABLE.search(request.get("StreamArn") or request.get("ShardIterator") or "")
+    if stream:
+        tables.add(stream[1])
     return tables or None
+
+
+_STREAM_TABLE = re.compile(r":table/([^/]+)/stream/")
 
 
 # Requests that write items: the ones whose partitions are counted, and throttled.
@@ -565,6 +587,7 @@ class AtomicPerTable:
         except Exception:  # noqa: BLE001 - a request moto refuses: nothing is written
             named = []
         before = [_stored(backend, table, key) for table, key in named]
+        marks = streams.mark({table for table, _ in named})
         answered: dict = {}
 
         def hold(status, headers, exc_info=None):
@@ -584,6 +607,7 @@ class AtomicPerTable:
             return chunks
         for (table, key), was in zip(named, before, strict=True):
             _restore(backend, table, key, was)
+        streams.rewind(marks)
         return _json_answer(
             start_response,
             "400 Bad Request",
@@ -611,15 +635,16 @@ class _ByTarget:
 
     moto's own dispatcher works out the service of every request from its headers under
     one lock, listing moto's package folders on disk each time: about a tenth of the
-    emulator's time, with every request waiting in line for it. The two services the
-    platform uses are told apart by their target's prefix; anything else (moto's own
-    API) still goes to moto's dispatcher.
+    emulator's time, with every request waiting in line for it. The services the
+    platform uses (DynamoDB, its streams, SQS) are told apart by their target's prefix;
+    anything else (moto's own API) still goes to moto's dispatcher.
     """
 
     def __init__(self, fallback: DomainDispatcherApplication):
         self._fallback = fallback
         self._apps = {
             "DynamoDB_": create_backend_app("dynamodb"),
+            "DynamoDBStreams_": create_backend_app("dynamodbstreams"),
             QUEUE_TARGET: create_backend_app("sqs"),
         }
 
@@ -663,6 +688,13 @@ class Emulator(BackgroundServer):
     def queues(self, region: str) -> dict:
         return sqs_backends[DEFAULT_ACCOUNT_ID][region].queues
 
+    def streams_from_now(self, region: str) -> None:
+        """No stream record of what was written so far (the data restored at start, its
+        backfill): only what clients write from now on makes events."""
+        tables = self.tables(region)
+        with self._app.holding(set(tables)):
+            streams.forget(tables.values())
+
     def keep_in(self, directory: DataDir, region: str, write_through=()) -> dict[str, int]:
         """Restore the tables and queues (already created, empty) from `directory`, then
         save them there as they change. Raises DataError, having changed nothing on disk,
@@ -701,6 +733,7 @@ def emulator(port: int = 0, partitions: PartitionWrites | None = None) -> Emulat
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     _exact_numbers()
+    streams.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()

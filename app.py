@@ -1,4 +1,5 @@
-"""The gateway: inventory, orders and shipping behind one JWT authorizer, in one app.
+"""The gateway: inventory, orders, shipping and webhooks behind one JWT authorizer, in one
+app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -10,6 +11,7 @@ import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+import webhooks.wiring
 from authorizer import wiring as authorizer
 from authorizer.policy import authorize
 from common import aws, index
@@ -27,7 +29,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         settings,
         *(
             service.routes_for(settings)
-            for service in (inventory.wiring, orders.wiring, shipping.wiring)
+            for service in (inventory.wiring, orders.wiring, shipping.wiring, webhooks.wiring)
         ),
         root,
     )

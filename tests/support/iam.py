@@ -29,6 +29,10 @@ _TRANSACT_ACTIONS = {
 _CALL_ACTIONS = {
     ("lambda", "Invoke"): ("lambda:InvokeFunction", "FunctionName"),
     ("secretsmanager", "GetSecretValue"): ("secretsmanager:GetSecretValue", "SecretId"),
+    # A batch is authorized as its single action (IAM has no SendMessageBatch).
+    ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
+    ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),
+    ("sqs", "ChangeMessageVisibility"): ("sqs:ChangeMessageVisibility", "QueueUrl"),
 }
 
 
@@ -56,7 +60,10 @@ def accesses(service: str, operation: str, params: dict) -> list[Access]:
     """What IAM checks for one call."""
     if service != "dynamodb":
         action, parameter = _CALL_ACTIONS[service, operation]
-        return [Access(action, params[parameter])]
+        named = params[parameter]
+        if service == "sqs":  # a queue's URL, or locally its name: the name is its last part
+            named = named.rsplit("/", 1)[-1]
+        return [Access(action, named)]
     if operation == "BatchGetItem":
         return [
             Access("dynamodb:BatchGetItem", table, _keys(table, request["Keys"]))
@@ -132,13 +139,16 @@ def _listed(value) -> tuple:
 
 
 def _resource(value) -> str:
-    """A logical id (or "Table/index/name") for !Ref X, !GetAtt X.Arn, !Sub "${X.Arn}/..."."""
+    """A logical id (or "Table/index/name", "Table/stream") for !Ref X, !GetAtt X.Arn,
+    !GetAtt X.StreamArn, !Sub "${X.Arn}/..."; "*" as it is."""
+    if value == "*":
+        return value
     if "Ref" in value:
         return value["Ref"]
     if "Fn::GetAtt" in value:
         name, attribute = value["Fn::GetAtt"]
-        assert attribute == "Arn", value
-        return name
+        assert attribute in ("Arn", "StreamArn"), value
+        return name if attribute == "Arn" else f"{name}/stream"
     reference = re.fullmatch(r"\$\{(\w+)\.Arn\}(/.*)?", value["Fn::Sub"])
     assert reference, value
     return reference[1] + (reference[2] or "")

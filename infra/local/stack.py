@@ -36,7 +36,7 @@ import boto3
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV, console, docs
+from infra.local import LOCAL_AWS_ENV, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
@@ -117,7 +117,27 @@ class LocalStack:
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, LOCAL_SCHEDULE_SECONDS))
         self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
+        self._poll_event_sources(specs)
         return self
+
+    def _poll_event_sources(self, specs: dict[str, FunctionSpec]) -> None:
+        """The template's event source mappings (the webhooks' streams and queue), polled
+        as Lambda polls them, each batch an invocation of its function."""
+
+        def invoke(function: str, event: str) -> tuple[bool, str | None]:
+            outcome = self.lambdas.invoke(function, event)
+            return outcome.failed, outcome.result
+
+        self._stoppers.append(
+            event_sources.start(
+                specs,
+                invoke,
+                self._to_queue,
+                self.dynamodb_url,
+                self.settings.region,
+                lambda: self.aws.wait_until_up(WAIT_SECONDS),
+            )
+        )
 
     def _start_aws(self) -> None:
         """The settings, checked, then the emulator (its data restored), which every
@@ -203,8 +223,11 @@ class LocalStack:
             "AWS_REGION": region,
             "AWS_DEFAULT_REGION": region,
             "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
+            "AWS_ENDPOINT_URL_SQS": self.dynamodb_url,
             "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
             "AWS_SAM_LOCAL": "true",
+            # A developer's webhook endpoint is on this machine, over http.
+            "WEBHOOK_LOCAL_TARGETS": "true",
             **docs_url,
         }
 

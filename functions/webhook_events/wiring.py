@@ -31,11 +31,14 @@ class EventsHandler(FunctionHandler):
         records = event.get("Records") or []
         changes = [change for record in records if (change := self.images.change_of(record))]
         events, queued = service.publish(changes, self.endpoints, self.queue)
+        # A line only when something was queued: with no endpoint subscribed, every write
+        # of the platform would add one to the log.
         if queued:
             metrics.count(metrics.WEBHOOK_EVENTS_QUEUED, queued, service=SERVICE)
-        self.logger.info(
-            "changes read", extra={"records": len(records), "events": events, "queued": queued}
-        )
+            self.logger.info(
+                "webhook events queued",
+                extra={"records": len(records), "events": events, "queued": queued},
+            )
         return {"events": events, "queued": queued}
 
 

@@ -3,6 +3,7 @@ its secrets and their rotation, a delivery's states, and where an attempt sits i
 newest-first list of attempts (docs/api.md#webhooks)."""
 
 import base64
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -104,6 +105,17 @@ class Attempt:
 
 def unknown_webhook(webhook_id: int) -> NotFound:
     return not_found("WEBHOOK_NOT_FOUND", "Webhook", webhook_id)
+
+
+# An event's id (webhook_events.changes): anything else names no event, and is not looked
+# up (a DynamoDB key has limits a path segment has not).
+EVENT_ID = re.compile(r"evt_[0-9a-f]{32}")
+
+
+def known_event(event_id: str) -> str:
+    if not EVENT_ID.fullmatch(event_id):
+        raise unknown_event(event_id)
+    return event_id
 
 
 def unknown_event(event_id: str) -> NotFound:

@@ -93,7 +93,7 @@ def resend(
     """Send a delivered or failed event to its (active) endpoint again, with its id and
     body: a new send, tried as the first was."""
     rules.must_be_active(endpoints.get(webhook_id))
-    delivery = deliveries.get(webhook_id, event_id)
+    delivery = deliveries.get(webhook_id, rules.known_event(event_id))
     if delivery is None:
         raise rules.unknown_event(event_id)
     rules.may_resend(delivery)

@@ -233,7 +233,7 @@ def queued(sqs) -> list[dict]:
 
 def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, queue):
     made = created(hooks)
-    for estado, event_id in ((DELIVERED, "evt_done"), (FAILED, "evt_dead")):
+    for estado, event_id in ((DELIVERED, "evt_" + "d" * 32), (FAILED, "evt_" + "f" * 32)):
         delivery = stored_delivery(made["id"], estado, event_id)
         answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
         assert answer.status_code == 202, answer.body
@@ -254,7 +254,8 @@ def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, q
 
 def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):
     made = created(hooks)
-    answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/evt_nope/reenviar")
-    assert answer.status_code == 404 and body(answer)["error"] == "EVENT_NOT_FOUND"
+    for event_id in ("evt_" + "0" * 32, "evt_nope", "x" * 2000):
+        answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
+        assert answer.status_code == 404 and body(answer)["error"] == "EVENT_NOT_FOUND"
     answer = hooks.post("/api/webhooks/12345/entregas/evt_nope/reenviar")
     assert answer.status_code == 404 and body(answer)["error"] == "WEBHOOK_NOT_FOUND"

@@ -134,6 +134,14 @@ dead-letters: $(READY)
 redrive: $(READY)
 	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
 
+# A webhook endpoint on this machine that prints what it receives, its signature checked
+# with SECRET=whsec_... (the create's answer); STATUS=500 or 410 shows retries or the
+# endpoint turned off; PORT (9000) where it listens (docs/api.md#webhooks).
+.PHONY: webhook-receiver
+webhook-receiver: $(READY)
+	@$(PY) -m infra.webhook_receiver $(if $(PORT),--port $(PORT)) \
+		$(if $(SECRET),--secret '$(SECRET)') $(if $(STATUS),--status $(STATUS))
+
 # Items written before write-sharding given their shard keys (docs/capacity.md), on the
 # local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
 backfill-shards: $(READY)

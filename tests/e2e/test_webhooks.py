@@ -312,3 +312,46 @@ def test_bad_endpoints_are_400_and_customers_are_403(http):
         answer = customer.gateway(method, path, json={"url": "http://127.0.0.1:9", "eventos": []})
         assert answer.status_code == 403
         assert answer.json()["error"] == "FORBIDDEN"
+
+
+def test_make_webhook_receiver_prints_what_it_receives_with_its_signature_checked(http, hooks):
+    import socket
+    import subprocess
+    import threading
+
+    from tests.support import processes
+    from tests.support.stack_process import ROOT
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    answer = http.gateway(
+        "POST",
+        "/api/webhooks",
+        json={"url": f"http://127.0.0.1:{port}/", "eventos": ["pedido.creado"]},
+    )
+    assert answer.status_code == 201, answer.text
+    hooks.ids.append(answer.json()["id"])
+    receiver = processes.start(
+        ["make", "-s", "webhook-receiver", f"PORT={port}", f"SECRET={answer.json()['secreto']}"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    printed: list[str] = []
+    threading.Thread(target=lambda: printed.extend(receiver.stdout), daemon=True).start()
+    try:
+        deadline = time.monotonic() + 30
+        while not any("Receiving webhooks on" in line for line in printed):
+            assert time.monotonic() < deadline, printed
+            time.sleep(0.1)
+        order = place_order(http, product(http, "WH-11")["id"])
+        while not any("signature: valid" in line for line in printed):
+            assert time.monotonic() < deadline, printed
+            time.sleep(0.1)
+        (line,) = [line for line in printed if "signature: valid" in line]
+        assert "pedido.creado" in line and "answered 200" in line
+        assert f'"id": {order["id"]}' in "".join(printed)
+    finally:
+        processes.stop(receiver)

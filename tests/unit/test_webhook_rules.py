@@ -270,3 +270,24 @@ def test_later_attempts_have_smaller_places_so_the_list_is_newest_first():
     assert places == sorted(places, reverse=True)
     assert rules.position(NOW, spread=0) < rules.position(NOW - timedelta(microseconds=1), 0)
     assert 0 < rules.position(NOW) < 2**63
+
+
+def test_the_verification_docs_api_md_gives_accepts_a_delivery_and_nothing_else():
+    import re
+    import time
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    (snippet,) = re.findall(r"```python\n(import base64.*?)```", text, re.S)
+    documented: dict = {}
+    exec(snippet, documented)  # the integrators' few lines, as written there
+    old, new = rules.new_secret(), rules.new_secret()
+    body = b'{"type":"pedido.creado","timestamp":"2026-05-01T12:00:00.000000","data":{}}'
+    now = int(time.time())
+    headers = signatures.headers([new, old], "evt_" + "a" * 32, now, body)
+    assert documented["verify"](new, headers, body)
+    assert documented["verify"](old, headers, body)
+    assert not documented["verify"](rules.new_secret(), headers, body)
+    assert not documented["verify"](new, headers, body + b" ")
+    stale = signatures.headers([new], "evt_" + "a" * 32, now - 301, body)
+    assert not documented["verify"](new, stale, body)

@@ -210,6 +210,12 @@ bench-costs: $(READY)
 bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
 
+# What a webhook event adds to the order that causes it (no endpoint, one answering 200,
+# one that hangs), and the deliveries a second the local stack makes.
+.PHONY: bench-webhooks
+bench-webhooks: $(READY)
+	@$(PY) bench/webhooks.py
+
 # Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
 # the CPU each request costs and the ceiling that puts on 4 clients, and the local
 # stack's memory with every function warm.

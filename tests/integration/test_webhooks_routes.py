@@ -18,7 +18,6 @@ from webhooks.rules import DELIVERED, FAILED, Attempt, Delivery
 
 LOCAL = {"WEBHOOK_LOCAL_TARGETS": "true"}
 HOOK = {"url": "http://127.0.0.1:9/hook", "eventos": ["pedido.creado"]}
-CUSTOMER = make_token(role="customer", userId=42)
 
 
 @pytest.fixture
@@ -120,6 +119,7 @@ def test_on_aws_only_https_to_public_addresses_is_a_target(gateway, queue):
 
 def test_customers_may_not_touch_webhooks(hooks):
     made = created(hooks)
+    customer = make_token(role="customer", userId=42)  # made now: it lives a minute
     for method, path in [
         ("GET", "/api/webhooks"),
         ("POST", "/api/webhooks"),
@@ -130,7 +130,7 @@ def test_customers_may_not_touch_webhooks(hooks):
         ("POST", f"/api/webhooks/{made['id']}/entregas/evt_1/reenviar"),
         ("GET", "/api/webhooks/abc"),
     ]:
-        answer = hooks.request(method, path, {"not": "read"}, token=CUSTOMER)
+        answer = hooks.request(method, path, {"not": "read"}, token=customer)
         assert answer.status_code == 403, (method, path)
         assert body(answer) == {
             "error": "FORBIDDEN",

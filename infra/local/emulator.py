@@ -33,6 +33,9 @@ These corrections make it behave like DynamoDB where the platform can tell:
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
 
+- A queue's message handed to one receiver at a time: moto checks a message visible and
+  marks it received in two steps, so two ReceiveMessage calls at once could both get
+  it (the webhooks' pollers receive side by side). Each queue's receives take turns.
 - Streams that record committed writes only (infra/local/streams.py): a transaction
   undone while writing, a throttled write put back and the restore of LOCAL_DATA_DIR
   leave no record; a write that changes nothing makes none; records live 24 hours and
@@ -436,6 +439,18 @@ class _TableLocks:
             return self._tables.setdefault(name, threading.Lock())
 
 
+class _QueueLocks:
+    """A lock per queue name (ReceiveMessage's, AtomicPerTable._receiving)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._queues: dict[str, threading.Lock] = {}
+
+    def lock(self, queue: str) -> threading.Lock:
+        with self._guard:
+            return self._queues.setdefault(queue, threading.Lock())
+
+
 QUEUE_TARGET = "AmazonSQS."
 # What changes which messages a queue holds (receiving only hides them for a while).
 _QUEUE_WRITES = {
@@ -539,11 +554,25 @@ class AtomicPerTable:
     def __init__(self, app, partitions: PartitionWrites | None = None):
         self._app = app
         self._locks = _TableLocks()
+        self._queues = _QueueLocks()
         self.observer: Snapshots | None = None
         self.partitions = partitions
 
     def holding(self, tables: set[str] | None):
         return self._locks.holding(tables)
+
+    def _receiving(self, target: str, body: bytes) -> contextlib.AbstractContextManager:
+        """A queue's lock for a ReceiveMessage: moto checks that a message is visible and
+        marks it received in two steps, so two receives at once could both take it (each
+        consumer would then handle it: a webhook delivered twice). Held through a long
+        poll's wait too: a message that arrives wakes the receive holding it."""
+        if target.rpartition(".")[2] != "ReceiveMessage":
+            return contextlib.nullcontext()
+        try:
+            queue = str(json.loads(body or b"{}").get("QueueUrl", "")).rpartition("/")[2]
+        except ValueError:
+            return contextlib.nullcontext()
+        return self._queues.lock(queue)
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") == PARTITION_WRITES_PATH:
@@ -552,8 +581,9 @@ class AtomicPerTable:
         body = environ["wsgi.input"].read(length) if length else b""
         environ["wsgi.input"] = BytesIO(body)
         target = environ.get("HTTP_X_AMZ_TARGET", "")
-        if target.startswith(QUEUE_TARGET):  # SQS: its own locks (moto's), no table's
-            response = list(self._app(environ, start_response))
+        if target.startswith(QUEUE_TARGET):  # SQS: no table's lock; a receive its queue's
+            with self._receiving(target, body):
+                response = list(self._app(environ, start_response))
             observer = self.observer
             if observer is not None and target.rpartition(".")[2] in _QUEUE_WRITES:
                 observer.queues_written()

@@ -160,3 +160,36 @@ def test_a_stream_is_read_in_order_and_a_bad_record_is_isolated_then_given_up(em
     event = function.events[0][0]
     assert event["eventName"] == "INSERT" and event["eventSource"] == "aws:dynamodb"
     assert isinstance(event["dynamodb"]["ApproximateCreationDateTime"], float)
+
+
+def test_receives_at_once_never_hand_one_message_to_two_receivers(emulator, queue, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from moto.sqs.models import Message
+
+    # moto checks a message visible, then marks it received: widen the gap between the two
+    # (the emulator runs in this process), as a busy machine's scheduling can.
+    marking = Message.mark_received
+
+    def slowly(message, *args, **kwargs):
+        time.sleep(0.01)
+        return marking(message, *args, **kwargs)
+
+    monkeypatch.setattr(Message, "mark_received", slowly)
+    sqs, url = queue
+    for start in range(3, 60, 10):
+        sqs.send_message_batch(
+            QueueUrl=url,
+            Entries=[{"Id": str(n), "MessageBody": f"m{n}"} for n in range(start, start + 10)],
+        )
+    clients = [boto3.client("sqs", endpoint_url=emulator.url, region_name=REGION) for _ in range(8)]
+
+    def drain(client) -> list[str]:
+        got = []
+        while answer := client.receive_message(QueueUrl=url, MaxNumberOfMessages=3).get("Messages"):
+            got += [message["MessageId"] for message in answer]
+        return got
+
+    with ThreadPoolExecutor(8) as pool:
+        received = [ident for got in pool.map(drain, clients) for ident in got]
+    assert len(received) == len(set(received)) == 63

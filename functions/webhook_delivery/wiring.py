@@ -43,11 +43,15 @@ class DeliveryHandler(FunctionHandler):
 
     def deliver_batch(self, event: dict, context: Any) -> dict:
         records = event.get("Records") or []
-        done = list(
-            self._pool.map(
-                lambda record: contextvars.copy_context().run(self._consumed, record), records
-            )
-        )
+        # Each in a copy of this invocation's context (made here, not in the worker):
+        # its calls are this function's (common.aws.acting_as).
+        done = [
+            future.result()
+            for future in [
+                self._pool.submit(contextvars.copy_context().run, self._consumed, record)
+                for record in records
+            ]
+        ]
         return {
             "batchItemFailures": [
                 {"itemIdentifier": record["messageId"]}

@@ -142,6 +142,14 @@ dead-letters: $(READY)
 redrive: $(READY)
 	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
 
+# A webhook endpoint on this machine that prints what it receives, its signature checked
+# with SECRET=whsec_... (the create's answer); STATUS=500 or 410 shows retries or the
+# endpoint turned off; PORT (9000) where it listens (docs/api.md#webhooks).
+.PHONY: webhook-receiver
+webhook-receiver: $(READY)
+	@$(PY) -m infra.webhook_receiver $(if $(PORT),--port $(PORT)) \
+		$(if $(SECRET),--secret '$(SECRET)') $(if $(STATUS),--status $(STATUS))
+
 # Items written before write-sharding given their shard keys (docs/capacity.md), on the
 # local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
 backfill-shards: $(READY)
@@ -209,6 +217,12 @@ bench-costs: $(READY)
 # What the local gateway's throttle costs a request, against no throttle.
 bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
+
+# What a webhook event adds to the order that causes it (no endpoint, one answering 200,
+# one that hangs), and the deliveries a second the local stack makes.
+.PHONY: bench-webhooks
+bench-webhooks: $(READY)
+	@$(PY) bench/webhooks.py
 
 # Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
 # the CPU each request costs and the ceiling that puts on 4 clients, and the local

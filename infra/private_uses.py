@@ -624,6 +624,34 @@ def _cfn_lint_template() -> None:
     sets(Template, "template")
 
 
+def _moto_streams() -> None:
+    from moto.dynamodb.models.dynamo_type import Item
+    from moto.dynamodb.models.table import StreamRecord, StreamShard, Table
+    from moto.dynamodbstreams.models import DynamoDBStreamsBackend, ShardIterator
+
+    takes_only(StreamShard.add, "self", "old", "new")
+    takes_only(StreamShard.get, "self", "start", "quantity")
+    sets(StreamShard, "items", "starting_sequence_number", "table")
+    takes(StreamRecord.__init__, "self", "table", "stream_type", "event_name", "old", "new", "seq")
+    has(StreamRecord, "to_json")
+    sets(StreamRecord, "record")
+    sets(Table, "stream_shard", "stream_specification")
+    sets(Item, "attrs")
+    takes(ShardIterator.__init__, "self", "streams_backend", "stream_shard", "shard_iterator_type")
+    sets(ShardIterator, "sequence_number")
+    if "_born" in dir(ShardIterator) or "_dropped" in dir(StreamShard):
+        raise Changed("ShardIterator has a _born, or StreamShard a _dropped, of its own")
+    takes_only(DynamoDBStreamsBackend.get_records, "self", "iterator_arn", "limit")
+    sets(DynamoDBStreamsBackend, "shard_iterators")
+
+
+def _moto_message_received() -> None:
+    from moto.sqs.models import Message, SQSBackend
+
+    takes(Message.mark_received, "self", "visibility_timeout")
+    calls(SQSBackend.receive_message, "message.mark_received(")
+
+
 _EMULATOR = ("infra/local/emulator.py",)
 _HTTP = ("infra/local/http_server.py",)
 _CHALICE_LOCAL = ("infra/chalice_local.py",)
@@ -941,6 +969,37 @@ USES = (
         "command line prints problems, never the expanded template",
         _cfn_lint_template,
         ("cfnlint.decode.decode", "cfnlint.template"),
+    ),
+    PrivateUse(
+        "moto DynamoDB Streams: StreamShard.add and .get, ShardIterator.__init__ and "
+        "DynamoDBStreamsBackend.get_records replaced, attributes kept on a shard and an iterator",
+        "moto",
+        ("infra/local/streams.py",),
+        "moto records the writes of a transaction it undoes and of data restored at start, "
+        "records writes that change nothing and keeps every record and iterator for ever; "
+        "no setting bounds or takes back its stream records",
+        _moto_streams,
+        (
+            "StreamShard.add",
+            "StreamShard.get",
+            "ShardIterator.__init__",
+            "ShardIterator._born",
+            "ShardIterator.sequence_number",
+            "DynamoDBStreamsBackend.get_records",
+            "shard._dropped",
+            "moto.dynamodb.models.dynamo_type",
+            "moto.dynamodb.models.table",
+            "moto.dynamodbstreams.models",
+        ),
+    ),
+    PrivateUse(
+        "moto SQS Message.mark_received, wrapped (slowed) in a test",
+        "moto",
+        ("tests/integration/test_local_event_sources.py",),
+        "the test widens the gap between moto's visibility check and its marking a message "
+        "received, to show two receivers never get one message; no public call reaches it",
+        _moto_message_received,
+        ("Message.mark_received", "moto.sqs.models"),
     ),
 )
 

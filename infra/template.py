@@ -261,6 +261,9 @@ def create_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
         }
         if "GlobalSecondaryIndexes" in props:
             request["GlobalSecondaryIndexes"] = props["GlobalSecondaryIndexes"]
+        if "StreamSpecification" in props:
+            view = props["StreamSpecification"]["StreamViewType"]
+            request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": view}
         dynamodb_client.create_table(**request)
 
 
@@ -279,10 +282,33 @@ def identity_validation(api: str = "GatewayApi", path: Path = TEMPLATE) -> str |
     return authorizer.get("Identity", {}).get("ValidationExpression")
 
 
+# A queue's properties the local emulator keeps (what its consumers can tell).
+QUEUE_ATTRIBUTES = ("VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds")
+
+
 def create_queues(sqs_client, path: Path = TEMPLATE) -> None:
-    """Create every queue of the template under its logical id (its local name)."""
-    for name in resources("AWS::SQS::Queue", path):
-        sqs_client.create_queue(QueueName=name)
+    """Create every queue of the template under its logical id (its local name), with
+    its visibility timeout, retention and delay; then each one's redrive policy, once
+    the dead-letter queue it names exists."""
+    queues = resources("AWS::SQS::Queue", path)
+    urls = {}
+    for name, queue in queues.items():
+        props = queue.get("Properties", {})
+        attributes = {key: str(props[key]) for key in QUEUE_ATTRIBUTES if key in props}
+        urls[name] = sqs_client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+    for name, queue in queues.items():
+        redrive = queue.get("Properties", {}).get("RedrivePolicy")
+        if redrive is None:
+            continue
+        (target, _) = redrive["deadLetterTargetArn"]["Fn::GetAtt"]
+        arn = sqs_client.get_queue_attributes(QueueUrl=urls[target], AttributeNames=["QueueArn"])
+        policy = {
+            "deadLetterTargetArn": arn["Attributes"]["QueueArn"],
+            "maxReceiveCount": int(redrive["maxReceiveCount"]),
+        }
+        sqs_client.set_queue_attributes(
+            QueueUrl=urls[name], Attributes={"RedrivePolicy": json.dumps(policy)}
+        )
 
 
 # What CloudFormation would set that the local pool has no use for: its name (the logical

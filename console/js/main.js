@@ -8,8 +8,11 @@ import * as catalog from "./views/catalog.js";
 import * as orders from "./views/orders.js";
 import * as shipments from "./views/shipments.js";
 import * as signIn from "./views/sign-in.js";
+import * as webhooks from "./views/webhooks.js";
 
-const VIEWS = {catalog, orders, shipments};
+const VIEWS = {catalog, orders, shipments, webhooks};
+// Sections only a role may see: the rest see no link to them, and are sent to the catalog.
+const ONLY = {webhooks: "operator"};
 const main = document.getElementById("main");
 const status = document.getElementById("status");
 const nav = document.getElementById("nav");
@@ -44,7 +47,8 @@ function context() {
 
 function parseRoute() {
   const [name, query] = window.location.hash.replace(/^#\/?/, "").split("?");
-  return {name: VIEWS[name] ? name : "catalog", params: new URLSearchParams(query ?? "")};
+  const allowed = VIEWS[name] && (!ONLY[name] || ONLY[name] === session?.role);
+  return {name: allowed ? name : "catalog", params: new URLSearchParams(query ?? "")};
 }
 
 function render() {
@@ -73,6 +77,9 @@ function showWho() {
   for (const link of nav.querySelectorAll("[data-label-customer]")) {
     link.textContent = session.role === "customer"
       ? link.dataset.labelCustomer : link.dataset.labelOperator;
+  }
+  for (const link of nav.querySelectorAll("[data-role]")) {
+    link.closest("li").hidden = link.dataset.role !== session.role;
   }
 }
 

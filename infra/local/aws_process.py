@@ -152,6 +152,7 @@ def main(argv: list[str]) -> None:
         from infra.shard_backfill import TABLES, backfill
 
         backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
+    aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()
     aws.stop()

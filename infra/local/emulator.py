@@ -32,6 +32,14 @@ These corrections make it behave like DynamoDB where the platform can tell:
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
+- A queue's message handed to one receiver at a time: moto checks a message visible and
+  marks it received in two steps, so two ReceiveMessage calls at once could both get
+  it (the webhooks' pollers receive side by side). Each queue's receives take turns.
+- Streams that record committed writes only (infra/local/streams.py): a transaction
+  undone while writing, a throttled write put back and the restore of LOCAL_DATA_DIR
+  leave no record; a write that changes nothing makes none; records live 24 hours and
+  shard iterators 15 minutes. A stream read holds its table's lock, so it never sees a
+  record its request is about to take back.
 
 The speed corrections (transactions in constant time, item answers as plain JSON, an
 index query over its one partition, moto's method lists cached) are in every emulator,
@@ -58,6 +66,7 @@ import contextlib
 import copy
 import functools
 import json
+import re
 import threading
 from decimal import Decimal
 from io import BytesIO
@@ -89,6 +98,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
+from infra.local import streams
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 from infra.local.settings import PARTITION_WRITES_PATH
@@ -124,6 +134,11 @@ _READ_OPERATIONS = {
     "ListTagsOfResource",
     "DescribeEndpoints",
     "DescribeLimits",
+    # DynamoDB Streams' (the webhook events' local poller).
+    "DescribeStream",
+    "GetShardIterator",
+    "GetRecords",
+    "ListStreams",
 }
 
 
@@ -219,8 +234,10 @@ def _condition_holds(current: Item | None, op: dict) -> bool:
 
 def _write_or_undo(self: DynamoDBBackend, planned: list[_Planned]) -> None:
     """Every planned write, in order; if one fails, those done are undone (each item put
-    back as it was, or deleted if it was not there) and the failure raised."""
+    back as it was, or deleted if it was not there, and no stream record left of any of
+    it) and the failure raised."""
     undo: list[tuple[str, dict, Item | None]] = []
+    marks = streams.mark({self.get_table(table_name) for _, table_name, _, _ in planned})
     try:
         for op_type, table_name, key, op in planned:
             if op_type == "ConditionCheck":
@@ -233,6 +250,7 @@ def _write_or_undo(self: DynamoDBBackend, planned: list[_Planned]) -> None:
                 self.delete_item(table_name, key)
             else:
                 self.put_item(table_name, before.to_json()["Attributes"])
+        streams.rewind(marks)
         raise
 
 
@@ -434,6 +452,18 @@ class _TableLocks:
             return self._tables.setdefault(name, threading.Lock())
 
 
+class _QueueLocks:
+    """A lock per queue name (ReceiveMessage's, AtomicPerTable._receiving)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._queues: dict[str, threading.Lock] = {}
+
+    def lock(self, queue: str) -> threading.Lock:
+        with self._guard:
+            return self._queues.setdefault(queue, threading.Lock())
+
+
 QUEUE_TARGET = "AmazonSQS."
 # What changes which messages a queue holds (receiving only hides them for a while).
 _QUEUE_WRITES = {
@@ -461,7 +491,14 @@ def tables_named(target: str, body: bytes) -> set[str] | None:
                 tables.add(op["TableName"])
     if "TableName" in request:
         tables.add(request["TableName"])
+    # A stream's request names its table in the stream's ARN (an iterator's begins so).
+    stream = _STREAM_TABLE.search(request.get("StreamArn") or request.get("ShardIterator") or "")
+    if stream:
+        tables.add(stream[1])
     return tables or None
+
+
+_STREAM_TABLE = re.compile(r":table/([^/]+)/stream/")
 
 
 def json_answer(start_response, status: str, content: dict) -> list[bytes]:
@@ -484,6 +521,7 @@ class AtomicPerTable:
     def __init__(self, app, partitions: "PartitionWrites | None" = None):
         self._app = app
         self._locks = _TableLocks()
+        self._queues = _QueueLocks()
         self.observer: Snapshots | None = None
         self.partitions = partitions
         self._pool_lock = threading.Lock()
@@ -491,6 +529,19 @@ class AtomicPerTable:
 
     def holding(self, tables: set[str] | None):
         return self._locks.holding(tables)
+
+    def _receiving(self, target: str, body: bytes) -> contextlib.AbstractContextManager:
+        """A queue's lock for a ReceiveMessage: moto checks that a message is visible and
+        marks it received in two steps, so two receives at once could both take it (each
+        consumer would then handle it: a webhook delivered twice). Held through a long
+        poll's wait too: a message that arrives wakes the receive holding it."""
+        if target.rpartition(".")[2] != "ReceiveMessage":
+            return contextlib.nullcontext()
+        try:
+            queue = str(json.loads(body or b"{}").get("QueueUrl", "")).rpartition("/")[2]
+        except ValueError:
+            return contextlib.nullcontext()
+        return self._queues.lock(queue)
 
     def __call__(self, environ, start_response):
         if environ.get("PATH_INFO") == PARTITION_WRITES_PATH:
@@ -507,8 +558,9 @@ class AtomicPerTable:
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         if target.startswith(COGNITO_TARGET):
             return self._user_pool(environ, start_response, target.rpartition(".")[2])
-        if target.startswith(QUEUE_TARGET):  # SQS: its own locks (moto's), no table's
-            response = list(self._app(environ, start_response))
+        if target.startswith(QUEUE_TARGET):  # SQS: no table's lock; a receive its queue's
+            with self._receiving(target, body):
+                response = list(self._app(environ, start_response))
             observer = self.observer
             if observer is not None and target.rpartition(".")[2] in _QUEUE_WRITES:
                 observer.queues_written()
@@ -547,15 +599,16 @@ class _ByTarget:
 
     moto's own dispatcher works out the service of every request from its headers under
     one lock, listing moto's package folders on disk each time: about a tenth of the
-    emulator's time, with every request waiting in line for it. The two services the
-    platform uses are told apart by their target's prefix; anything else (moto's own
-    API) still goes to moto's dispatcher.
+    emulator's time, with every request waiting in line for it. The services the
+    platform uses (DynamoDB, its streams, SQS) are told apart by their target's prefix;
+    anything else (moto's own API) still goes to moto's dispatcher.
     """
 
     def __init__(self, fallback: DomainDispatcherApplication):
         self._fallback = fallback
         self._apps = {
             "DynamoDB_": create_backend_app("dynamodb"),
+            "DynamoDBStreams_": create_backend_app("dynamodbstreams"),
             QUEUE_TARGET: create_backend_app("sqs"),
             COGNITO_TARGET: create_backend_app("cognito-idp"),
         }
@@ -599,6 +652,13 @@ class Emulator(BackgroundServer):
 
     def queues(self, region: str) -> dict:
         return sqs_backends[DEFAULT_ACCOUNT_ID][region].queues
+
+    def streams_from_now(self, region: str) -> None:
+        """No stream record of what was written so far (the data restored at start, its
+        backfill): only what clients write from now on makes events."""
+        tables = self.tables(region)
+        with self._app.holding(set(tables)):
+            streams.forget(tables.values())
 
     def keep_in(self, directory: DataDir, region: str, write_through=()) -> dict[str, int]:
         """Restore the tables and queues (already created, empty) from `directory`, then
@@ -647,6 +707,7 @@ def emulator(port: int = 0, partitions: "PartitionWrites | None" = None) -> Emul
     _stop_tracking_dynamodb_models()
     _exact_numbers()
     access_tokens_run_the_trigger()
+    streams.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()

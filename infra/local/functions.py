@@ -28,10 +28,13 @@ ROOT = template.TEMPLATE.parent.parent
 # notification service (on AWS, forwarding is a deployment's choice); the console is a
 # page of the local gateway (infra/local/console.py), not a bucket and its deployer.
 # And users sign in to the template's pool, held by the emulator (infra/local/user_pool.py).
+# A failed webhook delivery is retried within seconds, not hours, so a developer sees
+# retries and dead letters happen (WEBHOOK_RETRY_SECONDS set for `make run` wins).
 LOCAL_PARAMETERS = {
     "ForwardOrderEvents": "true",
     "DeployConsole": "false",
     "CreateUserPool": "true",
+    "WebhookRetrySeconds": "1,2,4,8,16",
 }
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
@@ -52,6 +55,28 @@ class AsyncConfig:
 
 
 @dataclass(frozen=True)
+class EventSource:
+    """One event source mapping of a function (an AWS::Lambda::EventSourceMapping, or a
+    SAM event of Type SQS or DynamoDB): Lambda polling a queue, or a table's stream, and
+    invoking the function with batches of what it finds (infra/local/event_sources.py)."""
+
+    kind: str  # "SQS" or "DynamoDB"
+    source: str  # the queue's logical id, or the table's whose stream it reads
+    batch_size: int
+    batching_window_seconds: float = 0.0
+    # FunctionResponseTypes [ReportBatchItemFailures]: the answer names what failed.
+    reports_failures: bool = False
+    # Streams only: where reading starts, and what happens to a batch that fails.
+    starting_position: str = "LATEST"
+    bisect_on_error: bool = False
+    retries: int = -1  # -1: until the records expire
+    max_record_age_seconds: int = -1
+    on_failure: str | None = None  # a queue's logical id
+    # SQS only: how many batches at once (ScalingConfig.MaximumConcurrency), if capped.
+    max_concurrency: int | None = None
+
+
+@dataclass(frozen=True)
 class FunctionSpec:
     name: str  # its logical id, which is also its local name
     handler: str  # module.attribute
@@ -67,6 +92,7 @@ class FunctionSpec:
     scales: bool = True
     asynchronous: AsyncConfig = field(default_factory=AsyncConfig)
     schedules_seconds: tuple[float, ...] = ()  # rate(...) of its Schedule events
+    event_sources: tuple[EventSource, ...] = ()
 
     @property
     def package(self) -> str:
@@ -223,6 +249,7 @@ def functions(
             scales=not reserved and max_environments is None,
             asynchronous=_async_config(props, local),
             schedules_seconds=_schedules_seconds(props),
+            event_sources=_event_sources(name, props, local),
         )
     return found
 
@@ -258,6 +285,45 @@ def _schedules_seconds(props: Mapping) -> tuple[float, ...]:
         _rate_seconds(event["Properties"]["Schedule"])
         for event in props.get("Events", {}).values()
         if event["Type"] == "Schedule"
+    )
+
+
+# SAM's event types that are event source mappings, and the property naming the source.
+_MAPPED_EVENTS = {"SQS": "Queue", "DynamoDB": "Stream"}
+
+
+def _event_sources(name: str, props: Mapping, local: _Locally) -> tuple[EventSource, ...]:
+    """The function's event source mappings: the template's AWS::Lambda::EventSourceMapping
+    resources that name it, and its SAM events that make one."""
+    mapped = [
+        mapping["Properties"]
+        for mapping in template.resources("AWS::Lambda::EventSourceMapping").values()
+        if mapping["Properties"].get("FunctionName") == {"Ref": name}
+    ]
+    mapped += [
+        {**event["Properties"], "EventSourceArn": event["Properties"][_MAPPED_EVENTS[kind]]}
+        for event in props.get("Events", {}).values()
+        if (kind := event["Type"]) in _MAPPED_EVENTS
+    ]
+    return tuple(_event_source(mapping, local) for mapping in mapped)
+
+
+def _event_source(mapping: Mapping, local: _Locally) -> EventSource:
+    source = local.value(mapping["EventSourceArn"])  # GetAtt: the queue's or table's id
+    kind = "SQS" if local.resources[source]["Type"] == "AWS::SQS::Queue" else "DynamoDB"
+    on_failure = mapping.get("DestinationConfig", {}).get("OnFailure", {})
+    return EventSource(
+        kind=kind,
+        source=source,
+        batch_size=int(mapping.get("BatchSize", 10 if kind == "SQS" else 100)),
+        batching_window_seconds=float(mapping.get("MaximumBatchingWindowInSeconds", 0)),
+        reports_failures="ReportBatchItemFailures" in mapping.get("FunctionResponseTypes", []),
+        starting_position=mapping.get("StartingPosition", "LATEST"),
+        bisect_on_error=bool(mapping.get("BisectBatchOnFunctionError", False)),
+        retries=int(mapping.get("MaximumRetryAttempts", -1)),
+        max_record_age_seconds=int(mapping.get("MaximumRecordAgeInSeconds", -1)),
+        on_failure=local.value(on_failure["Destination"]) if on_failure else None,
+        max_concurrency=mapping.get("ScalingConfig", {}).get("MaximumConcurrency"),
     )
 
 

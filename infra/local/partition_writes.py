@@ -41,6 +41,7 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.models.table import Table
 
+from infra.local import streams
 from infra.local.emulator import json_answer
 from infra.local.settings import PARTITION_WRITES_PATH
 
@@ -218,6 +219,7 @@ class PartitionWrites:
         except Exception:  # noqa: BLE001 - a request moto refuses: nothing is written
             named = []
         before = [_stored(backend, table, key) for table, key in named]
+        marks = streams.mark({table for table, _ in named})
         answered: dict = {}
         chunks: list[bytes] = []
 
@@ -236,6 +238,7 @@ class PartitionWrites:
             return chunks
         for (table, key), was in zip(named, before, strict=True):
             _restore(backend, table, key, was)
+        streams.rewind(marks)
         return json_answer(
             start_response,
             "400 Bad Request",

@@ -39,7 +39,7 @@ import boto3
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV, console, docs
+from infra.local import LOCAL_AWS_ENV, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
@@ -123,7 +123,27 @@ class LocalStack:
             for seconds in spec.schedules_seconds:
                 self._schedule(name, min(seconds, self.local.schedule_seconds))
         self.lambdas.warm(_first_called(specs), _called_by_functions(specs))
+        self._poll_event_sources(specs)
         return self
+
+    def _poll_event_sources(self, specs: dict[str, FunctionSpec]) -> None:
+        """The template's event source mappings (the webhooks' streams and queue), polled
+        as Lambda polls them, each batch an invocation of its function."""
+
+        def invoke(function: str, event: str) -> tuple[bool, str | None]:
+            outcome = self.lambdas.invoke(function, event)
+            return outcome.failed, outcome.result
+
+        self._stoppers.append(
+            event_sources.start(
+                specs,
+                invoke,
+                self._to_queue,
+                self.dynamodb_url,
+                self.settings.region,
+                lambda: self.aws.wait_until_up(WAIT_SECONDS),
+            )
+        )
 
     def _start_aws(self) -> None:
         """The settings, checked, then the emulator (its data restored), which every
@@ -211,12 +231,15 @@ class LocalStack:
             "AWS_REGION": region,
             "AWS_DEFAULT_REGION": region,
             "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
+            "AWS_ENDPOINT_URL_SQS": self.dynamodb_url,
             "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
             # The pool's keys, where the authorizer finds them (on AWS: by its issuer's
             # discovery document), and the pool itself, for signing in.
             "JWT_JWKS_URL": self.user_pool.jwks_url,
             "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": self.user_pool.url,
             "AWS_SAM_LOCAL": "true",
+            # A developer's webhook endpoint is on this machine, over http.
+            "WEBHOOK_LOCAL_TARGETS": "true",
             **docs_url,
         }
 

@@ -892,11 +892,14 @@ def test_every_screen_is_readable_labelled_and_fits(consoles, api, viewport):
     _approve(api, order)
     _recount(api, product, 0)
     shipment = api.shipment(order["id"])
+    api.ok(
+        "POST", "/api/webhooks", json={"url": "http://127.0.0.1:9/", "eventos": ["envio.estado"]}
+    )
     console = consoles(viewport)
     page = console.page
     assert audit(page) == []
     console.sign_in(operator_token())
-    for section in ("Catalog", "Orders", "Shipments"):
+    for section in ("Catalog", "Orders", "Shipments", "Webhooks"):
         console.go(section)
         expect(page.locator("tbody tr").first).to_be_visible()
         page.get_by_role("button", name=re.compile("^Create|^Place")).click()  # errors shown
@@ -1044,3 +1047,46 @@ def test_wrong_credentials_and_a_taken_email_are_told_in_words(consoles, stack):
     register.get_by_label("Password").fill("weak")
     register.get_by_role("button", name="Create account").click()
     expect(page.locator("#register-password-error")).to_contain_text("at least 12 characters")
+
+
+def test_an_operator_subscribes_a_webhook_sees_its_secret_once_and_its_deliveries(consoles, api):
+    from tests.support.webhook_receiver import Receiver, verified
+
+    receiver = Receiver()
+    try:
+        console = signed_in(consoles, operator_token())
+        page = console.page
+        console.go("Webhooks")
+        page.get_by_label("URL").fill(receiver.url)
+        page.get_by_label("Order placed (pedido.creado)").check()
+        page.get_by_role("button", name="Create webhook").click()
+        expect(console.status).to_contain_text("copy its secret now")
+        hook_id = int(re.search(r"Webhook (\d+) created", console.status.inner_text())[1])
+        secret = page.get_by_label("Signing secret").input_value()
+        assert secret.startswith("whsec_")
+        assert secret not in json.dumps(api.ok("GET", "/api/webhooks"))
+        api.order(api.product("CON-HOOK-1")["id"])
+        (delivery,) = receiver.wait_for(1)
+        assert verified(secret, delivery)
+        for _ in range(50):  # the attempt is written just after the delivery
+            if api.ok("GET", f"/api/webhooks/{hook_id}/entregas"):
+                break
+            page.wait_for_timeout(100)
+        console.row(hook_id).get_by_role("link", name="Deliveries").click()
+        attempt = page.locator("#webhook-attempts tbody tr").first
+        expect(attempt).to_contain_text("HTTP 200")
+        expect(attempt).to_contain_text(delivery.id)
+        page.get_by_role("button", name=f"Send again: event {delivery.id}").click()
+        expect(console.status).to_contain_text("queued to be sent again")
+        assert receiver.wait_for(2)[1].id == delivery.id
+
+        console.row(hook_id).get_by_role("button", name="Rotate secret").click()
+        expect(console.status).to_contain_text("has a new secret")
+        assert page.get_by_label("Signing secret").input_value() not in ("", secret)
+        console.row(hook_id).get_by_role("button", name="Delete").click()
+        expect(console.status).to_have_text(f"Webhook {hook_id} deleted.")
+        assert api.call("GET", f"/api/webhooks/{hook_id}").status_code == 404
+    finally:
+        receiver.stop()
+    customer = signed_in(consoles, customer_token(45))
+    expect(customer.page.get_by_role("link", name="Webhooks")).to_have_count(0)

@@ -1,7 +1,7 @@
 """The answers random fuzzing seldom reaches, brought about on purpose and held to
 docs/openapi.yaml by the same checks: a replay, a reused key, a key still in progress,
 the breaker open, a refused transition, a page with a next one, a body too large, a
-missing token, a delete, the notification service's answers.
+missing token, a delete, the notification service's answers, the webhooks' answers.
 
 Each request is sent as a client would send it; the answer is then checked against the
 document's operation for status, Content-Type, headers and body.
@@ -227,3 +227,76 @@ def test_a_key_in_progress_and_then_the_breaker_open(hung_inventory):
         send(stack, "POST", "/api/pedidos", token=stack.token, json=order),
         503,
     )
+
+
+def test_the_webhooks_answers(stack, made):
+    """An endpoint made, read, its secret rotated, its attempts in pages, an event sent
+    again, an unknown one, and the endpoint deleted: each answer as documented."""
+    from tests.support.webhook_receiver import Receiver
+
+    product, _ = made
+    receiver = Receiver()
+    try:
+        body = {"url": receiver.url, "eventos": ["pedido.creado"]}
+        hook = documented(
+            "POST",
+            "/api/webhooks",
+            send(stack, "POST", "/api/webhooks", token=stack.token, json=body),
+            201,
+        ).json()
+        path = f"/api/webhooks/{hook['id']}"
+        documented(
+            "GET",
+            "/api/webhooks/{id}",
+            send(stack, "GET", path, token=stack.token),
+            200,
+            id=hook["id"],
+        )
+        documented(
+            "POST",
+            "/api/webhooks/{id}/secreto",
+            send(stack, "POST", path + "/secreto", token=stack.token),
+            200,
+            id=hook["id"],
+        )
+        for _ in range(2):
+            send(
+                stack,
+                "POST",
+                "/api/pedidos",
+                token=stack.token,
+                json={**ORDER, "productoId": product["id"]},
+            )
+        first, _ = receiver.wait_for(2)
+        deadline = time.monotonic() + 10
+        while len(send(stack, "GET", path + "/entregas", token=stack.token).json()) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        page = documented(
+            "GET",
+            "/api/webhooks/{id}/entregas",
+            send(stack, "GET", path + "/entregas", token=stack.token, params={"limit": 1}),
+            200,
+            id=hook["id"],
+        )
+        assert page.headers["X-Next-Token"] and page.headers["Link"]
+        resend = "/api/webhooks/{id}/entregas/{eventId}/reenviar"
+        for event_id, status in ((first.id, 202), ("evt_" + "0" * 32, 404)):
+            answer = send(stack, "POST", f"{path}/entregas/{event_id}/reenviar", token=stack.token)
+            documented("POST", resend, answer, status, id=hook["id"], eventId=event_id)
+        documented(
+            "DELETE",
+            "/api/webhooks/{id}",
+            send(stack, "DELETE", path, token=stack.token),
+            204,
+            id=hook["id"],
+        )
+        documented(
+            "GET",
+            "/api/webhooks/{id}",
+            send(stack, "GET", path, token=stack.token),
+            404,
+            id=hook["id"],
+        )
+    finally:
+        receiver.stop()

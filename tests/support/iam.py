@@ -32,6 +32,10 @@ _CALL_ACTIONS = {
     ("cognito-idp", "AdminCreateUser"): ("cognito-idp:AdminCreateUser", "UserPoolId"),
     ("cognito-idp", "AdminSetUserPassword"): ("cognito-idp:AdminSetUserPassword", "UserPoolId"),
     ("cognito-idp", "AdminDeleteUser"): ("cognito-idp:AdminDeleteUser", "UserPoolId"),
+    # A batch is authorized as its single action (IAM has no SendMessageBatch).
+    ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
+    ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),
+    ("sqs", "ChangeMessageVisibility"): ("sqs:ChangeMessageVisibility", "QueueUrl"),
 }
 # Calls IAM does not authorize: an app client's own sign-in is unsigned.
 _UNSIGNED = {("cognito-idp", "InitiateAuth")}
@@ -63,7 +67,10 @@ def accesses(service: str, operation: str, params: dict) -> list[Access]:
         return []
     if service != "dynamodb":
         action, parameter = _CALL_ACTIONS[service, operation]
-        return [Access(action, params[parameter])]
+        named = params[parameter]
+        if service == "sqs":  # a queue's URL, or locally its name: the name is its last part
+            named = named.rsplit("/", 1)[-1]
+        return [Access(action, named)]
     if operation == "BatchGetItem":
         return [
             Access("dynamodb:BatchGetItem", table, _keys(table, request["Keys"]))
@@ -139,15 +146,18 @@ def _listed(value) -> tuple:
 
 
 def _resource(value) -> str:
-    """A logical id (or "Table/index/name") for !Ref X, !GetAtt X.Arn, !Sub "${X.Arn}/..."."""
+    """A logical id (or "Table/index/name", "Table/stream") for !Ref X, !GetAtt X.Arn,
+    !GetAtt X.StreamArn, !Sub "${X.Arn}/..."; "*" as it is."""
+    if value == "*":
+        return value
     if "Fn::If" in value:  # a stack with the condition: the resource it names then
         return _resource(value["Fn::If"][1])
     if "Ref" in value:
         return value["Ref"]
     if "Fn::GetAtt" in value:
         name, attribute = value["Fn::GetAtt"]
-        assert attribute == "Arn", value
-        return name
+        assert attribute in ("Arn", "StreamArn"), value
+        return name if attribute == "Arn" else f"{name}/stream"
     reference = re.fullmatch(r"\$\{(\w+)\.Arn\}(/.*)?", value["Fn::Sub"])
     assert reference, value
     return reference[1] + (reference[2] or "")

@@ -59,6 +59,8 @@ OWN = {
     "tests/unit/test_cold_start.py": {"aws"},  # common.aws
     "tests/unit/test_local_pool.py": {"pool"},  # infra/local/lambdas.py's Pool
     "tests/unit/test_openapi.py": {"creating"},  # common.creating
+    "tests/integration/test_local_streams.py": {"emulator"},  # infra/local/emulator.py's
+    "tests/support/webhook_receiver.py": {"receiver"},  # its own Receiver
 }
 # Names that start with `_` and are documented: namedtuple's methods, os._exit.
 DOCUMENTED = {"_replace", "_asdict", "_fields", "_make", "_exit"}

@@ -37,7 +37,9 @@ def test_chalice_local_finds_the_emulators_on_their_ports_and_itself_on_its_own(
     assert default == {
         **key,
         "AWS_ENDPOINT_URL_DYNAMODB": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
+        "AWS_ENDPOINT_URL_SQS": url(DEFAULT_PORTS["DYNAMODB_PORT"]),
         "AWS_ENDPOINT_URL_LAMBDA": url(DEFAULT_PORTS["LAMBDA_PORT"]),
+        "WEBHOOK_LOCAL_TARGETS": "true",
         "INVENTORY_SERVICE_URL": url(8000),
         "ORDERS_SERVICE_URL": url(8000),
     }
@@ -47,7 +49,9 @@ def test_chalice_local_finds_the_emulators_on_their_ports_and_itself_on_its_own(
     assert moved == {
         **key,
         "AWS_ENDPOINT_URL_DYNAMODB": url(19002),
+        "AWS_ENDPOINT_URL_SQS": url(19002),
         "AWS_ENDPOINT_URL_LAMBDA": url(19003),
+        "WEBHOOK_LOCAL_TARGETS": "true",
         "INVENTORY_SERVICE_URL": url(19500),
         "ORDERS_SERVICE_URL": url(19500),
     }

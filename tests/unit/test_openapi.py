@@ -16,6 +16,7 @@ import notifications.wiring
 import orders.rules
 import shipping.rules
 import shipping.strategies
+import webhooks.rules
 from app import create_gateway
 from common import creating, ids, paging, service_app, validation
 from common.service_app import gateway_routes
@@ -149,6 +150,8 @@ def test_every_list_documents_its_paging():
         ("/api/inventario/alertas", "get"),
         ("/api/pedidos", "get"),
         ("/api/envios", "get"),
+        ("/api/webhooks", "get"),
+        ("/api/webhooks/{id}/entregas", "get"),
     ]
     for path, method in lists:
         operation = DESCRIBED["paths"][path][method]
@@ -205,6 +208,17 @@ def test_states_and_kinds_are_the_codes():
     ]
 
 
+def test_the_webhooks_events_and_states_are_the_codes():
+    assert tuple(SCHEMAS["EventType"]["enum"]) == webhooks.rules.EVENT_TYPES
+    assert set(DESCRIBED["webhooks"]) == set(webhooks.rules.EVENT_TYPES)
+    states = (webhooks.rules.PENDING, webhooks.rules.DELIVERED, webhooks.rules.FAILED)
+    assert tuple(SCHEMAS["DeliveryState"]["enum"]) == states
+    assert SCHEMAS["WebhookInput"]["properties"]["url"]["maxLength"] == webhooks.rules.MAX_URL
+    assert SCHEMAS["WebhookAttempt"]["properties"]["eventId"]["pattern"] == (
+        "^" + webhooks.rules.EVENT_ID.pattern + "$"
+    )
+
+
 def test_the_notification_texts_are_the_codes():
     paths = DESCRIBED["paths"]
     processed = paths["/notificaciones"]["post"]["responses"]["200"]["content"]["text/plain"]
@@ -214,7 +228,7 @@ def test_the_notification_texts_are_the_codes():
 
 
 def test_response_objects_are_closed_so_a_new_field_must_be_documented():
-    for name in ("Product", "Order", "Shipment"):
+    for name in ("Product", "Order", "Shipment", "Webhook", "WebhookWithSecret", "WebhookAttempt"):
         assert SCHEMAS[name]["additionalProperties"] is False, name
         assert set(SCHEMAS[name]["required"]) == set(SCHEMAS[name]["properties"]), name
 

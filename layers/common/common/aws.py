@@ -27,7 +27,8 @@ from botocore.credentials import CredentialResolver, EnvProvider
 from common.settings import Settings
 
 # Every AWS operation the functions call, by service: PynamoDB's item calls, Powertools'
-# idempotency records, the Lambda invokes, the keys' secrets and their rotation. The
+# idempotency records, the Lambda invokes, the webhooks' queue, the keys' secrets and
+# their rotation. The
 # layer's botocore keeps the models of these and nothing else
 # (layers/common/trim_botocore.py): a client is built from its model during every cold
 # start, and parsing 60 operations and making each a method, to call a few, is most of
@@ -50,6 +51,9 @@ OPERATIONS = {
     "cognito-idp": frozenset(
         {"AdminCreateUser", "AdminSetUserPassword", "AdminDeleteUser", "InitiateAuth"}
     ),
+    # The webhooks' delivery queue: events and re-sends put messages on it; the delivery
+    # function sets when a failed one is tried again.
+    "sqs": frozenset({"SendMessage", "SendMessageBatch", "ChangeMessageVisibility"}),
     # The keys' reads, and their rotation (key_rotation).
     "secretsmanager": frozenset(
         {"GetSecretValue", "DescribeSecret", "PutSecretValue", "UpdateSecretVersionStage"}
@@ -181,6 +185,11 @@ def lambda_client(settings: Settings) -> Any:
             connect_timeout=min(1, timeout), read_timeout=timeout, retries={"total_max_attempts": 1}
         ),
     )
+
+
+def sqs(settings: Settings) -> Any:
+    """The acting function's SQS client (the webhooks' delivery queue)."""
+    return _own("sqs", settings, Config(connect_timeout=2, read_timeout=10))
 
 
 def secretsmanager(settings: Settings) -> Any:

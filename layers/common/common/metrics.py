@@ -27,6 +27,12 @@ EVENTS_NOT_PUBLISHED = "EventsNotPublished"  # left pending for the sweep
 EVENTS_REPUBLISHED = "EventsRepublished"
 IDEMPOTENT_REPLAYS = "IdempotentReplays"  # dimension scope: a route, or order-events
 TOKENS_REJECTED = "TokensRejected"  # the authorizer's refusals (Lambda counts them as errors)
+# Webhooks: events sent to endpoints (one per endpoint subscribed), deliveries that got a
+# 2xx, attempts that did not (retried, or given up), deliveries given up (dead letters).
+WEBHOOK_EVENTS_QUEUED = "WebhookEventsQueued"
+WEBHOOKS_DELIVERED = "WebhooksDelivered"
+WEBHOOK_ATTEMPTS_FAILED = "WebhookAttemptsFailed"
+WEBHOOKS_DEAD_LETTERED = "WebhooksDeadLettered"
 # Not written by the code: the template counts each API's 429s from its access log.
 THROTTLED_REQUESTS = "ThrottledRequests"
 

@@ -49,7 +49,17 @@ TABLES = (
     "IdempotencyTable",
     "CircuitBreakersTable",
     "SignInAttemptsTable",
+    "WebhooksTable",
+    "WebhookDeliveriesTable",
+    "WebhookAttemptsTable",
 )
+# A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
+# and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less one
+# (infra/template.yaml); each at most SQS's longest visibility timeout, 12 h.
+WEBHOOK_RETRY_SECONDS = (5, 60, 600, 3600, 21600)
+MAX_VISIBILITY_SECONDS = 43200
+# The delivery queue: its URL on AWS; locally its name does (the emulator takes either).
+_QUEUE = re.compile(r"https?://\S+|[A-Za-z0-9_-]{1,80}")
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -211,6 +221,29 @@ class Env:
         accepts = "a Lambda function name or ARN" + (", or empty" if default is None else "")
         return self.matching(name, _FUNCTION, default, accepts)
 
+    def flag(self, name: str) -> bool:
+        value = self.text(name, "false").lower()
+        if value not in ("true", "false", "1", "0"):
+            self.fail(name, "true or false")
+        return value in ("true", "1")
+
+    def retry_schedule(self, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+        """Whole seconds, as many as `default` has (the queue's redrive counts them)."""
+        raw = self.text(name)
+        if raw is None:
+            return default
+        accepts = (
+            f"{len(default)} whole numbers of seconds from 0 to {MAX_VISIBILITY_SECONDS}, "
+            "separated by commas (e.g. 1,2,4,8,16)"
+        )
+        parts = [part.strip() for part in raw.split(",")]
+        if len(parts) != len(default) or not all(part.isdigit() for part in parts):
+            self.fail(name, accepts)
+        seconds = tuple(int(part) for part in parts)
+        if max(seconds) > MAX_VISIBILITY_SECONDS:
+            self.fail(name, accepts)
+        return seconds
+
     def table_names(self) -> dict[str, str]:
         """{"PRODUCTS_TABLE": name, ...}: only the variables that are set."""
         return {
@@ -258,6 +291,9 @@ VARIABLES = (
     "IDEMPOTENCY_TTL_SECONDS",
     "STOCK_REPAIR_GRACE_SECONDS",
     "DOCS_URL",
+    "WEBHOOK_QUEUE",
+    "WEBHOOK_RETRY_SECONDS",
+    "WEBHOOK_LOCAL_TARGETS",
     *map(table_env_var, TABLES),
 )
 
@@ -298,6 +334,11 @@ class Settings:
     # Where the API's documentation is read: each API's GET / names it (None: nowhere).
     docs_url: str | None = None
     page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
+    # Webhooks: the queue deliveries wait in, their retries, and whether a target may be
+    # on this machine and over plain http (the local stack's; never on AWS).
+    webhook_queue: str = "WebhookDeliveryQueue"
+    webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
+    webhook_local_targets: bool = False
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -351,6 +392,13 @@ class Settings:
                 "STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001
             ),
             docs_url=read.url("DOCS_URL"),
+            webhook_queue=read.matching(
+                "WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", "an SQS queue URL, or its name"
+            ),
+            webhook_retry_seconds=read.retry_schedule(
+                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
+            ),
+            webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
             table_names=MappingProxyType(read.table_names()),
         )
 

@@ -1,0 +1,102 @@
+"""Delivering one message of the queue: one attempt of its event to its endpoint, what it
+answered recorded, and what happens next (rules.decide). Storage and the sending are
+passed in."""
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Protocol
+
+from common.clock import to_iso
+from common.errors import NotFound
+from webhook_delivery import rules, signatures
+from webhook_delivery.rules import Decision, Next
+from webhook_delivery.sender import Sent
+from webhooks import targets
+from webhooks.messages import DeliveryMessage
+from webhooks.rules import PENDING, Attempt, Delivery, Endpoint, position
+
+
+class Endpoints(Protocol):
+    def get(self, ident: int) -> Endpoint: ...
+    def deactivate(self, ident: int) -> None: ...
+
+
+class Deliveries(Protocol):
+    def open(self, delivery: Delivery, now: datetime) -> Delivery: ...
+    def attempted(self, delivery: Delivery, estado: str, now: datetime) -> bool: ...
+
+
+class Attempts(Protocol):
+    def add(self, webhook_id: int, attempt: Attempt, now: datetime) -> None: ...
+
+
+# One attempt of a delivery to an endpoint at an instant: what came back.
+Send = Callable[[Endpoint, Delivery, datetime], Sent]
+# What the delivery's consumer does with a message: nothing to do, or the decision.
+NOTHING = Decision(Next.DONE, PENDING)
+
+
+def deliver(
+    message: DeliveryMessage,
+    attempt: int,
+    endpoints: Endpoints,
+    deliveries: Deliveries,
+    log: Attempts,
+    send: Send,
+    schedule: tuple[int, ...],
+    now: datetime,
+) -> Decision:
+    """Attempt number `attempt` of the message's send. Nothing is sent for an endpoint
+    deleted or turned off, nor for a delivery already over or replaced by a re-send (a
+    message that came twice)."""
+    try:
+        endpoint = endpoints.get(message.webhook_id)
+    except NotFound:
+        return NOTHING
+    if not endpoint.activo:
+        return NOTHING
+    delivery = deliveries.open(message.delivery(), now)
+    if delivery.envio != message.envio or delivery.estado != PENDING:
+        return NOTHING
+    sent = send(endpoint, delivery, now)
+    decision = rules.decide(sent.status, attempt, schedule)
+    log.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now), now)
+    deliveries.attempted(delivery, decision.estado, now)
+    if sent.status == rules.GONE:
+        endpoints.deactivate(endpoint.id)
+    return decision
+
+
+def _attempt(
+    delivery: Delivery, attempt: int, sent: Sent, decision: Decision, now: datetime
+) -> Attempt:
+    return Attempt(
+        id=position(now),
+        event_id=delivery.event_id,
+        type=delivery.type,
+        intento=attempt,
+        status_code=sent.status,
+        error=sent.error,
+        estado=decision.estado,
+        timestamp=to_iso(now),
+        duracion_ms=sent.duration_ms,
+    )
+
+
+Post = Callable[[targets.Target, str, dict[str, str], bytes], Sent]
+
+
+def signed_attempt(
+    endpoint: Endpoint, delivery: Delivery, now: datetime, local: bool, post: Post
+) -> Sent:
+    """The delivery's body POSTed to the endpoint, signed with each secret that signs
+    now; a target that is no longer allowed (its name resolves elsewhere now) is not
+    contacted, and counts as a failed attempt."""
+    try:
+        target, address = targets.checked(endpoint.url, local)
+    except targets.Refused as why:
+        return Sent(None, f"not delivered: the url {why}", 0)
+    body = delivery.body.encode("utf-8")
+    timestamp = int(now.replace(tzinfo=UTC).timestamp())
+    headers = signatures.headers(endpoint.signing_secrets(now), delivery.event_id, timestamp, body)
+    return post(target, address, headers, body)

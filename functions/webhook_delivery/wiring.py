@@ -1,0 +1,131 @@
+"""What the delivery function is made of: the delivery queue's event source mapping hands
+it a batch of messages; each is one attempt, side by side (a receiver that hangs holds
+its own attempt, not the batch's others), and the batch's answer names the messages to
+try again (ReportBatchItemFailures), each set to come back when its next try is due."""
+
+import contextvars
+import functools
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from common import aws, metrics
+from common.clock import utcnow
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from webhook_delivery import sender, service
+from webhook_delivery.rules import Decision, Next
+from webhooks.delivery_queue import DeliveryQueue
+from webhooks.messages import DeliveryMessage, decoded
+from webhooks.repository import Attempts, Deliveries, WebhookRepository
+from webhooks.rules import DELIVERED
+
+SERVICE = "webhook-delivery"
+FUNCTION = "WebhookDeliveryFunction"
+# The event source mapping's batch size (infra/template.yaml): one attempt each at once.
+PARALLEL = 10
+
+
+class DeliveryHandler(FunctionHandler):
+    def __init__(self, settings: Settings):
+        logger = get_logger(SERVICE)
+        with aws.acting_as(FUNCTION):
+            self.endpoints = WebhookRepository(settings)
+            self.deliveries = Deliveries(settings)
+            self.attempts = Attempts(settings)
+            self.queue = DeliveryQueue(settings)
+        self._schedule = settings.webhook_retry_seconds
+        self._send = functools.partial(
+            service.signed_attempt, local=settings.webhook_local_targets, post=sender.post
+        )
+        self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
+        super().__init__(FUNCTION, logger, self.deliver_batch)
+
+    def deliver_batch(self, event: dict, context: Any) -> dict:
+        records = event.get("Records") or []
+        # Each in a copy of this invocation's context (made here, not in the worker):
+        # its calls are this function's (common.aws.acting_as).
+        done = [
+            future.result()
+            for future in [
+                self._pool.submit(contextvars.copy_context().run, self._consumed, record)
+                for record in records
+            ]
+        ]
+        return {
+            "batchItemFailures": [
+                {"itemIdentifier": record["messageId"]}
+                for record, consumed in zip(records, done, strict=True)
+                if not consumed
+            ]
+        }
+
+    def _consumed(self, record: dict) -> bool:
+        """One message: True when it is done with (delete it), False when it must come
+        back (its next try, or the dead-letter queue)."""
+        try:
+            message = decoded(record["body"])
+        except ValueError as exc:
+            self.logger.error("not a delivery message", extra={"error": str(exc)})
+            self.queue.come_back_in(record["receiptHandle"], 0)  # on to the dead letters
+            return False
+        attempt = int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
+        try:
+            decision = service.deliver(
+                message,
+                attempt,
+                self.endpoints,
+                self.deliveries,
+                self.attempts,
+                self._send,
+                self._schedule,
+                utcnow(),
+            )
+        except Exception:
+            # Ours, not the receiver's: the message comes back after the queue's
+            # visibility timeout, as Lambda leaves it.
+            self.logger.exception("delivery failed", extra=_about(message, attempt))
+            return False
+        self._account(message, attempt, decision)
+        if decision.next is Next.DONE:
+            return True
+        self.queue.come_back_in(record["receiptHandle"], decision.delay)
+        return False
+
+    def _account(self, message: DeliveryMessage, attempt: int, decision: Decision) -> None:
+        """The attempt's one log line and its metrics (none for a message with nothing
+        left to do: a duplicate, a replaced send, an endpoint gone or off)."""
+        about = _about(message, attempt)
+        if decision is service.NOTHING:
+            self.logger.info("webhook delivery not needed", extra=about)
+            return
+        self.logger.info(
+            "webhook delivery",
+            extra={**about, "estado": decision.estado, "next": decision.next.value},
+        )
+        if decision.estado == DELIVERED:
+            metrics.count(metrics.WEBHOOKS_DELIVERED, service=SERVICE)
+            return
+        metrics.count(metrics.WEBHOOK_ATTEMPTS_FAILED, service=SERVICE)
+        if decision.next is Next.DEAD:
+            metrics.count(metrics.WEBHOOKS_DEAD_LETTERED, service=SERVICE)
+
+
+def _about(message: DeliveryMessage, attempt: int) -> dict:
+    return {
+        "webhookId": message.webhook_id,
+        "eventId": message.event_id,
+        "type": message.type,
+        "attempt": attempt,
+    }
+
+
+def create(settings: Settings) -> DeliveryHandler:
+    return DeliveryHandler(settings)
+
+
+def rehearse(handler: DeliveryHandler, settings: Settings) -> None:
+    """At init: one read of an endpoint no one has, which changes nothing, so that the
+    first batch finds the DynamoDB client built and its connection open."""
+    with aws.acting_as(FUNCTION):
+        handler.deliveries.get(0, "init-rehearsal")

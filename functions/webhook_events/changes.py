@@ -1,0 +1,74 @@
+"""What a committed change makes, as plain functions (docs/api.md#webhooks): an order or a
+shipment created (`*.creado`), its status changed (`*.estado`, with `statusAnterior`), a
+product's stock going below its threshold (`inventario.stock_bajo`); any other change,
+none. `data` is the item as the API shows it.
+
+An event's id is derived from the stream record it comes from, so a record delivered
+again (a batch retried) makes the same event, with the same id, never a second one.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from common import jsonio
+from common.clock import to_iso
+from common.responses import api_json
+from inventory.rules import in_alert
+
+ORDER, SHIPMENT, PRODUCT = "pedido", "envio", "producto"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One item's committed change: its kind, the stream record's identity, when it was
+    made, and the item before and after (None: it did not exist), as domain objects."""
+
+    kind: str
+    record: str
+    at: datetime
+    old: Any  # an Order, a Shipment or a Product; None: it did not exist
+    new: Any
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    type: str
+    body: str  # {"type", "timestamp", "data"}: the exact bytes every attempt sends
+
+
+def events_of(change: Change) -> list[Event]:
+    found = _what_changed(change)
+    if found is None:
+        return []
+    kind, data = found
+    return [_event(change, kind, data)]
+
+
+def _what_changed(change: Change) -> tuple[str, object] | None:
+    """The event's type and data of a change, or None for a change no event reports."""
+    old, new = change.old, change.new
+    if new is None:
+        return None  # a delete
+    if change.kind in (ORDER, SHIPMENT):
+        if old is None:
+            return f"{change.kind}.creado", api_json(new)
+        before, after = old.status, new.status
+        if before != after:
+            shown = api_json(new)
+            assert isinstance(shown, dict)  # an order or a shipment: an object
+            return f"{change.kind}.estado", {**shown, "statusAnterior": before}
+        return None
+    if change.kind == PRODUCT and in_alert(new) and (old is None or not in_alert(old)):
+        return "inventario.stock_bajo", api_json(new)
+    return None
+
+
+def _event(change: Change, kind: str, data: object) -> Event:
+    digest = hashlib.sha256(f"{change.record}:{kind}".encode()).hexdigest()
+    body = jsonio.dumps(
+        {"type": kind, "timestamp": to_iso(change.at), "data": data}, ascii_only=False
+    )
+    return Event(id=f"evt_{digest[:32]}", type=kind, body=body)

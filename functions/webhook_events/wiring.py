@@ -1,0 +1,53 @@
+"""What the events function is made of: the streams of the orders, shipments and products
+tables hand it their records (its event source mappings); it reads them with those
+services' own models (repository.Images) and queues their events for the subscribed
+endpoints."""
+
+from typing import Any
+
+from common import aws, metrics
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from webhook_events import service
+from webhook_events.repository import Images
+from webhooks.delivery_queue import DeliveryQueue
+from webhooks.repository import WebhookRepository
+
+SERVICE = "webhook-events"
+FUNCTION = "WebhookEventsFunction"
+
+
+class EventsHandler(FunctionHandler):
+    def __init__(self, settings: Settings):
+        logger = get_logger(SERVICE)
+        with aws.acting_as(FUNCTION):
+            self.images = Images(settings)
+            self.endpoints = WebhookRepository(settings)
+            self.queue = DeliveryQueue(settings)
+        super().__init__(FUNCTION, logger, self.changes)
+
+    def changes(self, event: dict, context: Any) -> dict:
+        records = event.get("Records") or []
+        changes = [change for record in records if (change := self.images.change_of(record))]
+        events, queued = service.publish(changes, self.endpoints, self.queue)
+        # A line only when something was queued: with no endpoint subscribed, every write
+        # of the platform would add one to the log.
+        if queued:
+            metrics.count(metrics.WEBHOOK_EVENTS_QUEUED, queued, service=SERVICE)
+            self.logger.info(
+                "webhook events queued",
+                extra={"records": len(records), "events": events, "queued": queued},
+            )
+        return {"events": events, "queued": queued}
+
+
+def create(settings: Settings) -> EventsHandler:
+    return EventsHandler(settings)
+
+
+def rehearse(handler: EventsHandler, settings: Settings) -> None:
+    """At init: the active endpoints read once (a query of a small index), so that the
+    first batch finds the client built and its connection open."""
+    with aws.acting_as(FUNCTION):
+        handler.endpoints.subscriptions()

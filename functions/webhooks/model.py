@@ -1,0 +1,85 @@
+"""The tables behind webhooks: the endpoints (with their secrets), each event's delivery
+to each endpoint, and the attempts, newest first.
+
+An endpoint is listed like every other kind (byShard); the active ones are also in a
+sparse index (`activos`) that the events read to find who subscribed: an endpoint is
+there only while it is active, with its subscriptions and nothing secret. Endpoints are
+few and rarely written, so one partition holds them all.
+"""
+
+from pynamodb.attributes import (
+    BooleanAttribute,
+    ListAttribute,
+    NumberAttribute,
+    UnicodeAttribute,
+)
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+from pynamodb.models import Model
+
+from common.storage import ListIndex, model_meta
+
+# activo's mark in the sparse index of active endpoints.
+ACTIVE = "ACTIVO"
+
+
+class ActiveIndex(GlobalSecondaryIndex):
+    """The active endpoints and what each subscribed to, in id order."""
+
+    class Meta:
+        index_name = "activos"
+        projection = IncludeProjection(["eventos"])
+
+    activo_marca = UnicodeAttribute(hash_key=True, attr_name="activoMarca")
+    id = NumberAttribute(range_key=True)
+
+
+class WebhookModel(Model):
+    Meta = model_meta("WebhooksTable")
+
+    id = NumberAttribute(hash_key=True)
+    url = UnicodeAttribute()
+    eventos = ListAttribute(of=UnicodeAttribute)
+    activo = BooleanAttribute()
+    creado_en = UnicodeAttribute(attr_name="creadoEn")
+    secreto = UnicodeAttribute()
+    secreto_anterior = UnicodeAttribute(attr_name="secretoAnterior", null=True)
+    secreto_anterior_hasta = UnicodeAttribute(attr_name="secretoAnteriorHasta", null=True)
+    activo_marca = UnicodeAttribute(attr_name="activoMarca", null=True)
+    shard = NumberAttribute()
+
+    by_shard = ListIndex()
+    activos = ActiveIndex()
+
+
+class DeliveryModel(Model):
+    """One event's delivery to one endpoint; gone after `expiration` (DynamoDB's TTL)."""
+
+    Meta = model_meta("WebhookDeliveriesTable")
+
+    webhook_id = NumberAttribute(hash_key=True, attr_name="webhookId")
+    event_id = UnicodeAttribute(range_key=True, attr_name="eventId")
+    type = UnicodeAttribute()
+    body = UnicodeAttribute()
+    estado = UnicodeAttribute()
+    envio = NumberAttribute()
+    intentos = NumberAttribute()
+    actualizado_en = UnicodeAttribute(attr_name="actualizadoEn")
+    expiration = NumberAttribute()
+
+
+class AttemptModel(Model):
+    """One attempt, under its endpoint, by its place in the newest-first list."""
+
+    Meta = model_meta("WebhookAttemptsTable")
+
+    webhook_id = NumberAttribute(hash_key=True, attr_name="webhookId")
+    id = NumberAttribute(range_key=True, attr_name="posicion")
+    event_id = UnicodeAttribute(attr_name="eventId")
+    type = UnicodeAttribute()
+    intento = NumberAttribute()
+    status_code = NumberAttribute(attr_name="statusCode", null=True)
+    error = UnicodeAttribute(null=True)
+    estado = UnicodeAttribute()
+    timestamp = UnicodeAttribute()
+    duracion_ms = NumberAttribute(attr_name="duracionMs")
+    expiration = NumberAttribute()

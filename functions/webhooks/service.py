@@ -1,0 +1,113 @@
+"""Webhook use cases, one function each: endpoints, their secrets, their attempts and a
+re-send. Storage, the queue and the targets' guard are passed in."""
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from common.errors import Conflict, Unavailable, invalid_field
+from common.paging import Page
+from webhooks import rules
+from webhooks.messages import DeliveryMessage, resend_of
+from webhooks.rules import Delivery, Endpoint, NewEndpoint
+from webhooks.targets import Refused
+
+
+class Endpoints(Protocol):
+    def next_id(self) -> int: ...
+    def get(self, ident: int) -> Endpoint: ...
+    def page(self, after: int, limit: int) -> Page: ...
+    def add(self, endpoint: Endpoint) -> None: ...
+    def remove(self, ident: int) -> None: ...
+    def rotate(self, endpoint: Endpoint) -> None: ...
+
+
+class Deliveries(Protocol):
+    def get(self, webhook_id: int, event_id: str) -> Delivery | None: ...
+    def resent(self, delivery: Delivery, now: datetime) -> bool: ...
+    def not_resent(self, delivery: Delivery, now: datetime) -> None: ...
+
+
+class Attempts(Protocol):
+    def page(self, webhook_id: int, after: int, limit: int) -> Page: ...
+
+
+class Queue(Protocol):
+    def send(self, messages: Sequence[DeliveryMessage]) -> None: ...
+
+
+# Checks a URL is a target the platform delivers to (webhooks.targets.checked, with the
+# deployment's rule for local targets); raises Refused saying why not.
+TargetCheck = Callable[[str], object]
+
+
+def create_endpoint(
+    endpoints: Endpoints, fields: NewEndpoint, check_target: TargetCheck, now: datetime
+) -> Endpoint:
+    """A new active endpoint with a new secret, once its URL is a target: 400 naming
+    `url` otherwise (a private address, http on AWS, a host that does not resolve)."""
+    try:
+        check_target(fields.url)
+    except Refused as why:
+        raise invalid_field("url", str(why)) from None
+    endpoint = rules.new_endpoint(fields, endpoints.next_id(), now)
+    endpoints.add(endpoint)
+    return endpoint
+
+
+def list_endpoints(endpoints: Endpoints, after: int, limit: int) -> Page:
+    return endpoints.page(after, limit)
+
+
+def get_endpoint(endpoints: Endpoints, webhook_id: int) -> Endpoint:
+    return endpoints.get(webhook_id)
+
+
+def delete_endpoint(endpoints: Endpoints, webhook_id: int) -> None:
+    """Gone at once: what was on its way to it is dropped when its turn comes."""
+    endpoints.remove(webhook_id)
+
+
+def rotate_secret(endpoints: Endpoints, webhook_id: int, now: datetime) -> Endpoint:
+    """A new secret; for ROTATION_WINDOW deliveries carry both signatures, the old
+    secret's and the new one's, so a receiver can switch at its own pace."""
+    endpoint = rules.rotated(endpoints.get(webhook_id), now)
+    endpoints.rotate(endpoint)
+    return endpoint
+
+
+def attempts(endpoints: Endpoints, log: Attempts, webhook_id: int, after: int, limit: int) -> Page:
+    """A page of the endpoint's attempts, newest first."""
+    endpoints.get(webhook_id)  # 404 for an endpoint that is not there
+    return log.page(webhook_id, after, limit)
+
+
+def resend(
+    endpoints: Endpoints,
+    deliveries: Deliveries,
+    queue: Queue,
+    webhook_id: int,
+    event_id: str,
+    now: datetime,
+) -> Delivery:
+    """Send a delivered or failed event to its (active) endpoint again, with its id and
+    body: a new send, tried as the first was."""
+    rules.must_be_active(endpoints.get(webhook_id))
+    delivery = deliveries.get(webhook_id, rules.known_event(event_id))
+    if delivery is None:
+        raise rules.unknown_event(event_id)
+    rules.may_resend(delivery)
+    if not deliveries.resent(delivery, now):
+        raise Conflict("DELIVERY_IN_PROGRESS", f"Event {event_id} is already being sent again")
+    message = resend_of(delivery)
+    try:
+        queue.send([message])
+    except Exception:
+        # Back as it was: a re-send that never left must not look under way for ever.
+        deliveries.not_resent(delivery, now)
+        raise Unavailable(
+            "WEBHOOK_QUEUE_UNAVAILABLE",
+            "The delivery queue did not take the event; retry the re-send later",
+            retry_after_seconds=5,
+        ) from None
+    return Delivery(**{**vars(delivery), "estado": rules.PENDING, "envio": message.envio})

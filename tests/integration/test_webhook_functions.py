@@ -1,0 +1,204 @@
+"""The webhooks' events and delivery functions in-process, against emulated AWS, each
+call checked against its own role (tests/integration/conftest.py): a stream record made
+into a message for each subscribed endpoint; a message delivered, signed; a failure
+sent back for later; the last failure a dead letter; a 410 turning the endpoint off."""
+
+import json
+import time
+from datetime import datetime
+from types import SimpleNamespace
+
+import boto3
+import pytest
+
+from common.settings import Settings
+from infra import template
+from tests.support.endpoints import point
+from tests.support.webhook_receiver import Receiver, verified
+from webhooks.messages import DeliveryMessage, encoded
+from webhooks.repository import Deliveries, WebhookRepository
+from webhooks.rules import NewEndpoint, new_endpoint
+
+SETTINGS = {"WEBHOOK_LOCAL_TARGETS": "true", "WEBHOOK_RETRY_SECONDS": "1,2,3,4,5"}
+# What a handler reads of Lambda's context; invoked as Lambda does (handler(event,
+# context)), each call is made as the function (its role checked).
+CONTEXT = SimpleNamespace(
+    function_name="f",
+    memory_limit_in_mb=256,
+    aws_request_id="r",
+    invoked_function_arn="arn:aws:lambda:us-east-1:1:function:f",
+    get_remaining_time_in_millis=lambda: 10_000,
+)
+
+
+@pytest.fixture
+def sqs(emulator, tables, monkeypatch):
+    point(monkeypatch, "SQS", emulator.url)
+    client = boto3.client("sqs", endpoint_url=emulator.url)
+    for url in client.list_queues().get("QueueUrls", []):
+        client.delete_queue(QueueUrl=url)
+    template.create_queues(client)
+    return client
+
+
+def settings() -> Settings:
+    return Settings.from_env(SETTINGS)
+
+
+def endpoint(url: str, eventos=("pedido.creado",)) -> dict:
+    from common import aws
+
+    with aws.acting_as("WebhooksFunction"):
+        endpoints = WebhookRepository(settings())
+        made = new_endpoint(
+            NewEndpoint(url=url, eventos=tuple(eventos)), endpoints.next_id(), datetime.now()
+        )
+        endpoints.add(made)
+    return {"id": made.id, "secreto": made.secreto}
+
+
+def queued(sqs) -> list[dict]:
+    url = sqs.get_queue_url(QueueName="WebhookDeliveryQueue")["QueueUrl"]
+    messages = sqs.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, MessageSystemAttributeNames=["All"]
+    ).get("Messages", [])
+    return messages
+
+
+def order_record(event_name: str, old_status: str | None, new_status: str) -> dict:
+    def image(status: str) -> dict:
+        return {
+            "id": {"N": "7"},
+            "userId": {"N": "3"},
+            "userEmail": {"S": "ana@example.com"},
+            "clienteNombre": {"S": "Ana"},
+            "total": {"N": "19.99"},
+            "status": {"S": status},
+            "tipoPedido": {"S": "NACIONAL"},
+            "destino": {"S": "Lima"},
+            "observaciones": {"NULL": True},
+            "productoId": {"N": "1"},
+            "cantidad": {"N": "2"},
+            "creadoEn": {"S": "2026-05-01T12:00:00.000000"},
+            "statusShard": {"S": f"{status}#7"},
+            "shard": {"N": "7"},
+        }
+
+    stream = {"NewImage": image(new_status), "ApproximateCreationDateTime": 1777636800.0}
+    if old_status is not None:
+        stream["OldImage"] = image(old_status)
+    return {
+        "eventID": f"record-{event_name}-{new_status}",
+        "eventName": event_name,
+        "eventSource": "aws:dynamodb",
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:1:table/OrdersTable/stream/2026",
+        "dynamodb": stream,
+    }
+
+
+def test_a_stream_record_becomes_one_message_per_subscribed_endpoint(sqs):
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    first = endpoint("http://127.0.0.1:9/a", ["pedido.creado", "pedido.estado"])
+    endpoint("http://127.0.0.1:9/b", ["pedido.estado"])
+    endpoint("http://127.0.0.1:9/c", ["envio.creado"])
+    records = [order_record("INSERT", None, "PENDIENTE"), order_record("MODIFY", "A", "A")]
+    assert handler({"Records": records}, CONTEXT) == {"events": 1, "queued": 1}
+    (message,) = queued(sqs)
+    sent = json.loads(message["Body"])
+    assert (sent["webhookId"], sent["type"], sent["envio"]) == (first["id"], "pedido.creado", 0)
+    body = json.loads(sent["body"])
+    assert body["data"]["total"] == 19.99 and "statusShard" not in body["data"]
+    moved = handler({"Records": [order_record("MODIFY", "PENDIENTE", "APROBADO")]}, CONTEXT)
+    assert moved == {"events": 1, "queued": 2}
+
+
+def sqs_event(sqs, *messages: DeliveryMessage, skipped: int = 0) -> dict:
+    """The batch Lambda's queue mapping hands the function, once `skipped` receives
+    (each failed at once) have come before it."""
+    url = sqs.get_queue_url(QueueName="WebhookDeliveryQueue")["QueueUrl"]
+    for message in messages:
+        sqs.send_message(QueueUrl=url, MessageBody=encoded(message))
+    for _ in range(skipped):
+        for got in queued(sqs):
+            sqs.change_message_visibility(
+                QueueUrl=url, ReceiptHandle=got["ReceiptHandle"], VisibilityTimeout=0
+            )
+    return {
+        "Records": [
+            {
+                "messageId": got["MessageId"],
+                "receiptHandle": got["ReceiptHandle"],
+                "body": got["Body"],
+                "attributes": got["Attributes"],
+            }
+            for got in queued(sqs)
+        ]
+    }
+
+
+def message_to(hook: dict, event_id: str = "evt_" + "1" * 32) -> DeliveryMessage:
+    return DeliveryMessage(
+        webhook_id=hook["id"],
+        event_id=event_id,
+        type="pedido.creado",
+        body='{"type":"pedido.creado","timestamp":"2026-05-01T12:00:00.000000","data":{}}',
+    )
+
+
+def test_a_message_is_delivered_signed_and_recorded(sqs):
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver()
+    try:
+        hook = endpoint(receiver.url)
+        answer = create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        assert answer == {"batchItemFailures": []}
+        (delivery,) = receiver.received
+        assert verified(hook["secreto"], delivery) and delivery.id == "evt_" + "1" * 32
+        stored = Deliveries(settings()).get(hook["id"], delivery.id)
+        assert (stored.estado, stored.intentos) == ("ENTREGADO", 1)
+    finally:
+        receiver.stop()
+
+
+def test_a_failure_comes_back_later_and_the_last_is_a_dead_letter(sqs):
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver(then=500)
+    try:
+        hook = endpoint(receiver.url)
+        handler = create(settings())
+        event = sqs_event(sqs, message_to(hook))
+        (record,) = event["Records"]
+        assert handler(event, CONTEXT) == {
+            "batchItemFailures": [{"itemIdentifier": record["messageId"]}]
+        }
+        assert queued(sqs) == []  # hidden for its next try (1 s)
+        time.sleep(1.2)
+        last = sqs_event(sqs, skipped=4)  # the same message, its sixth receive
+        (record,) = last["Records"]
+        assert record["attributes"]["ApproximateReceiveCount"] == "6"
+        assert handler(last, CONTEXT)["batchItemFailures"]
+        stored = Deliveries(settings()).get(hook["id"], "evt_" + "1" * 32)
+        assert stored.estado == "FALLIDO"
+        dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
+        assert queued(sqs) == []  # the redrive moved it
+        assert len(sqs.receive_message(QueueUrl=dead).get("Messages", [])) == 1
+    finally:
+        receiver.stop()
+
+
+def test_410_turns_the_endpoint_off(sqs):
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver(410)
+    try:
+        hook = endpoint(receiver.url)
+        answer = create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        assert answer == {"batchItemFailures": []}
+        assert WebhookRepository(settings()).get(hook["id"]).activo is False
+        assert WebhookRepository(settings()).subscriptions() == []
+    finally:
+        receiver.stop()

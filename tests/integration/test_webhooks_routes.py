@@ -1,0 +1,261 @@
+"""The webhooks' management API in-process, against emulated AWS (docs/api.md#webhooks):
+endpoints and their secrets, the guard on targets, the attempts newest first and in
+pages, a re-send; operators only."""
+
+import json
+from datetime import datetime, timedelta
+
+import boto3
+import pytest
+
+from common.settings import Settings
+from infra import template
+from tests.support.api import body
+from tests.support.endpoints import point
+from tests.support.tokens import make_token
+from webhooks.repository import Attempts, Deliveries
+from webhooks.rules import DELIVERED, FAILED, Attempt, Delivery
+
+LOCAL = {"WEBHOOK_LOCAL_TARGETS": "true"}
+HOOK = {"url": "http://127.0.0.1:9/hook", "eventos": ["pedido.creado"]}
+
+
+@pytest.fixture
+def queue(emulator, monkeypatch):
+    """The template's queues in the emulator, empty; the delivery queue's client."""
+    point(monkeypatch, "SQS", emulator.url)
+    sqs = boto3.client("sqs", endpoint_url=emulator.url)
+    for url in sqs.list_queues().get("QueueUrls", []):
+        sqs.delete_queue(QueueUrl=url)
+    template.create_queues(sqs)
+    return sqs
+
+
+@pytest.fixture
+def hooks(gateway, queue):
+    """The gateway with local targets allowed (loopback, http), as `make run` has it."""
+    return gateway(**LOCAL)
+
+
+def created(hooks, **fields) -> dict:
+    answer = hooks.post("/api/webhooks", {**HOOK, **fields})
+    assert answer.status_code == 201, answer.body
+    return body(answer)
+
+
+def test_an_endpoint_is_created_with_its_secret_shown_once(hooks):
+    answer = hooks.post("/api/webhooks", {**HOOK, "eventos": ["pedido.creado", "envio.estado"]})
+    assert answer.status_code == 201
+    made = body(answer)
+    assert made["secreto"].startswith("whsec_") and len(made["secreto"]) > 40
+    assert (made["url"], made["eventos"], made["activo"]) == (
+        HOOK["url"],
+        ["pedido.creado", "envio.estado"],
+        True,
+    )
+    assert answer.headers["Location"].endswith(f"/api/webhooks/{made['id']}")
+    shown = body(hooks.get(f"/api/webhooks/{made['id']}"))
+    assert shown == {key: value for key, value in made.items() if key != "secreto"}
+    listed = body(hooks.get("/api/webhooks"))
+    assert listed == [shown]
+    assert "whsec_" not in json.dumps(listed)
+
+
+def test_a_deleted_endpoint_is_gone(hooks):
+    made = created(hooks)
+    assert hooks.delete(f"/api/webhooks/{made['id']}").status_code == 204
+    answer = hooks.get(f"/api/webhooks/{made['id']}")
+    assert answer.status_code == 404 and body(answer)["error"] == "WEBHOOK_NOT_FOUND"
+    assert hooks.delete(f"/api/webhooks/{made['id']}").status_code == 404
+
+
+def test_a_rotation_answers_a_new_secret_and_keeps_the_old_one_signing(hooks):
+    made = created(hooks)
+    answer = hooks.post(f"/api/webhooks/{made['id']}/secreto")
+    assert answer.status_code == 200
+    rotated = body(answer)
+    assert rotated["secreto"].startswith("whsec_") and rotated["secreto"] != made["secreto"]
+    from webhooks.repository import WebhookRepository
+
+    stored = WebhookRepository(Settings.from_env()).get(made["id"])
+    now = datetime.fromisoformat(stored.creado_en)
+    assert stored.signing_secrets(now) == [rotated["secreto"], made["secreto"]]
+    assert stored.signing_secrets(now + timedelta(hours=25)) == [rotated["secreto"]]
+
+
+@pytest.mark.parametrize(
+    "sent, field",
+    [
+        ({"url": "http://127.0.0.1:9/x", "eventos": ["pedido.borrado"]}, "eventos"),
+        ({"url": "http://127.0.0.1:9/x", "eventos": []}, "eventos"),
+        ({"url": "http://127.0.0.1:9/x", "eventos": "pedido.creado"}, "eventos"),
+        ({"url": "http://127.0.0.1:9/x"}, "eventos"),
+        ({"eventos": ["pedido.creado"]}, "url"),
+        ({"url": "ftp://127.0.0.1/x", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "not a url", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://10.0.0.7/hook", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://169.254.169.254/latest", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[fe80::1]/hook", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://no-such-host.invalid/hook", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://user:pw@127.0.0.1/x", "eventos": ["pedido.creado"]}, "url"),
+    ],
+)
+def test_a_bad_endpoint_is_400_naming_the_field(hooks, sent, field):
+    answer = hooks.post("/api/webhooks", sent)
+    assert answer.status_code == 400, answer.body
+    error = body(answer)
+    assert error["error"] == "VALIDATION_ERROR"
+    assert [detail["field"] for detail in error["details"]] == [field]
+    assert body(hooks.get("/api/webhooks")) == []
+
+
+def test_on_aws_only_https_to_public_addresses_is_a_target(gateway, queue):
+    on_aws = gateway()  # WEBHOOK_LOCAL_TARGETS unset
+    for url in ("http://127.0.0.1:9/hook", "https://127.0.0.1:9/hook", "https://localhost/x"):
+        answer = on_aws.post("/api/webhooks", {**HOOK, "url": url})
+        assert answer.status_code == 400, url
+        assert body(answer)["details"][0]["field"] == "url"
+
+
+def test_customers_may_not_touch_webhooks(hooks):
+    made = created(hooks)
+    customer = make_token(role="customer", userId=42)  # made now: it lives a minute
+    for method, path in [
+        ("GET", "/api/webhooks"),
+        ("POST", "/api/webhooks"),
+        ("GET", f"/api/webhooks/{made['id']}"),
+        ("DELETE", f"/api/webhooks/{made['id']}"),
+        ("POST", f"/api/webhooks/{made['id']}/secreto"),
+        ("GET", f"/api/webhooks/{made['id']}/entregas"),
+        ("POST", f"/api/webhooks/{made['id']}/entregas/evt_1/reenviar"),
+        ("GET", "/api/webhooks/abc"),
+    ]:
+        answer = hooks.request(method, path, {"not": "read"}, token=customer)
+        assert answer.status_code == 403, (method, path)
+        assert body(answer) == {
+            "error": "FORBIDDEN",
+            "message": "Only operators may manage webhooks",
+            "details": [],
+        }
+    assert body(hooks.get(f"/api/webhooks/{made['id']}"))["activo"] is True
+
+
+def attempts_at(webhook_id: int, count: int) -> list[Attempt]:
+    """`count` attempts a second apart, the oldest first, as stored."""
+    log = Attempts(Settings.from_env())
+    start = datetime(2026, 5, 1, 12, 0, 0)
+    made = []
+    for number in range(count):
+        now = start + timedelta(seconds=number)
+        from webhooks.rules import position
+
+        attempt = Attempt(
+            id=position(now),
+            event_id=f"evt_{number}",
+            type="pedido.creado",
+            intento=1,
+            status_code=500 if number % 2 else 200,
+            error=None,
+            estado=DELIVERED,
+            timestamp=now.isoformat(timespec="microseconds"),
+            duracion_ms=3,
+        )
+        log.add(webhook_id, attempt, now)
+        made.append(attempt)
+    return made
+
+
+def test_the_attempts_are_listed_newest_first_in_pages(hooks):
+    made = created(hooks)
+    other = created(hooks)
+    attempts_at(made["id"], 5)
+    attempts_at(other["id"], 1)
+    path = f"/api/webhooks/{made['id']}/entregas"
+    seen, token = [], None
+    for _ in range(5):
+        answer = hooks.get(path + "?limit=2" + (f"&nextToken={token}" if token else ""))
+        assert answer.status_code == 200
+        seen += body(answer)
+        token = answer.headers.get("X-Next-Token")
+        if token is None:
+            break
+        assert answer.headers["Link"].startswith(f"<{path}?limit=2&nextToken=")
+    assert [a["eventId"] for a in seen] == ["evt_4", "evt_3", "evt_2", "evt_1", "evt_0"]
+    assert set(seen[0]) == {
+        "eventId",
+        "type",
+        "intento",
+        "statusCode",
+        "error",
+        "estado",
+        "timestamp",
+        "duracionMs",
+    }
+    assert body(hooks.get(path)) == seen  # unpaged: the same, at once
+
+
+def test_a_token_of_one_endpoints_attempts_is_refused_for_another(hooks):
+    made, other = created(hooks), created(hooks)
+    attempts_at(made["id"], 3)
+    token = hooks.get(f"/api/webhooks/{made['id']}/entregas?limit=1").headers["X-Next-Token"]
+    answer = hooks.get(f"/api/webhooks/{other['id']}/entregas?nextToken={token}")
+    assert answer.status_code == 400
+    assert body(answer)["details"][0]["field"] == "nextToken"
+    for bad in ("limit=0", "limit=1001", "limit=x"):
+        assert hooks.get(f"/api/webhooks/{made['id']}/entregas?{bad}").status_code == 400
+    assert hooks.get("/api/webhooks/999/entregas").status_code == 404
+
+
+def stored_delivery(webhook_id: int, estado: str, event_id: str = "evt_abc") -> Delivery:
+    deliveries = Deliveries(Settings.from_env())
+    now = datetime(2026, 5, 1, 12, 0, 0)
+    delivery = deliveries.open(
+        Delivery(
+            webhook_id=webhook_id,
+            event_id=event_id,
+            type="pedido.creado",
+            body='{"type":"pedido.creado","timestamp":"2026-05-01T12:00:00.000000","data":{}}',
+            estado="PENDIENTE",
+            actualizado_en="",
+        ),
+        now,
+    )
+    if estado != "PENDIENTE":
+        assert deliveries.attempted(delivery, estado, now)
+    return delivery
+
+
+def queued(sqs) -> list[dict]:
+    url = sqs.get_queue_url(QueueName="WebhookDeliveryQueue")["QueueUrl"]
+    answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+    return [json.loads(message["Body"]) for message in answer.get("Messages", [])]
+
+
+def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, queue):
+    made = created(hooks)
+    for estado, event_id in ((DELIVERED, "evt_" + "d" * 32), (FAILED, "evt_" + "f" * 32)):
+        delivery = stored_delivery(made["id"], estado, event_id)
+        answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
+        assert answer.status_code == 202, answer.body
+        assert body(answer)["estado"] == "PENDIENTE" and body(answer)["envio"] == 1
+        (message,) = queued(queue)
+        assert message == {
+            "webhookId": made["id"],
+            "eventId": event_id,
+            "type": "pedido.creado",
+            "envio": 1,
+            "body": delivery.body,
+        }
+        # Under way again: not re-sent twice at once.
+        again = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
+        assert again.status_code == 409
+        assert body(again)["error"] == "DELIVERY_IN_PROGRESS"
+
+
+def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):
+    made = created(hooks)
+    for event_id in ("evt_" + "0" * 32, "evt_nope", "x" * 2000):
+        answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
+        assert answer.status_code == 404 and body(answer)["error"] == "EVENT_NOT_FOUND"
+    answer = hooks.post("/api/webhooks/12345/entregas/evt_nope/reenviar")
+    assert answer.status_code == 404 and body(answer)["error"] == "WEBHOOK_NOT_FOUND"

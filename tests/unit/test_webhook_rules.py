@@ -1,0 +1,293 @@
+"""The webhooks' plain rules: targets, signatures (held to Standard Webhooks' own test
+vector), the events a change makes, the retry schedule, the newest-first places."""
+
+import base64
+import hashlib
+import hmac
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import pytest
+
+from common import jsonio
+from common.settings import ConfigError, Settings
+from inventory.rules import Product
+from orders.rules import Order
+from shipping.rules import Shipment
+from webhook_delivery import signatures
+from webhook_delivery.rules import Next, decide
+from webhook_events.changes import ORDER, PRODUCT, SHIPMENT, Change, events_of
+from webhooks import rules, targets
+from webhooks.messages import DeliveryMessage, decoded, encoded
+
+NOW = datetime(2026, 5, 1, 12, 0, 0)
+
+# -- targets ---------------------------------------------------------------------------
+
+
+def resolving_to(*addresses: str):
+    return lambda host, port: list(addresses)
+
+
+@pytest.mark.parametrize(
+    "address, local, allowed",
+    [
+        ("93.184.216.34", False, True),
+        ("2606:2800:220:1:248:1893:25c8:1946", False, True),
+        ("127.0.0.1", False, False),
+        ("127.0.0.1", True, True),
+        ("::1", True, True),
+        ("::ffff:127.0.0.1", False, False),
+        ("10.1.2.3", True, False),
+        ("172.16.0.1", False, False),
+        ("192.168.1.1", True, False),
+        ("169.254.169.254", True, False),
+        ("fe80::1", True, False),
+        ("fc00::1", False, False),
+        ("100.64.0.1", False, False),
+        ("0.0.0.0", True, False),
+        ("224.0.0.1", False, False),
+        ("::ffff:10.0.0.1", False, False),
+    ],
+)
+def test_only_public_addresses_are_targets_and_loopback_locally(address, local, allowed):
+    import ipaddress
+
+    assert targets.allowed(ipaddress.ip_address(address), local) is allowed
+
+
+def test_a_host_is_judged_by_every_address_it_resolves_to():
+    target = targets.parse("https://hooks.example.com/in?x=1", local=False)
+    assert target == targets.Target("https", "hooks.example.com", 443, "/in?x=1")
+    assert targets.check(target, False, resolving_to("93.184.216.34")) == "93.184.216.34"
+    with pytest.raises(targets.Refused, match="private"):
+        targets.check(target, False, resolving_to("93.184.216.34", "10.0.0.1"))
+
+    def fails(host, port):
+        raise OSError("no such host")
+
+    with pytest.raises(targets.Refused, match="does not resolve"):
+        targets.check(target, False, fails)
+
+
+@pytest.mark.parametrize(
+    "url, local, why",
+    [
+        ("http://hooks.example.com/", False, "https"),
+        ("ftp://hooks.example.com/", True, "https"),
+        ("https:///path", False, "host"),
+        ("https://u:p@hooks.example.com/", False, "credentials"),
+        ("https://hooks.example.com/#frag", False, "fragment"),
+        ("https://hooks.example.com:99999/", False, "valid URL"),
+    ],
+)
+def test_a_url_that_is_not_a_target_says_why(url, local, why):
+    with pytest.raises(targets.Refused, match=why):
+        targets.parse(url, local)
+
+
+def test_locally_http_on_any_port_is_a_target():
+    assert targets.parse("http://127.0.0.1:8123", local=True) == targets.Target(
+        "http", "127.0.0.1", 8123, "/"
+    )
+
+
+# -- signatures ------------------------------------------------------------------------
+
+
+def test_signatures_are_standard_webhooks_own_test_vector():
+    # From the Standard Webhooks specification's reference libraries.
+    secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    body = b'{"test": 2432232314}'
+    signed = signatures.signature(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body)
+    assert signed == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+
+
+def test_during_a_rotation_both_secrets_sign_and_either_verifies():
+    old, new = rules.new_secret(), rules.new_secret()
+    body = b'{"type":"pedido.creado"}'
+    headers = signatures.headers([new, old], "evt_1", 1700000000, body)
+    assert headers["webhook-id"] == "evt_1" and headers["webhook-timestamp"] == "1700000000"
+    sent = headers["webhook-signature"].split(" ")
+    for secret in (old, new):
+        key = base64.b64decode(secret.removeprefix("whsec_"))
+        digest = hmac.new(key, b"evt_1.1700000000." + body, hashlib.sha256).digest()
+        assert "v1," + base64.b64encode(digest).decode() in sent
+
+
+def test_a_rotated_secret_signs_for_24_hours_only():
+    endpoint = rules.new_endpoint(
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+    )
+    rotated = rules.rotated(endpoint, NOW)
+    assert rotated.signing_secrets(NOW) == [rotated.secreto, endpoint.secreto]
+    assert rotated.signing_secrets(NOW + timedelta(hours=23, minutes=59)) == [
+        rotated.secreto,
+        endpoint.secreto,
+    ]
+    assert rotated.signing_secrets(NOW + timedelta(hours=24)) == [rotated.secreto]
+    assert endpoint.signing_secrets(NOW) == [endpoint.secreto]
+
+
+# -- the events a change makes -----------------------------------------------------------
+
+
+def order(status: str) -> Order:
+    return Order(
+        id=7,
+        user_id=3,
+        user_email="ana@example.com",
+        cliente_nombre="Ana",
+        total=Decimal("19.99"),
+        tipo_pedido="NACIONAL",
+        destino="Lima",
+        producto_id=1,
+        cantidad=2,
+        status=status,
+        observaciones=None,
+        creado_en="2026-05-01T12:00:00.000000",
+    )
+
+
+def product(stock: int, threshold: int = 5) -> Product:
+    return Product(
+        id=1,
+        sku="SKU-1",
+        nombre="Caja",
+        precio_unitario=Decimal("2.50"),
+        stock_actual=stock,
+        umbral_minimo=threshold,
+        bodega=None,
+        descripcion=None,
+    )
+
+
+def shipment(status: str) -> Shipment:
+    return Shipment(
+        id=4,
+        pedido_id=7,
+        tipo_envio="EXPRESS",
+        transportista="Olva",
+        destino="Lima",
+        status=status,
+        guia_despecho="EXP-20260501-000004",
+        ruta_descripcion="Express prioritario — Lima",
+        fecha_estimada_entrega="2026-05-02T12:00:00.000000",
+        creado_en="2026-05-01T12:00:00.000000",
+        owner_id=3,
+    )
+
+
+def made(kind: str, old, new, record: str = "OrdersTable:abc") -> list[tuple[str, dict]]:
+    events = events_of(Change(kind, record, NOW, old, new))
+    return [(event.type, jsonio.loads(event.body)) for event in events]
+
+
+def test_an_order_created_or_moved_makes_its_event_with_the_order_as_the_api_shows_it():
+    ((kind, body),) = made(ORDER, None, order("PENDIENTE"))
+    assert kind == "pedido.creado" and body["type"] == kind
+    assert body["timestamp"] == "2026-05-01T12:00:00.000000"
+    assert body["data"]["id"] == 7 and body["data"]["total"] == Decimal("19.99")
+    assert body["data"]["userEmail"] == "ana@example.com"
+    ((kind, body),) = made(ORDER, order("PENDIENTE"), order("APROBADO"))
+    assert kind == "pedido.estado"
+    assert (body["data"]["status"], body["data"]["statusAnterior"]) == ("APROBADO", "PENDIENTE")
+
+
+def test_a_change_no_event_reports_makes_none():
+    assert made(ORDER, order("APROBADO"), order("APROBADO")) == []  # the outbox unmarked
+    assert made(ORDER, order("APROBADO"), None) == []
+    assert made(PRODUCT, product(10), product(9)) == []  # still above the threshold
+    assert made(PRODUCT, product(4), product(3)) == []  # already below it
+    assert made(PRODUCT, product(4), None) == []
+
+
+def test_a_shipment_created_or_moved_makes_its_event_without_its_owner():
+    ((kind, body),) = made(SHIPMENT, None, shipment("CREADO"))
+    assert kind == "envio.creado" and "ownerId" not in body["data"]
+    ((kind, body),) = made(SHIPMENT, shipment("CREADO"), shipment("EN_RUTA"))
+    assert kind == "envio.estado" and body["data"]["statusAnterior"] == "CREADO"
+
+
+def test_a_product_crossing_its_threshold_makes_stock_bajo_by_any_write():
+    assert [k for k, _ in made(PRODUCT, product(5), product(4))] == ["inventario.stock_bajo"]
+    assert [k for k, _ in made(PRODUCT, product(9, 5), product(9, 10))] == [
+        "inventario.stock_bajo"
+    ]  # the threshold raised past the stock
+    assert [k for k, _ in made(PRODUCT, None, product(1))] == ["inventario.stock_bajo"]
+    assert made(PRODUCT, product(0, 0), product(0, 0)) == []  # a threshold of 0 never alerts
+
+
+def test_an_event_keeps_its_id_when_its_record_comes_again():
+    first = events_of(Change(ORDER, "OrdersTable:r1", NOW, None, order("PENDIENTE")))
+    again = events_of(Change(ORDER, "OrdersTable:r1", NOW, None, order("PENDIENTE")))
+    other = events_of(Change(ORDER, "OrdersTable:r2", NOW, None, order("PENDIENTE")))
+    assert first == again and first[0].id != other[0].id
+    assert first[0].id.startswith("evt_")
+
+
+def test_a_message_carries_its_event_whole():
+    message = DeliveryMessage(webhook_id=3, event_id="evt_1", type="pedido.creado", body="{}")
+    assert decoded(encoded(message)) == message
+    with pytest.raises(ValueError):
+        decoded('{"webhookId": 3}')
+
+
+# -- retries -----------------------------------------------------------------------------
+
+SCHEDULE = (5, 60, 600, 3600, 21600)
+
+
+def test_2xx_is_delivered_410_turns_off_and_the_rest_is_retried_then_dead():
+    assert decide(200, 1, SCHEDULE).next is Next.DONE
+    assert decide(204, 6, SCHEDULE).estado == "ENTREGADO"
+    gone = decide(410, 1, SCHEDULE)
+    assert (gone.next, gone.estado) == (Next.DONE, "FALLIDO")
+    delays = [decide(500, attempt, SCHEDULE).delay for attempt in range(1, 6)]
+    assert delays == list(SCHEDULE)
+    assert decide(None, 3, SCHEDULE).next is Next.RETRY
+    assert decide(302, 1, SCHEDULE).next is Next.RETRY  # a redirect is never followed
+    dead = decide(500, 6, SCHEDULE)
+    assert (dead.next, dead.estado) == (Next.DEAD, "FALLIDO")
+
+
+def test_the_schedule_is_five_whole_numbers_of_seconds():
+    assert Settings.from_env({}).webhook_retry_seconds == SCHEDULE
+    assert Settings.from_env({"WEBHOOK_RETRY_SECONDS": "1, 1,2,3,5"}).webhook_retry_seconds == (
+        1,
+        1,
+        2,
+        3,
+        5,
+    )
+    for bad in ("1,2,3", "1,2,3,4,x", "1,2,3,4,-1", "1,2,3,4,50000", "0.5,1,1,1,1"):
+        with pytest.raises(ConfigError, match="WEBHOOK_RETRY_SECONDS"):
+            Settings.from_env({"WEBHOOK_RETRY_SECONDS": bad})
+
+
+def test_later_attempts_have_smaller_places_so_the_list_is_newest_first():
+    places = [rules.position(NOW + timedelta(microseconds=n), spread=999) for n in range(3)]
+    assert places == sorted(places, reverse=True)
+    assert rules.position(NOW, spread=0) < rules.position(NOW - timedelta(microseconds=1), 0)
+    assert 0 < rules.position(NOW) < 2**63
+
+
+def test_the_verification_docs_api_md_gives_accepts_a_delivery_and_nothing_else():
+    import re
+    import time
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    (snippet,) = re.findall(r"```python\n(import base64.*?)```", text, re.S)
+    documented: dict = {}
+    exec(snippet, documented)  # the integrators' few lines, as written there
+    old, new = rules.new_secret(), rules.new_secret()
+    body = b'{"type":"pedido.creado","timestamp":"2026-05-01T12:00:00.000000","data":{}}'
+    now = int(time.time())
+    headers = signatures.headers([new, old], "evt_" + "a" * 32, now, body)
+    assert documented["verify"](new, headers, body)
+    assert documented["verify"](old, headers, body)
+    assert not documented["verify"](rules.new_secret(), headers, body)
+    assert not documented["verify"](new, headers, body + b" ")
+    stale = signatures.headers([new], "evt_" + "a" * 32, now - 301, body)
+    assert not documented["verify"](new, stale, body)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from common.service_app import INTERNAL
 from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
 from infra.local.functions import artifact_packages
@@ -357,7 +358,9 @@ def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
     assert orders_env["ORDER_EVENTS_FUNCTION"] == {"Ref": "OrderEventsFunction"}
 
 
-def test_only_the_orders_function_may_invoke_inventory_and_is_told_its_name():
+def test_only_the_stock_movers_may_invoke_inventory_and_are_told_its_name():
+    """The orders function (the stock check, an order's moves) and the stock repair (the
+    moves a crash left undone) reach the inventory's units by invoking it; nobody else."""
     invokers = {
         name
         for name, props in functions().items()
@@ -365,10 +368,11 @@ def test_only_the_orders_function_may_invoke_inventory_and_is_told_its_name():
         if isinstance(policy, dict)
         and policy.get("LambdaInvokePolicy", {}).get("FunctionName") == {"Ref": "InventoryFunction"}
     }
-    assert invokers == {"OrdersFunction"}
-    orders_env = functions()["OrdersFunction"]["Environment"]["Variables"]
-    assert orders_env["INVENTORY_FUNCTION"] == {"Ref": "InventoryFunction"}
-    assert "INVENTORY_SERVICE_URL" not in orders_env  # else the call would go over HTTP
+    assert invokers == {"OrdersFunction", "StockRepairFunction"}
+    for name in invokers:
+        env = functions()[name]["Environment"]["Variables"]
+        assert env["INVENTORY_FUNCTION"] == {"Ref": "InventoryFunction"}, name
+        assert "INVENTORY_SERVICE_URL" not in env, name  # else the call would go over HTTP
 
 
 def test_a_preflight_on_aws_allows_the_headers_the_functions_read():
@@ -708,13 +712,23 @@ def test_each_artifact_holds_only_its_own_package(build_dir):
 
 @pytest.fixture(scope="module")
 def local_lambda():
-    """Lambda's Invoke API, for the orders function's DryRun at init."""
+    """Lambda's Invoke API, for the orders function's DryRun at init, and the inventory's
+    internal routes as they answer over empty tables, for the stock repair's run."""
     import logging
 
     from tests.support.fake_lambda import LocalLambda
 
+    def empty_inventory(event, context):
+        if event["resource"] == "/internal/reservas":  # the reservations holding units
+            return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
+        return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
+
     server = LocalLambda(
-        {"OrderEventsFunction": lambda event, context: None}, logging.getLogger("release")
+        {
+            "OrderEventsFunction": lambda event, context: None,
+            "InventoryFunction": empty_inventory,
+        },
+        logging.getLogger("release"),
     ).server.start()
     yield server.url
     server.stop()
@@ -764,6 +778,7 @@ def runs(build_dir, emulator, local_lambda):
             "tipoPedido": "NACIONAL",
         },
         "EventSweeperFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
+        "StockRepairFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
         "KeyRotationFunction": {
             "SecretId": key,
             "Step": "createSecret",
@@ -780,8 +795,10 @@ def runs(build_dir, emulator, local_lambda):
         },
     }
     assert set(functions()) == set(samples)
+    # As the template tells it: the stock repair's moves go to the inventory's function.
+    told = {"StockRepairFunction": {"INVENTORY_FUNCTION": "InventoryFunction"}}
     return {
-        function: invoke_artifact(build_dir, function, event, aws)
+        function: invoke_artifact(build_dir, function, event, {**aws, **told.get(function, {})})
         for function, event in samples.items()
     }
 
@@ -795,9 +812,12 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         "WebhooksFunction",
     ):
         assert runs[function]["result"]["statusCode"] == 200, (function, runs[function])
-        # The deployed app serves exactly the routes API Gateway sends it.
+        # The deployed app serves exactly the routes API Gateway sends it, and beside
+        # them only internal ones, which the gateway never routes (reached by invoke).
         served = {tuple(route) for route in runs[function]["routes"]}
-        assert served == function_events(function), function
+        internal = {route for route in served if route[0].startswith(INTERNAL)}
+        assert served - internal == function_events(function), function
+        assert not {path for path, _ in function_events(function)} & {p for p, _ in internal}
     assert json.loads(runs["InventoryFunction"]["result"]["body"]) == []
     assert runs["AuthFunction"]["result"]["statusCode"] == 400
     served = {tuple(route) for route in runs["AuthFunction"]["routes"]}
@@ -806,6 +826,8 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     assert policy["policyDocument"]["Statement"][0]["Effect"] == "Allow"
     assert runs["OrderEventsFunction"]["result"] == {"forwarded": False}
     assert runs["EventSweeperFunction"]["result"] == {"republished": 0, "morePending": False}
+    repaired = runs["StockRepairFunction"]["result"]
+    assert (repaired["checked"], repaired["repaired"], repaired["complete"]) == (0, 0, True)
     assert runs["KeyRotationFunction"]["result"] is None  # a new version, pending
     assert runs["WebhookEventsFunction"]["result"] == {"events": 0, "queued": 0}
     assert runs["WebhookDeliveryFunction"]["result"] == {"batchItemFailures": []}

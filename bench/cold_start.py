@@ -37,7 +37,7 @@ SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
 FLOOR = "=floor"
 # The functions that load all of the floor (tables through PynamoDB, Idempotency-Key,
 # a key in Secrets Manager): for the others it is no floor.
-ON_THE_FLOOR = {"InventoryFunction", "OrdersFunction", "ShippingFunction"}
+ON_THE_FLOOR = {"InventoryFunction", "OrdersFunction", "ShippingFunction", "WebhooksFunction"}
 PROBE = """
 import importlib.util, json, os, sys, time, types
 sys.path[:0] = [sys.argv[1], *sys.argv[2].split(os.pathsep)]
@@ -175,7 +175,23 @@ def events(token: str) -> dict[str, list]:
             for n in (90_001, 90_002)
         ],
         "EventSweeperFunction": [{"source": "aws.events"}] * 2,
+        "StockRepairFunction": [{"source": "aws.events"}] * 2,
+        "WebhooksFunction": [rest("GET", "/api/webhooks", "/api/webhooks")] * 2,
+        # Batches with nothing in them: what is measured is the init and the handler's
+        # path (the events' own work is bench/webhooks.py's).
+        "WebhookEventsFunction": [{"Records": []}] * 2,
+        "WebhookDeliveryFunction": [{"Records": []}] * 2,
+        # Not AuthFunction: its request path is the user pool's (none here; bench/
+        # README.md's sign-in timings are measured against the emulator's pool).
     }
+
+
+def empty_inventory(event: dict, context) -> dict:
+    """The inventory's internal routes as they answer a stack with no reservations: what
+    the stock repair asks at init and on each run."""
+    if event["resource"] == "/internal/reservas":
+        return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
+    return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
 
 
 def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
@@ -390,9 +406,10 @@ def main() -> None:
     template.create_tables(boto3.client("dynamodb"))
     seed()
     # Lambda's Invoke API, for the orders function's DryRun at init (the event is not
-    # published by the GETs measured here).
+    # published by the GETs measured here) and the stock repair's questions.
     invoke = LocalLambda(
-        {"OrderEventsFunction": lambda event, context: None}, logging.getLogger("bench")
+        {"OrderEventsFunction": lambda event, context: None, "InventoryFunction": empty_inventory},
+        logging.getLogger("bench"),
     ).server.start()
     env = {
         **LOCAL_AWS_ENV,
@@ -426,6 +443,13 @@ def main() -> None:
             if variable in res["Properties"].get("Environment", {}).get("Variables", {})
         }
         for name, res in functions.items()
+    }
+    # The stock repair reads every APROBADO order and asks the inventory about each one
+    # older than its grace: with a grace past the seeded orders' age it reads them all
+    # and asks nothing, the same on every run.
+    own_env["StockRepairFunction"] = {
+        "INVENTORY_FUNCTION": "InventoryFunction",
+        "STOCK_REPAIR_GRACE_SECONDS": str(10**8),
     }
     # Each function's layers as Lambda stacks them, in a stack with the default parameters.
     layers = {

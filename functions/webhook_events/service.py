@@ -21,15 +21,15 @@ class Queue(Protocol):
 def publish(changes: Sequence[Change], endpoints: Subscriptions, queue: Queue) -> tuple[int, int]:
     """(events made, messages queued). Raises when the queue does not take them all: the
     batch is then retried, and its events keep their ids."""
-    events = [event for change in changes for event in events_of(change)]
+    events = [(change.at, event) for change in changes for event in events_of(change)]
     if not events:
         return 0, 0
     subscribed = endpoints.subscriptions()
     messages = [
         DeliveryMessage(webhook_id=endpoint.id, event_id=event.id, type=event.type, body=event.body)
-        for event in events
+        for at, event in events
         for endpoint in subscribed
-        if event.type in endpoint.eventos
+        if endpoint.receives(event.type, at)
     ]
     queue.send(messages)
     return len(events), len(messages)

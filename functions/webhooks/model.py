@@ -27,7 +27,7 @@ class ActiveIndex(GlobalSecondaryIndex):
 
     class Meta:
         index_name = "activos"
-        projection = IncludeProjection(["eventos"])
+        projection = IncludeProjection(["eventos", "creadoEn"])
 
     activo_marca = UnicodeAttribute(hash_key=True, attr_name="activoMarca")
     id = NumberAttribute(range_key=True)

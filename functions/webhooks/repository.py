@@ -122,7 +122,11 @@ class WebhookRepository(Repository):
     def subscriptions(self) -> list[Subscription]:
         """Every active endpoint and what it subscribed to (the sparse index)."""
         return [
-            Subscription(id=int(item.id), eventos=tuple(str(name) for name in item.eventos or ()))
+            Subscription(
+                id=int(item.id),
+                eventos=tuple(str(name) for name in item.eventos or ()),
+                creado_en=item.creado_en,
+            )
             for item in WebhookModel.activos.query(ACTIVE)
         ]
 

@@ -66,10 +66,19 @@ class Endpoint(NewEndpoint):
 
 @dataclass(frozen=True, kw_only=True)
 class Subscription:
-    """What the events need of an active endpoint: which it is, what it subscribed to."""
+    """What the events need of an active endpoint: which it is, what it subscribed to,
+    and since when (its `creadoEn`)."""
 
     id: int
     eventos: tuple[str, ...]
+    creado_en: str
+
+    def receives(self, event_type: str, changed_at: datetime) -> bool:
+        """Whether an event of `event_type` made by a change at `changed_at` is this
+        endpoint's: subscribed to, and made from the second the endpoint was created on
+        (a stream record's time is DynamoDB's, to the second: a change made just after
+        the endpoint may carry the second before it; one made earlier is not sent)."""
+        return event_type in self.eventos and to_iso(changed_at)[:19] >= self.creado_en[:19]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -84,7 +84,8 @@ def order_record(event_name: str, old_status: str | None, new_status: str) -> di
             "shard": {"N": "7"},
         }
 
-    stream = {"NewImage": image(new_status), "ApproximateCreationDateTime": 1777636800.0}
+    # Made now: after the endpoints (an endpoint gets no event of an earlier change).
+    stream = {"NewImage": image(new_status), "ApproximateCreationDateTime": time.time()}
     if old_status is not None:
         stream["OldImage"] = image(old_status)
     return {
@@ -202,3 +203,63 @@ def test_410_turns_the_endpoint_off(sqs):
         assert WebhookRepository(settings()).subscriptions() == []
     finally:
         receiver.stop()
+
+
+def product_record(old: dict, new: dict) -> dict:
+    """A product's MODIFY record, its images the items as the inventory stores them (with
+    the units reserved and available it keeps beside the stock since issue 36)."""
+    from common import storage
+    from inventory.model import ProductModel
+    from inventory.rules import Product
+
+    def image(fields: dict) -> dict:
+        made = Product(
+            sku="WH-1",
+            nombre="Caja",
+            precio_unitario=3,
+            bodega=None,
+            descripcion=None,
+            id=4,
+            **fields,
+        )
+        return storage.listed(storage.to_item(ProductModel, made)).serialize()
+
+    return {
+        "eventID": "record-product",
+        "eventName": "MODIFY",
+        "eventSource": "aws:dynamodb",
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:1:table/ProductsTable/stream/2026",
+        "dynamodb": {"OldImage": image(old), "NewImage": image(new)},
+    }
+
+
+def test_a_product_falling_below_its_threshold_is_one_stock_alert(sqs):
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    endpoint("http://127.0.0.1:9/a", ["inventario.stock_bajo"])
+    fell = product_record(
+        {"stock_actual": 6, "umbral_minimo": 5, "stock_reservado": 1},
+        {"stock_actual": 4, "umbral_minimo": 5, "stock_reservado": 1},
+    )
+    assert "stockDisponible" in fell["dynamodb"]["NewImage"]  # as stored
+    assert handler({"Records": [fell]}, CONTEXT) == {"events": 1, "queued": 1}
+    (message,) = queued(sqs)
+    data = json.loads(json.loads(message["Body"])["body"])["data"]
+    assert (data["stockActual"], data["stockReservado"], data["stockDisponible"]) == (4, 1, 3)
+
+
+def test_an_endpoint_gets_no_event_of_a_change_made_before_it(sqs):
+    """A record still on its way from the stream when an endpoint is created (a change
+    made a minute before it) is not the endpoint's; one made after it is."""
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    endpoint("http://127.0.0.1:9/a", ["pedido.creado"])
+    earlier = order_record("INSERT", None, "PENDIENTE")
+    earlier["dynamodb"]["ApproximateCreationDateTime"] = time.time() - 60
+    assert handler({"Records": [earlier]}, CONTEXT) == {"events": 1, "queued": 0}
+    assert queued(sqs) == []
+    later = order_record("INSERT", None, "PENDIENTE")
+    later["eventID"] = "record-later"
+    assert handler({"Records": [later]}, CONTEXT) == {"events": 1, "queued": 1}

@@ -139,9 +139,11 @@ def listed(item: M) -> M:
 
 
 def to_domain(item: Model, domain_cls: type[D]) -> D:
-    """The domain object of a stored item: each field read from the attribute of its name."""
+    """The domain object of a stored item: each field read from the attribute of its name;
+    a field the object works out itself (init=False: a product's available units) is not
+    read, whatever the item holds."""
     fields = dataclasses.fields(cast(Any, domain_cls))  # a dataclass: every domain type is
-    return domain_cls(**{f.name: getattr(item, f.name) for f in fields})
+    return domain_cls(**{f.name: getattr(item, f.name) for f in fields if f.init})
 
 
 def to_item(model_cls: type[M], entity: Any) -> M:

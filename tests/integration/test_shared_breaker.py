@@ -164,8 +164,11 @@ def test_environments_checking_a_hung_inventory_at_once_each_wait_one_timeout_at
     assert max(seconds for _, seconds in results) < 1.0 + 0.9
     assert {answer for answer, _ in results} == {"NOT_CONFIRMED", "503"}
     assert [answer for answer, _ in results].count("NOT_CONFIRMED") < 5
-    calls = inventory.calls
-    assert outcome(many[0]) == "503" and inventory.calls == calls  # refused, not asked
+    # Refused, not asked: asking the hung inventory would take its whole second. (Its
+    # count of calls is no witness here: 16 threads' `calls += 1` race under load.)
+    started = time.perf_counter()
+    assert outcome(many[0]) == "503"
+    assert time.perf_counter() - started < 0.9
 
 
 def test_while_one_environment_runs_the_trial_the_others_are_refused_at_once(environments):

@@ -53,13 +53,16 @@ def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_only
         "dynamodb:GetShardIterator": streams,
         "dynamodb:ListStreams": {"*"},  # it has no resource-level permission
     }
-    # The index it reads holds no secret.
+    # The index it reads holds no secret: what each endpoint subscribed to, and since when.
     (active,) = [
         index
         for index in props("WebhooksTable")["GlobalSecondaryIndexes"]
         if index["IndexName"] == "activos"
     ]
-    assert active["Projection"] == {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["eventos"]}
+    assert active["Projection"] == {
+        "ProjectionType": "INCLUDE",
+        "NonKeyAttributes": ["eventos", "creadoEn"],
+    }
 
 
 def test_the_delivery_function_consumes_its_queue_and_records_what_it_did():

@@ -227,7 +227,7 @@ bench-throttle: $(READY)
 # one that hangs), and the deliveries a second the local stack makes.
 .PHONY: bench-webhooks
 bench-webhooks: $(READY)
-	@$(PY) bench/webhooks.py
+	@$(PY) bench/webhook_deliveries.py
 
 # Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
 # the CPU each request costs and the ceiling that puts on 4 clients, and the local

@@ -178,7 +178,7 @@ def events(token: str) -> dict[str, list]:
         "StockRepairFunction": [{"source": "aws.events"}] * 2,
         "WebhooksFunction": [rest("GET", "/api/webhooks", "/api/webhooks")] * 2,
         # Batches with nothing in them: what is measured is the init and the handler's
-        # path (the events' own work is bench/webhooks.py's).
+        # path (the events' own work is bench/webhook_deliveries.py's).
         "WebhookEventsFunction": [{"Records": []}] * 2,
         "WebhookDeliveryFunction": [{"Records": []}] * 2,
         # Not AuthFunction: its request path is the user pool's (none here; bench/

@@ -78,7 +78,8 @@ class Tally:
         self.undocumented: Counter = Counter()
 
     def record(self, case, response, keyed: bool) -> None:
-        self.seconds.append(response.elapsed.total_seconds())
+        # schemathesis's response: `elapsed` in seconds, a float
+        self.seconds.append(float(response.elapsed))
         self.statuses[response.status_code] += 1
         where = f"{case.method.upper()} {case.operation.path}{' (keyed)' if keyed else ''}"
         if response.status_code >= 500:

@@ -60,3 +60,16 @@ def test_ruff_checks_complexity_branches_and_statements():
     for pattern, rules in lint.get("per-file-ignores", {}).items():
         if set(rules).intersection(COMPLEXITY_RULES):
             assert pattern in {"tests/**", "bench/**"}, pattern
+
+
+def test_no_benchmark_shadows_a_package_the_stack_imports():
+    """`python bench/x.py` puts bench/ first on the path, so a bench/webhooks.py was what
+    `import webhooks.wiring` found, and every bench that starts the stack failed."""
+    ours = {
+        path.name
+        for folder in (ROOT / "functions", ROOT / "layers" / "common", ROOT)
+        for path in folder.iterdir()
+        if (path / "__init__.py").exists()
+    } | {path.stem for path in ROOT.glob("*.py")}
+    benches = {path.stem for path in (ROOT / "bench").glob("*.py")}
+    assert not benches & ours

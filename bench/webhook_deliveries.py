@@ -1,7 +1,7 @@
 """Rerunnable benchmark: what a webhook event adds to the request that causes it, and how
 many deliveries a second the local stack makes.
 
-Usage: `make bench-webhooks` (or .venv/bin/python bench/webhooks.py [--orders N]
+Usage: `make bench-webhooks` (or .venv/bin/python bench/webhook_deliveries.py [--orders N]
 [--rounds R] [--endpoints E] [--burst B]). It starts the local stack on free ports (data
 in memory) and runs receivers of its own on 127.0.0.1.
 

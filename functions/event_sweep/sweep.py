@@ -53,11 +53,3 @@ class Sweep:
             },
         )
         return {"republished": published, "morePending": swept.more}
-
-    def rehearse(self) -> None:
-        """At init: one query of one of the pending orders' shards and a DryRun invoke,
-        which change nothing, so that the first run finds its clients built and their
-        connections open. (A read of every pending shard, as a run makes, asked all 32:
-        most of the init, for a run every five minutes.)"""
-        self._orders.peek_pending()
-        self._events.rehearse()

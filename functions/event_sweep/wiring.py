@@ -27,6 +27,5 @@ def create(settings: Settings) -> SweepHandler:
     return SweepHandler(settings)
 
 
-def rehearse(handler: SweepHandler, settings: Settings) -> None:
-    with aws.acting_as(FUNCTION):
-        handler.sweep.rehearse()
+# No `rehearse`: nobody waits on this function's first run (a schedule), so its init
+# stays short and that run opens its own connections (common.lambda_init.start).

@@ -12,13 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import urllib3
-from botocore.exceptions import ClientError
 
-from common import aws, jsonio, metrics
+from common import jsonio, metrics
 from common.events import ORDER_APPROVED
 from common.fingerprints import fingerprint
 from common.idempotency import Once
-from common.lambda_init import REHEARSAL
 from common.logs import Logger
 from common.settings import Settings
 
@@ -92,25 +90,3 @@ def handler_for(settings: Settings, logger: Logger) -> Callable[[dict, Any], dic
         return outcome.result
 
     return handle
-
-
-# The warm-up's key, in the listener's own part of the idempotency table, and the
-# condition its put never meets.
-REHEARSAL_KEY = f"{SERVICE}#{REHEARSAL}"
-_NEVER = {"ConditionExpression": "attribute_exists(#id)", "ExpressionAttributeNames": {"#id": "id"}}
-
-
-def rehearse(settings: Settings) -> None:
-    """At init, on a key in this listener's own part of the idempotency table (the only
-    part it may touch): a read, which opens the DynamoDB connection, then the put an
-    event's record starts with, conditional on the record existing. It never does, so
-    nothing is written; the put's first run (about 2 ms) is paid here, not by the first
-    event. (Its update as well would cost init more than it saves the event.)"""
-    client = aws.dynamodb(settings)
-    table, key = settings.table_name("IdempotencyTable"), {"id": {"S": REHEARSAL_KEY}}
-    client.get_item(TableName=table, Key=key)
-    try:
-        client.put_item(TableName=table, Item=key, **_NEVER)
-    except ClientError as exc:  # not client.exceptions: building those costs more
-        if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-            raise

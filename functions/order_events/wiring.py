@@ -16,6 +16,5 @@ def create(settings: Settings) -> FunctionHandler:
     return FunctionHandler(FUNCTION, logger, handle)
 
 
-def rehearse(handler: FunctionHandler, settings: Settings) -> None:
-    with aws.acting_as(FUNCTION):
-        listener.rehearse(settings)
+# No `rehearse`: nobody waits on this function's first run (an asynchronous invoke after
+# an order is placed), so its init stays short (common.lambda_init.start).

@@ -88,12 +88,6 @@ class OrderRepository(Repository):
             OrderModel.pending_events, PENDING, PENDING_SHARDS, 0, limit
         ).items
 
-    def peek_pending(self) -> None:
-        """One read of one pending shard, for a warm-up: the sweep's client built and its
-        connection open (its role may query the pending orders, nothing else)."""
-        shard = shards.key(PENDING, 0, PENDING_SHARDS)
-        list(OrderModel.pending_events.query(shard, limit=1, page_size=1))
-
     def event_published(self, order_id: int) -> None:
         """The order's event is out: off the sweep's list. Best effort: left on it, the
         event is published once more, which the listener absorbs, whereas failing now

@@ -8,7 +8,6 @@ from typing import Any
 
 from common import aws
 from common.handlers import FunctionHandler
-from common.lambda_init import REHEARSAL_ID
 from common.logs import get_logger
 from common.settings import Settings
 from orders.repository import OrderRepository
@@ -42,9 +41,5 @@ def create(settings: Settings) -> RepairHandler:
     return RepairHandler(settings)
 
 
-def rehearse(handler: RepairHandler, settings: Settings) -> None:
-    """At init: one read of an order no one has, and one question to the inventory that
-    changes nothing, so that the first run finds its clients built and connected."""
-    with aws.acting_as(FUNCTION):
-        handler.orders.several([int(REHEARSAL_ID)])
-        handler.inventory.reservation(int(REHEARSAL_ID))
+# No `rehearse`: nobody waits on this function's first run (a schedule), so its init
+# stays short and that run opens its own connections (common.lambda_init.start).

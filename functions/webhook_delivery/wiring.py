@@ -124,8 +124,5 @@ def create(settings: Settings) -> DeliveryHandler:
     return DeliveryHandler(settings)
 
 
-def rehearse(handler: DeliveryHandler, settings: Settings) -> None:
-    """At init: one read of an endpoint no one has, which changes nothing, so that the
-    first batch finds the DynamoDB client built and its connection open."""
-    with aws.acting_as(FUNCTION):
-        handler.deliveries.get(0, "init-rehearsal")
+# No `rehearse`: nobody waits on this function's first run (a queue's batch), so its init
+# stays short and that run opens its own connections (common.lambda_init.start).

@@ -46,8 +46,5 @@ def create(settings: Settings) -> EventsHandler:
     return EventsHandler(settings)
 
 
-def rehearse(handler: EventsHandler, settings: Settings) -> None:
-    """At init: the active endpoints read once (a query of a small index), so that the
-    first batch finds the client built and its connection open."""
-    with aws.acting_as(FUNCTION):
-        handler.endpoints.subscriptions()
+# No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init
+# stays short and that run opens its own connections (common.lambda_init.start).

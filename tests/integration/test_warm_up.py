@@ -7,7 +7,6 @@ import boto3
 import pytest
 from aws_lambda_powertools.logging import logger as powertools_logger
 
-from common import aws
 from common.lambda_init import REHEARSAL
 from common.service_app import create_app
 from common.settings import Settings
@@ -56,46 +55,6 @@ def test_the_orders_rehearsal_opens_the_lambda_connection_without_publishing(tab
     assert order_events.wait_for(1, timeout=0.5) == []  # a DryRun runs nothing
 
 
-def test_the_sweeps_rehearsal_reads_and_dry_runs_but_publishes_nothing(
-    tables, order_events, aws_calls
-):
-    from common.logs import get_logger
-    from event_sweep.sweep import Sweep
-    from orders.repository import OrderRepository
-    from orders.rules import Order
-
-    settings = Settings.from_env()
-    with aws.acting_as("OrdersFunction"):
-        OrderRepository(settings).add(
-            Order(  # an order whose event is still pending
-                id=1,
-                user_id=1,
-                user_email="a@b.co",
-                cliente_nombre="Ana",
-                total=5,
-                tipo_pedido="NACIONAL",
-                destino="Lima",
-                producto_id=1,
-                cantidad=1,
-                status="PENDIENTE",
-                observaciones=None,
-                creado_en="2026-01-01T00:00:00",
-            )
-        )
-    with aws.acting_as("EventSweeperFunction"):
-        assert [order.id for order in OrderRepository(settings).pending_events(5)] == [1]
-        sweep = Sweep(settings, get_logger("event-sweep"))
-        before = everything_stored(tables)
-        aws_calls.clear()
-        sweep.rehearse()
-    assert everything_stored(tables) == before
-    assert order_events.wait_for(1, timeout=0.5) == []
-    (_, read, query), (_, invoke, dry_run) = aws_calls
-    # One query of one shard, not one of each of the pending orders' 32 shards.
-    assert (read, query["IndexName"], query["Limit"]) == ("Query", "pendingEvents", 1)
-    assert (invoke, dry_run["InvocationType"]) == ("Invoke", "DryRun")
-
-
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
     client = boto3.client("lambda")
     answer = client.invoke(FunctionName=Settings().order_events_function, InvocationType="DryRun")
@@ -111,25 +70,6 @@ def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
         rehearse(app, Settings.from_env())
     assert [line["status"] for line in lines] == [400]
     assert not [line for line in lines if line.get("event") == "notification received"]
-
-
-def test_the_listeners_rehearsal_reads_and_puts_in_its_own_part_but_writes_nothing(
-    tables, aws_calls
-):
-    from order_events.listener import REHEARSAL_KEY, SERVICE, rehearse
-
-    before = everything_stored(tables)
-    with aws.acting_as("OrderEventsFunction"):
-        rehearse(Settings.from_env())
-    assert everything_stored(tables) == before
-    assert [(operation, params["TableName"]) for _, operation, params in aws_calls] == [
-        ("GetItem", "IdempotencyTable"),
-        ("PutItem", "IdempotencyTable"),
-    ]
-    put = aws_calls[1][2]
-    assert put["Item"] == {"id": {"S": REHEARSAL_KEY}}
-    assert REHEARSAL_KEY.startswith(f"{SERVICE}#")  # the part IAM lets it touch
-    assert put["ConditionExpression"] == "attribute_exists(#id)"
 
 
 def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(tables, monkeypatch):

@@ -44,6 +44,7 @@ PUBLIC = {
     "botocore.exceptions": "botocore's reference: ClientError and the rest",
     "botocore.session": "botocore's reference: Session",
     "cryptography.hazmat.*": "cryptography's documented hazmat layer",
+    "cryptography.x509.*": "cryptography's documented X.509 API: certificates, names, OIDs",
     "hypothesis.strategies": "Hypothesis's documented strategies",
     "playwright.sync_api": "Playwright's documented synchronous API",
     "pynamodb.*": "PynamoDB's API reference: models, attributes, indexes, connection, ...",

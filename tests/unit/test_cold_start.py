@@ -9,7 +9,7 @@ import pytest
 from botocore.credentials import EnvProvider
 
 from common import aws
-from common.lambda_init import collector_paused, warm_up
+from common.lambda_init import collector_paused, start, warm_up
 from trim_botocore import trim_model
 
 
@@ -61,6 +61,24 @@ def test_a_warm_up_runs_its_rehearsal():
     done = []
     warm_up(lambda: done.append(True), logging.getLogger("warm-up-test"))
     assert done == [True]
+
+
+def wiring(**parts):
+    """A function package's wiring as start() reads it: FUNCTION, create, maybe rehearse."""
+    from types import SimpleNamespace
+
+    handler = SimpleNamespace(logger=logging.getLogger("warm-up-test"))
+    return SimpleNamespace(FUNCTION="SomeFunction", create=lambda settings: handler, **parts)
+
+
+def test_a_function_with_a_rehearsal_is_warmed_up_and_one_without_is_not(monkeypatch):
+    monkeypatch.setattr(aws, "HOME", aws.HOME)
+    rehearsed = []
+    with_one = wiring(rehearse=lambda handler, settings: rehearsed.append(handler))
+    assert rehearsed == [start(with_one)]
+    # A schedule's, a stream's, a queue's: init builds the handler and stops there.
+    assert start(wiring()).logger.name == "warm-up-test"
+    assert len(rehearsed) == 1
 
 
 def test_credentials_come_from_the_environment_alone_when_it_has_them(monkeypatch):

@@ -39,8 +39,16 @@ def start(wiring: Any) -> Callable:
     """A function's init, the same in every function: its settings read and checked, its
     handler built by its package's `wiring.create(settings)` as `wiring.FUNCTION` (the
     function's logical id in the template, whose role its AWS calls are made under),
-    then warmed up by `wiring.rehearse(handler, settings)`. Returns the handler Lambda
-    calls."""
+    then warmed up by `wiring.rehearse(handler, settings)` if it has one. Returns the
+    handler Lambda calls.
+
+    Only a function a client waits on has a warm-up (the APIs, the authorizer): a warm-up
+    moves the first request's extra work (a connection, botocore's first call) into
+    init, which pays when a client waits for the first request. A function run by an
+    asynchronous invoke, a schedule, a stream or a queue (the order events, the event
+    sweep, the stock repair, the webhooks' events and deliveries) keeps init short
+    instead: its first run pays those 10-20 ms, and nobody waits on it (bench/README.md,
+    Cold start)."""
     from common import aws
     from common.settings import ConfigError, Settings, stop_process
 
@@ -50,7 +58,9 @@ def start(wiring: Any) -> Callable:
         handler = wiring.create(settings)
     except ConfigError as exc:  # what this function needs is missing (the authorizer's key)
         stop_process(exc)
-    warm_up(lambda: wiring.rehearse(handler, settings), handler.logger)
+    rehearse = getattr(wiring, "rehearse", None)
+    if rehearse is not None:
+        warm_up(lambda: rehearse(handler, settings), handler.logger)
     return handler
 
 

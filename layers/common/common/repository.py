@@ -40,15 +40,25 @@ _readers_lock = threading.Lock()
 
 def _in_parallel(calls: list[Callable[[], object]]) -> list:
     """Each call's result, in order; the calls run in threads, each in a copy of the
-    caller's context (the acting function, common.aws)."""
+    caller's context (the acting function, common.aws).
+
+    The first time (in a process), the first call runs alone before the others: PynamoDB
+    builds a model's client on its first call, unlocked, so threads that all found none
+    built one each (the event sweep's first run, with no warm-up: 32 clients and 0.59 s,
+    against 0.06 s for the next)."""
     global _readers
     if len(calls) == 1:
         return [calls[0]()]
     with _readers_lock:
-        if _readers is None:
+        first = _readers is None
+        if first:
             _readers = ThreadPoolExecutor(_PARALLEL_READS, thread_name_prefix="shard-read")
-    futures = [_readers.submit(contextvars.copy_context().run, call) for call in calls]
-    return [future.result() for future in futures]
+    assert _readers is not None
+    alone = [calls[0]()] if first else []
+    futures = [
+        _readers.submit(contextvars.copy_context().run, call) for call in calls[len(alone) :]
+    ]
+    return alone + [future.result() for future in futures]
 
 
 def merged_page(

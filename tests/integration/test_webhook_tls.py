@@ -1,0 +1,76 @@
+"""A webhook delivery over https checks the receiver's certificate against the system's
+CA store (loaded at the first https delivery, not at init): a receiver on 127.0.0.1 with
+a certificate nobody signed is refused before a byte of the event is sent."""
+
+import datetime
+import socket
+import ssl
+import threading
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from webhook_delivery import sender
+from webhooks.targets import Target
+
+
+def self_signed(directory) -> tuple[str, str]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hooks.example.com")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("hooks.example.com")]), False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return str(cert_file), str(key_file)
+
+
+@pytest.fixture
+def tls_receiver(tmp_path):
+    """A TLS server on a free port of 127.0.0.1 that records whatever bytes reach it."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*self_signed(tmp_path))
+    listener = socket.create_server(("127.0.0.1", 0))
+    received: list[bytes] = []
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        try:
+            with context.wrap_socket(conn, server_side=True) as tls:
+                received.append(tls.recv(65536))
+        except (ssl.SSLError, OSError):
+            pass  # the client gave up during the handshake
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1], received
+    thread.join(timeout=5)
+    listener.close()
+
+
+def test_a_receiver_whose_certificate_nobody_signed_gets_nothing(tls_receiver):
+    port, received = tls_receiver
+    target = Target(scheme="https", host="hooks.example.com", port=port, path="/hook")
+    sent = sender.post(target, "127.0.0.1", {"webhook-id": "evt_1"}, b'{"a":1}', timeout=5)
+    assert sent.status is None
+    assert sent.error is not None and "CERTIFICATE_VERIFY_FAILED" in sent.error
+    assert received == []

@@ -45,6 +45,7 @@ PUBLIC = {
     "botocore.session": "botocore's reference: Session",
     "cryptography.hazmat.*": "cryptography's documented hazmat layer",
     "cryptography.x509.*": "cryptography's documented X.509 API: certificates, names, OIDs",
+    "hypothesis.errors": "Hypothesis's documented exceptions: Unsatisfiable, ...",
     "hypothesis.strategies": "Hypothesis's documented strategies",
     "playwright.sync_api": "Playwright's documented synchronous API",
     "pynamodb.*": "PynamoDB's API reference: models, attributes, indexes, connection, ...",

@@ -36,13 +36,13 @@ from pathlib import Path
 
 import requests
 
-from infra.local.partition_writes import PARTITION_WRITES_PATH
 from tests.support.checkout import copy_checkout
+from tests.support.partition_meter import settled, zeroed
 from tests.support.stack_process import StackClient, StackProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCTS = 10
-SETTLED_SECONDS = 1.5  # no write for this long: the burst's writes have all landed
+TOP = 8  # the keys a burst shows
 
 
 @dataclass
@@ -66,22 +66,6 @@ class Burst:
         return key["table"] if key["index"] is None else f"{key['table']}/index/{key['index']}"
 
 
-def counted(stack: StackProcess, top: int = 8) -> dict:
-    return requests.get(f"{stack.dynamodb}{PARTITION_WRITES_PATH}?top={top}", timeout=30).json()
-
-
-def settled(stack: StackProcess) -> dict:
-    """The count once no write has landed for SETTLED_SECONDS."""
-    last, since = None, time.monotonic()
-    while True:
-        now = counted(stack)
-        if last is None or now["writes"] != last["writes"]:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= SETTLED_SECONDS:
-            return now
-        time.sleep(0.25)
-
-
 def burst(label: str, env: dict, args, root: Path = ROOT) -> Burst:
     stack = StackProcess({**env, "POWERTOOLS_LOG_LEVEL": "WARNING"}, root=root).start()
     try:
@@ -100,8 +84,8 @@ def burst(label: str, env: dict, args, root: Path = ROOT) -> Burst:
             ).json()["id"]
             for n in range(PRODUCTS)
         ]
-        settled(stack)
-        requests.delete(stack.dynamodb + PARTITION_WRITES_PATH, timeout=30)
+        settled(stack, TOP)
+        zeroed(stack)
 
         def place(n: int) -> str:
             """The answer's status, with its error code if it is one."""
@@ -133,7 +117,7 @@ def burst(label: str, env: dict, args, root: Path = ROOT) -> Burst:
         with ThreadPoolExecutor(args.clients) as pool:
             statuses = Counter(pool.map(place, range(args.orders)))
         seconds = time.monotonic() - started
-        return Burst(label, statuses, seconds, settled(stack))
+        return Burst(label, statuses, seconds, settled(stack, TOP))
     finally:
         stack.stop()
 

@@ -19,35 +19,17 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-import requests
-
-from infra.local.partition_writes import PARTITION_WRITES_PATH
+from tests.support.partition_meter import settled, zeroed
 from tests.support.stack_process import StackClient, StackProcess
 
-SETTLED_SECONDS = 1.5
+TOP = 12  # the keys each phase shows
 PARTITION_WRITE_UNITS = 1000
-
-
-def counted(stack: StackProcess, top: int = 12) -> dict:
-    return requests.get(f"{stack.dynamodb}{PARTITION_WRITES_PATH}?top={top}", timeout=30).json()
-
-
-def settled(stack: StackProcess) -> dict:
-    """The count once no write has landed for SETTLED_SECONDS."""
-    last, since = None, time.monotonic()
-    while True:
-        now = counted(stack)
-        if last is None or now["writes"] != last["writes"]:
-            last, since = now, time.monotonic()
-        elif time.monotonic() - since >= SETTLED_SECONDS:
-            return now
-        time.sleep(0.25)
 
 
 def phase(stack: StackProcess, http: StackClient, orders: list[int], status: str, clients: int):
     """Every order moved to `status` at once: (answers, seconds, the count of writes)."""
-    settled(stack)
-    requests.delete(stack.dynamodb + PARTITION_WRITES_PATH, timeout=30)
+    settled(stack, TOP)
+    zeroed(stack)
 
     def move(order_id: int) -> str:
         answer = http.gateway("PATCH", f"/api/pedidos/{order_id}/status?status={status}")
@@ -59,7 +41,7 @@ def phase(stack: StackProcess, http: StackClient, orders: list[int], status: str
     with ThreadPoolExecutor(clients) as pool:
         answers = Counter(pool.map(move, orders))
     seconds = time.monotonic() - started
-    return answers, seconds, settled(stack)
+    return answers, seconds, settled(stack, TOP)
 
 
 def where(key: dict) -> str:

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from infra.local.partition_writes import PARTITION_WRITES_PATH
+from tests.support.partition_meter import counted, zeroed
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
 
@@ -34,7 +34,7 @@ def throttled():
 
 
 def report(stack: StackProcess) -> dict:
-    return requests.get(f"{stack.dynamodb}{PARTITION_WRITES_PATH}?top=5", timeout=10).json()
+    return counted(stack, top=5)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def burst(throttled):
             "umbralMinimo": 0,
         },
     ).json()
-    requests.delete(stack.dynamodb + PARTITION_WRITES_PATH, timeout=10)
+    zeroed(stack)
 
     def place(n: int) -> requests.Response:
         return http.gateway(

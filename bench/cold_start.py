@@ -27,7 +27,7 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from tests.support.fake_lambda import LocalLambda
+from tests.support.fake_lambda import LocalLambda, empty_inventory
 
 ROOT = Path(__file__).resolve().parent.parent
 SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
@@ -184,14 +184,6 @@ def events(token: str) -> dict[str, list]:
         # Not AuthFunction: its request path is the user pool's (none here; bench/
         # README.md's sign-in timings are measured against the emulator's pool).
     }
-
-
-def empty_inventory(event: dict, context) -> dict:
-    """The inventory's internal routes as they answer a stack with no reservations: what
-    the stock repair asks at init and on each run."""
-    if event["resource"] == "/internal/reservas":
-        return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
-    return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
 
 
 def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:

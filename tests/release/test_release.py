@@ -716,12 +716,7 @@ def local_lambda():
     internal routes as they answer over empty tables, for the stock repair's run."""
     import logging
 
-    from tests.support.fake_lambda import LocalLambda
-
-    def empty_inventory(event, context):
-        if event["resource"] == "/internal/reservas":  # the reservations holding units
-            return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
-        return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
+    from tests.support.fake_lambda import LocalLambda, empty_inventory
 
     server = LocalLambda(
         {

@@ -23,6 +23,14 @@ from infra.local.servers import BackgroundServer
 TIMEOUT_SECONDS = 10
 
 
+def empty_inventory(event: dict, context) -> dict:
+    """The inventory function's internal routes as they answer a stack that holds no
+    reservation: what the stock repair asks at init and on each run."""
+    if event["resource"] == "/internal/reservas":  # the reservations holding units
+        return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
+    return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
+
+
 def lambda_context(function_name: str) -> SimpleNamespace:
     """What a handler reads of Lambda's context object, for one invocation."""
     deadline = time.monotonic() + TIMEOUT_SECONDS

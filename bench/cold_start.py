@@ -397,11 +397,10 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     template.create_tables(boto3.client("dynamodb"))
     seed()
-    # Lambda's Invoke API, for the orders function's DryRun at init (the event is not
-    # published by the GETs measured here) and the stock repair's questions.
+    # Lambda's Invoke API, for the stock repair's questions to the inventory (no function
+    # invokes another at init, and the GETs measured publish nothing).
     invoke = LocalLambda(
-        {"OrderEventsFunction": lambda event, context: None, "InventoryFunction": empty_inventory},
-        logging.getLogger("bench"),
+        {"InventoryFunction": empty_inventory}, logging.getLogger("bench")
     ).server.start()
     env = {
         **LOCAL_AWS_ENV,

@@ -31,10 +31,6 @@ class LambdaPublisher:
         # The process's client, built at init; it never retries inline itself.
         self._lambda = client or aws.lambda_client(settings)
 
-    def rehearse(self) -> None:
-        """A DryRun invoke: checks the permission and opens the connection, runs nothing."""
-        self._lambda.invoke(FunctionName=self._function, InvocationType="DryRun")
-
     @tracer.capture_method(capture_response=False)
     def publish(self, payload: dict) -> bool:
         """Queue the event, trying up to ATTEMPTS times within BUDGET_SECONDS. A failure

@@ -2,7 +2,6 @@
 process's breaker (an invoke of the inventory function on AWS, HTTP when given a URL),
 and the event as a Lambda async invoke."""
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from common import aws
@@ -47,15 +46,12 @@ def create(settings: Settings) -> PlatformApp:
     return create_app(SERVICE, settings, routes_for(settings))
 
 
-def rehearse(app: PlatformApp, settings: Settings, lambda_client: Any = None) -> None:
-    """At init: an order no one has, read through the whole request path (one GetItem);
-    and a DryRun invoke of the order-events function, which checks the permission and
-    runs nothing, so that the Lambda connection that publishing and the stock check
-    share is open."""
-    with aws.acting_as(FUNCTION):
-        publisher = LambdaPublisher(settings, app.logger, lambda_client)
-    with ThreadPoolExecutor(max_workers=1) as beside:
-        # Both mostly wait on the network (TCP and TLS on AWS): they wait together.
-        dry_run = beside.submit(publisher.rehearse)
-        app.rehearse("GET", "/api/pedidos/{id}", id=REHEARSAL_ID)
-        dry_run.result()
+def rehearse(app: PlatformApp, settings: Settings) -> None:
+    """At init: an order no one has, read through the whole request path (one GetItem:
+    its client built, its connection open; the route's code run once).
+
+    No DryRun invoke of the order-events function beside it (there was one until
+    issue 35): it cost init 6-9 ms and saved the first order about 1 ms, the Lambda
+    client's first call being cheap once the GetItem has run botocore's shared code
+    (bench/README.md, Cold start)."""
+    app.rehearse("GET", "/api/pedidos/{id}", id=REHEARSAL_ID)

@@ -712,8 +712,9 @@ def test_each_artifact_holds_only_its_own_package(build_dir):
 
 @pytest.fixture(scope="module")
 def local_lambda():
-    """Lambda's Invoke API, for the orders function's DryRun at init, and the inventory's
-    internal routes as they answer over empty tables, for the stock repair's run."""
+    """Lambda's Invoke API: the inventory's internal routes as they answer over empty
+    tables, for the stock repair's run; and the order-events function, which the orders'
+    artifact publishes to."""
     import logging
 
     from tests.support.fake_lambda import LocalLambda, empty_inventory

@@ -44,7 +44,9 @@ def stage_token(stage: str, subject: str, role: str, user_id: int | None) -> str
     stack, region = stage_stack(stage)
     secret_id = f"{stack}/{JWT_SECRET_NAME}"
     try:
-        key = SecretRing(secret_id, boto3.client("secretsmanager", region_name=region)).signing()
+        key = SecretRing(
+            secret_id, lambda: boto3.client("secretsmanager", region_name=region)
+        ).signing()
     except (BotoCoreError, ClientError) as exc:
         raise SystemExit(
             f"Cannot read the secret {secret_id} in {region} with your AWS credentials: {exc}"

@@ -20,6 +20,7 @@ from authorizer import tokens
 from authorizer.tokens import SharedKeyVerifier
 from common import aws
 from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
+from common.lists import Lists
 from common.settings import ConfigError
 from infra.local.servers import BackgroundServer
 from infra.local.tokens import issue
@@ -60,6 +61,20 @@ def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
         assert page_token_keys(settings).signing().secret == PAGE_KEY.encode()
 
 
+def test_an_api_functions_init_builds_no_secrets_client_its_first_page_does(secrets):
+    """Most requests need no page token: the page key's client is built at its first
+    read, and as the function whose lists it signs (its role's calls), whoever reads."""
+    _, jwt_id, page_id = secrets
+    settings = settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    aws.forget()
+    with aws.acting_as("InventoryFunction"):
+        lists = Lists.from_settings(settings)  # as the function's init builds them
+    assert aws.clients("secretsmanager") == []
+    assert lists.token_keys.signing().secret == PAGE_KEY.encode()
+    (built,) = aws.clients("secretsmanager")
+    assert aws.owner(built) == "InventoryFunction"
+
+
 def test_a_secret_too_short_to_sign_with_is_refused(secrets):
     client, jwt_id, _ = secrets
     client.put_secret_value(SecretId=jwt_id, SecretString="short")
@@ -76,7 +91,7 @@ def test_rotating_the_key_refuses_no_token_before_during_or_after(secrets):
     Manager. Tokens issued by any container at any moment are accepted by every one."""
     client, jwt_id, _ = secrets
     now = [time.time()]
-    containers = [SecretRing(jwt_id, client, lambda: now[0]) for _ in range(3)]
+    containers = [SecretRing(jwt_id, lambda: client, lambda: now[0]) for _ in range(3)]
     verifiers = [SharedKeyVerifier(ring) for ring in containers]
     issued = []
 

@@ -65,7 +65,7 @@ def secret(clock):
 
 
 def ring(secret, clock):
-    return SecretRing("stack/jwt-signing-key", secret, clock)
+    return SecretRing("stack/jwt-signing-key", lambda: secret, clock)
 
 
 def test_a_container_reads_the_secret_once_per_refresh_period(secret, clock):

@@ -1,9 +1,12 @@
 """AWS clients: built once per function and process, at init, each knowing whose it is.
 
-Building a client loads endpoint and service data (tens of milliseconds); built on a
-request, it is paid by the first request. So a function builds what it needs while it
-starts, from one botocore session per process, and keeps it. (PynamoDB builds its
-models' clients itself, from sessions of its own: storage.bind gives it the settings.)
+Building a client loads endpoint and service data (a few milliseconds each, more for
+the session's first); built on a request, it is paid by the first request. So a function
+builds what its requests need while it starts, from one botocore session per process,
+and keeps it. The exception is a client few requests need: the page-token key's Secrets
+Manager client is built at the key's first read (common.keys), by a list's pages only.
+(PynamoDB builds its models' clients itself, from sessions of its own: storage.bind
+gives it the settings.)
 
 Every client is built for a function (its logical id in infra/template.yaml) and tagged
 with it: `owner(client)` says whose role its calls are made under, and the tests check

@@ -18,6 +18,7 @@ Rotation without an outage (docs/operations.md#rotating-a-key):
   once (at most once every MIN_REREAD_SECONDS, so junk cannot turn into a read per request).
 """
 
+import contextlib
 import hashlib
 import threading
 import time
@@ -36,12 +37,16 @@ CURRENT, PREVIOUS = "AWSCURRENT", "AWSPREVIOUS"
 
 @dataclass(frozen=True)
 class Key:
+    """One version of a key: what tokens name it by, and its bytes."""
+
     kid: str  # the version's name, carried by every token signed with it
     secret: bytes = field(repr=False)
 
 
 @dataclass(frozen=True)
 class _Version:
+    """A key version and when it was created."""
+
     key: Key
     created: float  # seconds since the epoch
 
@@ -77,10 +82,17 @@ class FixedRing(KeyRing):
 
 class SecretRing(KeyRing):
     """A Secrets Manager secret's current and previous versions, read through the
-    process's client and kept REFRESH_SECONDS (see the module's text)."""
+    process's client and kept REFRESH_SECONDS (see the module's text).
 
-    def __init__(self, secret_id: str, client: Any, clock: Callable[[], float] = time.time):
-        self._id, self._secrets, self._clock = secret_id, client, clock
+    `client` builds the Secrets Manager client, called at the first read: a function
+    whose requests seldom need the key (the page-token key of an API function, read for
+    a list's pages only) does not build one in every cold start."""
+
+    def __init__(
+        self, secret_id: str, client: Callable[[], Any], clock: Callable[[], float] = time.time
+    ):
+        self._id, self._client, self._clock = secret_id, client, clock
+        self._secrets: Any = None
         self._lock = threading.Lock()
         self._current: _Version | None = None
         self._previous: _Version | None = None
@@ -114,6 +126,8 @@ class SecretRing(KeyRing):
     def _read(self, stage: str) -> _Version | None:
         from botocore.exceptions import ClientError
 
+        if self._secrets is None:  # under self._lock (_versions)
+            self._secrets = self._client()
         try:
             found = self._secrets.get_secret_value(SecretId=self._id, VersionStage=stage)
         except ClientError as exc:
@@ -153,4 +167,12 @@ def _ring(settings: Settings, secret_id: str | None, literal: bytes | None) -> K
         return FixedRing(literal)
     from common import aws
 
-    return SecretRing(secret_id, aws.secretsmanager(settings))
+    # Built when first read, as the function that built the ring (a view runs as its own
+    # function, and so does init; the tests run several in one process).
+    owner = aws.acting_function_or_none()
+
+    def client() -> Any:
+        with aws.acting_as(owner) if owner else contextlib.nullcontext():
+            return aws.secretsmanager(settings)
+
+    return SecretRing(secret_id, client)

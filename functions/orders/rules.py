@@ -60,6 +60,8 @@ class NewOrder:
 
 @dataclass(frozen=True, kw_only=True)
 class Order(NewOrder):
+    """An order as stored and shown."""
+
     id: int
     status: str
     observaciones: str | None

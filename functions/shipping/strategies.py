@@ -15,6 +15,8 @@ GUIDE_NUMBER_DIGITS = 6
 
 @dataclass(frozen=True)
 class DeliveryStrategy:
+    """How one tipoEnvio is delivered: its guide prefix, transit time and route."""
+
     tipo: str
     guide_prefix: str
     transit: timedelta

@@ -14,6 +14,8 @@ from webhooks.rules import PENDING, Delivery
 
 @dataclass(frozen=True, kw_only=True)
 class DeliveryMessage:
+    """What the delivery queue carries: one event for one endpoint."""
+
     webhook_id: int
     event_id: str
     type: str

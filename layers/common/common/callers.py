@@ -20,6 +20,8 @@ SERVICE = "service"
 
 @dataclass(frozen=True)
 class Caller:
+    """Who made a request: the token's subject and role (and a customer's userId)."""
+
     sub: str
     role: str
     user_id: int | None = None  # a customer's: the userId of the orders that are theirs

@@ -17,6 +17,8 @@ KEPT_CHANGES = MAX_ENTRIES - 1
 
 @dataclass(frozen=True)
 class Entry:
+    """One line of an order's or a shipment's history: a status, when, and by whom."""
+
     status: str
     fecha: str  # common.clock's format
     rol: str | None  # operator or customer; None where it was not recorded

@@ -39,6 +39,8 @@ RESULT, PAYLOAD = "result", "payload"
 
 @dataclass(frozen=True)
 class Outcome:
+    """What a write under an Idempotency-Key answered, and whether this was a replay."""
+
     result: dict
     replayed: bool
 

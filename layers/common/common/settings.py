@@ -300,6 +300,9 @@ VARIABLES = (
 
 @dataclass(frozen=True)
 class Settings:
+    """The configuration a function reads from its environment (Settings.load);
+    docs/configuration.md lists every variable."""
+
     region: str = DEFAULT_REGION
     cors_allow_origin: str = "*"
     log_level: str = "INFO"

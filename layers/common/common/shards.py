@@ -41,6 +41,8 @@ def keys(value: str, shards: int) -> list[str]:
 
 @dataclass
 class _Shard:
+    """One partition's progress through a merged list."""
+
     items: list = field(default_factory=list)  # read, in ascending id
     last: int = 0  # the id the next read starts after
     more: bool = True  # the shard may hold more after `last`

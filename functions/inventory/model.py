@@ -17,6 +17,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
 
 from common.storage import DecimalAttribute, ListIndex, model_meta
+from inventory.rules import Product
 
 IN_ALERT = "ALERTA"
 ALERT_SHARDS = 16
@@ -103,3 +104,20 @@ class ReservationModel(Model):
 
     by_product = ProductHoldingIndex()
     holding = HoldingIndex()
+
+
+def product_of(item: ProductModel) -> Product:
+    """The product of a stored item; one written before reservations holds none. Every
+    reader of a product item reads it so: the inventory's repositories and the webhook
+    events' stream images."""
+    return Product(
+        id=int(item.id),
+        sku=item.sku,
+        nombre=item.nombre,
+        precio_unitario=item.precio_unitario,
+        stock_actual=int(item.stock_actual),
+        umbral_minimo=int(item.umbral_minimo),
+        bodega=item.bodega,
+        descripcion=item.descripcion,
+        stock_reservado=int(item.stock_reservado or 0),
+    )

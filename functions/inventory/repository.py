@@ -18,7 +18,7 @@ from common.errors import Conflict
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from inventory.model import ALERT_SHARDS, IN_ALERT, ProductModel, SkuClaimModel
+from inventory.model import ALERT_SHARDS, IN_ALERT, ProductModel, SkuClaimModel, product_of
 from inventory.rules import Product, duplicate_sku, product_reserved, unknown_product
 
 COUNTER = "products"
@@ -40,21 +40,6 @@ def item_of(product: Product) -> ProductModel:
     item = storage.listed(storage.to_item(ProductModel, product))
     item.en_alerta = alert_mark(product.id, product.stock_actual, product.umbral_minimo)
     return item
-
-
-def product_of(item: ProductModel) -> Product:
-    """The product of a stored item; one written before reservations holds none."""
-    return Product(
-        id=int(item.id),
-        sku=item.sku,
-        nombre=item.nombre,
-        precio_unitario=item.precio_unitario,
-        stock_actual=int(item.stock_actual),
-        umbral_minimo=int(item.umbral_minimo),
-        bodega=item.bodega,
-        descripcion=item.descripcion,
-        stock_reservado=int(item.stock_reservado or 0),
-    )
 
 
 def replaced(product: Product) -> list[Any]:

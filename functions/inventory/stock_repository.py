@@ -23,8 +23,8 @@ from common.errors import Conflict
 from common.paging import Page
 from common.repository import merged_page
 from common.settings import Settings
-from inventory.model import HOLDING, HOLDING_SHARDS, ProductModel, ReservationModel
-from inventory.repository import alert_mark, product_of
+from inventory.model import HOLDING, HOLDING_SHARDS, ProductModel, ReservationModel, product_of
+from inventory.repository import alert_mark
 from inventory.rules import (
     GIVEN_BACK,
     HELD,

@@ -3,26 +3,29 @@ with that service's own model and domain type (its artifact carries the inventor
 orders and shipping packages: functions/Makefile), so an event's `data` is the item as
 the API shows it. The only webhook_events module that knows PynamoDB."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from pynamodb.models import Model
 
 from common import storage
 from common.settings import Settings
-from inventory.model import ProductModel
-from inventory.rules import Product
+from inventory.model import ProductModel, product_of
 from orders.model import OrderModel
 from orders.rules import Order
 from shipping.model import ShipmentModel
 from shipping.rules import Shipment
 from webhook_events.changes import ORDER, PRODUCT, SHIPMENT, Change
 
-# Each table whose stream makes events: the kind of its items, their model, their type.
-READ = {
-    "OrdersTable": (ORDER, OrderModel, Order),
-    "ShipmentsTable": (SHIPMENT, ShipmentModel, Shipment),
-    "ProductsTable": (PRODUCT, ProductModel, Product),
+# Each table whose stream makes events: the kind of its items, their model, and how its
+# service reads one (the same reader as its repository: a product written before
+# reservations holds none reserved).
+READ: dict[str, tuple[str, type[Model], Callable[[Any], Any]]] = {
+    "OrdersTable": (ORDER, OrderModel, partial(storage.to_domain, domain_cls=Order)),
+    "ShipmentsTable": (SHIPMENT, ShipmentModel, partial(storage.to_domain, domain_cls=Shipment)),
+    "ProductsTable": (PRODUCT, ProductModel, product_of),
 }
 
 
@@ -37,7 +40,7 @@ class Images:
         table = record["eventSourceARN"].split(":table/", 1)[1].split("/", 1)[0]
         if table not in self._tables:
             return None
-        kind, model, domain = self._tables[table]
+        kind, model, read = self._tables[table]
         stream = record["dynamodb"]
         seconds = stream.get("ApproximateCreationDateTime")
         at = (
@@ -49,12 +52,12 @@ class Images:
             kind=kind,
             record=f"{table}:{record['eventID']}",
             at=at,
-            old=_domain(model, domain, stream.get("OldImage")),
-            new=_domain(model, domain, stream.get("NewImage")),
+            old=_domain(model, read, stream.get("OldImage")),
+            new=_domain(model, read, stream.get("NewImage")),
         )
 
 
-def _domain(model: type[Model], domain: type, image: dict | None) -> Any:
+def _domain(model: type[Model], read: Callable[[Any], Any], image: dict | None) -> Any:
     if image is None:
         return None
-    return storage.to_domain(model.from_raw_data(image), domain)
+    return read(model.from_raw_data(image))

@@ -249,6 +249,24 @@ def test_a_product_falling_below_its_threshold_is_one_stock_alert(sqs):
     assert (data["stockActual"], data["stockReservado"], data["stockDisponible"]) == (4, 1, 3)
 
 
+def test_a_product_written_before_reservations_is_read_as_the_inventory_reads_it(sqs):
+    """Its first change since has an old image with no units reserved or available: read
+    as holding none reserved (inventory.model.product_of), not refused."""
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    endpoint("http://127.0.0.1:9/a", ["inventario.stock_bajo"])
+    fell = product_record(
+        {"stock_actual": 6, "umbral_minimo": 5}, {"stock_actual": 4, "umbral_minimo": 5}
+    )
+    old = fell["dynamodb"]["OldImage"]
+    del old["stockReservado"], old["stockDisponible"]  # as the earlier version wrote it
+    assert handler({"Records": [fell]}, CONTEXT) == {"events": 1, "queued": 1}
+    (message,) = queued(sqs)
+    data = json.loads(json.loads(message["Body"])["body"])["data"]
+    assert (data["stockActual"], data["stockReservado"], data["stockDisponible"]) == (4, 0, 4)
+
+
 def test_an_endpoint_gets_no_event_of_a_change_made_before_it(sqs):
     """A record still on its way from the stream when an endpoint is created (a change
     made a minute before it) is not the endpoint's; one made after it is."""

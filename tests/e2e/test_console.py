@@ -999,21 +999,8 @@ def test_a_customer_creates_an_account_then_signs_in_with_the_password(consoles)
 
 
 def test_an_operator_made_with_make_user_signs_in_with_a_password(consoles, stack):
-    import os
-    import subprocess
-
-    from tests.support.stack_process import ROOT
-
     email = f"ops-{time.time_ns()}@example.com"
-    made = subprocess.run(
-        ["make", "-s", "user", f"EMAIL={email}", "ROLE=operator", f"PASSWORD={PASSWORD}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1]},
-    )
-    assert made.returncode == 0, made.stderr
+    stack.make_user(f"EMAIL={email}", "ROLE=operator", f"PASSWORD={PASSWORD}")
     console = consoles()
     console.sign_in_with_password(email, PASSWORD)
     expect(console.status).to_contain_text("Signed in as")

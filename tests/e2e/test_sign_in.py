@@ -228,44 +228,26 @@ def test_neither_route_needs_a_token_and_a_bad_one_is_ignored(stack):
     assert _error(answer) == (401, "INVALID_CREDENTIALS")
 
 
-def make_user(stack, *variables: str) -> str:
-    import os
-    import subprocess
-
-    from tests.support.stack_process import ROOT
-
-    result = subprocess.run(
-        ["make", "-s", "user", *variables],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "DYNAMODB_PORT": stack.dynamodb.rsplit(":", 1)[1]},
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
-
-
 def test_make_user_makes_an_operator_who_signs_in_with_the_password_it_printed(stack):
     email = new_email()
-    said = make_user(stack, f"EMAIL={email}", "ROLE=operator")
+    said = stack.make_user(f"EMAIL={email}", "ROLE=operator")
     assert said.startswith(f"Created {email} in the local user pool (operator); password: ")
     password = said.rsplit(" ", 1)[1]
     token = login(stack, email, password).text
     operator = StackClient(stack, token)
     made = operator.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()})
     assert made.status_code == 201, made.text
-    assert make_user(stack, f"EMAIL={email}", "ROLE=operator") == (
+    assert stack.make_user(f"EMAIL={email}", "ROLE=operator") == (
         f"{email} already exists in the local user pool (operator): nothing changed."
     )
 
 
 def test_make_user_makes_a_customer_with_a_new_userid_or_the_one_given(stack):
     email, chosen = new_email(), new_email()
-    said = make_user(stack, f"EMAIL={email}", "ROLE=customer", f"PASSWORD={PASSWORD}")
+    said = stack.make_user(f"EMAIL={email}", "ROLE=customer", f"PASSWORD={PASSWORD}")
     assert said.startswith(f"Created {email} in the local user pool (customer, userId ")
     assert login(stack, email).status_code == 200
-    said = make_user(stack, f"EMAIL={chosen}", "ROLE=customer", "USER_ID=900000")
+    said = stack.make_user(f"EMAIL={chosen}", "ROLE=customer", "USER_ID=900000")
     assert "(customer, userId 900000)" in said
     # A customer registering later gets an id past it: never someone else's orders.
     assert register(stack, new_email()).json()["userId"] > 900000

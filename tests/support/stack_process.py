@@ -115,6 +115,20 @@ class StackProcess:
             time.sleep(0.05)
         raise AssertionError("no matching log lines in:\n" + self.output())
 
+    def make_user(self, *variables: str) -> str:
+        """`make user VAR=...` against this stack's emulator (its user pool), as a user of
+        the checkout would run it; what it printed."""
+        result = subprocess.run(
+            ["make", "-s", "user", *variables],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "DYNAMODB_PORT": self.dynamodb.rsplit(":", 1)[1]},
+        )
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
     def stop(self) -> int:
         """SIGTERM to the stack (it stops its functions, then saves the data); whatever
         of its process group is left after that is killed."""

@@ -1,13 +1,25 @@
 # Two commands for a fresh clone: `make run` and `make test`. Both build .venv first.
 SHELL := /bin/bash
-PYTHON ?= python3
+# Python 3.13, Lambda's runtime (infra/template.yaml): the first of these that runs it, never
+# the machine's default python3. Each is asked, not just found: a version manager's shim
+# named python3.13 can be on PATH and refuse (pyenv's, when 3.13 is installed but another
+# version is selected). PYTHON=/path/to/python3.13 chooses one.
+PYTHON ?= $(shell for p in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3.13 \
+	/usr/local/bin/python3.13 /usr/bin/python3.13; do "$$p" -c 'import sys; \
+	assert sys.version_info[:2] == (3, 13); print(sys.executable)' 2>/dev/null && break; done)
+NO_PYTHON := Python 3.13 was not found (tried python3.13 on PATH, ~/.pyenv/versions/3.13*, \
+	/usr/local/bin, /usr/bin): install it, or set PYTHON=/path/to/python3.13.
+# Exported: sam build's Makefiles (layers/, functions/) compile the artifacts' bytecode with it.
+export PYTHON
 VENV := .venv
 PY := $(VENV)/bin/python
-# Written last, so an interrupted install is retried on the next make.
-READY := $(VENV)/.ready
+# Written last, so an interrupted install is retried on the next make. Named for the Python
+# it was made with: a venv of another version (an earlier checkout's 3.11) is made again.
+READY := $(VENV)/.ready-3.13
+ON_313 = -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'
 
 SAM_VENV := .venv-sam
-SAM_READY := $(SAM_VENV)/.ready
+SAM_READY := $(SAM_VENV)/.ready-3.13
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 # infra/template.yaml writes its alarms as loops (AWS::LanguageExtensions): sam build and
@@ -33,12 +45,16 @@ PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-c
 # install is quiet, so say first what is coming.
 FIRST_RUN := Creating .venv and installing dependencies, about 15 seconds, once.
 $(UV): | requirements-uv.txt
+	@$(if $(PYTHON),,echo "$(NO_PYTHON)" >&2; exit 1)
 	@if ! test -x $(PY); then echo "$(FIRST_RUN)" >&2; $(PYTHON) -m venv $(VENV) >&2; fi
 	@$(PIP_BOOTSTRAP) -r requirements-uv.txt >&2
 
 # Exactly the lock: what it does not list is removed (uv included: the lock pins it too).
 $(READY): requirements-dev.txt | $(UV)
-	@if test -f $@; then echo "Updating .venv: the requirements changed." >&2; fi
+	@if ! $(PY) $(ON_313) 2>/dev/null; then echo "Making .venv again, for Python 3.13." >&2; \
+		rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) >&2 && \
+		$(PIP_BOOTSTRAP) -r requirements-uv.txt >&2; \
+	elif test -f $@; then echo "Updating .venv: the requirements changed." >&2; fi
 	@$(UV_SYNC) --python $(PY) requirements-dev.txt >&2
 	@# functions/ and layers/common/ are import roots, as they are on Lambda (handler dir + layer).
 	@printf '%s\n' "$(CURDIR)" "$(CURDIR)/functions" "$(CURDIR)/layers/common" \
@@ -47,7 +63,7 @@ $(READY): requirements-dev.txt | $(UV)
 
 # The SAM CLI's venv, installed by .venv's uv.
 $(SAM_READY): requirements-sam.txt | $(READY)
-	@if ! test -x $(SAM_VENV)/bin/python; then echo "Creating .venv-sam (the SAM CLI, for \
+	@if ! $(SAM_VENV)/bin/python $(ON_313) 2>/dev/null; then echo "Creating .venv-sam (the SAM CLI, for \
 	the release checks) and installing it, a few seconds, once." >&2; \
 		$(UV) venv --quiet --clear --python $(PYTHON) $(SAM_VENV) >&2; fi
 	@$(UV_SYNC) --python $(SAM_VENV)/bin/python requirements-sam.txt >&2
@@ -59,7 +75,7 @@ $(SAM_READY): requirements-sam.txt | $(READY)
 NOT_DEPLOYED := click inquirer pip setuptools wheel pyyaml pycparser
 # The crypto layer's roots (the authorizer's alone): PyJWT's RS256 backend.
 CRYPTO_LAYER := cryptography
-COMPILE = $(UV) pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+COMPILE = $(UV) pip compile --quiet --universal --python-version 3.13 --generate-hashes \
 	--custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
 
 # Resolve pyproject.toml and requirements-sam.in again into the locks, keeping every pin
@@ -94,7 +110,7 @@ endef
 # $(1) layer, $(2) what it holds, $(3) excluded, $(4) its description: the runtime lock's
 # entries (versions and hashes) for those packages, as `sam build` installs them.
 define export_layer
-$(UV) pip compile --quiet --universal --python-version 3.11 --generate-hashes --no-header \
+$(UV) pip compile --quiet --universal --python-version 3.13 --generate-hashes --no-header \
 	--no-annotate $(2) -c requirements.txt --excludes <(printf '%s\n' $(3)) \
 	-o layers/$(1)/requirements.txt
 @$(call describe,layers/$(1)/requirements.txt,The $(1) layer: $(strip $(4))$(,) exported from \

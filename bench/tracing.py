@@ -101,7 +101,7 @@ ENV = {
 
 
 def install(venv: Path) -> None:
-    python = sys.base_prefix + "/bin/python3"
+    python = sys.base_prefix + "/bin/python3.13"
     quiet = {"stdout": subprocess.DEVNULL, "check": True}
     subprocess.run([str(UV), "venv", "--quiet", "--python", python, str(venv)], **quiet)
     target = ["--python", str(venv / "bin" / "python")]

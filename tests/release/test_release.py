@@ -22,7 +22,14 @@ from infra.local.functions import artifact_packages
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "infra" / "template.yaml"
 SAM_VENV = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam"))
-OFFLINE = {**os.environ, "AWS_DEFAULT_REGION": "us-east-1", "SAM_CLI_TELEMETRY": "0"}
+# PYTHON: the Python 3.13 the artifacts' Makefiles compile bytecode with (`make test` exports
+# the one it found; run alone, this interpreter, which is .venv's 3.13).
+OFFLINE = {
+    "PYTHON": sys.executable,
+    **os.environ,
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "SAM_CLI_TELEMETRY": "0",
+}
 
 
 def sam_tool(name: str) -> str:
@@ -929,7 +936,7 @@ def test_botocore_in_the_layer_keeps_the_operations_called_and_nothing_else(buil
 
 
 def test_every_module_of_the_release_has_bytecode_for_lambdas_python(build_dir):
-    runtime = template.load()["Globals"]["Function"]["Runtime"]  # python3.11
+    runtime = template.load()["Globals"]["Function"]["Runtime"]  # python3.13
     tag = "cpython-" + runtime.removeprefix("python").replace(".", "")
     sources = [path for path in build_dir.rglob("*.py") if "botocore/data" not in str(path)]
     assert len(sources) > 500

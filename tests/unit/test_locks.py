@@ -115,7 +115,7 @@ def test_the_runtime_lock_holds_the_projects_dependencies_and_no_tool():
     assert_pins(RUNTIME, wanted)
     runtime = set(pins(RUNTIME))
     assert not runtime & (NOT_DEPLOYED | DEVELOPMENT_TOOLS)
-    assert project()["project"]["requires-python"] == "==3.11.*"  # Lambda's python3.11
+    assert project()["project"]["requires-python"] == "==3.13.*"  # Lambda's python3.13
 
 
 def test_the_development_lock_is_the_runtime_lock_and_the_dev_group():

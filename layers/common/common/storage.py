@@ -7,7 +7,7 @@ dataclass whose fields have the same names.
 
 import dataclasses
 from decimal import Decimal
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, cast
 
 from pynamodb.attributes import Attribute, MapAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.connection import Connection
@@ -29,10 +29,6 @@ class TableMeta(MetaProtocol, Protocol):
     """A model's Meta here: PynamoDB's, and the table's logical id in the template."""
 
     logical_id: str
-
-
-M = TypeVar("M", bound=Model)
-D = TypeVar("D")
 
 
 def model_meta(logical_id: str) -> TableMeta:
@@ -129,7 +125,7 @@ class ListIndex(GlobalSecondaryIndex):
     id = NumberAttribute(range_key=True)
 
 
-def listed(item: M) -> M:
+def listed[M: Model](item: M) -> M:
     """The item with its place in the byShard index (ListIndex), which a put must carry:
     an item put without it drops out of whole lists. (Every listed model declares
     `shard` and `id`; PynamoDB's Model does not, hence the cast.)"""
@@ -138,7 +134,7 @@ def listed(item: M) -> M:
     return item
 
 
-def to_domain(item: Model, domain_cls: type[D]) -> D:
+def to_domain[D](item: Model, domain_cls: type[D]) -> D:
     """The domain object of a stored item: each field read from the attribute of its name;
     a field the object works out itself (init=False: a product's available units) is not
     read, whatever the item holds."""
@@ -146,11 +142,11 @@ def to_domain(item: Model, domain_cls: type[D]) -> D:
     return domain_cls(**{f.name: getattr(item, f.name) for f in fields if f.init})
 
 
-def to_item(model_cls: type[M], entity: Any) -> M:
+def to_item[M: Model](model_cls: type[M], entity: Any) -> M:
     return model_cls(**{f.name: getattr(entity, f.name) for f in dataclasses.fields(entity)})
 
 
-def get_item(model_cls: type[M], ident: int) -> M | None:
+def get_item[M: Model](model_cls: type[M], ident: int) -> M | None:
     """The item with this id (a possible one: Repository.known), read consistently, or
     None."""
     try:

@@ -24,6 +24,8 @@ from typing import Any
 import pybreaker
 from botocore.exceptions import ClientError
 
+from common import restore
+
 READ_EVERY_SECONDS = 1.0
 # A trial whose environment never reports back (it died) frees the breaker after this.
 TRIAL_LEASE_SECONDS = 30.0
@@ -51,6 +53,13 @@ class DynamoDBStorage(pybreaker.CircuitBreakerStorage):
         self._trial_mine = False  # this environment holds the half-open trial
         self._successes = 0
         self.opened_here = False  # the state was last written open by this environment
+        restore.on_restore(self.restored)
+
+    def restored(self) -> None:
+        """A new environment, restored from the snapshot (common.restore): what the
+        snapshot read of the shared state is not this one's; its first call reads it."""
+        self._item, self._read_at = {}, float("-inf")
+        self._trial_mine, self._successes, self.opened_here = False, 0, False
 
     # -- what pybreaker reads ---------------------------------------------------------------
 

@@ -31,6 +31,8 @@ import json
 import os
 import queue
 import re
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -43,6 +45,7 @@ from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import IO
 from urllib.parse import unquote
 
 from common.logs import get_logger
@@ -96,69 +99,167 @@ class _Start:
     error: dict | None = None
 
 
-class Environment:
-    """One worker process of one function."""
+def _pass_on(function: str, stream, log: Log) -> None:
+    """Each line a process prints, to the log, as the function's."""
+    for raw in stream:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        if line:
+            log(function, line)
 
-    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log, generation: int):
-        self.spec, self.generation, self._log = spec, generation, log
-        self.last_used = time.monotonic()
-        ours, theirs = socket.socketpair()
+
+def _ready(message: bytes | None, timeout: float) -> float:
+    """The milliseconds an init (or a restore) took, from what its process said once it
+    was done (None: nothing within `timeout` seconds); InitFailed when it failed, took
+    longer, or its process ended."""
+    if message is None:
+        raise InitFailed(
+            {"errorType": "Runtime.InitTimeout", "errorMessage": f"init took more than {timeout} s"}
+        )
+    if not message:
+        raise InitFailed(
+            {"errorType": "Runtime.ExitError", "errorMessage": "the environment exited during init"}
+        )
+    said = json.loads(message)
+    if "init_error" in said:
+        raise InitFailed(said["init_error"])
+    return said["ready"]
+
+
+def _said(connection: Connection, timeout: float) -> bytes | None:
+    """The next message on `connection` (b"" once it is closed), None after `timeout`."""
+    if not connection.poll(timeout):
+        return None
+    try:
+        return connection.recv_bytes()
+    except (EOFError, OSError):
+        return b""
+
+
+class Snapshot:
+    """A function's initialised process (infra/local/runtime.py), from which each of its
+    environments is forked, as SnapStart restores each from one snapshot: made at the
+    first environment asked for, and again when the code changed (a new generation)."""
+
+    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log):
+        self.spec, self._task_root, self._log = spec, task_root, log
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._generation = -1
+
+    def fork(self, generation: int) -> tuple[int, Connection, IO[bytes]]:
+        """A new environment of this generation's code: its pid, its connection, and
+        the pipe its output comes from. InitFailed when the function's init fails."""
+        with self._lock:
+            if self._generation != generation or not self._running():
+                self._stop()
+                self._start()
+                self._generation = generation
+            assert self._control is not None  # _start made it
+            ours, theirs = socket.socketpair()
+            output, their_output = os.pipe()
+            try:
+                socket.send_fds(self._control, [b"fork"], [theirs.fileno(), their_output])
+                answer = self._control.recv(1024)
+            finally:
+                theirs.close()
+                os.close(their_output)
+            if not answer:
+                self._stop()
+                os.close(output)
+                ours.close()
+                raise InitFailed(
+                    {"errorType": "Runtime.ExitError", "errorMessage": "the snapshot exited"}
+                )
+            return json.loads(answer)["pid"], Connection(ours.detach()), os.fdopen(output, "rb")
+
+    def _running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def _start(self) -> None:
+        """The function's init, in a process of its own (called holding the lock)."""
+        spec = self.spec
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {
             **spec.environment,
             "_HANDLER": spec.handler,
-            "LAMBDA_TASK_ROOT": str(task_root),
+            "LAMBDA_TASK_ROOT": str(self._task_root),
             "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
             "AWS_LAMBDA_FUNCTION_NAME": spec.name,
             "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
             "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
             "PYTHONUNBUFFERED": "1",
         }
-        self.process = subprocess.Popen(
+        self._process = subprocess.Popen(
             [sys.executable, "-m", "infra.local.runtime", str(theirs.fileno())],
             env=env,
             cwd=Path(__file__).resolve().parents[2],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
         )
         theirs.close()
-        self._connection = Connection(ours.detach())
-        for stream in (self.process.stdout, self.process.stderr):
-            threading.Thread(
-                target=self._pass_on, args=(stream,), daemon=True, name=f"log-{spec.name}"
-            ).start()
-        self.init_ms = self._wait_until_ready()
-
-    def _pass_on(self, stream) -> None:
-        for raw in stream:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            if line:
-                self._log(self.spec.name, line)
-
-    def _wait_until_ready(self) -> float:
-        if not self._connection.poll(INIT_TIMEOUT_SECONDS):
-            self.stop()
-            raise InitFailed(
-                {
-                    "errorType": "Runtime.InitTimeout",
-                    "errorMessage": f"init took more than {INIT_TIMEOUT_SECONDS} s",
-                }
-            )
+        self._control = ours
+        threading.Thread(
+            target=_pass_on,
+            args=(spec.name, self._process.stdout, self._log),
+            daemon=True,
+            name=f"log-{spec.name}",
+        ).start()
+        ours.settimeout(INIT_TIMEOUT_SECONDS)
         try:
-            message = json.loads(self._connection.recv_bytes())
-        except (EOFError, OSError):
+            said = ours.recv(65536)
+        except TimeoutError:
+            said = None
+        ours.settimeout(None)
+        try:
+            _ready(said, INIT_TIMEOUT_SECONDS)
+        except InitFailed:
+            self._stop()
+            raise
+
+    def _stop(self) -> None:
+        """Ends the snapshot (called holding the lock); its environments live on."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.terminate()
+                try:
+                    self._process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+            self._process = None
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+class Environment:
+    """One execution environment of one function: a fork of its snapshot."""
+
+    def __init__(self, snapshot: Snapshot, log: Log, generation: int):
+        self.spec, self.generation = snapshot.spec, generation
+        self.last_used = time.monotonic()
+        self._stopping = threading.Lock()
+        self.pid, self._connection, output = snapshot.fork(generation)
+        # The process by a descriptor, not its pid: once it ends, the kernel may give its
+        # pid to another process, which a signal by pid would then reach.
+        self._pidfd = os.pidfd_open(self.pid)
+        threading.Thread(
+            target=_pass_on, args=(self.spec.name, output, log), daemon=True, name="log"
+        ).start()
+        try:
+            self.restore_ms = _ready(
+                _said(self._connection, INIT_TIMEOUT_SECONDS), INIT_TIMEOUT_SECONDS
+            )
+        except InitFailed:
             self.stop()
-            raise InitFailed(
-                {
-                    "errorType": "Runtime.ExitError",
-                    "errorMessage": "the environment exited during init",
-                }
-            ) from None
-        if "init_error" in message:
-            self.stop()
-            raise InitFailed(message["init_error"])
-        return message["ready"]
+            raise
 
     def invoke(self, event: str) -> Outcome:
         deadline = time.time() + self.spec.timeout_seconds
@@ -188,24 +289,32 @@ class Environment:
 
     @property
     def alive(self) -> bool:
-        return self.process.poll() is None
+        """Its process has not ended (a pidfd reads ready once it has)."""
+        if self._connection.closed:
+            return False
+        return not select.select([self._pidfd], [], [], 0)[0]
 
     def stop(self) -> None:
-        self._connection.close()
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        """Ended at once, whatever it was doing, as Lambda ends an environment."""
+        with self._stopping:
+            if self._connection.closed:
+                return
+            self._connection.close()
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            os.close(self._pidfd)
 
 
 class Pool:
     """A function's execution environments."""
 
-    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log):
-        self.spec, self._task_root, self._log = spec, task_root, log
+    def __init__(
+        self, spec: FunctionSpec, task_root: Path, log: Log, snapshot: Snapshot | None = None
+    ):
+        """`snapshot`: the function's, when another pool (its calls') shares it."""
+        self.spec, self._log = spec, log
+        self._snapshot = snapshot or Snapshot(spec, task_root, log)
+        self._own_snapshot = snapshot is None
         self.generation = 0
         self._idle: list[Environment] = []
         self._count = 0  # environments, busy or idle (or starting)
@@ -285,7 +394,7 @@ class Pool:
 
     def _start(self, start: _Start, generation: int) -> None:
         try:
-            environment = Environment(self.spec, self._task_root, self._log, generation)
+            environment = Environment(self._snapshot, self._log, generation)
         except BaseException as exc:
             with self._freed:
                 self._count -= 1
@@ -356,7 +465,7 @@ class Pool:
 
     def processes(self) -> list[int]:
         with self._freed:
-            return [e.process.pid for e in self._idle if e.alive]
+            return [e.pid for e in self._idle if e.alive]
 
     def stop(self) -> None:
         """Stop the free environments now, and each busy or starting one as it frees up;
@@ -368,6 +477,8 @@ class Pool:
             self._freed.notify_all()
         for environment in idle:
             environment.stop()
+        if self._own_snapshot:
+            self._snapshot.stop()
 
 
 @dataclass(frozen=True)
@@ -555,9 +666,20 @@ class LambdaService:
         on a local emulator's restart (and never meets one that has not restored its data
         yet)."""
         self.specs = specs
-        self.pools = {name: Pool(spec, task_roots[name], log) for name, spec in specs.items()}
+        self.snapshots = {
+            name: Snapshot(spec, task_roots[name], log) for name, spec in specs.items()
+        }
+        self.pools = {
+            name: Pool(spec, task_roots[name], log, self.snapshots[name])
+            for name, spec in specs.items()
+        }
         self.call_pools = {
-            name: Pool(replace(spec, concurrency=CALL_ENVIRONMENTS), task_roots[name], log)
+            name: Pool(
+                replace(spec, concurrency=CALL_ENVIRONMENTS),
+                task_roots[name],
+                log,
+                self.snapshots[name],
+            )
             for name, spec in specs.items()
             if spec.scales
         }
@@ -621,6 +743,8 @@ class LambdaService:
             deliveries.stop()
         for pool in self._all_pools():
             pool.stop()
+        for snapshot in self.snapshots.values():
+            snapshot.stop()
 
 
 class _InvokeServer(ThreadingHTTPServer):

@@ -31,9 +31,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from moto.dynamodb.models.table import Table
+if TYPE_CHECKING:  # only the emulator's process loads moto (infra/local/aws_process.py)
+    from moto.dynamodb.models.table import Table
 
 FORMAT = "logistics-local-dynamodb/1"
 SNAPSHOT_FILE = "dynamodb.json"
@@ -133,7 +134,7 @@ class Snapshots:
     def __init__(
         self,
         directory: DataDir,
-        tables: Callable[[], dict[str, Table]],
+        tables: Callable[[], dict[str, "Table"]],
         locks: Callable[[set[str]], contextlib.AbstractContextManager],
         write_through: Iterable[str] = (),
         queues: Callable[[], dict] = dict,
@@ -213,7 +214,7 @@ class Snapshots:
         return [self.directory.file(name) for name in names if self.directory.file(name).exists()]
 
     @staticmethod
-    def _read(path: Path, tables: dict[str, Table]) -> dict[str, list]:
+    def _read(path: Path, tables: dict[str, "Table"]) -> dict[str, list]:
         def refuse(why: str) -> DataError:
             return DataError(
                 f"Local data: {path} {why}. Nothing was started and the file was left as "
@@ -316,7 +317,7 @@ class Snapshots:
         snapshot = sorted(set(tables) - self._write_through)
         self._save_file(SNAPSHOT_FILE, snapshot, texts)
 
-    def _as_text(self, table: Table) -> str:
+    def _as_text(self, table: "Table") -> str:
         return json.dumps(
             [item.to_json()["Attributes"] for item in table.all_items()],
             default=_jsonable,

@@ -1,22 +1,32 @@
-"""One execution environment of a function, as Lambda runs it: a process that imports the
-function's handler once (its init) and then answers one invocation at a time, told each
-by the local Lambda service (infra/local/lambdas.py) over a connection of its own.
+"""A function's execution environments, made as Lambda SnapStart makes them: one process
+imports the function's handler once (its init) and is the snapshot; every environment is
+a fork of it, in which the after-restore hooks run (AWS's snapshot-restore-py, which
+the functions register theirs with) before it answers one invocation at a time.
 
 Started as `python -m infra.local.runtime <fd>` with the function's environment: its
 handler in _HANDLER, its code in LAMBDA_TASK_ROOT (a folder holding its package only, as
 its artifact does) and its layers in _LAYERS. Only those are importable, as on Lambda:
-a function that imports another's code fails here as it would there. What it prints is
-its log; the service passes each line on.
+a function that imports another's code fails here as it would there. `fd` is a Unix
+socket to the local Lambda service (infra/local/lambdas.py): it tells when the init is
+done, and each message on it asks for an environment, carrying the environment's
+connection and the pipe its output goes to; the answer is the new process's pid. What
+an environment prints is the function's log; the service passes each line on.
 """
 
 import importlib
 import json
 import os
+import signal
+import socket
+import stat
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
+
+from snapshot_restore_py import get_after_restore, get_before_snapshot
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 
@@ -64,22 +74,54 @@ def _log_failure(stage: str, error: dict) -> None:
     print(json.dumps({"level": "ERROR", "message": f"{stage} failed", **error}), flush=True)
 
 
-def _send(connection: Connection, message: dict) -> None:
-    connection.send_bytes(json.dumps(message, default=str).encode("utf-8"))
+def _message(message: dict) -> bytes:
+    return json.dumps(message, default=str).encode("utf-8")
 
 
-def main(fd: int) -> None:
-    connection = Connection(fd)
-    _only_the_functions_code()
-    module, _, attribute = os.environ["_HANDLER"].rpartition(".")
+def _run_hooks(hooks: list) -> None:
+    for function, args, kwargs in hooks:
+        function(*args, **kwargs)
+
+
+def _connections_dropped(keep: set[int]) -> None:
+    """What a restore does to the connections the init opened: on AWS they are dead;
+    here the fork would share each socket with its siblings. Each TCP socket becomes one
+    its peer has closed, as a restored connection is found: a client's pool sees it
+    dropped and opens another."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd in keep or not stat.S_ISSOCK(_mode(fd)):
+            continue
+        probe = socket.socket(fileno=os.dup(fd))
+        family = probe.family
+        probe.close()
+        if family not in (socket.AF_INET, socket.AF_INET6):
+            continue
+        dead, peer = socket.socketpair()
+        peer.close()
+        os.dup2(dead.fileno(), fd)
+        dead.close()
+
+
+def _mode(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_mode
+    except OSError:  # the listing's own descriptor, closed since
+        return 0
+
+
+def _serve(connection: Connection, handler: Callable) -> None:
+    """One environment: its after-restore hooks, then invocations until the service
+    closes its connection."""
     started = time.perf_counter()
     try:
-        handler = getattr(importlib.import_module(module), attribute)
-    except BaseException as exc:  # a syntax error, a failed init: Lambda's Runtime.* error
-        _log_failure("init", _error(exc))
-        _send(connection, {"init_error": _error(exc)})
+        _run_hooks(get_after_restore())
+    except BaseException as exc:
+        error = _error(exc)
+        _log_failure("restore", error)
+        connection.send_bytes(_message({"init_error": error}))
         return
-    _send(connection, {"ready": round((time.perf_counter() - started) * 1000, 1)})
+    connection.send_bytes(_message({"ready": round((time.perf_counter() - started) * 1000, 1)}))
     while True:
         try:
             invocation = json.loads(connection.recv_bytes())
@@ -88,11 +130,60 @@ def main(fd: int) -> None:
         context = Context(invocation["request_id"], invocation["deadline"])
         try:
             result = handler(json.loads(invocation["event"]), context)
-            _send(connection, {"result": json.dumps(result, default=str)})
+            connection.send_bytes(_message({"result": json.dumps(result, default=str)}))
         except Exception as exc:
             _log_failure("invocation", _error(exc))
-            _send(connection, {"error": _error(exc)})
+            connection.send_bytes(_message({"error": _error(exc)}))
         sys.stdout.flush()
+
+
+def _restore(control: socket.socket, handler: Callable, fds: list[int]) -> None:
+    """In a new child: the environment whose connection and output `fds` are."""
+    connection_fd, output_fd = fds
+    control.close()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
+    _connections_dropped({connection_fd})
+    try:
+        _serve(Connection(connection_fd), handler)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # Not the parent's exit handlers (a thread pool's join, say): this process
+        # only ever answered invocations.
+        os._exit(0)
+
+
+def main(fd: int) -> None:
+    control = socket.socket(fileno=fd)
+    _only_the_functions_code()
+    module, _, attribute = os.environ["_HANDLER"].rpartition(".")
+    started = time.perf_counter()
+    try:
+        handler = getattr(importlib.import_module(module), attribute)
+        _run_hooks(get_before_snapshot()[::-1])  # as Lambda: last registered first
+    except BaseException as exc:  # a syntax error, a failed init: Lambda's Runtime.* error
+        error = _error(exc)
+        _log_failure("init", error)
+        control.sendall(_message({"init_error": error}))
+        return
+    sys.stdout.flush()
+    # Its environments end when the service is done with them: the kernel reaps them.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    control.sendall(_message({"ready": round((time.perf_counter() - started) * 1000, 1)}))
+    while True:
+        request, fds, _, _ = socket.recv_fds(control, 1024, 2)
+        if not request:
+            return  # the service is done with this snapshot (its code changed, or a stop)
+        sys.stdout.flush()  # else what is buffered is printed again by the child
+        pid = os.fork()
+        if pid == 0:
+            _restore(control, handler, fds)
+        for passed in fds:
+            os.close(passed)
+        control.sendall(_message({"pid": pid}))
 
 
 if __name__ == "__main__":

@@ -18,11 +18,23 @@ from tests.support.raw_http import address, exchange, first_reads, statuses
 PROBE = """
 import json, os, pathlib, time
 
+from snapshot_restore_py import register_after_restore
+
 INIT_PID = os.getpid()
 STATE = pathlib.Path(os.environ["PROBE_STATE"])
 SLOW_INIT = STATE.with_name("slow-init")
 if SLOW_INIT.exists():
     time.sleep(float(SLOW_INIT.read_text()))
+RESTORED_IN = None
+
+
+@register_after_restore
+def restored():
+    global RESTORED_IN
+    RESTORED_IN = os.getpid()
+    slow = STATE.with_name("slow-restore")
+    if slow.exists():
+        time.sleep(float(slow.read_text()))
 
 
 def handler(event, context):
@@ -35,8 +47,8 @@ def handler(event, context):
         STATE.write_text(str(tries + 1))
         if tries < event["fail_times"]:
             raise RuntimeError(f"try {tries + 1} fails")
-    return {"pid": INIT_PID, "version": VERSION,
-            "remaining": context.get_remaining_time_in_millis()}
+    return {"pid": os.getpid(), "init_pid": INIT_PID, "restored_in": RESTORED_IN,
+            "version": VERSION, "remaining": context.get_remaining_time_in_millis()}
 """
 
 
@@ -85,6 +97,29 @@ def test_an_environment_answers_and_is_reused_while_warm(probe):
     assert json.loads(first.result)["pid"] == json.loads(second.result)["pid"]
     assert 0 < json.loads(first.result)["remaining"] <= 5000  # the function's timeout
     assert pool.environments == 1
+
+
+def test_environments_are_forks_of_one_init_each_restored_by_its_hooks(probe):
+    pool = probe(concurrency=2)
+    probe.state.with_name("slow-init").write_text("0.5")  # an init that takes its time
+    outcomes = []
+    both = [
+        threading.Thread(target=lambda: outcomes.append(invoke(pool, {"sleep": 0.5})))
+        for _ in range(2)
+    ]
+    started = time.monotonic()
+    for thread in both:
+        thread.start()
+    for thread in both:
+        thread.join()
+    answers = [json.loads(outcome.result) for outcome in outcomes]
+    # Two processes, one init: the second environment did not import the code again.
+    assert len({answer["pid"] for answer in answers}) == 2
+    assert len({answer["init_pid"] for answer in answers}) == 1
+    assert all(answer["init_pid"] not in (answer["pid"], None) for answer in answers)
+    assert all(answer["restored_in"] == answer["pid"] for answer in answers)
+    assert time.monotonic() - started < 0.5 + 0.5 + 0.9  # not two inits in a row
+    assert pool.environments == 2
 
 
 def test_code_that_does_not_import_fails_at_once_every_time(probe):
@@ -148,7 +183,8 @@ def test_each_environment_runs_one_invocation_at_a_time_up_to_the_concurrency(pr
 def test_a_cold_start_does_not_hold_an_invocation_a_busy_environment_frees_first(probe):
     pool = probe(concurrency=2)
     warm = json.loads(invoke(pool, {}).result)["pid"]
-    probe.state.with_name("slow-init").write_text("4")  # every init from now on: 4 s
+    # Every new environment from now on: 4 s (its snapshot is made: a restore's hooks).
+    probe.state.with_name("slow-restore").write_text("4")
     busy = threading.Thread(target=invoke, args=(pool, {"sleep": 0.5}))
     busy.start()
     time.sleep(0.2)
@@ -329,7 +365,7 @@ def test_the_invoke_api_sends_each_answer_whole_on_a_kept_alive_connection(probe
     try:
         for status, body, length in first_reads(server.url, request, times=3):
             assert (status, len(body)) == (200, length), body
-            assert json.loads(body)["version"] == "1"
+            assert json.loads(body).get("version") == "1", body
     finally:
         server.stop()
         service.stop()

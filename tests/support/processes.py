@@ -81,9 +81,9 @@ def session_members(leader: int) -> list[int]:
     return members
 
 
-def function_of(pid: int) -> str | None:
-    """The function whose execution environment a local stack's process is, if it is
-    one (infra/local/lambdas.py names it in AWS_LAMBDA_FUNCTION_NAME, as Lambda does)."""
+def _named_function(pid: int) -> str | None:
+    """The function a local stack's process runs code of, if any (infra/local/lambdas.py
+    names it in AWS_LAMBDA_FUNCTION_NAME, as Lambda does)."""
     try:
         environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     except OSError:  # ended, or a zombie
@@ -92,6 +92,33 @@ def function_of(pid: int) -> str | None:
         if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):
             return entry.split(b"=", 1)[1].decode()
     return None
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None
+
+
+def function_of(pid: int) -> str | None:
+    """The function whose execution environment a local stack's process is, if it is
+    one: a fork of that function's snapshot, the process that ran its init
+    (infra/local/runtime.py), which is not an environment itself."""
+    function = _named_function(pid)
+    parent = _parent(pid)
+    if function is None or parent is None or _named_function(parent) != function:
+        return None
+    return function
+
+
+def snapshot_of(pid: int) -> str | None:
+    """The function whose snapshot (its initialised process) `pid` is, if it is one."""
+    function = _named_function(pid)
+    parent = _parent(pid)
+    if function is None or parent is None or _named_function(parent) == function:
+        return None
+    return function
 
 
 def resident_mib(pid: int) -> float:

@@ -18,7 +18,7 @@ class StandIn:
     inits = threading.Event()
     made: list["StandIn"] = []
 
-    def __init__(self, spec, task_root, log, generation):
+    def __init__(self, snapshot, log, generation):
         self.generation, self.stopped, self.last_used = generation, False, time.monotonic()
         StandIn.inits.wait(10)
         StandIn.made.append(self)

@@ -26,6 +26,7 @@ from typing import Any
 import botocore.session
 from botocore.config import Config
 from botocore.credentials import CredentialResolver, EnvProvider
+from snapshot_restore_py import register_after_restore
 
 from common.settings import Settings
 
@@ -87,6 +88,18 @@ DYNAMODB_CONFIG = Config(
     max_pool_connections=PYNAMODB_CLIENT["max_pool_connections"],
     retries={"total_max_attempts": 1 + PYNAMODB_CLIENT["max_retry_attempts"], "mode": "standard"},
 )
+
+
+def _closed_connections() -> None:
+    """After a restore from a snapshot (common.restore): the connections our clients
+    opened at init are dead (on AWS) or shared with other environments (locally); each
+    client opens new ones at its next call."""
+    with _building:
+        for client in _clients.values():
+            client.close()  # type: ignore[attr-defined]
+
+
+register_after_restore(_closed_connections)
 
 
 def _new_session() -> botocore.session.Session:

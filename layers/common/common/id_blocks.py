@@ -21,6 +21,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from common import restore
+
 TARGET_SECONDS = 2.0
 LIFETIME_SECONDS = 4.0
 MAX_BLOCK = 1000
@@ -48,8 +50,16 @@ class IdBlocks:
         self._reserved_at = 0.0
         self._last_at = 0.0  # when the last id was handed out
         # A forked child must not hand out its parent's block: the two would give the
-        # same ids. The block belongs to the process that reserved it.
+        # same ids. The block belongs to the process that reserved it; and an environment
+        # restored from a snapshot (SnapStart: every restored environment has the
+        # snapshot's pid) drops the one the snapshot held.
         self._owner: int | None = None
+        restore.on_restore(self.forget)
+
+    def forget(self) -> None:
+        """Drop the block held: the next id comes from a new one."""
+        with self._lock:
+            self._owner = None
 
     def next_id(self) -> int:
         with self._lock:

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from tests.support.processes import function_of, resident_mib, session_members
+from tests.support.processes import functions_of, resident_mib, session_members
 from tests.support.stack_process import StackClient, StackProcess
 
 ORDER = {
@@ -63,14 +63,23 @@ def throughput(call, count: int, concurrency: int) -> float:
     return count / (time.perf_counter() - started)
 
 
-def role(pid: int, stack_pid: int) -> str:
-    """What a process of the stack is: the stack, the emulator, or a function's
-    environment (by the function's name)."""
+def role(pid: int, stack_pid: int, functions: dict[int, str]) -> str:
+    """What a process of the stack is: the stack, the emulator, a function's snapshot
+    or environment (by the function's name: `functions`, by pid)."""
     if pid == stack_pid:
         return "stack (gateways, Lambda service)"
     if b"infra.local.aws_process" in Path(f"/proc/{pid}/cmdline").read_bytes():
         return "AWS emulator (moto)"
-    return function_of(pid) or "other"
+    return functions.get(pid, "other")
+
+
+def functions_by_pid(lambda_url: str) -> dict[int, str]:
+    return {
+        pid: name
+        for name, its in functions_of(lambda_url).items()
+        for pid in [its["snapshot"], *its["environments"]]
+        if pid is not None
+    }
 
 
 def cpu_seconds(pid: int) -> float:
@@ -82,16 +91,17 @@ def cpu_seconds(pid: int) -> float:
 class CpuMeter:
     """CPU seconds spent by each role of the stack's processes."""
 
-    def __init__(self, stack_pid: int):
-        self._stack_pid = stack_pid
+    def __init__(self, stack_pid: int, lambda_url: str):
+        self._stack_pid, self._lambda_url = stack_pid, lambda_url
 
     def read(self) -> tuple[Counter, frozenset[int]]:
         """The CPU seconds by role, and which processes there were."""
         used: Counter = Counter()
         seen = set()
+        functions = functions_by_pid(self._lambda_url)
         for pid in [self._stack_pid, *session_members(self._stack_pid)]:
             try:
-                used[role(pid, self._stack_pid)] += cpu_seconds(pid)
+                used[role(pid, self._stack_pid, functions)] += cpu_seconds(pid)
             except OSError:  # ended since it was listed
                 continue
             seen.add(pid)
@@ -145,7 +155,7 @@ def main() -> None:
     stack = StackProcess().start()
     try:
         http = StackClient(stack, stack.token)
-        meter = CpuMeter(stack.proc.pid)
+        meter = CpuMeter(stack.proc.pid, stack.lambda_url)
         product = http.gateway(
             "POST",
             "/api/inventario",

@@ -23,6 +23,7 @@ reads them: EventSource).
 
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -43,6 +44,7 @@ SendRecord = Callable[[str, dict], None]
 STREAM_POLL_SECONDS = 0.25
 STREAM_IDLE_POLL_SECONDS = 1.0
 RETRY_PAUSE_SECONDS = 0.5  # a failed stream batch's first retry; doubled up to 8 s
+STOP_SECONDS = 1.5  # what the stack's stop waits for its pollers, in all
 _logger = get_logger("local-lambda")
 
 
@@ -77,9 +79,9 @@ class Poller:
                 self._failing = True
                 self.stopped.wait(1.0)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 15) -> None:
         self.stopped.set()
-        self._thread.join(timeout=15)
+        self._thread.join(timeout=timeout)
 
 
 def _arn(service: str, region: str, name: str) -> str:
@@ -335,7 +337,13 @@ def start(
             stop()
         for poller in pollers:
             poller.stopped.set()
+        # A queue's pollers take turns at its long poll (the emulator holds one receive
+        # of a queue at a time), so the last would wait out the others' seconds: what is
+        # not back by then is left to end on its own (a daemon thread; a batch it
+        # receives after this finds the functions stopped, and its messages come back
+        # after their visibility timeout, as on AWS when a poller goes).
+        deadline = time.monotonic() + STOP_SECONDS
         for poller in pollers:
-            poller.stop()
+            poller.stop(max(0.0, deadline - time.monotonic()))
 
     return stop_all

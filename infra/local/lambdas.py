@@ -135,17 +135,142 @@ def _said(connection: Connection, timeout: float) -> bytes | None:
         return b""
 
 
+def _answer(sock: socket.socket, timeout: float | None = None) -> bytes | None:
+    """The next message on a process's socket (b"" once it ended), None after `timeout`."""
+    sock.settimeout(timeout)
+    try:
+        return sock.recv(65536)
+    except TimeoutError:
+        return None
+    except OSError:
+        return b""
+    finally:
+        sock.settimeout(None)
+
+
+class _Process:
+    """A process the starter forked: known by a pidfd (a pid may be reused once it ends),
+    told what to do over `control`."""
+
+    def __init__(self, pid: int, control: socket.socket):
+        self.pid, self.control = pid, control
+        self._pidfd = os.pidfd_open(pid)
+
+    @property
+    def running(self) -> bool:
+        return not select.select([self._pidfd], [], [], 0)[0]
+
+    def stop(self) -> None:
+        """Told to end (its socket closed), and killed if it has not within a second."""
+        self.control.close()
+        if not select.select([self._pidfd], [], [], 1.0)[0]:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+        os.close(self._pidfd)
+
+
+class Starter:
+    """The process that forks each function's snapshot (infra/local/runtime.py), with the
+    libraries every function loads already loaded: one per stack, made again when it
+    died or its code (runtime.py) changed."""
+
+    CODE = Path(__file__).with_name("runtime.py")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._code_at = 0.0
+
+    def snapshot(self, environment: dict[str, str]) -> tuple[_Process, IO[bytes]]:
+        """A new process running a function's snapshot with this environment, and the
+        pipe its output comes from."""
+        with self._lock:
+            if not self._current():
+                self._restart()
+            assert self._control is not None  # _restart made it
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            output, their_output = os.pipe()
+            try:
+                socket.send_fds(
+                    self._control,
+                    [json.dumps({"environment": environment}).encode("utf-8")],
+                    [theirs.fileno(), their_output],
+                )
+                answer = _answer(self._control)
+            finally:
+                theirs.close()
+                os.close(their_output)
+            if not answer:
+                os.close(output)
+                ours.close()
+                raise InitFailed(
+                    {"errorType": "Runtime.ExitError", "errorMessage": "the starter exited"}
+                )
+            return _Process(json.loads(answer)["pid"], ours), os.fdopen(output, "rb")
+
+    def _current(self) -> bool:
+        return (
+            self._process is not None
+            and self._process.poll() is None
+            and self.CODE.stat().st_mtime == self._code_at
+        )
+
+    def _restart(self) -> None:
+        self._stop()
+        self._code_at = self.CODE.stat().st_mtime
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "infra.local.runtime", str(theirs.fileno())],
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            cwd=Path(__file__).resolve().parents[2],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        self._control = ours
+        if not _answer(ours, INIT_TIMEOUT_SECONDS):
+            self._stop()
+            raise InitFailed(
+                {"errorType": "Runtime.ExitError", "errorMessage": "the starter did not start"}
+            )
+
+    def _stop(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=5)
+            if self._process.poll() is None:
+                self._process.kill()
+                self._process.wait()
+            self._process = None
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop()
+
+
 class Snapshot:
     """A function's initialised process (infra/local/runtime.py), from which each of its
     environments is forked, as SnapStart restores each from one snapshot: made at the
     first environment asked for, and again when the code changed (a new generation)."""
 
-    def __init__(self, spec: FunctionSpec, task_root: Path, log: Log):
+    def __init__(
+        self, spec: FunctionSpec, task_root: Path, log: Log, starter: Starter | None = None
+    ):
+        """`starter`: the stack's (else one of its own, stopped with it)."""
         self.spec, self._task_root, self._log = spec, task_root, log
+        self._starter = starter or Starter()
+        self._own_starter = starter is None
         self._lock = threading.Lock()
-        self._process: subprocess.Popen | None = None
-        self._control: socket.socket | None = None
+        self._process: _Process | None = None
         self._generation = -1
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
 
     def fork(self, generation: int) -> tuple[int, Connection, IO[bytes]]:
         """A new environment of this generation's code: its pid, its connection, and
@@ -155,12 +280,13 @@ class Snapshot:
                 self._stop()
                 self._start()
                 self._generation = generation
-            assert self._control is not None  # _start made it
+            assert self._process is not None  # _start made it
+            control = self._process.control
             ours, theirs = socket.socketpair()
             output, their_output = os.pipe()
             try:
-                socket.send_fds(self._control, [b"fork"], [theirs.fileno(), their_output])
-                answer = self._control.recv(1024)
+                socket.send_fds(control, [b"fork"], [theirs.fileno(), their_output])
+                answer = _answer(control)
             finally:
                 theirs.close()
                 os.close(their_output)
@@ -174,69 +300,43 @@ class Snapshot:
             return json.loads(answer)["pid"], Connection(ours.detach()), os.fdopen(output, "rb")
 
     def _running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
+        return self._process is not None and self._process.running
 
     def _start(self) -> None:
         """The function's init, in a process of its own (called holding the lock)."""
         spec = self.spec
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {
-            **spec.environment,
-            "_HANDLER": spec.handler,
-            "LAMBDA_TASK_ROOT": str(self._task_root),
-            "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
-            "AWS_LAMBDA_FUNCTION_NAME": spec.name,
-            "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
-            "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
-            "PYTHONUNBUFFERED": "1",
-        }
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "infra.local.runtime", str(theirs.fileno())],
-            env=env,
-            cwd=Path(__file__).resolve().parents[2],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+        self._process, output = self._starter.snapshot(
+            {
+                **spec.environment,
+                "_HANDLER": spec.handler,
+                "LAMBDA_TASK_ROOT": str(self._task_root),
+                "_LAYERS": os.pathsep.join(map(str, spec.layer_dirs)),
+                "AWS_LAMBDA_FUNCTION_NAME": spec.name,
+                "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": str(spec.memory_mb),
+                "AWS_LAMBDA_FUNCTION_TIMEOUT": str(int(spec.timeout_seconds)),
+                "PYTHONUNBUFFERED": "1",
+            }
         )
-        theirs.close()
-        self._control = ours
         threading.Thread(
-            target=_pass_on,
-            args=(spec.name, self._process.stdout, self._log),
-            daemon=True,
-            name=f"log-{spec.name}",
+            target=_pass_on, args=(spec.name, output, self._log), daemon=True, name="log"
         ).start()
-        ours.settimeout(INIT_TIMEOUT_SECONDS)
         try:
-            said = ours.recv(65536)
-        except TimeoutError:
-            said = None
-        ours.settimeout(None)
-        try:
-            _ready(said, INIT_TIMEOUT_SECONDS)
+            _ready(_answer(self._process.control, INIT_TIMEOUT_SECONDS), INIT_TIMEOUT_SECONDS)
         except InitFailed:
             self._stop()
             raise
 
     def _stop(self) -> None:
         """Ends the snapshot (called holding the lock); its environments live on."""
-        if self._control is not None:
-            self._control.close()
-            self._control = None
         if self._process is not None:
-            if self._process.poll() is None:
-                self._process.terminate()
-                try:
-                    self._process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self._process.kill()
-                    self._process.wait()
+            self._process.stop()
             self._process = None
 
     def stop(self) -> None:
         with self._lock:
             self._stop()
+        if self._own_starter:
+            self._starter.stop()
 
 
 class Environment:
@@ -666,8 +766,10 @@ class LambdaService:
         on a local emulator's restart (and never meets one that has not restored its data
         yet)."""
         self.specs = specs
+        self.starter = Starter()
         self.snapshots = {
-            name: Snapshot(spec, task_roots[name], log) for name, spec in specs.items()
+            name: Snapshot(spec, task_roots[name], log, self.starter)
+            for name, spec in specs.items()
         }
         self.pools = {
             name: Pool(spec, task_roots[name], log, self.snapshots[name])
@@ -724,6 +826,15 @@ class LambdaService:
         for thread in threads:
             thread.join()
 
+    def processes(self) -> dict[str, dict]:
+        """Each function's processes now: its snapshot's pid (None before its first
+        environment) and its environments' (the snapshot's children)."""
+        children = _children()
+        return {
+            name: {"snapshot": snapshot.pid, "environments": children.get(snapshot.pid, [])}
+            for name, snapshot in self.snapshots.items()
+        }
+
     def _all_pools(self) -> list[Pool]:
         return [*self.pools.values(), *self.call_pools.values()]
 
@@ -745,6 +856,21 @@ class LambdaService:
             pool.stop()
         for snapshot in self.snapshots.values():
             snapshot.stop()
+        self.starter.stop()
+
+
+def _children() -> dict[int | None, list[int]]:
+    """Every process's children, by parent pid (Linux's /proc)."""
+    found: dict[int | None, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except OSError:  # ended since it was listed
+            continue
+        found.setdefault(parent, []).append(int(entry.name))
+    return found
 
 
 class _InvokeServer(ThreadingHTTPServer):
@@ -759,6 +885,8 @@ class _InvokeServer(ThreadingHTTPServer):
 
 # Lambda's Invoke API path (also answered by the tests' in-process stand-in).
 INVOKE_PATH = re.compile(r"^/2015-03-31/functions/(?P<name>[^/]+)/invocations$")
+# Not Lambda's: each function's processes, for the tests and the benchmarks.
+PROCESSES_PATH = "/_local/functions"
 
 
 class _Invoke(BaseHTTPRequestHandler):
@@ -777,6 +905,12 @@ class _Invoke(BaseHTTPRequestHandler):
     def __init__(self, service: LambdaService, *args, **kwargs) -> None:
         self.service = service  # set first: the base class's __init__ handles the request
         super().__init__(*args, **kwargs)
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        if self.path.split("?")[0] == PROCESSES_PATH:
+            self._send(200, self.service.processes())
+        else:
+            self._send(404, {"Type": "User", "Message": "Not found"})
 
     def do_POST(self):  # noqa: N802 - http.server's name
         match = INVOKE_PATH.match(self.path.split("?")[0])

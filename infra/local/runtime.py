@@ -3,16 +3,21 @@ imports the function's handler once (its init) and is the snapshot; every enviro
 a fork of it, in which the after-restore hooks run (AWS's snapshot-restore-py, which
 the functions register theirs with) before it answers one invocation at a time.
 
-Started as `python -m infra.local.runtime <fd>` with the function's environment: its
-handler in _HANDLER, its code in LAMBDA_TASK_ROOT (a folder holding its package only, as
-its artifact does) and its layers in _LAYERS. Only those are importable, as on Lambda:
-a function that imports another's code fails here as it would there. `fd` is a Unix
-socket to the local Lambda service (infra/local/lambdas.py): it tells when the init is
-done, and each message on it asks for an environment, carrying the environment's
-connection and the pipe its output goes to; the answer is the new process's pid. What
-an environment prints is the function's log; the service passes each line on.
+`python -m infra.local.runtime <fd>` is the stack's one starter (the local Lambda
+service, infra/local/lambdas.py, starts it): it loads the libraries every function's
+layer holds (PRELOADED), once, then forks each function's snapshot process, given the
+function's environment: its handler in _HANDLER, its code in LAMBDA_TASK_ROOT (a folder
+holding its package only, as its artifact does) and its layers in _LAYERS. Only those are
+importable of the repository's code, as on Lambda: a function that imports another's
+code fails here as it would there. Each process is told what to do over a Unix socket of
+its own: a snapshot tells when its init is done, and each message then asks it for an
+environment, carrying the environment's connection and the pipe its output goes to; the
+answer is the new process's pid. What a process prints is the function's log; the
+service passes each line on.
 """
 
+import contextlib
+import ctypes
 import importlib
 import json
 import os
@@ -156,7 +161,8 @@ def _restore(control: socket.socket, handler: Callable, fds: list[int]) -> None:
         os._exit(0)
 
 
-def main(fd: int) -> None:
+def snapshot(fd: int) -> None:
+    """A function's snapshot: its init, then an environment forked for each request."""
     control = socket.socket(fileno=fd)
     _only_the_functions_code()
     module, _, attribute = os.environ["_HANDLER"].rpartition(".")
@@ -184,6 +190,58 @@ def main(fd: int) -> None:
         for passed in fds:
             os.close(passed)
         control.sendall(_message({"pid": pid}))
+
+
+# Third-party libraries of the common layer that read nothing of the environment when
+# imported (the X-Ray SDK and Powertools do: they are left to each function's init).
+PRELOADED = ("botocore.session", "boto3", "pynamodb.models", "chalice.app", "simplejson", "jwt")
+_PR_SET_NAME = 15
+
+
+def _named(name: str) -> None:
+    """The process's name in ps and top (its first 15 bytes): the function it runs."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_NAME, name.encode()[:15], 0, 0, 0)
+
+
+def _as_snapshot(starter: socket.socket, request: bytes, fds: list[int]) -> None:
+    """In a new child of the starter: the snapshot of the function `request` names."""
+    control_fd, output_fd = fds
+    starter.close()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
+    os.environ.clear()
+    os.environ.update(json.loads(request)["environment"])
+    _named(os.environ["AWS_LAMBDA_FUNCTION_NAME"])
+    try:
+        snapshot(control_fd)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def main(fd: int) -> None:
+    """The starter: PRELOADED once, then a snapshot forked for each request."""
+    starter = socket.socket(fileno=fd)
+    for library in PRELOADED:
+        importlib.import_module(library)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    starter.sendall(_message({"ready": True}))
+    while True:
+        request, fds, _, _ = socket.recv_fds(starter, 1 << 20, 2)
+        if not request:
+            return  # the stack is done
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            _as_snapshot(starter, request, fds)
+        for passed in fds:
+            os.close(passed)
+        starter.sendall(_message({"pid": pid}))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import requests
 from infra.local.http_server import CONNECTION_LIMIT
 from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 from tests.support.checkout import copy_checkout
-from tests.support.processes import function_of, session_members
+from tests.support.processes import functions_of
 from tests.support.stack_client import dead_letters, token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
 
@@ -70,7 +70,7 @@ def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
 def environments(stack: StackProcess) -> Counter:
     """How many execution environments each function has now."""
     return Counter(
-        function for pid in session_members(stack.proc.pid) if (function := function_of(pid))
+        {name: len(its["environments"]) for name, its in functions_of(stack.lambda_url).items()}
     )
 
 

@@ -107,7 +107,6 @@ def test_environments_are_forks_of_one_init_each_restored_by_its_hooks(probe):
         threading.Thread(target=lambda: outcomes.append(invoke(pool, {"sleep": 0.5})))
         for _ in range(2)
     ]
-    started = time.monotonic()
     for thread in both:
         thread.start()
     for thread in both:
@@ -118,7 +117,6 @@ def test_environments_are_forks_of_one_init_each_restored_by_its_hooks(probe):
     assert len({answer["init_pid"] for answer in answers}) == 1
     assert all(answer["init_pid"] not in (answer["pid"], None) for answer in answers)
     assert all(answer["restored_in"] == answer["pid"] for answer in answers)
-    assert time.monotonic() - started < 0.5 + 0.5 + 0.9  # not two inits in a row
     assert pool.environments == 2
 
 

@@ -81,44 +81,14 @@ def session_members(leader: int) -> list[int]:
     return members
 
 
-def _named_function(pid: int) -> str | None:
-    """The function a local stack's process runs code of, if any (infra/local/lambdas.py
-    names it in AWS_LAMBDA_FUNCTION_NAME, as Lambda does)."""
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except OSError:  # ended, or a zombie
-        return None
-    for entry in environ:
-        if entry.startswith(b"AWS_LAMBDA_FUNCTION_NAME="):
-            return entry.split(b"=", 1)[1].decode()
-    return None
+def functions_of(lambda_url: str) -> dict[str, dict]:
+    """Each function's processes in a local stack whose Lambda service is at
+    `lambda_url`: {"snapshot": pid or None, "environments": [pids]}."""
+    import requests
 
+    from infra.local.lambdas import PROCESSES_PATH
 
-def _parent(pid: int) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return None
-
-
-def function_of(pid: int) -> str | None:
-    """The function whose execution environment a local stack's process is, if it is
-    one: a fork of that function's snapshot, the process that ran its init
-    (infra/local/runtime.py), which is not an environment itself."""
-    function = _named_function(pid)
-    parent = _parent(pid)
-    if function is None or parent is None or _named_function(parent) != function:
-        return None
-    return function
-
-
-def snapshot_of(pid: int) -> str | None:
-    """The function whose snapshot (its initialised process) `pid` is, if it is one."""
-    function = _named_function(pid)
-    parent = _parent(pid)
-    if function is None or parent is None or _named_function(parent) == function:
-        return None
-    return function
+    return requests.get(lambda_url + PROCESSES_PATH, timeout=30).json()
 
 
 def resident_mib(pid: int) -> float:

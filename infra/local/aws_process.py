@@ -97,18 +97,11 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
-def main(argv: list[str]) -> None:
-    # moto is this process's alone: the stack, which imports this module for AwsProcess,
-    # never loads it (about 0.6 s of CPU at every start).
-    from infra.local.emulator import emulator
-    from infra.local.user_pool import HASH_IDS
-
-    port, region = int(argv[0]), argv[1]
-    data = DataDir(Path(argv[2])) if len(argv) > 2 else None
+def _stop_requested() -> threading.Event:
+    """Set by SIGTERM, or when the stack is gone (its pipe on stdin ends). Ctrl-C reaches
+    the whole foreground group: the stack stops this one, after its own."""
     stopped = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stopped.set())
-    # Ctrl-C reaches the whole foreground group: the stack stops this one, after its own.
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
@@ -116,6 +109,16 @@ def main(argv: list[str]) -> None:
         stopped.set()
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
+    return stopped
+
+
+def main(argv: list[str]) -> None:
+    from infra.local.emulator import emulator  # moto: this process's alone (0.6 s of CPU)
+    from infra.local.user_pool import HASH_IDS
+
+    port, region = int(argv[0]), argv[1]
+    data = DataDir(Path(argv[2])) if len(argv) > 2 else None
+    stopped = _stop_requested()
     try:
         if data is not None:
             data.hold()

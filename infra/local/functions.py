@@ -36,6 +36,8 @@ LOCAL_PARAMETERS = {
     "CreateUserPool": "true",
     "WebhookRetrySeconds": "1,2,4,8,16",
 }
+# `!Ref <function>.Alias`: the alias SAM publishes (AutoPublishAlias: live).
+ALIAS, ALIAS_NAME = ".Alias", "live"
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
 _API_URL = re.compile(r"https://\$\{(\w+)\}\.execute-api\.")
@@ -164,6 +166,10 @@ class _Locally:
             return self.parameters[name]
         if name in self.refs:
             return self.refs[name]
+        if name.endswith(ALIAS):
+            # A function's alias (AutoPublishAlias): locally there are no versions, and
+            # the local Lambda service runs the function under its name, qualified or not.
+            return f"{name.removesuffix(ALIAS)}:{ALIAS_NAME}"
         kind = self.resources[name]["Type"]
         return None if kind == "AWS::SecretsManager::Secret" else name
 

@@ -371,7 +371,7 @@ def _called_by_functions(specs: dict[str, FunctionSpec]) -> list[str]:
     """The functions another one calls and waits for: their environments for calls
     (LambdaService.call_pools) are warmed at start, as their API's are."""
     named = {
-        spec.environment[variable]
+        spec.environment[variable].partition(":")[0]  # a name, or name:alias
         for spec in specs.values()
         for variable in CALLED_AND_AWAITED
         if variable in spec.environment
@@ -383,7 +383,9 @@ def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
     """The functions a request reaches at once, warmed at start so that the first one
     does not pay their cold start: those behind an API or an authorizer, and those
     another function is told to invoke."""
-    named = {value for spec in specs.values() for value in spec.environment.values()}
+    named = {
+        value.partition(":")[0] for spec in specs.values() for value in spec.environment.values()
+    }
     behind_apis = {
         function
         for api_name in ("GatewayApi", "NotificationApi")

@@ -258,13 +258,54 @@ def test_a_user_pool_is_created_on_request_and_becomes_the_issuer():
     assert env["JWT_AUDIENCE"]["Fn::If"][1] == {"Ref": "UserPoolClient"}
 
 
+# The functions a request waits on: behind an API (or its authorizer), or called and
+# waited for by one that is.
+REQUEST_PATH = {
+    "AuthorizerFunction",
+    "InventoryFunction",
+    "OrdersFunction",
+    "ShippingFunction",
+    "NotificationFunction",
+    "AuthFunction",
+    "WebhooksFunction",
+}
+
+
+def test_the_functions_a_request_waits_on_are_published_behind_an_alias_with_snapstart():
+    """SnapStart restores published versions only: each such function publishes one behind
+    the alias `live` at every deploy, with SnapStart unless the stage turns it off, and
+    everything that calls it (the APIs, its authorizer, another function) calls the alias."""
+    for name, properties in functions().items():
+        behind_api = any(event["Type"] == "Api" for event in properties.get("Events", {}).values())
+        if name in REQUEST_PATH or behind_api:
+            assert name in REQUEST_PATH, f"{name} is behind an API: add it to REQUEST_PATH"
+            assert properties["AutoPublishAlias"] == "live", name
+            assert properties["SnapStart"] == {
+                "Fn::If": [
+                    "UsesSnapStart",
+                    {"ApplyOn": "PublishedVersions"},
+                    {"Ref": "AWS::NoValue"},
+                ]
+            }, name
+        else:
+            assert "SnapStart" not in properties, name
+    for properties in functions().values():
+        variables = properties.get("Environment", {}).get("Variables", {})
+        for variable in ("INVENTORY_FUNCTION", "ORDERS_FUNCTION"):
+            if variable in variables:
+                assert variables[variable]["Ref"].endswith(".Alias"), variable
+    parameter = template.load()["Parameters"]["SnapStart"]
+    assert parameter["AllowedValues"] == ["true", "false"] and parameter["Default"] == "true"
+
+
 def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_not():
     apis = template.resources("AWS::Serverless::Api")
     auth = apis["GatewayApi"]["Properties"]["Auth"]
     authorizer = auth["Authorizers"][auth["DefaultAuthorizer"]]
     assert authorizer["FunctionPayloadType"] == "TOKEN"
     assert authorizer["Identity"]["Header"] == "Authorization"
-    assert authorizer["FunctionArn"] == {"Fn::GetAtt": ["AuthorizerFunction", "Arn"]}
+    # Its alias: the published version SnapStart restores (docs/operations.md#snapstart).
+    assert authorizer["FunctionArn"] == {"Ref": "AuthorizerFunction.Alias"}
     unauthorized = apis["GatewayApi"]["Properties"]["GatewayResponses"]["UNAUTHORIZED"]
     assert unauthorized["StatusCode"] == 401
     assert "Auth" not in apis["NotificationApi"]["Properties"]
@@ -378,7 +419,8 @@ def test_only_the_stock_movers_may_invoke_inventory_and_are_told_its_name():
     assert invokers == {"OrdersFunction", "StockRepairFunction"}
     for name in invokers:
         env = functions()[name]["Environment"]["Variables"]
-        assert env["INVENTORY_FUNCTION"] == {"Ref": "InventoryFunction"}, name
+        # Its alias (SnapStart): the invoke policy's FunctionName* covers name:live.
+        assert env["INVENTORY_FUNCTION"] == {"Ref": "InventoryFunction.Alias"}, name
         assert "INVENTORY_SERVICE_URL" not in env, name  # else the call would go over HTTP
 
 

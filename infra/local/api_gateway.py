@@ -82,6 +82,14 @@ def _route(path: str, functions: dict[str, str], public: frozenset[str]) -> Rout
     return Route(path, pattern, names, functions, public)
 
 
+def _function_named(arn: dict) -> str:
+    """The function an ARN of the template names: its own (!GetAtt F.Arn), or its alias's
+    (!Ref F.Alias), which locally is the function itself."""
+    if "Fn::GetAtt" in arn:
+        return arn["Fn::GetAtt"][0]
+    return arn["Ref"].removesuffix(".Alias")
+
+
 def api(name: str, cors_origin: str) -> Api:
     """The API `name` of the template, as this gateway serves it."""
     by_path: dict[str, dict[str, str]] = {}
@@ -104,7 +112,7 @@ def api(name: str, cors_origin: str) -> Api:
         identity = declared.get("Identity", {})
         expression = identity.get("ValidationExpression")
         authorizer = Authorizer(
-            declared["FunctionArn"]["Fn::GetAtt"][0],
+            _function_named(declared["FunctionArn"]),
             identity.get("Header", "Authorization").lower(),
             re.compile(expression) if expression else None,
         )

@@ -9,10 +9,10 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
+from tests.support.processes import functions_of
 from tests.support.samples import ORDER, PRODUCT
 from tests.support.stack_client import token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, StackClient, StackProcess
@@ -156,20 +156,8 @@ def test_a_shipments_history_is_bounded_at_a_hundred(http):
 
 
 def environments(stack: StackProcess, function: str) -> list[int]:
-    """The pids of the function's execution environments in the stack's process group."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if os.getpgid(int(proc.name)) != stack.proc.pid:
-                continue
-            environ = (proc / "environ").read_bytes().split(b"\0")
-        except (OSError, ProcessLookupError):
-            continue
-        if f"AWS_LAMBDA_FUNCTION_NAME={function}".encode() in environ:
-            found.append(int(proc.name))
-    return found
+    """The pids of the function's execution environments."""
+    return functions_of(stack.lambda_url)[function]["environments"]
 
 
 @pytest.fixture

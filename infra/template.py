@@ -252,9 +252,12 @@ def tables(path: Path = TEMPLATE) -> dict[str, dict]:
     return {name: res["Properties"] for name, res in found.items()}
 
 
-def create_tables(dynamodb_client, path: Path = TEMPLATE) -> None:
-    """Create every table of the template under its logical id (the local table name)."""
+def create_tables(dynamodb_client, path: Path = TEMPLATE, only: set[str] | None = None) -> None:
+    """Create every table of the template (or those of `only`) under its logical id (the
+    local table name)."""
     for name, props in tables(path).items():
+        if only is not None and name not in only:
+            continue
         request = {
             "TableName": name,
             "BillingMode": props["BillingMode"],

@@ -180,14 +180,28 @@ lint: $(READY)
 typecheck: $(READY)
 	@$(PY) -m mypy
 
-# ruff and mypy, then every test: unit, integration (emulated AWS), e2e (the stack over HTTP,
-# the console in Chromium) and release (tests/release runs sam build and sam validate from
-# .venv-sam). In TEST_JOBS processes, a test file each at a time (its module fixtures, a
-# stack say, start once): twice the cores, as most e2e time is spent waiting on the stacks
-# the tests start.
+# ruff, then every test (unit, integration against emulated AWS, e2e against the stack over
+# HTTP and the console in Chromium, release: sam build and sam validate from .venv-sam)
+# with mypy beside them; how long it took, at the end. In TEST_JOBS processes, a test file
+# each at a time (its module fixtures, a stack say, start once): twice the cores, as much
+# of the e2e time is spent waiting on the stacks. docs/development.md#tests.
 TEST_JOBS ?= $(shell echo $$(( $$(nproc) * 2 )))
-test: lint typecheck $(SAM_READY) chromium
-	@SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
+define run_tests
+	@started=$$(date +%s); \
+	$(PY) -m mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; \
+	SAM_VENV=$(CURDIR)/$(SAM_VENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile $(1); \
+	tested=$$?; wait $$typing; typed=$$?; cat $(VENV)/mypy.out; \
+	echo "make $@: $$(( $$(date +%s) - started )) s (tests $$([ $$tested = 0 ] && echo passed \
+	|| echo FAILED), mypy $$([ $$typed = 0 ] && echo passed || echo FAILED))"; \
+	[ $$tested = 0 ] && [ $$typed = 0 ]
+endef
+test: lint $(SAM_READY) chromium
+	$(call run_tests,)
+
+# Everything but the unit tests: the integration tests, the stacks, the console, the release.
+.PHONY: test-e2e
+test-e2e: lint $(SAM_READY) chromium
+	$(call run_tests,tests/integration tests/e2e tests/release)
 
 # The console's tests drive Debian's Chromium (docs/console.md): installed when missing
 # where this can (root, apt-get); elsewhere the tests say how to install it.
@@ -198,9 +212,9 @@ chromium:
 		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			chromium >&2; fi
 
-# The rules and use cases alone, no I/O: seconds, for the edit-test loop.
+# The rules and use cases alone, no stack and no emulator: seconds, for the edit-test loop.
 test-unit: $(READY)
-	@$(PY) -m pytest -q tests/unit
+	@$(PY) -m pytest -q -n 2 tests/unit
 
 # What a release runs before `sam deploy --config-env dev|prod`.
 build: $(SAM_READY)

@@ -63,6 +63,15 @@ def no_process_outlives_its_test():
     processes.stop_all(processes.started() - before)
 
 
+def pytest_sessionstart(session):
+    """What an earlier run could not stop (it was killed, or timed out) goes first; once,
+    by the run's main process (xdist's workers are its children, alive)."""
+    if not hasattr(session.config, "workerinput"):
+        swept = processes.sweep()
+        if swept:
+            print(f"\nStopped {len(swept)} processes an earlier test run left running.")
+
+
 def pytest_sessionfinish(session, exitstatus):
     processes.stop_all(processes.started())
 

@@ -4,10 +4,15 @@ worker, what `make` ran), whether the test passed or failed.
 
 Every process started here is remembered until it is stopped: an autouse fixture
 (tests/conftest.py) stops those a test started and left running, and the end of the
-session stops any still left.
+session stops any still left. A run that never reaches its end (a CI timeout, Ctrl-C, a
+killed worker) leaves nothing either: each process gets SIGTERM when the test process
+that started it dies (Linux's parent-death signal; a stack then stops all it started),
+and carries OWNER, its test process's pid, so that the next run sweeps whatever
+outlived its owner (`sweep`).
 """
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -15,17 +20,56 @@ import threading
 from pathlib import Path
 
 STOP_SECONDS = 15
+# In the environment of every process a test starts: the pid of the test process.
+OWNER = "LOGISTICS_TEST_OWNER"
+_PR_SET_PDEATHSIG = 1
 
 _started: set[subprocess.Popen] = set()
 _lock = threading.Lock()
 
 
+def _dies_with_its_parent() -> None:
+    """In the child, before it runs: SIGTERM when the process that started it ends."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def start(args: list[str], **popen) -> subprocess.Popen:
-    """`subprocess.Popen(args, **popen)` in a new session (its own process group)."""
-    process = subprocess.Popen(args, start_new_session=True, **popen)
+    """`subprocess.Popen(args, **popen)` in a new session (its own process group), ended
+    with this process if it is still running then."""
+    env = {**(popen.pop("env", None) or os.environ), OWNER: str(os.getpid())}
+    process = subprocess.Popen(
+        args, start_new_session=True, preexec_fn=_dies_with_its_parent, env=env, **popen
+    )
     with _lock:
         _started.add(process)
     return process
+
+
+def _owner_of(pid: int) -> int | None:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:  # ended, a zombie, or not ours to read
+        return None
+    for entry in environ:
+        if entry.startswith(OWNER.encode() + b"="):
+            return int(entry.split(b"=", 1)[1])
+    return None
+
+
+def sweep() -> list[int]:
+    """Kill every process a test started whose test process is gone (a run ended before
+    it could stop them); returns their pids."""
+    swept = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        owner = _owner_of(int(entry.name))
+        if owner is not None and not Path(f"/proc/{owner}").exists():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry.name), signal.SIGKILL)
+                swept.append(int(entry.name))
+    return swept
 
 
 def stop(

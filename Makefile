@@ -276,6 +276,12 @@ bench-scale: $(READY)
 bench-stock: $(READY)
 	@$(PY) bench/stock.py
 
+# How soon a new local environment is ready (a fork of its function's snapshot), and the
+# whole stack's memory by PSS after the contract's requests, at 1 and at 8 clients.
+.PHONY: bench-environments
+bench-environments: $(READY)
+	@$(PY) bench/environments.py
+
 # Each function's cold start from its `sam build` artifact: init against bare Chalice, and
 # the first request against the second.
 bench-cold-start: $(SAM_READY)

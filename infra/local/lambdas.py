@@ -272,9 +272,10 @@ class Snapshot:
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 
-    def fork(self, generation: int) -> tuple[int, Connection, IO[bytes]]:
-        """A new environment of this generation's code: its pid, its connection, and
-        the pipe its output comes from. InitFailed when the function's init fails."""
+    def fork(self, generation: int) -> tuple[int, Connection, IO[bytes], float]:
+        """A new environment of this generation's code: its pid, its connection, the
+        pipe its output comes from, and when it was asked of the snapshot (once the
+        snapshot was made: perf_counter). InitFailed when the function's init fails."""
         with self._lock:
             if self._generation != generation or not self._running():
                 self._stop()
@@ -282,6 +283,7 @@ class Snapshot:
                 self._generation = generation
             assert self._process is not None  # _start made it
             control = self._process.control
+            asked = time.perf_counter()
             ours, theirs = socket.socketpair()
             output, their_output = os.pipe()
             try:
@@ -297,7 +299,8 @@ class Snapshot:
                 raise InitFailed(
                     {"errorType": "Runtime.ExitError", "errorMessage": "the snapshot exited"}
                 )
-            return json.loads(answer)["pid"], Connection(ours.detach()), os.fdopen(output, "rb")
+            pid = json.loads(answer)["pid"]
+            return pid, Connection(ours.detach()), os.fdopen(output, "rb"), asked
 
     def _running(self) -> bool:
         return self._process is not None and self._process.running
@@ -321,10 +324,13 @@ class Snapshot:
             target=_pass_on, args=(spec.name, output, self._log), daemon=True, name="log"
         ).start()
         try:
-            _ready(_answer(self._process.control, INIT_TIMEOUT_SECONDS), INIT_TIMEOUT_SECONDS)
+            init_ms = _ready(
+                _answer(self._process.control, INIT_TIMEOUT_SECONDS), INIT_TIMEOUT_SECONDS
+            )
         except InitFailed:
             self._stop()
             raise
+        _logger.info("snapshot made", extra={"function": spec.name, "init_ms": init_ms})
 
     def _stop(self) -> None:
         """Ends the snapshot (called holding the lock); its environments live on."""
@@ -346,7 +352,7 @@ class Environment:
         self.spec, self.generation = snapshot.spec, generation
         self.last_used = time.monotonic()
         self._stopping = threading.Lock()
-        self.pid, self._connection, output = snapshot.fork(generation)
+        self.pid, self._connection, output, asked = snapshot.fork(generation)
         # The process by a descriptor, not its pid: once it ends, the kernel may give its
         # pid to another process, which a signal by pid would then reach.
         self._pidfd = os.pidfd_open(self.pid)
@@ -357,6 +363,8 @@ class Environment:
             self.restore_ms = _ready(
                 _said(self._connection, INIT_TIMEOUT_SECONDS), INIT_TIMEOUT_SECONDS
             )
+            # From the fork asked of the snapshot until its hooks are done and it said so.
+            self.ready_ms = round((time.perf_counter() - asked) * 1000, 1)
         except InitFailed:
             self.stop()
             raise
@@ -493,8 +501,18 @@ class Pool:
         return start
 
     def _start(self, start: _Start, generation: int) -> None:
+        asked = time.perf_counter()
         try:
             environment = Environment(self._snapshot, self._log, generation)
+            _logger.info(
+                "execution environment ready",
+                extra={
+                    "function": self.spec.name,
+                    "ready_ms": environment.ready_ms,  # once the snapshot was there
+                    "asked_ms": round((time.perf_counter() - asked) * 1000, 1),
+                    "restore_ms": environment.restore_ms,
+                },
+            )
         except BaseException as exc:
             with self._freed:
                 self._count -= 1

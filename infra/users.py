@@ -16,8 +16,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from auth.rules import PASSWORD_POLICY, normal_email, weak_password_message
+from auth.rules import PASSWORD_POLICY, weak_password_message
 from common.callers import CUSTOMER, OPERATOR, ROLES
+from common.validation import normal_email
 from infra.local.settings import LocalSettings
 from infra.local.sign_in import find_pool
 from infra.tokens import stage_stack

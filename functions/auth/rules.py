@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from common.errors import TooManyRequests, invalid_fields
-from common.validation import EMAIL, MAX_TEXT
+from common.validation import EMAIL, MAX_TEXT, normal_email
 
 # Cognito's limits: an email attribute of at most 254 characters (RFC 5321's path), a
 # password of at most 256.
@@ -82,7 +82,7 @@ def weak_password_message(policy: PasswordPolicy = PASSWORD_POLICY) -> str:
 
 @dataclass(frozen=True)
 class Registration:
-    email: str  # lowercase: the pool's usernames are emails, compared as written
+    email: str  # normal_email's: the pool's usernames are emails, compared as written
     password: str
     nombre: str | None
 
@@ -91,12 +91,6 @@ class Registration:
 class Credentials:
     email: str
     password: str
-
-
-def normal_email(email: str) -> str:
-    """An email as the platform keeps it: without surrounding spaces, lowercase (one
-    account per address whatever its case)."""
-    return email.strip().lower()
 
 
 def _text(body: dict, field: str, details: list[dict]) -> str | None:
@@ -115,7 +109,8 @@ def parse_registration(body: dict) -> Registration:
     field (a role, a userId) is ignored: an account made here is always a customer's."""
     details: list[dict] = []
     email, password = _text(body, "email", details), _text(body, "password", details)
-    if email is not None and (len(email.strip()) > MAX_EMAIL or not EMAIL.fullmatch(email.strip())):
+    email = normal_email(email) if email is not None else None
+    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.fullmatch(email)):
         details.append({"field": "email", "message": "must be an email address"})
     if password is not None and not PASSWORD_POLICY.allows(password):
         details.append({"field": "password", "message": weak_password_message()})
@@ -125,7 +120,7 @@ def parse_registration(body: dict) -> Registration:
     if details:
         raise invalid_fields(details)
     assert email is not None and password is not None  # else details
-    return Registration(normal_email(email), password, (nombre or "").strip() or None)
+    return Registration(email, password, (nombre or "").strip() or None)
 
 
 def parse_credentials(body: dict) -> Credentials:

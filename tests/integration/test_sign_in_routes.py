@@ -54,6 +54,27 @@ def test_a_registered_customer_signs_in_and_its_token_has_a_customers_rights(sig
     assert refused.status_code == 403
 
 
+def test_an_email_is_one_account_whatever_its_unicode_form(signing_in):
+    """Fullwidth letters are the same email as their ASCII (NFKC), stored and shown so."""
+    made = signing_in.post(
+        "/api/auth/register",
+        {"email": "\uff2e\uff26\uff2b\uff23.Form@Example.com", "password": PASSWORD},
+        token=None,
+    )
+    assert made.status_code == 201, made.body
+    assert body(made)["email"] == "nfkc.form@example.com"
+    again = signing_in.post(
+        "/api/auth/register", {"email": "nfkc.form@example.com", "password": PASSWORD}, token=None
+    )
+    assert (again.status_code, body(again)["error"]) == (409, "EMAIL_TAKEN")
+    answer = signing_in.post(
+        "/api/auth/login",
+        {"email": "NFKC.FORM@EXAMPLE.COM", "password": PASSWORD},
+        token=None,
+    )
+    assert answer.status_code == 200
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -49,6 +49,32 @@ def test_a_registration_is_one_400_naming_every_bad_field_and_ignores_a_role():
     assert parsed == Registration("ana@example.com", GOOD, None)
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "ana@example.com",
+        " Ana@Example.COM ",
+        "\uff21\uff4e\uff41@example.com",  # fullwidth letters
+        "ana\uff20example\uff0ecom",  # fullwidth @ and .
+        "\u3000ANA@EXAMPLE.COM\u3000",  # ideographic spaces around it
+        "\u1d2c\u1d3a\u1d2c@example.com",  # modifier capitals: NFKC makes them ANA
+    ],
+)
+def test_an_email_is_one_account_whatever_its_case_or_unicode_form(written):
+    """Trimmed, NFKC-normalised and lower-cased, in registering and in signing in
+    (docs/api.md#signing-in), and the key of its attempts with them."""
+    assert rules.normal_email(written) == "ana@example.com"
+    assert rules.parse_registration({"email": written, "password": GOOD}).email == "ana@example.com"
+    assert rules.parse_credentials({"email": written, "password": "x"}).email == "ana@example.com"
+    assert rules.email_key(written) == rules.email_key("ana@example.com")
+
+
+def test_normalising_an_email_twice_changes_nothing_more():
+    for written in ("\u0130stanbul@EXAMPLE.com", "\u212aelvin@example.com", "Stra\u00dfe@x.de"):
+        once = rules.normal_email(written)
+        assert rules.normal_email(once) == once
+
+
 def test_guesses_wait_after_five_each_lock_twice_the_last_at_most_fifteen_minutes():
     now, attempts = 1000.0, Attempts()
     for count in range(1, 5):

@@ -16,6 +16,8 @@ def blueprint(
     provider: IdentityProvider, attempts: AttemptLog, next_user_id: Callable[[], int]
 ) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
+    # Their answers hold tokens and accounts: never kept by a cache on the way.
+    bp.cache_control = "no-store"
 
     @bp.route("/api/auth/register", methods=["POST"])
     def register() -> Response:

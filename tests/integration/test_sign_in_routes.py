@@ -6,31 +6,13 @@ import http.server
 import socket
 import threading
 
-import boto3
 import jwt
 import pytest
 
-from infra import template
-from infra.local.sign_in import POOL_NAME, find_pool
 from tests.support.api import body
 from tests.support.endpoints import point
 
 PASSWORD = "A-long-Passphrase-2026"
-
-
-@pytest.fixture(scope="module")
-def pool(emulator):
-    client = boto3.client("cognito-idp", endpoint_url=emulator.url)
-    if not any(p["Name"] == POOL_NAME for p in client.list_user_pools(MaxResults=60)["UserPools"]):
-        template.create_user_pool(client)
-    return find_pool(emulator.url, client.meta.region_name)
-
-
-@pytest.fixture
-def signing_in(gateway, pool, monkeypatch):
-    """The gateway with the pool: its sign-in routes, and its authorizer taking its tokens."""
-    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", pool.url)
-    return gateway(**pool.environment())
 
 
 def test_a_registered_customer_signs_in_and_its_token_has_a_customers_rights(signing_in):
@@ -75,6 +57,22 @@ def test_an_email_is_one_account_whatever_its_unicode_form(signing_in):
     assert answer.status_code == 200
 
 
+def test_every_answer_of_the_sign_in_routes_is_never_stored(signing_in):
+    """A token (or an account) in a shared cache would be anyone's: Cache-Control: no-store
+    on every answer of /api/auth/*, its errors too."""
+    email = "no.store@example.com"
+    answers = [
+        signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/register", {"email": "x"}, token=None),
+        signing_in.post("/api/auth/login", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/login", {"email": email, "password": "Wrong-1"}, token=None),
+        signing_in.post("/api/auth/login", raw=b"{", token=None),
+    ]
+    assert [a.status_code for a in answers] == [201, 409, 400, 200, 401, 400]
+    assert [a.headers.get("Cache-Control") for a in answers] == ["no-store"] * len(answers)
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -114,6 +112,7 @@ def test_a_pool_down_or_failing_is_503_with_retry_after_never_500(
     ):
         answer = api.post(path, sent, token=None)
         assert answer.status_code == 503, answer.body
+        assert answer.headers["Cache-Control"] == "no-store"
         assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"
         assert int(answer.headers["Retry-After"]) >= 1
 

@@ -1,7 +1,9 @@
 """Sign-in's use cases: a customer's account, and an access token for an email and its
 password. The identity provider (a Cognito user pool: auth.pool), the count of attempts
-(auth.repository) and the user ids are passed in, each behind a Protocol."""
+(auth.repository), the users counter and the userIds' claims (common.user_ids) are passed
+in, each behind a Protocol or a callable."""
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +28,16 @@ class IdentityProvider(Protocol):
         """The access token; WrongCredentials, or Unavailable."""
 
 
+class AccountIds(Protocol):
+    """The userIds' claims (common.user_ids.UserIds)."""
+
+    def new_account(self, next_id: Callable[[], int]) -> int:
+        """An id no one has used, from `next_id`, claimed for an account being made."""
+
+    def account_created(self, user_id: int) -> None: ...
+    def account_not_created(self, user_id: int) -> None: ...
+
+
 class AttemptLog(Protocol):
     def claim(self, key: str, step: Callable[[Attempts], Attempts]) -> None:
         """Replace key's attempts with step(current) atomically (step may raise)."""
@@ -45,12 +57,27 @@ INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 
 
 def register(
-    registration: Registration, provider: IdentityProvider, next_user_id: Callable[[], int]
+    registration: Registration,
+    provider: IdentityProvider,
+    ids: AccountIds,
+    next_user_id: Callable[[], int],
 ) -> Account:
-    """A customer's account with a userId of its own, reserved first: an id is never
-    given twice, even to an account whose creation then failed."""
-    user_id = next_user_id()
-    provider.create_customer(registration, user_id)
+    """A customer's account with a userId no order, shipment or account has carried,
+    claimed first (common.user_ids): an id is never given twice, even to an account whose
+    creation then failed."""
+    user_id = ids.new_account(next_user_id)
+    try:
+        provider.create_customer(registration, user_id)
+    except Exception:
+        # The id stays claimed and unused; this failure is the answer, not that one's.
+        with contextlib.suppress(Exception):
+            ids.account_not_created(user_id)
+        raise
+    # The account exists: orders for its id go through from now on. Should this write
+    # fail, the claim's pending mark lapses by itself (common.user_ids.PENDING_SECONDS);
+    # the account is made, and saying otherwise would have the client register again.
+    with contextlib.suppress(Exception):
+        ids.account_created(user_id)
     return Account(registration.email, user_id)
 
 

@@ -10,6 +10,7 @@ from auth.service import IdentityProvider
 from common import aws
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
+from common.user_ids import UserIds
 
 SERVICE = "auth"
 FUNCTION = "AuthFunction"
@@ -34,7 +35,10 @@ def provider_for(settings: Settings) -> IdentityProvider:
 def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
-            provider_for(settings), DynamoAttempts(settings), user_ids(settings)
+            provider_for(settings),
+            DynamoAttempts(settings),
+            UserIds.for_function(settings),
+            user_ids(settings),
         )
     blueprint.function = FUNCTION
     return blueprint

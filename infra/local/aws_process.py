@@ -99,6 +99,20 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
+def _backfill(url: str, pool_id: str) -> None:
+    """What data saved by an earlier version lacks: its items' shard keys (or lists would
+    not find them), and the claims of the userIds its orders, shipments and accounts
+    carry (or a new account could be given one). Imported here: they read the functions'
+    models, which an emulator with nothing to restore has no need of."""
+    from infra import shard_backfill, user_id_backfill
+
+    dynamodb = boto3.client("dynamodb", endpoint_url=url)
+    shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
+    tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
+    cognito = boto3.client("cognito-idp", endpoint_url=url)
+    user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
+
+
 def main(argv: list[str]) -> None:
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
@@ -146,12 +160,7 @@ def main(argv: list[str]) -> None:
             _say({"error": str(exc), "kind": "data"})
             return
     if any(restored.values()):
-        # Data saved before write-sharding: its items get their shard keys, or lists
-        # would not find them. Imported here: it reads the functions' models, which an
-        # emulator with nothing to restore has no need of.
-        from infra.shard_backfill import TABLES, backfill
-
-        backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
+        _backfill(aws.url, pool_id)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

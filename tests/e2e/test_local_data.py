@@ -137,6 +137,15 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
             o["id"]
             for o in http.gateway("GET", "/api/pedidos", params={"status": "PENDIENTE"}).json()
         ] == [1]
+        # Its userId was claimed at start (infra/user_id_backfill.py): the first person
+        # who registers, whom the empty counter would have given 1, owns nothing.
+        sign_up = {"email": "first@example.com", "password": "A-long-Passphrase-2026"}
+        made = requests.post(stack.gateway + "/api/auth/register", json=sign_up, timeout=30)
+        assert made.status_code == 201 and made.json()["userId"] != 1, made.text
+        theirs = StackClient(
+            stack, requests.post(stack.gateway + "/api/auth/login", json=sign_up, timeout=30).text
+        )
+        assert theirs.gateway("GET", "/api/pedidos").json() == []
     finally:
         stack.stop()
 

@@ -55,6 +55,9 @@ def test_a_customer_registers_signs_in_and_has_a_customers_rights(stack, http):
     assert token.count(".") == 2 and token == token.strip()
 
     me = StackClient(stack, token)
+    # A new account owns nothing until it orders (docs/identity.md#userids), whatever
+    # orders other tests placed for numbers near its own.
+    assert me.gateway("GET", "/api/pedidos").json() == []
     product = http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()}).json()
     order = {
         "userEmail": email,
@@ -68,11 +71,9 @@ def test_a_customer_registers_signs_in_and_has_a_customers_rights(stack, http):
     mine = me.gateway("POST", "/api/pedidos", json={**order, "userId": account["userId"]})
     assert mine.status_code == 201, mine.text
     assert me.gateway("POST", "/api/pedidos", json={**order, "userId": 999999}).status_code == 403
-    # Theirs only: the orders of their userId (others' tests may have placed orders for
-    # the same number before this account had it).
+    # Theirs only: the one order it placed.
     listed = me.gateway("GET", "/api/pedidos", params={"limit": 1000}).json()
-    assert mine.json()["id"] in [o["id"] for o in listed]
-    assert {o["userId"] for o in listed} == {account["userId"]}
+    assert [o["id"] for o in listed] == [mine.json()["id"]]
     assert me.gateway("POST", "/api/inventario", json=PRODUCT).status_code == 403
     assert me.gateway("GET", "/api/inventario").status_code == 200
 
@@ -237,20 +238,41 @@ def test_make_user_makes_an_operator_who_signs_in_with_the_password_it_printed(s
     operator = StackClient(stack, token)
     made = operator.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()})
     assert made.status_code == 201, made.text
-    assert stack.make_user(f"EMAIL={email}", "ROLE=operator") == (
-        f"{email} already exists in the local user pool (operator): nothing changed."
-    )
+    # A second run is refused, saying why: it changes nothing.
+    again = stack.make_user_refused_or_not(f"EMAIL={email}", "ROLE=operator")
+    assert again.returncode != 0 and again.stdout == ""
+    assert f"{email} already has an account in the local user pool (operator)" in again.stderr
+
+
+def test_make_user_refuses_to_make_an_operator_of_an_email_someone_registered(stack):
+    """Registering proves nothing about an email: whoever registered an operator's address
+    first gets no operator's account when the operator is made (docs/identity.md)."""
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    refused = stack.make_user_refused_or_not(f"EMAIL={email.upper()}", "ROLE=operator")
+    assert refused.returncode != 0, refused.stdout
+    assert f"{email} already has an account in the local user pool (customer" in refused.stderr
+    assert "nothing changed" in refused.stderr
+    theirs = StackClient(stack, login(stack, email).text)
+    assert theirs.gateway("POST", "/api/inventario", json=PRODUCT).status_code == 403
 
 
 def test_make_user_makes_a_customer_with_a_new_userid_or_the_one_given(stack):
-    email, chosen = new_email(), new_email()
+    email, chosen, second = new_email(), new_email(), new_email()
     said = stack.make_user(f"EMAIL={email}", "ROLE=customer", f"PASSWORD={PASSWORD}")
     assert said.startswith(f"Created {email} in the local user pool (customer, userId ")
     assert login(stack, email).status_code == 200
-    said = stack.make_user(f"EMAIL={chosen}", "ROLE=customer", "USER_ID=900000")
-    assert "(customer, userId 900000)" in said
-    # A customer registering later gets an id past it: never someone else's orders.
-    assert register(stack, new_email()).json()["userId"] > 900000
+    wanted = 900000 + int(uuid.uuid4().int % 90000)  # a number of this test's own
+    said = stack.make_user(f"EMAIL={chosen}", "ROLE=customer", f"USER_ID={wanted}")
+    assert f"(customer, userId {wanted})" in said
+    # The id is that account's: a second account with it is refused, and not made; the
+    # counter is left where it was (ids stay dense), never giving it again.
+    refused = stack.make_user_refused_or_not(
+        f"EMAIL={second}", "ROLE=customer", f"USER_ID={wanted}"
+    )
+    assert refused.returncode != 0 and f"userId {wanted} already belongs" in refused.stderr
+    assert login(stack, second, "whatever").status_code == 401
+    assert register(stack, new_email()).json()["userId"] != wanted
 
 
 def test_users_and_their_tokens_outlive_a_restart(tmp_path):

@@ -287,6 +287,14 @@ IDEMPOTENCY = "IdempotencyTable"
 # The breaker's shared state (orders/breaker.py): the orders function's alone, read
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
+# The userIds' claims (common/user_ids.py): written with the client (no model, shared
+# with `make user` and the backfill), by the orders function (an order's, UpdateItem) and
+# the sign-in function (an account's, PutItem and UpdateItem) alone; kept (backed up).
+USER_IDS = "UserIdsTable"
+CLAIMS = {
+    "OrdersFunction": {"dynamodb:UpdateItem"},
+    "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+}
 # Sign-in attempts per email (functions/auth): a count that rebuilds itself and expires
 # by itself (TTL), not data anyone would restore.
 ATTEMPTS = "SignInAttemptsTable"
@@ -511,8 +519,13 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(f
             "dynamodb:GetItem",
             "dynamodb:UpdateItem",
         }
+    assert {action for action, targets in granted.items() if USER_IDS in targets} == CLAIMS.get(
+        function, set()
+    )
+    if function in CLAIMS:
+        assert env["USER_IDS_TABLE"] == {"Ref": USER_IDS}
     assert (
-        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS}
+        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS, USER_IDS}
         == owned
         | {
             f"{_logical_id(model)}/index/{index['index_name']}"
@@ -570,7 +583,7 @@ def test_the_settings_know_every_table_of_the_template():
 
 def test_every_table_belongs_to_a_model():
     used = {_logical_id(m) for package in MODELLED.values() for m in _service_models(package)}
-    assert used | {IDEMPOTENCY, BREAKERS} == set(template.tables())
+    assert used | {IDEMPOTENCY, BREAKERS, USER_IDS} == set(template.tables())
 
 
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------

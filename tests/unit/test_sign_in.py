@@ -115,9 +115,33 @@ class FakeAttempts:
         self.kept.pop(key, None)
 
 
+class FakeIds:
+    """Claims in memory: the ids `taken` are skipped."""
+
+    def __init__(self, taken=()):
+        self.taken, self.accounts = set(taken), {}
+
+    def new_account(self, next_id):
+        while (user_id := next_id()) in self.taken:
+            pass
+        self.taken.add(user_id)
+        self.accounts[user_id] = "pending"
+        return user_id
+
+    def account_created(self, user_id):
+        self.accounts[user_id] = "active"
+
+    def account_not_created(self, user_id):
+        del self.accounts[user_id]
+
+
 def test_register_then_sign_in_and_every_refusal_is_the_same_401():
-    pool, attempts, ids = FakePool(), FakeAttempts(), iter([7, 8])
-    account = service.register(Registration("ana@x.co", GOOD, None), pool, lambda: next(ids))
+    pool, attempts, ids = FakePool(), FakeAttempts(), iter([6, 7, 8])
+    claims = FakeIds(taken=[6])
+    account = service.register(
+        Registration("ana@x.co", GOOD, None), pool, claims, lambda: next(ids)
+    )
+    assert claims.accounts == {7: "active"}
     assert (account.email, account.user_id, account.rol) == ("ana@x.co", 7, "customer")
     assert service.sign_in(Credentials("ana@x.co", GOOD), pool, attempts) == "token-of-ana@x.co"
     refusals = []
@@ -130,7 +154,7 @@ def test_register_then_sign_in_and_every_refusal_is_the_same_401():
 
 def test_a_success_forgets_the_count_and_a_lock_stops_even_the_right_password():
     pool, attempts = FakePool(), FakeAttempts()
-    service.register(Registration("bo@x.co", GOOD, None), pool, lambda: 1)
+    service.register(Registration("bo@x.co", GOOD, None), pool, FakeIds(), lambda: 1)
     clock = lambda: 50.0  # noqa: E731
     for _ in range(5):
         with pytest.raises(Unauthenticated):

@@ -47,9 +47,10 @@ class CognitoPool:
         self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
 
     def create_customer(self, registration: Registration, user_id: int) -> None:
+        # Not marked verified: registering proves nothing about the email (the pool
+        # signs in by it all the same: its usernames are emails).
         attributes = [
             {"Name": "email", "Value": registration.email},
-            {"Name": "email_verified", "Value": "true"},
             {"Name": USER_ID_ATTRIBUTE, "Value": str(user_id)},
         ]
         if registration.nombre:

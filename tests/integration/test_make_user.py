@@ -38,6 +38,11 @@ def new_email() -> str:
     return f"tool-{uuid.uuid4().hex[:12]}@example.com"
 
 
+def attributes(tool_pool: users.Pool, email: str) -> dict:
+    user = tool_pool.cognito.admin_get_user(UserPoolId=tool_pool.pool_id, Username=email)
+    return {a["Name"]: a["Value"] for a in user["UserAttributes"]}
+
+
 def test_an_email_someone_registered_is_refused_and_stays_a_customer(tool_pool, platform):
     email = new_email()
     assert register(platform, email).status_code == 201
@@ -45,6 +50,12 @@ def test_an_email_someone_registered_is_refused_and_stays_a_customer(tool_pool, 
         users.make_user(tool_pool, email.upper(), "operator", PASSWORD)
     # Still a customer: an operator's route is refused with its own token.
     assert platform.post("/api/inventario", {}, token=token_of(platform, email)).status_code == 403
+
+
+def test_registering_does_not_mark_the_email_verified(tool_pool, platform):
+    email = new_email()
+    assert register(platform, email).status_code == 201
+    assert attributes(tool_pool, email).get("email_verified", "false") == "false"
 
 
 def test_a_userid_an_account_has_is_refused_and_changes_nothing(tool_pool):

@@ -365,6 +365,12 @@ def _moto_pool_users() -> None:
     group = models.CognitoIdpGroup("pool", "operators", "", "", 0)
     has(group, "group_name", "users")
     is_a(models.CognitoIdpBackend(_REGION, _ACCOUNT).user_pools, dict, "user_pools")
+    # An app client's ExplicitAuthFlows, as it was created with them (a sign-in by a
+    # flow it does not allow is refused: infra/local/user_pool.py refused_flow).
+    client = models.CognitoIdpUserPoolClient("pool", False, {"ExplicitAuthFlows": ["X"]})
+    if client.extended_config.get("ExplicitAuthFlows") != ["X"]:
+        raise Changed("CognitoIdpUserPoolClient.extended_config no longer holds its flows")
+    is_a(pool.clients, dict, "CognitoIdpUserPool.clients")
     # A saved password is held as a hash that compares equal to the password: moto
     # compares them, never reads one as text.
     if not re.search(r"\.password\s*[!=]=", inspect.getsource(models.CognitoIdpBackend)):
@@ -786,11 +792,11 @@ USES = (
         ),
     ),
     PrivateUse(
-        "moto Cognito users built and read directly",
+        "moto Cognito users built and read directly, and app clients' flows read",
         "moto",
         ("infra/local/user_pool.py",),
-        "a restart must keep each user's sub and password hash; AdminCreateUser makes a "
-        "new sub and takes passwords in clear",
+        "a restart must keep each user's sub and password hash (AdminCreateUser makes a "
+        "new sub and takes passwords in clear); moto checks no client's ExplicitAuthFlows",
         _moto_pool_users,
         ("moto.cognitoidp.models", "moto.core"),
     ),

@@ -1,7 +1,7 @@
 """Sign-in's use cases: a customer's account, and an access token for an email and its
-password. The identity provider (a Cognito user pool: auth.pool), the count of attempts
-(auth.repository), the users counter and the userIds' claims (common.user_ids) are passed
-in, each behind a Protocol or a callable."""
+password. The identity provider (a Cognito user pool: auth.pool), the counts of attempts
+and of registrations (auth.repository), the users counter and the userIds' claims
+(common.user_ids) are passed in, each behind a Protocol or a callable."""
 
 import contextlib
 import time
@@ -9,7 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from auth.rules import Attempts, Credentials, Registration, email_key, next_attempts
+from auth.rules import (
+    Attempts,
+    Credentials,
+    Registration,
+    attempts_key,
+    next_attempts,
+    registrations_key,
+)
 from common.callers import CUSTOMER
 from common.errors import Unauthenticated
 
@@ -46,6 +53,26 @@ class AttemptLog(Protocol):
         """A success: the count starts again."""
 
 
+class RegistrationLog(Protocol):
+    def add(self, key: str) -> float:
+        """One more account made from key's address, now (returned); TooManyRequests
+        beyond the limit (auth.rules.next_registrations)."""
+
+    def take_back(self, key: str, moment: float) -> None:
+        """The registration made at `moment` made no account after all."""
+
+
+@dataclass(frozen=True)
+class Registrar:
+    """What making a customer's account takes: the pool, the userIds' claims and the
+    counter they come from, and the count of accounts made from each address."""
+
+    provider: IdentityProvider
+    ids: AccountIds
+    next_user_id: Callable[[], int]
+    registrations: RegistrationLog
+
+
 @dataclass(frozen=True)
 class Account:
     email: str
@@ -56,18 +83,26 @@ class Account:
 INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 
 
-def register(
-    registration: Registration,
-    provider: IdentityProvider,
-    ids: AccountIds,
-    next_user_id: Callable[[], int],
-) -> Account:
+def register(registration: Registration, address: str, registrar: Registrar) -> Account:
     """A customer's account with a userId no order, shipment or account has carried,
     claimed first (common.user_ids): an id is never given twice, even to an account whose
-    creation then failed."""
-    user_id = ids.new_account(next_user_id)
+    creation then failed. Counted against the client's address first (429 beyond its
+    limit); a registration that makes no account gives its place back."""
+    key = registrations_key(address)
+    made_at = registrar.registrations.add(key)
     try:
-        provider.create_customer(registration, user_id)
+        return _made(registration, registrar)
+    except Exception:
+        with contextlib.suppress(Exception):  # this failure is the answer, not that one's
+            registrar.registrations.take_back(key, made_at)
+        raise
+
+
+def _made(registration: Registration, registrar: Registrar) -> Account:
+    ids = registrar.ids
+    user_id = ids.new_account(registrar.next_user_id)
+    try:
+        registrar.provider.create_customer(registration, user_id)
     except Exception:
         # The id stays claimed and unused; this failure is the answer, not that one's.
         with contextlib.suppress(Exception):
@@ -83,14 +118,16 @@ def register(
 
 def sign_in(
     credentials: Credentials,
+    address: str,
     provider: IdentityProvider,
     attempts: AttemptLog,
     clock: Callable[[], float] = time.time,
 ) -> str:
-    """The access token for these credentials. Every try counts against the email,
-    whether or not it exists, and is slowed the same way (auth.rules.next_attempts);
-    every refusal is the same 401."""
-    key = email_key(credentials.email)
+    """The access token for these credentials. Every try counts against the email from
+    the client's address, whether or not the email exists, and is slowed the same way
+    (auth.rules.next_attempts); every refusal is the same 401. Tries from elsewhere never
+    slow this address's."""
+    key = attempts_key(credentials.email, address)
     attempts.claim(key, lambda current: next_attempts(current, clock()))
     try:
         token = provider.sign_in(credentials)

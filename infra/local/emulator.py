@@ -32,6 +32,8 @@ These corrections make it behave like DynamoDB where the platform can tell:
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
+- A user pool's sign-in refused when its app client does not allow the flow
+  (infra/local/user_pool.py says why).
 - A queue's message handed to one receiver at a time: moto checks a message visible and
   marks it received in two steps, so two ReceiveMessage calls at once could both get
   it (the webhooks' pollers receive side by side). Each queue's receives take turns.
@@ -107,6 +109,7 @@ from infra.local.user_pool import (
     PoolUsers,
     access_tokens_run_the_trigger,
     changes_users,
+    refused_flow,
 )
 
 if TYPE_CHECKING:  # imported by whoever asks for a count (aws_process), never here
@@ -557,7 +560,7 @@ class AtomicPerTable:
         environ["wsgi.input"] = BytesIO(body)
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         if target.startswith(COGNITO_TARGET):
-            return self._user_pool(environ, start_response, target.rpartition(".")[2])
+            return self._user_pool(environ, start_response, target.rpartition(".")[2], body)
         if target.startswith(QUEUE_TARGET):  # SQS: no table's lock; a receive its queue's
             with self._receiving(target, body):
                 response = list(self._app(environ, start_response))
@@ -584,10 +587,18 @@ class AtomicPerTable:
                     observer.written(tables)
             return response
 
-    def _user_pool(self, environ, start_response, operation: str) -> list:
+    def _user_pool(self, environ, start_response, operation: str, body: bytes) -> list:
         """A user pool's request: one at a time (moto's pools are not thread-safe either),
-        its users saved before it is answered when it may have changed one."""
+        its users saved before it is answered when it may have changed one; a sign-in by
+        a flow its app client does not allow refused, as Cognito refuses it."""
         with self._pool_lock:
+            refused = refused_flow(operation, body)
+            if refused is not None:
+                return json_answer(
+                    start_response,
+                    "400 Bad Request",
+                    {"__type": "InvalidParameterException", "message": refused},
+                )
             response = list(self._app(environ, start_response))
             if self.users is not None and changes_users(operation):
                 self.users.save()

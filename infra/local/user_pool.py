@@ -11,6 +11,11 @@ Corrections to moto's Cognito, where the platform can tell:
 - Passwords are never kept in clear. moto holds them as given; once saved, a user's
   password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
   of a password with it checks the hash.
+- A sign-in flow the app client does not allow is refused. moto signs in by any flow
+  whatever the client's ExplicitAuthFlows; Cognito answers InvalidParameterException
+  ("... flow not enabled for this client"), and the template's client allows no password
+  flow of its own (only the API's administrator flow), so nobody can guess passwords
+  against the emulator's pool past the API's limits either (`refused_flow`).
 - Users survive a restart. moto keeps users in memory; `users.json` in the data
   directory holds every user of the pool (sub, username, attributes, status, groups,
   the password's hash), written after each request that may have changed one, before it
@@ -73,6 +78,43 @@ _SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
 
 def changes_users(operation: str) -> bool:
     return operation not in _READS
+
+
+# The setting of an app client's ExplicitAuthFlows each AuthFlow needs, and what a client
+# that names none allows (Cognito's defaults).
+_FLOW_SETTINGS = {
+    "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
+    "USER_SRP_AUTH": "ALLOW_USER_SRP_AUTH",
+    "ADMIN_USER_PASSWORD_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+    "ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+    "REFRESH_TOKEN_AUTH": "ALLOW_REFRESH_TOKEN_AUTH",
+    "REFRESH_TOKEN": "ALLOW_REFRESH_TOKEN_AUTH",
+    "CUSTOM_AUTH": "ALLOW_CUSTOM_AUTH",
+    "USER_AUTH": "ALLOW_USER_AUTH",
+}
+_DEFAULT_FLOWS = ("ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_CUSTOM_AUTH")
+_SIGN_INS = {"InitiateAuth", "AdminInitiateAuth"}
+
+
+def refused_flow(operation: str, body: bytes) -> str | None:
+    """Cognito's message refusing a sign-in whose flow its app client does not allow;
+    None for any other request (moto answers it, an unknown client or flow included)."""
+    if operation not in _SIGN_INS:
+        return None
+    try:
+        request = json.loads(body or b"{}")
+        flow, client_id = request.get("AuthFlow"), request.get("ClientId")
+    except (ValueError, AttributeError):
+        return None
+    for backend in list(cognitoidp_backends[DEFAULT_ACCOUNT_ID].values()):
+        for pool in list(backend.user_pools.values()):
+            client = pool.clients.get(client_id)
+            if client is None or flow not in _FLOW_SETTINGS:
+                continue
+            allowed = client.extended_config.get("ExplicitAuthFlows") or _DEFAULT_FLOWS
+            if _FLOW_SETTINGS[flow] not in allowed:
+                return f"{flow} flow not enabled for this client"
+    return None
 
 
 class Hashed:

@@ -10,6 +10,7 @@ import uuid
 import pytest
 import requests
 
+from tests.support.addresses import client_at, new_address
 from tests.support.stack_process import StackClient
 
 PASSWORD = "A-long-Passphrase-2026"
@@ -32,7 +33,13 @@ def post(stack, path: str, **kw) -> requests.Response:
 
 
 def register(stack, email: str, password: str = PASSWORD, **more) -> requests.Response:
-    return post(stack, "/api/auth/register", json={"email": email, "password": password, **more})
+    """From a client address of its own: registrations are limited per address
+    (test_registrations_are_limited_per_client_address), these are each a new client's."""
+    return client_at(new_address()).post(
+        stack.gateway + "/api/auth/register",
+        json={"email": email, "password": password, **more},
+        timeout=30,
+    )
 
 
 def login(stack, email: str, password: str = PASSWORD) -> requests.Response:
@@ -190,6 +197,69 @@ def test_a_burst_of_guesses_at_once_gets_no_more_tries_than_one_at_a_time(stack)
         )
     assert statuses.count(401) <= 5, statuses
     assert set(statuses) <= {401, 429}
+
+
+def test_guessing_from_one_address_never_locks_the_owner_out_from_another(stack):
+    """The count is kept per email and client address: someone failing on purpose
+    somewhere else is slowed, the owner signing in from their own address is not."""
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    guesser, owner = client_at(new_address()), client_at(new_address())
+    sent = {"email": email, "password": "Wrong-Guess-2026"}
+    statuses = [
+        guesser.post(stack.gateway + "/api/auth/login", json=sent, timeout=30).status_code
+        for _ in range(7)
+    ]
+    assert statuses == [401] * 5 + [429] * 2
+    mine = owner.post(
+        stack.gateway + "/api/auth/login", json={"email": email, "password": PASSWORD}, timeout=30
+    )
+    assert mine.status_code == 200, mine.text
+
+
+def test_registrations_are_limited_per_client_address(stack):
+    """Beyond 20 accounts made from one address in 10 minutes: 429 with Retry-After, and
+    no account; another address registers as before."""
+    script = client_at(new_address())
+
+    def register_from(client) -> requests.Response:
+        sent = {"email": new_email(), "password": PASSWORD}
+        return client.post(stack.gateway + "/api/auth/register", json=sent, timeout=30)
+
+    statuses = [register_from(script).status_code for _ in range(20)]
+    assert statuses == [201] * 20
+    refused = register_from(script)
+    assert _error(refused) == (429, "TOO_MANY_REGISTRATIONS")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
+    assert refused.headers["Cache-Control"] == "no-store"
+    assert register_from(client_at(new_address())).status_code == 201
+
+
+def test_the_pools_public_client_cannot_sign_in_past_the_apis_limits(stack):
+    """Only the API signs in with a password (an administrator's flow, which needs AWS
+    credentials): the app client's own password and SRP flows are off, so nobody can
+    guess against the pool directly, unslowed."""
+    import boto3
+
+    from infra.local import LOCAL_AWS_ENV
+    from infra.local.sign_in import find_pool
+
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    pool = find_pool(stack.dynamodb, LOCAL_AWS_ENV["AWS_DEFAULT_REGION"])
+    cognito = boto3.client(
+        "cognito-idp",
+        endpoint_url=stack.dynamodb,
+        region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],
+        aws_access_key_id="anyone",
+        aws_secret_access_key="anyone",
+    )
+    for flow, parameters in (
+        ("USER_PASSWORD_AUTH", {"USERNAME": email, "PASSWORD": PASSWORD}),
+        ("USER_SRP_AUTH", {"USERNAME": email, "SRP_A": "abc123"}),
+    ):
+        with pytest.raises(cognito.exceptions.InvalidParameterException, match="not enabled"):
+            cognito.initiate_auth(ClientId=pool.client_id, AuthFlow=flow, AuthParameters=parameters)
 
 
 def test_a_success_starts_the_count_again(stack):

@@ -49,6 +49,8 @@ PUBLIC = {
     "hypothesis.strategies": "Hypothesis's documented strategies",
     "playwright.sync_api": "Playwright's documented synchronous API",
     "pynamodb.*": "PynamoDB's API reference: models, attributes, indexes, connection, ...",
+    "requests.adapters": "requests' documented transport adapters: HTTPAdapter and its "
+    "init_poolmanager (the advanced usage's own example)",
     "schemathesis.checks": "schemathesis's documented built-in checks",
     "werkzeug.serving": "Werkzeug's documented serving API: make_server",
 }

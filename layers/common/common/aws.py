@@ -52,7 +52,7 @@ OPERATIONS = {
     "lambda": frozenset({"Invoke"}),
     # Sign-in (functions/auth): creating a customer, and a password's check.
     "cognito-idp": frozenset(
-        {"AdminCreateUser", "AdminSetUserPassword", "AdminDeleteUser", "InitiateAuth"}
+        {"AdminCreateUser", "AdminSetUserPassword", "AdminDeleteUser", "AdminInitiateAuth"}
     ),
     # The webhooks' delivery queue: events and re-sends put messages on it; the delivery
     # function sets when a failed one is tried again.

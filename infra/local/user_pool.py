@@ -7,7 +7,10 @@ Corrections to moto's Cognito, where the platform can tell:
 - The pre token generation trigger. moto runs no Lambda trigger, so its access tokens
   lacked `userId` and a customer's token was refused. Here every access token the pool
   issues is given the claims the template's own trigger code returns
-  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS.
+  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS. Its
+  `username` is the account's username, by which AdminGetUser finds it, as Cognito's
+  is (moto wrote the sub there, which it cannot look up: the authorizer asks the pool
+  about each token's account, common/accounts.py).
 - Passwords are never kept in clear. moto holds them as given; once saved, a user's
   password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
   of a password with it checks the hash.
@@ -164,6 +167,9 @@ def access_tokens_run_the_trigger() -> None:
         extra: dict[str, Any] = {
             "origin_jti": origin_jti,
             "scope": "aws.cognito.signin.user.admin",
+            # The account's username as the pool finds it (AdminGetUser), as Cognito's
+            # claim is: moto writes the sub there, by which it cannot find the user.
+            "username": user.username,
             **details["accessTokenGeneration"]["claimsToAddOrOverride"],
         }
         if user.groups:

@@ -262,6 +262,52 @@ def test_the_pools_public_client_cannot_sign_in_past_the_apis_limits(stack):
             cognito.initiate_auth(ClientId=pool.client_id, AuthFlow=flow, AuthParameters=parameters)
 
 
+def _pool_admin(stack):
+    """The emulator's pool as an administrator reaches it (the AWS console's calls)."""
+    import boto3
+
+    from infra.local import LOCAL_AWS_ENV
+    from infra.local.sign_in import find_pool
+
+    region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
+    cognito = boto3.client(
+        "cognito-idp",
+        endpoint_url=stack.dynamodb,
+        region_name=region,
+        aws_access_key_id=LOCAL_AWS_ENV["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=LOCAL_AWS_ENV["AWS_SECRET_ACCESS_KEY"],
+    )
+    return cognito, find_pool(stack.dynamodb, region).id
+
+
+def test_a_token_of_an_account_disabled_or_deleted_stops_working_within_60_seconds(stack):
+    """Before it expires (60 minutes): an administrator disables one account and deletes
+    another in the pool; their tokens are 401 within a minute (docs/identity.md)."""
+    cognito, pool_id = _pool_admin(stack)
+    tokens = {}
+    for change in ("disabled", "deleted"):
+        email = new_email()
+        assert register(stack, email).status_code == 201
+        tokens[change] = StackClient(stack, login(stack, email).text)
+        assert tokens[change].gateway("GET", "/api/pedidos").status_code == 200
+        if change == "disabled":
+            cognito.admin_disable_user(UserPoolId=pool_id, Username=email)
+        else:
+            cognito.admin_delete_user(UserPoolId=pool_id, Username=email)
+    changed_at = time.monotonic()
+    statuses: dict[str, int] = {}
+    while time.monotonic() < changed_at + 60:
+        statuses = {c: t.gateway("GET", "/api/pedidos").status_code for c, t in tokens.items()}
+        if set(statuses.values()) == {401}:
+            break
+        time.sleep(1)
+    assert statuses == {"disabled": 401, "deleted": 401}, statuses
+    # Another customer's token is untouched.
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    assert StackClient(stack, login(stack, email).text).gateway("GET", "/api/pedidos").ok
+
+
 def test_a_success_starts_the_count_again(stack):
     email = new_email()
     assert register(stack, email).status_code == 201

@@ -33,6 +33,12 @@ _CALL_ACTIONS = {
     ("cognito-idp", "AdminSetUserPassword"): ("cognito-idp:AdminSetUserPassword", "UserPoolId"),
     ("cognito-idp", "AdminDeleteUser"): ("cognito-idp:AdminDeleteUser", "UserPoolId"),
     ("cognito-idp", "AdminInitiateAuth"): ("cognito-idp:AdminInitiateAuth", "UserPoolId"),
+    ("cognito-idp", "AdminGetUser"): ("cognito-idp:AdminGetUser", "UserPoolId"),
+    ("cognito-idp", "AdminDisableUser"): ("cognito-idp:AdminDisableUser", "UserPoolId"),
+    ("cognito-idp", "AdminUserGlobalSignOut"): (
+        "cognito-idp:AdminUserGlobalSignOut",
+        "UserPoolId",
+    ),
     # A batch is authorized as its single action (IAM has no SendMessageBatch).
     ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),

@@ -123,3 +123,24 @@ def test_a_stack_without_a_pool_answers_503_not_500(gateway):
     )
     assert answer.status_code == 503
     assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"
+
+
+def test_revoking_an_account_refuses_its_token_and_its_sign_in(signing_in, pool):
+    """common.accounts.revoke, as erasure will call it, against the emulator's pool."""
+    import boto3
+
+    from common.accounts import revoke
+
+    email = "revoked@example.com"
+    assert (
+        signing_in.post(
+            "/api/auth/register", {"email": email, "password": PASSWORD}, token=None
+        ).status_code
+        == 201
+    )
+    sent = {"email": email, "password": PASSWORD}
+    token = signing_in.post("/api/auth/login", sent, token=None).body.decode()
+    revoke(boto3.client("cognito-idp", endpoint_url=pool.url), pool.id, email)
+    assert signing_in.get("/api/pedidos", token=token).status_code == 401
+    refused = signing_in.post("/api/auth/login", sent, token=None)
+    assert (refused.status_code, body(refused)["error"]) == (401, "INVALID_CREDENTIALS")

@@ -349,6 +349,18 @@ def _moto_access_tokens() -> None:
     is_a(pool.access_tokens, dict, "CognitoIdpUserPool.access_tokens")
 
 
+def _moto_signing_key() -> None:
+    from moto.cognitoidp import models, responses
+
+    # Each pool signs with the key it holds as json_web_key (ours wins: a property of
+    # the class), by joserfc, naming the key id we publish ours under.
+    sets(models.CognitoIdpUserPool, "json_web_key")
+    calls(models.CognitoIdpUserPool.create_jwt, "self.json_web_key", '"kid": "dummy"')
+    # The keys' document is the bytes of one attribute of its response class.
+    is_a(responses.CognitoIdpJsonWebKeyResponse.json_web_key, bytes, "its json_web_key")
+    calls(responses.CognitoIdpJsonWebKeyResponse, "CognitoIdpJsonWebKeyResponse.json_web_key")
+
+
 def _moto_pool_users() -> None:
     from moto.cognitoidp import models
 
@@ -789,6 +801,20 @@ USES = (
             "CognitoIdpUserPool.create_access_token",
             "CognitoIdpUserPool._get_user",
             "moto.cognitoidp.utils",
+        ),
+    ),
+    PrivateUse(
+        "moto CognitoIdpUserPool.json_web_key and CognitoIdpJsonWebKeyResponse.json_web_key, "
+        "replaced",
+        "moto",
+        ("infra/local/user_pool.py",),
+        "moto signs every pool's tokens with a private key its package ships, and no "
+        "call sets a pool's key; anyone could sign an operator's token with it",
+        _moto_signing_key,
+        (
+            "CognitoIdpUserPool.json_web_key",
+            "CognitoIdpJsonWebKeyResponse.json_web_key",
+            "moto.cognitoidp.responses",
         ),
     ),
     PrivateUse(

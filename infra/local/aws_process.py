@@ -30,7 +30,7 @@ from infra.local.emulator import emulator
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
 from infra.local.sign_in import UserPool
-from infra.local.user_pool import HASH_IDS
+from infra.local.user_pool import HASH_IDS, signing_key
 
 if TYPE_CHECKING:
     from infra.local.partition_writes import PartitionWrites
@@ -130,7 +130,7 @@ def main(argv: list[str]) -> None:
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port, _partition_writes()).start()
+        aws = emulator(port, _partition_writes(), signing_key(data)).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return

@@ -32,7 +32,8 @@ These corrections make it behave like DynamoDB where the platform can tell:
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
-- A user pool's sign-in refused when its app client does not allow the flow
+- A user pool's sign-in refused when its app client does not allow the flow, and its
+  tokens signed with a key of the stack's own, never the one moto ships
   (infra/local/user_pool.py says why).
 - A queue's message handed to one receiver at a time: moto checks a message visible and
   marks it received in two steps, so two ReceiveMessage calls at once could both get
@@ -75,6 +76,7 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Any, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from joserfc import jwk
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
 from moto.core.model_instances import model_data
@@ -100,7 +102,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
-from infra.local import streams
+from infra.local import streams, user_pool
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 from infra.local.settings import PARTITION_WRITES_PATH
@@ -110,6 +112,7 @@ from infra.local.user_pool import (
     access_tokens_run_the_trigger,
     changes_users,
     refused_flow,
+    sign_with,
 )
 
 if TYPE_CHECKING:  # imported by whoever asks for a count (aws_process), never here
@@ -709,15 +712,22 @@ def _method_names_once() -> None:
     moto_responses.method_names_from_class = names
 
 
-def emulator(port: int = 0, partitions: "PartitionWrites | None" = None) -> Emulator:
+def emulator(
+    port: int = 0,
+    partitions: "PartitionWrites | None" = None,
+    signing_key: jwk.RSAKey | None = None,
+) -> Emulator:
     """`partitions`: count the writes of every partition key, and throttle them if it has
-    a rate (infra/local/partition_writes.py)."""
+    a rate (infra/local/partition_writes.py). `signing_key`: what its user pools sign
+    their tokens with (infra/local/user_pool.py signing_key: the data directory's); a
+    new one of its own without."""
     # Patching moto is the point (see the functions' texts).
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     _exact_numbers()
     access_tokens_run_the_trigger()
+    sign_with(signing_key or user_pool.signing_key(None))
     streams.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):

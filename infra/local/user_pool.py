@@ -11,6 +11,12 @@ Corrections to moto's Cognito, where the platform can tell:
   `username` is the account's username, by which AdminGetUser finds it, as Cognito's
   is (moto wrote the sub there, which it cannot look up: the authorizer asks the pool
   about each token's account, common/accounts.py).
+- Tokens are signed with a key of the stack's own. moto signs every pool's tokens with
+  a private key its package ships (anyone can read it), so anyone could mint an
+  operator's token for a developer's stack. Here the pools sign with an RSA key made for
+  the data directory (SIGNING_KEY_FILE beside the HS256 key, readable by its owner alone;
+  a new one at each start with the data in memory), and their keys' document (JWKS)
+  publishes that key alone (`sign_with`). The key's id stays moto's name for it.
 - Passwords are never kept in clear. moto holds them as given; once saved, a user's
   password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
   of a password with it checks the hash.
@@ -35,16 +41,19 @@ import secrets
 import threading
 from typing import Any
 
+from joserfc import jwk
 from moto.cognitoidp.models import (
     CognitoIdpUser,
     CognitoIdpUserPool,
     UserStatus,
     cognitoidp_backends,
 )
+from moto.cognitoidp.responses import CognitoIdpJsonWebKeyResponse
 from moto.cognitoidp.utils import flatten_attrs
 from moto.core import DEFAULT_ACCOUNT_ID
 
 from infra.local.persistence import DataDir, DataError, write_atomically
+from infra.local.tokens import create_once
 from token_claims.claims import with_user_id
 
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
@@ -77,6 +86,43 @@ _READS = {
 # the noise of a request (a guesser learns nothing from the time); the hash is for the
 # data directory, which holds no password in clear.
 _SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
+
+
+# The pools' signing key, in the data directory (beside infra/local/tokens.py's KEY_FILE).
+SIGNING_KEY_FILE = "user-pool-signing-key.pem"
+SIGNING_KEY_BITS = 2048
+# The key id moto's tokens name (its create_jwt writes it): the key is ours, the name
+# is moto's.
+SIGNING_KEY_ID = "dummy"
+
+
+def signing_key(directory: DataDir | None) -> jwk.RSAKey:
+    """The pools' signing key: the data directory's, made there on first use; a new one,
+    in memory only, for data in memory. DataError for a file that holds no key."""
+    if directory is None:
+        return jwk.RSAKey.generate_key(SIGNING_KEY_BITS)
+    path = directory.file(SIGNING_KEY_FILE)
+    try:
+        if not path.exists():
+            made = jwk.RSAKey.generate_key(SIGNING_KEY_BITS)
+            create_once(path, made.as_pem(private=True).decode("ascii"))
+        return jwk.RSAKey.import_key(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise DataError(
+            f"Local data: {path} holds no signing key of the user pool ({exc}): delete it, "
+            "and a new one is made (tokens signed with the old one are then refused)"
+        ) from None
+
+
+def sign_with(key: jwk.RSAKey) -> None:
+    """Every pool, made now or later, signs its tokens with `key`, and publishes it alone
+    as its keys (JWKS); never moto's own key, which its package ships."""
+    published = {**key.as_dict(private=False), "kid": SIGNING_KEY_ID, "use": "sig", "alg": "RS256"}
+    # A property on the class wins over the attribute moto sets on each pool.
+    CognitoIdpUserPool.json_web_key = property(  # type: ignore[assignment]
+        lambda _pool: key, lambda _pool, _moto_key: None
+    )
+    CognitoIdpJsonWebKeyResponse.json_web_key = json.dumps({"keys": [published]}).encode()
 
 
 def changes_users(operation: str) -> bool:

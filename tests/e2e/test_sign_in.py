@@ -406,6 +406,11 @@ def test_users_and_their_tokens_outlive_a_restart(tmp_path):
         first.stop()
     saved = (tmp_path / "data" / "users.json").read_text()
     assert email in saved and PASSWORD not in saved
+    # The pool signs with a key of this data directory's, its owner's alone (never the
+    # one moto ships): the token is still good after the restart because the key is.
+    key = tmp_path / "data" / "user-pool-signing-key.pem"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert "PRIVATE KEY" in key.read_text()
     again = StackProcess(data).start()
     try:
         assert StackClient(again, token).gateway("GET", "/api/pedidos").status_code == 200

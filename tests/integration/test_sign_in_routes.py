@@ -144,3 +144,46 @@ def test_revoking_an_account_refuses_its_token_and_its_sign_in(signing_in, pool)
     assert signing_in.get("/api/pedidos", token=token).status_code == 401
     refused = signing_in.post("/api/auth/login", sent, token=None)
     assert (refused.status_code, body(refused)["error"]) == (401, "INVALID_CREDENTIALS")
+
+
+def motos_published_key() -> dict:
+    """The private key moto's package ships for its user pools (anyone can read it)."""
+    import gzip
+    import importlib.resources
+    import json
+
+    shipped = importlib.resources.files("moto.cognitoidp") / "resources" / "jwks-private.json.gz"
+    return json.loads(gzip.decompress(shipped.read_bytes()))
+
+
+def test_a_token_signed_with_motos_published_key_is_refused(signing_in, pool):
+    """moto ships its user pools' private key (its package's jwks-private.json): signed
+    with it, anyone could mint an operator's token for a developer's stack. The
+    emulator's pool signs with a key of its own and publishes that one alone."""
+    import json
+    import time
+    import urllib.request
+
+    from joserfc import jwk
+    from joserfc import jwt as jose_jwt
+
+    email = "forger.target@example.com"
+    signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None)
+    now = int(time.time())
+    claims = {
+        "sub": "forged",
+        "iss": pool.issuer,
+        "client_id": pool.client_id,
+        "token_use": "access",
+        "username": email,  # an account that exists, as the account check asks
+        "cognito:groups": ["operators"],
+        "iat": now,
+        "exp": now + 600,
+    }
+    moto_key = jwk.RSAKey.import_key(motos_published_key())
+    forged = jose_jwt.encode({"kid": "dummy", "alg": "RS256"}, claims, moto_key)
+    made = signing_in.post("/api/inventario", {"sku": "FORGED"}, token=forged)
+    assert made.status_code == 401, made.body
+    published = json.load(urllib.request.urlopen(pool.jwks_url, timeout=10))  # noqa: S310
+    moto_public = moto_key.as_dict(private=False)
+    assert [key["n"] for key in published["keys"]] != [moto_public["n"]]

@@ -22,7 +22,7 @@ import urllib3
 
 from common.callers import CUSTOMER, OPERATOR
 from common.settings import ConfigError, stop_process
-from infra.local.settings import LocalSettings
+from infra.local.running import url_of
 from infra.local.tokens import local_settings, local_token
 from infra.users import Refused as NotMade
 from infra.users import existing, local_pool, make_user
@@ -202,10 +202,7 @@ def demo_users(gateway_url: str) -> list[str]:
 def main() -> None:
     try:
         settings = local_settings()  # the stack's key: JWT_SECRET, or LOCAL_DATA_DIR's
-        url = (
-            os.environ.get("GATEWAY_URL")
-            or f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"
-        )
+        url = os.environ.get("GATEWAY_URL") or url_of("make seed", "GATEWAY_PORT")
     except ConfigError as exc:
         stop_process(exc)
     gateway = Gateway(url.rstrip("/"), local_token(settings))

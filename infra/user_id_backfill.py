@@ -72,10 +72,10 @@ def _local() -> tuple[Any, dict[str, str], Any, str]:
     import boto3
 
     from infra.local import LOCAL_AWS_ENV
-    from infra.local.settings import LocalSettings
+    from infra.local.running import url_of
     from infra.local.sign_in import find_pool
 
-    url = f"http://127.0.0.1:{LocalSettings.from_env().dynamodb_port}"
+    url = url_of("make backfill-user-ids", "DYNAMODB_PORT")
     region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
     credentials = {
         "endpoint_url": url,

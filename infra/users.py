@@ -27,7 +27,7 @@ from common.ids import possible_id
 from common.user_ids import TABLE as USER_IDS_TABLE
 from common.user_ids import UserIds, UserIdTaken
 from common.validation import normal_email
-from infra.local.settings import LocalSettings
+from infra.local.running import url_of
 from infra.local.sign_in import find_pool
 from infra.tokens import stage_stack
 
@@ -178,8 +178,7 @@ def local_pool() -> Pool:
 
     from infra.local import LOCAL_AWS_ENV
 
-    local = LocalSettings.from_env()
-    url = f"http://127.0.0.1:{local.dynamodb_port}"
+    url = url_of("make user", "DYNAMODB_PORT")
     region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
     credentials = {
         "aws_access_key_id": LOCAL_AWS_ENV["AWS_ACCESS_KEY_ID"],

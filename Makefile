@@ -39,7 +39,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards backfill-user-ids clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -170,6 +170,12 @@ webhook-receiver: $(READY)
 # local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
 backfill-shards: $(READY)
 	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
+
+# The userIds that data written before claims carries (orders, shipments, the pool's
+# accounts), claimed so no new account is given one (docs/identity.md#userids), on the
+# local stack or STAGE=dev|prod's; `make run` does it to the data it restores.
+backfill-user-ids: $(READY)
+	@$(PY) -m infra.user_id_backfill $(if $(STAGE),--stage $(STAGE))
 
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)

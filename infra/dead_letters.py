@@ -25,9 +25,8 @@ QUEUE = "OrderEventsDeadLetterQueue"
 def _clients(stage: str | None):
     if stage is None:
         from infra.local import LOCAL_AWS_ENV
-        from infra.local.settings import LocalSettings
+        from infra.local.running import url_of
 
-        local = LocalSettings.from_env()
         region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
         credentials = {
             "aws_access_key_id": "local",
@@ -36,10 +35,10 @@ def _clients(stage: str | None):
             "region_name": region,
         }
         sqs = boto3.client(
-            "sqs", endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}", **credentials
+            "sqs", endpoint_url=url_of("make dead-letters", "DYNAMODB_PORT"), **credentials
         )
         lam = boto3.client(
-            "lambda", endpoint_url=f"http://127.0.0.1:{local.lambda_port}", **credentials
+            "lambda", endpoint_url=url_of("make dead-letters", "LAMBDA_PORT"), **credentials
         )
         return sqs, lam, sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"]
     from infra.tokens import stage_stack

@@ -349,6 +349,18 @@ def _moto_access_tokens() -> None:
     is_a(pool.access_tokens, dict, "CognitoIdpUserPool.access_tokens")
 
 
+def _moto_signing_key() -> None:
+    from moto.cognitoidp import models, responses
+
+    # Each pool signs with the key it holds as json_web_key (ours wins: a property of
+    # the class), by joserfc, naming the key id we publish ours under.
+    sets(models.CognitoIdpUserPool, "json_web_key")
+    calls(models.CognitoIdpUserPool.create_jwt, "self.json_web_key", '"kid": "dummy"')
+    # The keys' document is the bytes of one attribute of its response class.
+    is_a(responses.CognitoIdpJsonWebKeyResponse.json_web_key, bytes, "its json_web_key")
+    calls(responses.CognitoIdpJsonWebKeyResponse, "CognitoIdpJsonWebKeyResponse.json_web_key")
+
+
 def _moto_pool_users() -> None:
     from moto.cognitoidp import models
 
@@ -365,6 +377,12 @@ def _moto_pool_users() -> None:
     group = models.CognitoIdpGroup("pool", "operators", "", "", 0)
     has(group, "group_name", "users")
     is_a(models.CognitoIdpBackend(_REGION, _ACCOUNT).user_pools, dict, "user_pools")
+    # An app client's ExplicitAuthFlows, as it was created with them (a sign-in by a
+    # flow it does not allow is refused: infra/local/user_pool.py refused_flow).
+    client = models.CognitoIdpUserPoolClient("pool", False, {"ExplicitAuthFlows": ["X"]})
+    if client.extended_config.get("ExplicitAuthFlows") != ["X"]:
+        raise Changed("CognitoIdpUserPoolClient.extended_config no longer holds its flows")
+    is_a(pool.clients, dict, "CognitoIdpUserPool.clients")
     # A saved password is held as a hash that compares equal to the password: moto
     # compares them, never reads one as text.
     if not re.search(r"\.password\s*[!=]=", inspect.getsource(models.CognitoIdpBackend)):
@@ -786,11 +804,25 @@ USES = (
         ),
     ),
     PrivateUse(
-        "moto Cognito users built and read directly",
+        "moto CognitoIdpUserPool.json_web_key and CognitoIdpJsonWebKeyResponse.json_web_key, "
+        "replaced",
         "moto",
         ("infra/local/user_pool.py",),
-        "a restart must keep each user's sub and password hash; AdminCreateUser makes a "
-        "new sub and takes passwords in clear",
+        "moto signs every pool's tokens with a private key its package ships, and no "
+        "call sets a pool's key; anyone could sign an operator's token with it",
+        _moto_signing_key,
+        (
+            "CognitoIdpUserPool.json_web_key",
+            "CognitoIdpJsonWebKeyResponse.json_web_key",
+            "moto.cognitoidp.responses",
+        ),
+    ),
+    PrivateUse(
+        "moto Cognito users built and read directly, and app clients' flows read",
+        "moto",
+        ("infra/local/user_pool.py",),
+        "a restart must keep each user's sub and password hash (AdminCreateUser makes a "
+        "new sub and takes passwords in clear); moto checks no client's ExplicitAuthFlows",
         _moto_pool_users,
         ("moto.cognitoidp.models", "moto.core"),
     ),

@@ -22,9 +22,10 @@ import urllib3
 
 from common.callers import CUSTOMER, OPERATOR
 from common.settings import ConfigError, stop_process
-from infra.local.settings import LocalSettings
+from infra.local.running import url_of
 from infra.local.tokens import local_settings, local_token
-from infra.users import local_pool, make_user
+from infra.users import Refused as NotMade
+from infra.users import existing, local_pool, make_user
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.json"
 # The moves that take a new order (PENDIENTE) to each state (docs/api.md#the-order-lifecycle).
@@ -165,33 +166,43 @@ DEMO_USERS = (
 
 def demo_users(gateway_url: str) -> list[str]:
     """The demo's users in the local stack's pool (made as `make user` makes them), and
-    how to sign in as each."""
+    how to sign in as each. One that is there already is left as it is; an email someone
+    else took (registering it first, say) is said, never changed."""
     try:
         pool = local_pool()
     except SystemExit as exc:
         return [f"Users:         none made: {str(exc).removeprefix('make user: ')}"]
-    made = [
-        make_user(pool, email, role, password, user_id)
-        for email, role, user_id, password in DEMO_USERS
-    ]
-    created = sum(account.created for account in made)
-    lines = [
-        f"Users:         created {created}, already there {len(made) - created}; sign in at "
-        f"{gateway_url}/console (or POST {gateway_url}/api/auth/login) as:"
-    ]
-    for account, (_, _, _, password) in zip(made, DEMO_USERS, strict=True):
+    lines, created, found = [], 0, 0
+    for email, role, user_id, password in DEMO_USERS:
+        account = existing(pool, email)
+        if account is None:
+            try:
+                account = make_user(pool, email, role, password, user_id)
+                created += 1
+            except NotMade as refused:
+                lines.append(f"  not made: {str(refused).removeprefix('make user: ')}")
+                continue
+        elif (account.role, account.user_id) != (role, user_id):
+            lines.append(
+                f"  not the demo's: {email} is a {account.role}'s account someone made "
+                "before the seed; left as it is"
+            )
+            continue
+        else:
+            found += 1
         whose = f"  (userId {account.user_id}: their orders)" if account.user_id else ""
         lines.append(f"  {account.role:<9} {account.email:<24} password {password}{whose}")
-    return lines
+    return [
+        f"Users:         created {created}, already there {found}; sign in at "
+        f"{gateway_url}/console (or POST {gateway_url}/api/auth/login) as:",
+        *lines,
+    ]
 
 
 def main() -> None:
     try:
         settings = local_settings()  # the stack's key: JWT_SECRET, or LOCAL_DATA_DIR's
-        url = (
-            os.environ.get("GATEWAY_URL")
-            or f"http://127.0.0.1:{LocalSettings.from_env().gateway_port}"
-        )
+        url = os.environ.get("GATEWAY_URL") or url_of("make seed", "GATEWAY_PORT")
     except ConfigError as exc:
         stop_process(exc)
     gateway = Gateway(url.rstrip("/"), local_token(settings))

@@ -95,12 +95,11 @@ def _client_and_names(stage: str | None):
 
     if stage is None:
         from infra.local import LOCAL_AWS_ENV
-        from infra.local.settings import LocalSettings
+        from infra.local.running import url_of
 
-        local = LocalSettings.from_env()
         client = boto3.client(
             "dynamodb",
-            endpoint_url=f"http://127.0.0.1:{local.dynamodb_port}",
+            endpoint_url=url_of("make backfill-shards", "DYNAMODB_PORT"),
             aws_access_key_id="local",
             aws_secret_access_key="local",
             region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],

@@ -2,12 +2,13 @@
 
 `ROLE=customer USER_ID=42` makes it a customer's (docs/api.md#who-may-do-what); `SUB=`
 sets its subject. Without STAGE, for the local stack: signed with its key, JWT_SECRET or
-the one kept in LOCAL_DATA_DIR (infra/local/tokens.py). With STAGE=dev|prod, for that
-deployed stack: signed with the key its template generated in Secrets Manager (`<stack
-name>/jwt-signing-key`), in the version the stack's own functions would sign with now
-(common.keys), read with the caller's own AWS credentials, so only someone allowed to
-read that secret can mint one. A stack that takes
-tokens from an OIDC issuer (JWT_ISSUER) refuses these: sign in with the issuer instead.
+the one kept in LOCAL_DATA_DIR (infra/local/tokens.py); when a stack runs on that
+LOCAL_DATA_DIR (infra/local/running.py) and signs with another key, it says so instead.
+With STAGE=dev|prod, for that deployed stack: signed with the key its template generated
+in Secrets Manager (`<stack name>/jwt-signing-key`), in the version the stack's own
+functions would sign with now (common.keys), read with the caller's own AWS credentials,
+so only someone allowed to read that secret can mint one. A stack that takes tokens from
+an OIDC issuer (JWT_ISSUER) refuses these: sign in with the issuer instead.
 """
 
 import argparse
@@ -62,6 +63,23 @@ def _user_id(raw: str | None) -> int | None:
     return int(raw)
 
 
+def _same_key_as_the_running_stack(settings) -> None:
+    """A token the running stack would refuse is not printed: it says why instead (the
+    stack was given a JWT_SECRET this was not, or another)."""
+    from common.keys import FixedRing
+    from infra.local.running import running
+
+    found = running()
+    if found is None or settings.jwt_secret is None:
+        return
+    if FixedRing(settings.jwt_secret).signing().kid != found.key_id:
+        raise SystemExit(
+            "make token: the local stack running on this LOCAL_DATA_DIR signs with another "
+            "key (the JWT_SECRET it was started with): run make token with the same "
+            "JWT_SECRET, or use the token the stack printed"
+        )
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", help="a samconfig.toml environment: dev, prod")
@@ -88,6 +106,7 @@ def main(argv: list[str]) -> None:
             settings = local_settings()
         except ConfigError as exc:
             stop_process(exc)
+        _same_key_as_the_running_stack(settings)
         print(local_token(settings, subject, role, user_id))
 
 

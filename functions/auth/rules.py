@@ -1,14 +1,16 @@
 """Sign-in's pure rules: what a registration and a sign-in must hold, the pool's password
-policy (declared once, here: tests hold infra/template.yaml's to it), and how repeated
-sign-ins for one email are slowed."""
+policy (declared once, here: tests hold infra/template.yaml's to it), how repeated
+sign-ins for one email from one client address are slowed, and how many accounts one
+address may make."""
 
 import hashlib
+import json
 import math
 import re
 from dataclasses import dataclass
 
 from common.errors import TooManyRequests, invalid_fields
-from common.validation import EMAIL, MAX_TEXT
+from common.validation import EMAIL, MAX_TEXT, normal_email
 
 # Cognito's limits: an email attribute of at most 254 characters (RFC 5321's path), a
 # password of at most 256.
@@ -82,7 +84,7 @@ def weak_password_message(policy: PasswordPolicy = PASSWORD_POLICY) -> str:
 
 @dataclass(frozen=True)
 class Registration:
-    email: str  # lowercase: the pool's usernames are emails, compared as written
+    email: str  # normal_email's: the pool's usernames are emails, compared as written
     password: str
     nombre: str | None
 
@@ -91,12 +93,6 @@ class Registration:
 class Credentials:
     email: str
     password: str
-
-
-def normal_email(email: str) -> str:
-    """An email as the platform keeps it: without surrounding spaces, lowercase (one
-    account per address whatever its case)."""
-    return email.strip().lower()
 
 
 def _text(body: dict, field: str, details: list[dict]) -> str | None:
@@ -115,7 +111,8 @@ def parse_registration(body: dict) -> Registration:
     field (a role, a userId) is ignored: an account made here is always a customer's."""
     details: list[dict] = []
     email, password = _text(body, "email", details), _text(body, "password", details)
-    if email is not None and (len(email.strip()) > MAX_EMAIL or not EMAIL.fullmatch(email.strip())):
+    email = normal_email(email) if email is not None else None
+    if email is not None and (len(email) > MAX_EMAIL or not EMAIL.fullmatch(email)):
         details.append({"field": "email", "message": "must be an email address"})
     if password is not None and not PASSWORD_POLICY.allows(password):
         details.append({"field": "password", "message": weak_password_message()})
@@ -125,7 +122,7 @@ def parse_registration(body: dict) -> Registration:
     if details:
         raise invalid_fields(details)
     assert email is not None and password is not None  # else details
-    return Registration(normal_email(email), password, (nombre or "").strip() or None)
+    return Registration(email, password, (nombre or "").strip() or None)
 
 
 def parse_credentials(body: dict) -> Credentials:
@@ -141,26 +138,32 @@ def parse_credentials(body: dict) -> Credentials:
 
 # -- Slowing guesses ---------------------------------------------------------------------
 
-# Sign-ins for one email that go through before each further one waits: a user who
-# mistypes is never slowed, a guesser gets FREE_ATTEMPTS tries, then one try per
-# lock, each lock twice the last (30 s, 60 s, ...), at most 15 minutes.
+# Sign-ins for one email from one client address that go through before each further
+# one waits: a user who mistypes is never slowed, a guesser gets FREE_ATTEMPTS tries, then
+# one try per lock, each lock twice the last (30 s, 60 s, ...), at most 15 minutes.
 FREE_ATTEMPTS = 5
 FIRST_LOCK_SECONDS = 30
 MAX_LOCK_SECONDS = 15 * 60
-# A count nobody added to for this long is forgotten (the table's TTL deletes it).
+# A count nobody added to for this long is forgotten: compared with the clock when it is
+# read (DynamoDB's TTL deletes the item too, but up to days late).
 FORGET_AFTER_SECONDS = 3600
 
 
 @dataclass(frozen=True)
 class Attempts:
-    """Sign-ins tried for one email since its last success: how many, and until when the
-    next one must wait (epoch seconds; None: it need not)."""
+    """Sign-ins tried for one email from one address since its last success: how many, and
+    until when the next one must wait (epoch seconds; None: it need not)."""
 
     count: int = 0
     locked_until: float | None = None
 
     def expires_at(self, now: float) -> int:
         return math.ceil(max(now, self.locked_until or now) + FORGET_AFTER_SECONDS)
+
+
+def kept_attempts(stored: Attempts, expires_at: float, now: float) -> Attempts:
+    """The attempts as stored, or none once they are forgotten (past `expires_at`)."""
+    return stored if now < expires_at else Attempts()
 
 
 def lock_seconds(count: int) -> int:
@@ -189,6 +192,47 @@ def too_many(retry_after_seconds: int) -> TooManyRequests:
     )
 
 
-def email_key(email: str) -> str:
-    """Where an email's attempts are counted: its SHA-256, so the table holds no address."""
-    return hashlib.sha256(normal_email(email).encode("utf-8")).hexdigest()
+def _key(*parts: str) -> str:
+    return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()
+
+
+def attempts_key(email: str, address: str) -> str:
+    """Where sign-ins for an email from one client address are counted: someone guessing
+    from elsewhere never slows the owner. A SHA-256, so the table holds neither."""
+    return _key("sign-in", normal_email(email), address)
+
+
+# -- Limiting registrations -------------------------------------------------------------
+
+# Accounts one client address may make in any REGISTRATION_WINDOW_SECONDS: a person
+# makes one, a family or an office a few; a script filling the pool is stopped.
+REGISTRATIONS_PER_ADDRESS = 20
+REGISTRATION_WINDOW_SECONDS = 600
+
+
+def registrations_key(address: str) -> str:
+    """Where the accounts made from one client address are counted (its SHA-256)."""
+    return _key("register", address)
+
+
+def next_registrations(made: tuple[float, ...], now: float) -> tuple[float, ...]:
+    """When the accounts still in the window were made, with one more made `now`; or
+    TooManyRequests when the window holds REGISTRATIONS_PER_ADDRESS already, to retry
+    when its oldest leaves it."""
+    recent = tuple(sorted(moment for moment in made if moment > now - REGISTRATION_WINDOW_SECONDS))
+    if len(recent) >= REGISTRATIONS_PER_ADDRESS:
+        wait = math.ceil(recent[-REGISTRATIONS_PER_ADDRESS] + REGISTRATION_WINDOW_SECONDS - now)
+        raise TooManyRequests(
+            "TOO_MANY_REGISTRATIONS",
+            f"Too many accounts made from this address: try again in {max(1, wait)} seconds",
+            retry_after_seconds=max(1, wait),
+        )
+    return (*recent, now)
+
+
+def without(made: tuple[float, ...], moment: float) -> tuple[float, ...]:
+    """The registrations with the one made at `moment` taken back (it made no account)."""
+    kept = list(made)
+    if moment in kept:
+        kept.remove(moment)
+    return tuple(kept)

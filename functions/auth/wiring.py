@@ -4,12 +4,13 @@ unset) answers every sign-in 503, never a 500."""
 
 from auth import routes
 from auth.pool import CognitoPool, unavailable
-from auth.repository import DynamoAttempts, user_ids
+from auth.repository import DynamoAttempts, DynamoRegistrations, user_ids
 from auth.rules import Credentials, Registration
-from auth.service import IdentityProvider
+from auth.service import IdentityProvider, Registrar
 from common import aws
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
+from common.user_ids import UserIds
 
 SERVICE = "auth"
 FUNCTION = "AuthFunction"
@@ -33,9 +34,14 @@ def provider_for(settings: Settings) -> IdentityProvider:
 
 def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        blueprint = routes.blueprint(
-            provider_for(settings), DynamoAttempts(settings), user_ids(settings)
+        provider = provider_for(settings)
+        registrar = Registrar(
+            provider,
+            UserIds.for_function(settings),
+            user_ids(settings),
+            DynamoRegistrations(settings),
         )
+        blueprint = routes.blueprint(provider, DynamoAttempts(settings), registrar)
     blueprint.function = FUNCTION
     return blueprint
 

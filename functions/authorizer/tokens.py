@@ -19,6 +19,7 @@ Its role and user id (docs/api.md#who-may-do-what) come from its claims, see cal
 """
 
 import contextlib
+import functools
 import json
 import math
 import threading
@@ -29,6 +30,8 @@ from typing import Any, Protocol
 
 import jwt
 
+from common import aws
+from common.accounts import AccountCheck
 from common.bearer import bearer_token
 from common.callers import CUSTOMER, OPERATOR, ROLES, Caller
 from common.ids import possible_id
@@ -281,11 +284,24 @@ class OidcVerifier:
     """RS256 tokens of one issuer, for one client: `iss` exactly the issuer, `exp` and
     `sub` present, and the client named by `aud`; a token without `aud` passes only as a
     Cognito access token (`token_use` "access") whose `client_id` is the client. ID tokens
-    (`token_use` "id") are for the client application, never for the API."""
+    (`token_use` "id") are for the client application, never for the API.
 
-    def __init__(self, issuer: str, audience: str, jwks_url: str | None = None):
+    With `accounts` (the issuer is the stack's own user pool), the token's account must
+    still be there and enabled (common.accounts: asked of the pool, kept 30 s), so a
+    token of an account disabled or deleted is refused before it expires. When the pool
+    cannot be asked and nothing is known of the account, the token passes on its
+    signature (as keys already fetched keep working when the issuer is down)."""
+
+    def __init__(
+        self,
+        issuer: str,
+        audience: str,
+        jwks_url: str | None = None,
+        accounts: AccountCheck | None = None,
+    ):
         self.issuer, self.audience = issuer, audience
         self.keys = IssuerKeys(issuer, jwks_url)
+        self.accounts = accounts
 
     def __call__(self, token: str) -> Caller:
         key = self.keys.key_for(_kid(token))
@@ -302,12 +318,21 @@ class OidcVerifier:
                 raise InvalidToken("the token was issued for another audience")
         elif token_use != "access" or client_id != self.audience:
             raise InvalidToken("the token was issued for another client")
-        return caller_of(claims, CUSTOMER)
+        caller = caller_of(claims, CUSTOMER)
+        if self.accounts is not None:
+            # Cognito's access token names the account's username (its sub without one).
+            username = _text_claim(claims, "username") or caller.sub
+            if self.accounts.active(username) is False:
+                raise InvalidToken("the token's account is disabled or deleted")
+        return caller
 
     def rehearse(self) -> None:
-        """Find the issuer's keys and fetch them (and keep them) at init."""
+        """Find the issuer's keys and fetch them (and keep them) at init, and build the
+        client that asks the pool about accounts."""
         with contextlib.suppress(InvalidToken):  # no key is named None: fetched all the same
             self.keys.key_for(None)
+        if self.accounts is not None:
+            self.accounts.rehearse()
 
 
 class ByAlgorithm:
@@ -345,7 +370,13 @@ def verifier_for(settings: Settings) -> Verifier:
         assert shared is not None
         return shared
     assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
-    oidc = OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url)
+    # The stack's own pool (USER_POOL_ID names it): its accounts are checked as well.
+    accounts = (
+        AccountCheck(functools.partial(aws.cognito, settings), settings.user_pool_id)
+        if settings.user_pool_id is not None
+        else None
+    )
+    oidc = OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url, accounts)
     if shared is None:
         return oidc
     return ByAlgorithm({ALGORITHM: shared, OIDC_ALGORITHM: oidc})

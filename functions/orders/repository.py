@@ -13,6 +13,7 @@ from common.logs import get_logger
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
+from common.user_ids import UserIds
 from orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
 from orders.rules import Order, StatusChanged, unknown_order
 
@@ -32,6 +33,7 @@ class OrderRepository(Repository):
         super().__init__(
             settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order, item_of=item_of
         )
+        self._user_ids = UserIds.for_function(settings)
 
     def page(
         self, after: int, limit: int, status: str | None = None, user_id: int | None = None
@@ -76,7 +78,11 @@ class OrderRepository(Repository):
 
     def add(self, order: Order) -> None:
         """Save a new order with its event pending (an outbox): from the moment the order
-        exists, the sweep will publish its event unless this request does."""
+        exists, the sweep will publish its event unless this request does. Its userId is
+        claimed first (common.user_ids), so no order carries an id a new account could be
+        given; Conflict USER_ID_REGISTERING, nothing saved, while an account is being
+        made with it."""
+        self._user_ids.for_order(order.user_id)
         item = item_of(order)
         item.evento_pendiente = shards.key(PENDING, order.id, PENDING_SHARDS)
         storage.insert(item)

@@ -34,7 +34,8 @@ class Orders(Protocol):
     def history(self, order_id: int) -> tuple[Order, list[Entry]]: ...
 
     def add(self, order: Order) -> None:
-        """Saved with its event pending (an outbox)."""
+        """Saved with its userId claimed (common.user_ids: Conflict while an account is
+        being made with it) and its event pending (an outbox)."""
 
     def pending_events(self, limit: int) -> list[Order]: ...
     def event_published(self, order_id: int) -> None: ...

@@ -18,8 +18,9 @@ For each request, in API Gateway's order:
    to its WAIT_SECONDS, and is then answered 503 `AWS_EMULATOR_UNAVAILABLE`; so is one
    whose function failed (500) because the emulator died under it. Locally only: the
    emulator is the laptop's stand-in for AWS, not part of the platform.
-Every answer API Gateway makes itself carries the CORS origin (the template's gateway
-responses) and is logged as one line here; the functions log their own.
+Every answer API Gateway makes itself carries the CORS origin and `Cache-Control:
+no-store` (the template's gateway responses) and is logged as one line here; the
+functions log their own.
 """
 
 import base64
@@ -45,6 +46,9 @@ from infra.local.throttle import TOO_MANY_BODY, TokenBucket
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD")
 PAGE_METHODS = ("GET", "HEAD")
 INTEGRATION_TIMEOUT_SECONDS = 29  # API Gateway's, for the function's answer
+# What the template's GatewayResponses add to every answer API Gateway makes itself,
+# besides the CORS origin.
+OWN_ANSWERS_HEADERS = {"Cache-Control": "no-store"}
 STAGE = "local"
 
 
@@ -210,6 +214,7 @@ class ApiGateway:
                 "x-amzn-RequestId": request_id,
                 "x-amzn-ErrorType": answer.error_type,
                 **self._origin(),
+                **OWN_ANSWERS_HEADERS,
                 **answer.headers,
             }
             logged = answer.reason or answer.error_type

@@ -97,6 +97,20 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
+def _backfill(url: str, pool_id: str) -> None:
+    """What data saved by an earlier version lacks: its items' shard keys (or lists would
+    not find them), and the claims of the userIds its orders, shipments and accounts
+    carry (or a new account could be given one). Imported here: they read the functions'
+    models, which an emulator with nothing to restore has no need of."""
+    from infra import shard_backfill, user_id_backfill
+
+    dynamodb = boto3.client("dynamodb", endpoint_url=url)
+    shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
+    tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
+    cognito = boto3.client("cognito-idp", endpoint_url=url)
+    user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
+
+
 def _stop_requested() -> threading.Event:
     """Set by SIGTERM, or when the stack is gone (its pipe on stdin ends). Ctrl-C reaches
     the whole foreground group: the stack stops this one, after its own."""
@@ -114,7 +128,7 @@ def _stop_requested() -> threading.Event:
 
 def main(argv: list[str]) -> None:
     from infra.local.emulator import emulator  # moto: this process's alone (0.6 s of CPU)
-    from infra.local.user_pool import HASH_IDS
+    from infra.local.user_pool import HASH_IDS, signing_key
 
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
@@ -122,7 +136,7 @@ def main(argv: list[str]) -> None:
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port, _partition_writes()).start()
+        aws = emulator(port, _partition_writes(), signing_key(data)).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return
@@ -152,12 +166,7 @@ def main(argv: list[str]) -> None:
             _say({"error": str(exc), "kind": "data"})
             return
     if any(restored.values()):
-        # Data saved before write-sharding: its items get their shard keys, or lists
-        # would not find them. Imported here: it reads the functions' models, which an
-        # emulator with nothing to restore has no need of.
-        from infra.shard_backfill import TABLES, backfill
-
-        backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
+        _backfill(aws.url, pool_id)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

@@ -32,6 +32,9 @@ These corrections make it behave like DynamoDB where the platform can tell:
   took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
   the items of the one partition asked for, grouped by plain equality and put in
   sort-key order once until the table is next written.
+- A user pool's sign-in refused when its app client does not allow the flow, and its
+  tokens signed with a key of the stack's own, never the one moto ships
+  (infra/local/user_pool.py says why).
 - A queue's message handed to one receiver at a time: moto checks a message visible and
   marks it received in two steps, so two ReceiveMessage calls at once could both get
   it (the webhooks' pollers receive side by side). Each queue's receives take turns.
@@ -73,6 +76,7 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Any, cast
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from joserfc import jwk
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core import responses as moto_responses
 from moto.core.model_instances import model_data
@@ -98,7 +102,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
-from infra.local import streams
+from infra.local import streams, user_pool
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer
 from infra.local.settings import PARTITION_WRITES_PATH
@@ -107,6 +111,8 @@ from infra.local.user_pool import (
     PoolUsers,
     access_tokens_run_the_trigger,
     changes_users,
+    refused_flow,
+    sign_with,
 )
 
 if TYPE_CHECKING:  # imported by whoever asks for a count (aws_process), never here
@@ -557,7 +563,7 @@ class AtomicPerTable:
         environ["wsgi.input"] = BytesIO(body)
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         if target.startswith(COGNITO_TARGET):
-            return self._user_pool(environ, start_response, target.rpartition(".")[2])
+            return self._user_pool(environ, start_response, target.rpartition(".")[2], body)
         if target.startswith(QUEUE_TARGET):  # SQS: no table's lock; a receive its queue's
             with self._receiving(target, body):
                 response = list(self._app(environ, start_response))
@@ -584,10 +590,18 @@ class AtomicPerTable:
                     observer.written(tables)
             return response
 
-    def _user_pool(self, environ, start_response, operation: str) -> list:
+    def _user_pool(self, environ, start_response, operation: str, body: bytes) -> list:
         """A user pool's request: one at a time (moto's pools are not thread-safe either),
-        its users saved before it is answered when it may have changed one."""
+        its users saved before it is answered when it may have changed one; a sign-in by
+        a flow its app client does not allow refused, as Cognito refuses it."""
         with self._pool_lock:
+            refused = refused_flow(operation, body)
+            if refused is not None:
+                return json_answer(
+                    start_response,
+                    "400 Bad Request",
+                    {"__type": "InvalidParameterException", "message": refused},
+                )
             response = list(self._app(environ, start_response))
             if self.users is not None and changes_users(operation):
                 self.users.save()
@@ -698,15 +712,22 @@ def _method_names_once() -> None:
     moto_responses.method_names_from_class = names
 
 
-def emulator(port: int = 0, partitions: "PartitionWrites | None" = None) -> Emulator:
+def emulator(
+    port: int = 0,
+    partitions: "PartitionWrites | None" = None,
+    signing_key: jwk.RSAKey | None = None,
+) -> Emulator:
     """`partitions`: count the writes of every partition key, and throttle them if it has
-    a rate (infra/local/partition_writes.py)."""
+    a rate (infra/local/partition_writes.py). `signing_key`: what its user pools sign
+    their tokens with (infra/local/user_pool.py signing_key: the data directory's); a
+    new one of its own without."""
     # Patching moto is the point (see the functions' texts).
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     _exact_numbers()
     access_tokens_run_the_trigger()
+    sign_with(signing_key or user_pool.signing_key(None))
     streams.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import boto3
 
+from common.keys import FixedRing
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
@@ -47,6 +48,7 @@ from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
 from infra.local.persistence import DataDir, DataError
 from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
+from infra.local.running import RunningStack, announce, withdraw
 from infra.local.settings import (
     DEFAULT_PORTS,
     PARTITION_WRITES_PATH,
@@ -492,6 +494,19 @@ def _banner(stack: LocalStack) -> list[str]:
     return lines
 
 
+def _running(stack: LocalStack) -> RunningStack:
+    """Where this stack runs, for the tools beside it (infra/local/running.py)."""
+    assert stack.settings.jwt_secret is not None  # the stack always has its key
+    return RunningStack(
+        pid=os.getpid(),
+        dynamodb_url=stack.dynamodb_url,
+        lambda_url=stack.lambda_url,
+        notification_url=stack.notification_url,
+        gateway_url=stack.gateway_url,
+        key_id=FixedRing(stack.settings.jwt_secret).signing().kid,
+    )
+
+
 def main(argv: list[str]) -> None:
     try:
         local = LocalSettings.from_env()
@@ -514,6 +529,8 @@ def main(argv: list[str]) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, stop_requested)
+    if stack.data is not None:
+        announce(stack.data.path, _running(stack))
     print("\n".join(_banner(stack)))
     print("Ready. Ctrl-C stops everything.", flush=True)
     log = get_logger("local-stack")
@@ -526,6 +543,8 @@ def main(argv: list[str]) -> None:
                 "code changed: the functions' environments replaced",
                 extra={"changed": changed, "functions": replaced},
             )
+    if stack.data is not None:
+        withdraw(stack.data.path)
     stack.stop()
     if stack.failure is not None:
         sys.exit(f"Stopped: {stack.failure}.")

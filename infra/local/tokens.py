@@ -52,7 +52,7 @@ def local_jwt_secret(data_dir: Path | None, env: Mapping[str, str] | None = None
     path = data_dir / KEY_FILE
     try:
         if not path.exists():
-            _make_key(path)
+            create_once(path, new_key() + "\n")
         key = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise ConfigError(f"LOCAL_DATA_DIR: cannot keep the key in {path} ({exc})") from None
@@ -64,14 +64,15 @@ def local_jwt_secret(data_dir: Path | None, env: Mapping[str, str] | None = None
     return key
 
 
-def _make_key(path: Path) -> None:
-    """A new key in `path`, mode 0600; written aside and linked into place, so another
-    process never reads half of it, and the first of two made at once is the one kept."""
+def create_once(path: Path, text: str) -> None:
+    """`text` (a key) in a new file at `path`, readable by its owner alone; written aside
+    and linked into place, so another process never reads half of it, and the first of
+    two made at once is the one kept. An existing file is left as it is."""
     path.parent.mkdir(parents=True, exist_ok=True)
     aside = path.with_name(f".{path.name}.{os.getpid()}")
     aside.unlink(missing_ok=True)
     with open(os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
-        file.write(new_key() + "\n")
+        file.write(text)
         file.flush()
         os.fsync(file.fileno())
     try:

@@ -7,10 +7,24 @@ Corrections to moto's Cognito, where the platform can tell:
 - The pre token generation trigger. moto runs no Lambda trigger, so its access tokens
   lacked `userId` and a customer's token was refused. Here every access token the pool
   issues is given the claims the template's own trigger code returns
-  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS.
+  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS. Its
+  `username` is the account's username, by which AdminGetUser finds it, as Cognito's
+  is (moto wrote the sub there, which it cannot look up: the authorizer asks the pool
+  about each token's account, common/accounts.py).
+- Tokens are signed with a key of the stack's own. moto signs every pool's tokens with
+  a private key its package ships (anyone can read it), so anyone could mint an
+  operator's token for a developer's stack. Here the pools sign with an RSA key made for
+  the data directory (SIGNING_KEY_FILE beside the HS256 key, readable by its owner alone;
+  a new one at each start with the data in memory), and their keys' document (JWKS)
+  publishes that key alone (`sign_with`). The key's id stays moto's name for it.
 - Passwords are never kept in clear. moto holds them as given; once saved, a user's
   password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
   of a password with it checks the hash.
+- A sign-in flow the app client does not allow is refused. moto signs in by any flow
+  whatever the client's ExplicitAuthFlows; Cognito answers InvalidParameterException
+  ("... flow not enabled for this client"), and the template's client allows no password
+  flow of its own (only the API's administrator flow), so nobody can guess passwords
+  against the emulator's pool past the API's limits either (`refused_flow`).
 - Users survive a restart. moto keeps users in memory; `users.json` in the data
   directory holds every user of the pool (sub, username, attributes, status, groups,
   the password's hash), written after each request that may have changed one, before it
@@ -27,16 +41,19 @@ import secrets
 import threading
 from typing import Any
 
+from joserfc import jwk
 from moto.cognitoidp.models import (
     CognitoIdpUser,
     CognitoIdpUserPool,
     UserStatus,
     cognitoidp_backends,
 )
+from moto.cognitoidp.responses import CognitoIdpJsonWebKeyResponse
 from moto.cognitoidp.utils import flatten_attrs
 from moto.core import DEFAULT_ACCOUNT_ID
 
 from infra.local.persistence import DataDir, DataError, write_atomically
+from infra.local.tokens import create_once
 from token_claims.claims import with_user_id
 
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
@@ -71,8 +88,82 @@ _READS = {
 _SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
 
 
+# The pools' signing key, in the data directory (beside infra/local/tokens.py's KEY_FILE).
+SIGNING_KEY_FILE = "user-pool-signing-key.pem"
+SIGNING_KEY_BITS = 2048
+# The key id moto's tokens name (its create_jwt writes it): the key is ours, the name
+# is moto's.
+SIGNING_KEY_ID = "dummy"
+
+
+def signing_key(directory: DataDir | None) -> jwk.RSAKey:
+    """The pools' signing key: the data directory's, made there on first use; a new one,
+    in memory only, for data in memory. DataError for a file that holds no key."""
+    if directory is None:
+        return jwk.RSAKey.generate_key(SIGNING_KEY_BITS)
+    path = directory.file(SIGNING_KEY_FILE)
+    try:
+        if not path.exists():
+            made = jwk.RSAKey.generate_key(SIGNING_KEY_BITS)
+            create_once(path, made.as_pem(private=True).decode("ascii"))
+        return jwk.RSAKey.import_key(path.read_bytes())
+    except (OSError, ValueError) as exc:
+        raise DataError(
+            f"Local data: {path} holds no signing key of the user pool ({exc}): delete it, "
+            "and a new one is made (tokens signed with the old one are then refused)"
+        ) from None
+
+
+def sign_with(key: jwk.RSAKey) -> None:
+    """Every pool, made now or later, signs its tokens with `key`, and publishes it alone
+    as its keys (JWKS); never moto's own key, which its package ships."""
+    published = {**key.as_dict(private=False), "kid": SIGNING_KEY_ID, "use": "sig", "alg": "RS256"}
+    # A property on the class wins over the attribute moto sets on each pool.
+    CognitoIdpUserPool.json_web_key = property(  # type: ignore[assignment]
+        lambda _pool: key, lambda _pool, _moto_key: None
+    )
+    CognitoIdpJsonWebKeyResponse.json_web_key = json.dumps({"keys": [published]}).encode()
+
+
 def changes_users(operation: str) -> bool:
     return operation not in _READS
+
+
+# The setting of an app client's ExplicitAuthFlows each AuthFlow needs, and what a client
+# that names none allows (Cognito's defaults).
+_FLOW_SETTINGS = {
+    "USER_PASSWORD_AUTH": "ALLOW_USER_PASSWORD_AUTH",
+    "USER_SRP_AUTH": "ALLOW_USER_SRP_AUTH",
+    "ADMIN_USER_PASSWORD_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+    "ADMIN_NO_SRP_AUTH": "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+    "REFRESH_TOKEN_AUTH": "ALLOW_REFRESH_TOKEN_AUTH",
+    "REFRESH_TOKEN": "ALLOW_REFRESH_TOKEN_AUTH",
+    "CUSTOM_AUTH": "ALLOW_CUSTOM_AUTH",
+    "USER_AUTH": "ALLOW_USER_AUTH",
+}
+_DEFAULT_FLOWS = ("ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_CUSTOM_AUTH")
+_SIGN_INS = {"InitiateAuth", "AdminInitiateAuth"}
+
+
+def refused_flow(operation: str, body: bytes) -> str | None:
+    """Cognito's message refusing a sign-in whose flow its app client does not allow;
+    None for any other request (moto answers it, an unknown client or flow included)."""
+    if operation not in _SIGN_INS:
+        return None
+    try:
+        request = json.loads(body or b"{}")
+        flow, client_id = request.get("AuthFlow"), request.get("ClientId")
+    except (ValueError, AttributeError):
+        return None
+    for backend in list(cognitoidp_backends[DEFAULT_ACCOUNT_ID].values()):
+        for pool in list(backend.user_pools.values()):
+            client = pool.clients.get(client_id)
+            if client is None or flow not in _FLOW_SETTINGS:
+                continue
+            allowed = client.extended_config.get("ExplicitAuthFlows") or _DEFAULT_FLOWS
+            if _FLOW_SETTINGS[flow] not in allowed:
+                return f"{flow} flow not enabled for this client"
+    return None
 
 
 class Hashed:
@@ -122,6 +213,9 @@ def access_tokens_run_the_trigger() -> None:
         extra: dict[str, Any] = {
             "origin_jti": origin_jti,
             "scope": "aws.cognito.signin.user.admin",
+            # The account's username as the pool finds it (AdminGetUser), as Cognito's
+            # claim is: moto writes the sub there, by which it cannot find the user.
+            "username": user.username,
             **details["accessTokenGeneration"]["claimsToAddOrOverride"],
         }
         if user.groups:

@@ -50,6 +50,7 @@ def test_a_burst_over_the_gateways_limit_gets_429s_writes_nothing_and_recovers(t
     assert set(statuses) <= {201, 429}  # never a 5xx under load
     throttled = next(answer for answer in answers if answer.status_code == 429)
     assert throttled.json() == {"message": "Too Many Requests"}
+    assert throttled.headers["Cache-Control"] == "no-store"  # as API Gateway's own answers
     time.sleep(3)
     listed = tight.gateway("GET", "/api/inventario")
     assert listed.status_code == 200

@@ -137,6 +137,15 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
             o["id"]
             for o in http.gateway("GET", "/api/pedidos", params={"status": "PENDIENTE"}).json()
         ] == [1]
+        # Its userId was claimed at start (infra/user_id_backfill.py): the first person
+        # who registers, whom the empty counter would have given 1, owns nothing.
+        sign_up = {"email": "first@example.com", "password": "A-long-Passphrase-2026"}
+        made = requests.post(stack.gateway + "/api/auth/register", json=sign_up, timeout=30)
+        assert made.status_code == 201 and made.json()["userId"] != 1, made.text
+        theirs = StackClient(
+            stack, requests.post(stack.gateway + "/api/auth/login", json=sign_up, timeout=30).text
+        )
+        assert theirs.gateway("GET", "/api/pedidos").json() == []
     finally:
         stack.stop()
 
@@ -260,3 +269,45 @@ def test_an_empty_LOCAL_DATA_DIR_keeps_everything_in_memory():
         assert DEFAULT_DATA_DIR not in stack.output()
     finally:
         stack.stop()
+
+
+def _make(target: str, data_dir, *variables: str) -> subprocess.CompletedProcess:
+    """`make -s <target>` as a developer runs it beside a stack: told only where the data
+    is, with the stack's ports chosen by the kernel (0, as here) and its own key."""
+    env = {key: value for key, value in os.environ.items() if key != "JWT_SECRET"}
+    env.update({"LOCAL_DATA_DIR": str(data_dir), "DYNAMODB_PORT": "0", "GATEWAY_PORT": "0"})
+    return subprocess.run(
+        ["make", "-s", target, *variables],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_make_user_and_make_token_find_the_running_stack_by_its_data_directory(tmp_path):
+    """Whatever ports the stack chose: the stack says where it runs in its data directory
+    while it runs (infra/local/running.py), and the tools read it there."""
+    stack = StackProcess({"LOCAL_DATA_DIR": str(tmp_path), "JWT_SECRET": ""}).start()
+    try:
+        email = "ops.anywhere@example.com"
+        made = _make(
+            "user", tmp_path, f"EMAIL={email}", "ROLE=operator", "PASSWORD=A-long-Pass-2026"
+        )
+        assert made.returncode == 0, made.stderr
+        assert made.stdout.startswith(f"Created {email} in the local user pool (operator)")
+        printed = _make("token", tmp_path)
+        assert printed.returncode == 0, printed.stderr
+        assert StackClient(stack, printed.stdout.strip()).gateway("GET", "/api/inventario").ok
+        signed_in = requests.post(
+            stack.gateway + "/api/auth/login",
+            json={"email": email, "password": "A-long-Pass-2026"},
+            timeout=30,
+        )
+        assert signed_in.status_code == 200
+    finally:
+        stack.stop()
+    # Stopped: the tools say so, rather than reach for another stack's ports.
+    gone = _make("user", tmp_path, "EMAIL=late@example.com", "ROLE=operator")
+    assert gone.returncode != 0 and "make run" in gone.stderr

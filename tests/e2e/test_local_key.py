@@ -86,6 +86,19 @@ def test_each_data_directory_and_each_stack_in_memory_has_its_own_key_and_JWT_SE
         assert status(told, make_token(secret=given.encode())) == 200
         jwt.decode(told.token, given, algorithms=["HS256"])
         assert status(told, one) == 401  # JWT_SECRET, not the key kept in its directory
+        # So `make token` on that directory, told no JWT_SECRET, says so rather than print
+        # a token the running stack refuses (infra/local/running.py).
+        env = {k: v for k, v in os.environ.items() if k != "JWT_SECRET"}
+        refused = subprocess.run(
+            ["make", "-s", "token"],
+            cwd=ROOT,
+            env={**env, "LOCAL_DATA_DIR": str(tmp_path / "one")},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert refused.returncode != 0 and refused.stdout == ""
+        assert "signs with another key" in refused.stderr
         assert status(told, in_memory.token) == 401
         assert status(in_memory, told.token) == 401
     finally:

@@ -114,6 +114,28 @@ def test_make_seed_loads_the_demo_through_the_api_and_a_second_run_adds_nothing(
     assert again[users + 1 :] == first[users + 1 :]
     assert len(every(empty_stack, "/api/pedidos")) == 6
     assert len(every(empty_stack, "/api/envios")) == 3
+    # People who register after the seed get userIds none of its orders carry: each owns
+    # nothing (the demo's userIds were claimed by its orders: docs/identity.md#userids).
+    demo_ids = {order["userId"] for order in DEMO["orders"]}
+    for n in range(len(demo_ids)):
+        email = f"after-seed-{n}@example.com"
+        account = requests.post(
+            empty_stack.gateway + "/api/auth/register",
+            json={"email": email, "password": "A-long-Passphrase-2026"},
+            timeout=30,
+        ).json()
+        assert account["userId"] not in demo_ids
+        token = requests.post(
+            empty_stack.gateway + "/api/auth/login",
+            json={"email": email, "password": "A-long-Passphrase-2026"},
+            timeout=30,
+        ).text
+        mine = requests.get(
+            empty_stack.gateway + "/api/pedidos",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=30,
+        )
+        assert mine.json() == [], (account, mine.json())
 
 
 def test_make_seed_says_so_when_no_stack_answers(tmp_path):

@@ -10,6 +10,7 @@ import uuid
 import pytest
 import requests
 
+from tests.support.addresses import client_at, new_address
 from tests.support.stack_process import StackClient
 
 PASSWORD = "A-long-Passphrase-2026"
@@ -32,7 +33,13 @@ def post(stack, path: str, **kw) -> requests.Response:
 
 
 def register(stack, email: str, password: str = PASSWORD, **more) -> requests.Response:
-    return post(stack, "/api/auth/register", json={"email": email, "password": password, **more})
+    """From a client address of its own: registrations are limited per address
+    (test_registrations_are_limited_per_client_address), these are each a new client's."""
+    return client_at(new_address()).post(
+        stack.gateway + "/api/auth/register",
+        json={"email": email, "password": password, **more},
+        timeout=30,
+    )
 
 
 def login(stack, email: str, password: str = PASSWORD) -> requests.Response:
@@ -55,6 +62,9 @@ def test_a_customer_registers_signs_in_and_has_a_customers_rights(stack, http):
     assert token.count(".") == 2 and token == token.strip()
 
     me = StackClient(stack, token)
+    # A new account owns nothing until it orders (docs/identity.md#userids), whatever
+    # orders other tests placed for numbers near its own.
+    assert me.gateway("GET", "/api/pedidos").json() == []
     product = http.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()}).json()
     order = {
         "userEmail": email,
@@ -68,11 +78,9 @@ def test_a_customer_registers_signs_in_and_has_a_customers_rights(stack, http):
     mine = me.gateway("POST", "/api/pedidos", json={**order, "userId": account["userId"]})
     assert mine.status_code == 201, mine.text
     assert me.gateway("POST", "/api/pedidos", json={**order, "userId": 999999}).status_code == 403
-    # Theirs only: the orders of their userId (others' tests may have placed orders for
-    # the same number before this account had it).
+    # Theirs only: the one order it placed.
     listed = me.gateway("GET", "/api/pedidos", params={"limit": 1000}).json()
-    assert mine.json()["id"] in [o["id"] for o in listed]
-    assert {o["userId"] for o in listed} == {account["userId"]}
+    assert [o["id"] for o in listed] == [mine.json()["id"]]
     assert me.gateway("POST", "/api/inventario", json=PRODUCT).status_code == 403
     assert me.gateway("GET", "/api/inventario").status_code == 200
 
@@ -191,6 +199,115 @@ def test_a_burst_of_guesses_at_once_gets_no_more_tries_than_one_at_a_time(stack)
     assert set(statuses) <= {401, 429}
 
 
+def test_guessing_from_one_address_never_locks_the_owner_out_from_another(stack):
+    """The count is kept per email and client address: someone failing on purpose
+    somewhere else is slowed, the owner signing in from their own address is not."""
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    guesser, owner = client_at(new_address()), client_at(new_address())
+    sent = {"email": email, "password": "Wrong-Guess-2026"}
+    statuses = [
+        guesser.post(stack.gateway + "/api/auth/login", json=sent, timeout=30).status_code
+        for _ in range(7)
+    ]
+    assert statuses == [401] * 5 + [429] * 2
+    mine = owner.post(
+        stack.gateway + "/api/auth/login", json={"email": email, "password": PASSWORD}, timeout=30
+    )
+    assert mine.status_code == 200, mine.text
+
+
+def test_registrations_are_limited_per_client_address(stack):
+    """Beyond 20 accounts made from one address in 10 minutes: 429 with Retry-After, and
+    no account; another address registers as before."""
+    script = client_at(new_address())
+
+    def register_from(client) -> requests.Response:
+        sent = {"email": new_email(), "password": PASSWORD}
+        return client.post(stack.gateway + "/api/auth/register", json=sent, timeout=30)
+
+    statuses = [register_from(script).status_code for _ in range(20)]
+    assert statuses == [201] * 20
+    refused = register_from(script)
+    assert _error(refused) == (429, "TOO_MANY_REGISTRATIONS")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
+    assert refused.headers["Cache-Control"] == "no-store"
+    assert register_from(client_at(new_address())).status_code == 201
+
+
+def test_the_pools_public_client_cannot_sign_in_past_the_apis_limits(stack):
+    """Only the API signs in with a password (an administrator's flow, which needs AWS
+    credentials): the app client's own password and SRP flows are off, so nobody can
+    guess against the pool directly, unslowed."""
+    import boto3
+
+    from infra.local import LOCAL_AWS_ENV
+    from infra.local.sign_in import find_pool
+
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    pool = find_pool(stack.dynamodb, LOCAL_AWS_ENV["AWS_DEFAULT_REGION"])
+    cognito = boto3.client(
+        "cognito-idp",
+        endpoint_url=stack.dynamodb,
+        region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],
+        aws_access_key_id="anyone",
+        aws_secret_access_key="anyone",
+    )
+    for flow, parameters in (
+        ("USER_PASSWORD_AUTH", {"USERNAME": email, "PASSWORD": PASSWORD}),
+        ("USER_SRP_AUTH", {"USERNAME": email, "SRP_A": "abc123"}),
+    ):
+        with pytest.raises(cognito.exceptions.InvalidParameterException, match="not enabled"):
+            cognito.initiate_auth(ClientId=pool.client_id, AuthFlow=flow, AuthParameters=parameters)
+
+
+def _pool_admin(stack):
+    """The emulator's pool as an administrator reaches it (the AWS console's calls)."""
+    import boto3
+
+    from infra.local import LOCAL_AWS_ENV
+    from infra.local.sign_in import find_pool
+
+    region = LOCAL_AWS_ENV["AWS_DEFAULT_REGION"]
+    cognito = boto3.client(
+        "cognito-idp",
+        endpoint_url=stack.dynamodb,
+        region_name=region,
+        aws_access_key_id=LOCAL_AWS_ENV["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=LOCAL_AWS_ENV["AWS_SECRET_ACCESS_KEY"],
+    )
+    return cognito, find_pool(stack.dynamodb, region).id
+
+
+def test_a_token_of_an_account_disabled_or_deleted_stops_working_within_60_seconds(stack):
+    """Before it expires (60 minutes): an administrator disables one account and deletes
+    another in the pool; their tokens are 401 within a minute (docs/identity.md)."""
+    cognito, pool_id = _pool_admin(stack)
+    tokens = {}
+    for change in ("disabled", "deleted"):
+        email = new_email()
+        assert register(stack, email).status_code == 201
+        tokens[change] = StackClient(stack, login(stack, email).text)
+        assert tokens[change].gateway("GET", "/api/pedidos").status_code == 200
+        if change == "disabled":
+            cognito.admin_disable_user(UserPoolId=pool_id, Username=email)
+        else:
+            cognito.admin_delete_user(UserPoolId=pool_id, Username=email)
+    changed_at = time.monotonic()
+    statuses: dict[str, int] = {}
+    while time.monotonic() < changed_at + 60:
+        statuses = {c: t.gateway("GET", "/api/pedidos").status_code for c, t in tokens.items()}
+        if set(statuses.values()) == {401}:
+            break
+        time.sleep(1)
+    assert statuses == {"disabled": 401, "deleted": 401}, statuses
+    # Another customer's token is untouched.
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    assert StackClient(stack, login(stack, email).text).gateway("GET", "/api/pedidos").ok
+
+
 def test_a_success_starts_the_count_again(stack):
     email = new_email()
     assert register(stack, email).status_code == 201
@@ -237,20 +354,41 @@ def test_make_user_makes_an_operator_who_signs_in_with_the_password_it_printed(s
     operator = StackClient(stack, token)
     made = operator.gateway("POST", "/api/inventario", json={**PRODUCT, "sku": new_email()})
     assert made.status_code == 201, made.text
-    assert stack.make_user(f"EMAIL={email}", "ROLE=operator") == (
-        f"{email} already exists in the local user pool (operator): nothing changed."
-    )
+    # A second run is refused, saying why: it changes nothing.
+    again = stack.make_user_refused_or_not(f"EMAIL={email}", "ROLE=operator")
+    assert again.returncode != 0 and again.stdout == ""
+    assert f"{email} already has an account in the local user pool (operator)" in again.stderr
+
+
+def test_make_user_refuses_to_make_an_operator_of_an_email_someone_registered(stack):
+    """Registering proves nothing about an email: whoever registered an operator's address
+    first gets no operator's account when the operator is made (docs/identity.md)."""
+    email = new_email()
+    assert register(stack, email).status_code == 201
+    refused = stack.make_user_refused_or_not(f"EMAIL={email.upper()}", "ROLE=operator")
+    assert refused.returncode != 0, refused.stdout
+    assert f"{email} already has an account in the local user pool (customer" in refused.stderr
+    assert "nothing changed" in refused.stderr
+    theirs = StackClient(stack, login(stack, email).text)
+    assert theirs.gateway("POST", "/api/inventario", json=PRODUCT).status_code == 403
 
 
 def test_make_user_makes_a_customer_with_a_new_userid_or_the_one_given(stack):
-    email, chosen = new_email(), new_email()
+    email, chosen, second = new_email(), new_email(), new_email()
     said = stack.make_user(f"EMAIL={email}", "ROLE=customer", f"PASSWORD={PASSWORD}")
     assert said.startswith(f"Created {email} in the local user pool (customer, userId ")
     assert login(stack, email).status_code == 200
-    said = stack.make_user(f"EMAIL={chosen}", "ROLE=customer", "USER_ID=900000")
-    assert "(customer, userId 900000)" in said
-    # A customer registering later gets an id past it: never someone else's orders.
-    assert register(stack, new_email()).json()["userId"] > 900000
+    wanted = 900000 + int(uuid.uuid4().int % 90000)  # a number of this test's own
+    said = stack.make_user(f"EMAIL={chosen}", "ROLE=customer", f"USER_ID={wanted}")
+    assert f"(customer, userId {wanted})" in said
+    # The id is that account's: a second account with it is refused, and not made; the
+    # counter is left where it was (ids stay dense), never giving it again.
+    refused = stack.make_user_refused_or_not(
+        f"EMAIL={second}", "ROLE=customer", f"USER_ID={wanted}"
+    )
+    assert refused.returncode != 0 and f"userId {wanted} already belongs" in refused.stderr
+    assert login(stack, second, "whatever").status_code == 401
+    assert register(stack, new_email()).json()["userId"] != wanted
 
 
 def test_users_and_their_tokens_outlive_a_restart(tmp_path):
@@ -268,6 +406,11 @@ def test_users_and_their_tokens_outlive_a_restart(tmp_path):
         first.stop()
     saved = (tmp_path / "data" / "users.json").read_text()
     assert email in saved and PASSWORD not in saved
+    # The pool signs with a key of this data directory's, its owner's alone (never the
+    # one moto ships): the token is still good after the restart because the key is.
+    key = tmp_path / "data" / "user-pool-signing-key.pem"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert "PRIVATE KEY" in key.read_text()
     again = StackProcess(data).start()
     try:
         assert StackClient(again, token).gateway("GET", "/api/pedidos").status_code == 200

@@ -179,3 +179,24 @@ def aws_calls(only_calls_the_layer_and_the_role_allow) -> list[tuple[str, str, d
     """Every AWS call the functions' own clients make from here on (not the test's):
     (service, operation, parameters); clear it to start counting afresh."""
     return only_calls_the_layer_and_the_role_allow
+
+
+@pytest.fixture(scope="session")
+def pool(emulator):
+    """The template's user pool in the emulator (made once: its users are each test's own)."""
+    import boto3
+
+    from infra import template
+    from infra.local.sign_in import POOL_NAME, find_pool
+
+    client = boto3.client("cognito-idp", endpoint_url=emulator.url)
+    if not any(p["Name"] == POOL_NAME for p in client.list_user_pools(MaxResults=60)["UserPools"]):
+        template.create_user_pool(client)
+    return find_pool(emulator.url, client.meta.region_name)
+
+
+@pytest.fixture
+def signing_in(gateway, pool, monkeypatch):
+    """The gateway with the pool: its sign-in routes, and its authorizer taking its tokens."""
+    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", pool.url)
+    return gateway(**pool.environment())

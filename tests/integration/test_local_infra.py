@@ -150,15 +150,14 @@ def test_unknown_functions_are_not_found(local_lambda):
 
 
 def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
-    from chalice import Blueprint
     from chalice.config import Config
     from chalice.test import TestHTTPClient
 
     from common.errors import Invalid
-    from common.service_app import create_app
+    from common.service_app import ServiceBlueprint, create_app
 
     settings = Settings.from_env({"CORS_ALLOW_ORIGIN": "https://ops.example.com"})
-    routes = Blueprint("probe")
+    routes = ServiceBlueprint("probe")
     routes.function = "InventoryFunction"
 
     @routes.route("/ok")

@@ -6,31 +6,13 @@ import http.server
 import socket
 import threading
 
-import boto3
 import jwt
 import pytest
 
-from infra import template
-from infra.local.sign_in import POOL_NAME, find_pool
 from tests.support.api import body
 from tests.support.endpoints import point
 
 PASSWORD = "A-long-Passphrase-2026"
-
-
-@pytest.fixture(scope="module")
-def pool(emulator):
-    client = boto3.client("cognito-idp", endpoint_url=emulator.url)
-    if not any(p["Name"] == POOL_NAME for p in client.list_user_pools(MaxResults=60)["UserPools"]):
-        template.create_user_pool(client)
-    return find_pool(emulator.url, client.meta.region_name)
-
-
-@pytest.fixture
-def signing_in(gateway, pool, monkeypatch):
-    """The gateway with the pool: its sign-in routes, and its authorizer taking its tokens."""
-    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", pool.url)
-    return gateway(**pool.environment())
 
 
 def test_a_registered_customer_signs_in_and_its_token_has_a_customers_rights(signing_in):
@@ -52,6 +34,43 @@ def test_a_registered_customer_signs_in_and_its_token_has_a_customers_rights(sig
     assert signing_in.get("/api/pedidos", token=token).status_code == 200
     refused = signing_in.post("/api/inventario", {"sku": "X"}, token=token)
     assert refused.status_code == 403
+
+
+def test_an_email_is_one_account_whatever_its_unicode_form(signing_in):
+    """Fullwidth letters are the same email as their ASCII (NFKC), stored and shown so."""
+    made = signing_in.post(
+        "/api/auth/register",
+        {"email": "\uff2e\uff26\uff2b\uff23.Form@Example.com", "password": PASSWORD},
+        token=None,
+    )
+    assert made.status_code == 201, made.body
+    assert body(made)["email"] == "nfkc.form@example.com"
+    again = signing_in.post(
+        "/api/auth/register", {"email": "nfkc.form@example.com", "password": PASSWORD}, token=None
+    )
+    assert (again.status_code, body(again)["error"]) == (409, "EMAIL_TAKEN")
+    answer = signing_in.post(
+        "/api/auth/login",
+        {"email": "NFKC.FORM@EXAMPLE.COM", "password": PASSWORD},
+        token=None,
+    )
+    assert answer.status_code == 200
+
+
+def test_every_answer_of_the_sign_in_routes_is_never_stored(signing_in):
+    """A token (or an account) in a shared cache would be anyone's: Cache-Control: no-store
+    on every answer of /api/auth/*, its errors too."""
+    email = "no.store@example.com"
+    answers = [
+        signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/register", {"email": "x"}, token=None),
+        signing_in.post("/api/auth/login", {"email": email, "password": PASSWORD}, token=None),
+        signing_in.post("/api/auth/login", {"email": email, "password": "Wrong-1"}, token=None),
+        signing_in.post("/api/auth/login", raw=b"{", token=None),
+    ]
+    assert [a.status_code for a in answers] == [201, 409, 400, 200, 401, 400]
+    assert [a.headers.get("Cache-Control") for a in answers] == ["no-store"] * len(answers)
 
 
 def _closed_port() -> int:
@@ -93,6 +112,7 @@ def test_a_pool_down_or_failing_is_503_with_retry_after_never_500(
     ):
         answer = api.post(path, sent, token=None)
         assert answer.status_code == 503, answer.body
+        assert answer.headers["Cache-Control"] == "no-store"
         assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"
         assert int(answer.headers["Retry-After"]) >= 1
 
@@ -103,3 +123,67 @@ def test_a_stack_without_a_pool_answers_503_not_500(gateway):
     )
     assert answer.status_code == 503
     assert body(answer)["error"] == "SIGN_IN_UNAVAILABLE"
+
+
+def test_revoking_an_account_refuses_its_token_and_its_sign_in(signing_in, pool):
+    """common.accounts.revoke, as erasure will call it, against the emulator's pool."""
+    import boto3
+
+    from common.accounts import revoke
+
+    email = "revoked@example.com"
+    assert (
+        signing_in.post(
+            "/api/auth/register", {"email": email, "password": PASSWORD}, token=None
+        ).status_code
+        == 201
+    )
+    sent = {"email": email, "password": PASSWORD}
+    token = signing_in.post("/api/auth/login", sent, token=None).body.decode()
+    revoke(boto3.client("cognito-idp", endpoint_url=pool.url), pool.id, email)
+    assert signing_in.get("/api/pedidos", token=token).status_code == 401
+    refused = signing_in.post("/api/auth/login", sent, token=None)
+    assert (refused.status_code, body(refused)["error"]) == (401, "INVALID_CREDENTIALS")
+
+
+def motos_published_key() -> dict:
+    """The private key moto's package ships for its user pools (anyone can read it)."""
+    import gzip
+    import importlib.resources
+    import json
+
+    shipped = importlib.resources.files("moto.cognitoidp") / "resources" / "jwks-private.json.gz"
+    return json.loads(gzip.decompress(shipped.read_bytes()))
+
+
+def test_a_token_signed_with_motos_published_key_is_refused(signing_in, pool):
+    """moto ships its user pools' private key (its package's jwks-private.json): signed
+    with it, anyone could mint an operator's token for a developer's stack. The
+    emulator's pool signs with a key of its own and publishes that one alone."""
+    import json
+    import time
+    import urllib.request
+
+    from joserfc import jwk
+    from joserfc import jwt as jose_jwt
+
+    email = "forger.target@example.com"
+    signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None)
+    now = int(time.time())
+    claims = {
+        "sub": "forged",
+        "iss": pool.issuer,
+        "client_id": pool.client_id,
+        "token_use": "access",
+        "username": email,  # an account that exists, as the account check asks
+        "cognito:groups": ["operators"],
+        "iat": now,
+        "exp": now + 600,
+    }
+    moto_key = jwk.RSAKey.import_key(motos_published_key())
+    forged = jose_jwt.encode({"kid": "dummy", "alg": "RS256"}, claims, moto_key)
+    made = signing_in.post("/api/inventario", {"sku": "FORGED"}, token=forged)
+    assert made.status_code == 401, made.body
+    published = json.load(urllib.request.urlopen(pool.jwks_url, timeout=10))  # noqa: S310
+    moto_public = moto_key.as_dict(private=False)
+    assert [key["n"] for key in published["keys"]] != [moto_public["n"]]

@@ -30,10 +30,12 @@ FLOORS = {
     ),
     # the sku to free is read, then the product and its claim go together
     "DELETE /api/inventario/{id}": ({"GetItem": 1, "TransactWriteItems": 1}, 4, 1),
-    # the stock check's read (in the inventory) + the order, saved with its event
-    # pending, + the event off that list once published (the outbox: one write more, so
-    # that no failure after the save can lose the event)
-    "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 1, "PutItem": 1}, 2, 1),
+    # the stock check's read (in the inventory) + its userId's claim (common.user_ids:
+    # one update, before the save, so that no new account is given an order's userId)
+    # + the order, saved with its event pending, + the event off that list once
+    # published (the outbox: one write more, so that no failure after the save can lose
+    # the event)
+    "POST /api/pedidos": ({"GetItem": 1, "UpdateItem": 2, "PutItem": 1}, 3, 1),
     # an approval: the order read (which stock move it makes), the inventory's
     # reservation with its product's counters (a transaction of two), then one update on
     # the condition that the status is still the one read, its history entry in it

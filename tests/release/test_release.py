@@ -306,8 +306,12 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
     assert authorizer["Identity"]["Header"] == "Authorization"
     # Its alias: the published version SnapStart restores (docs/operations.md#snapstart).
     assert authorizer["FunctionArn"] == {"Ref": "AuthorizerFunction.Alias"}
-    unauthorized = apis["GatewayApi"]["Properties"]["GatewayResponses"]["UNAUTHORIZED"]
-    assert unauthorized["StatusCode"] == 401
+    responses = apis["GatewayApi"]["Properties"]["GatewayResponses"]
+    assert responses["UNAUTHORIZED"]["StatusCode"] == 401
+    # API Gateway's own answers (a throttled sign-in's 429 among them) are never stored,
+    # as the local gateway's are not (infra/local/api_gateway.py).
+    for response in responses.values():
+        assert response["ResponseParameters"]["Headers"]["Cache-Control"] == "'no-store'"
     assert "Auth" not in apis["NotificationApi"]["Properties"]
     # No route may opt out of the authorizer but the gateway's root, its index, and
     # signing in (which is how a caller gets a token).
@@ -331,6 +335,14 @@ IDEMPOTENCY = "IdempotencyTable"
 # The breaker's shared state (orders/breaker.py): the orders function's alone, read
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
+# The userIds' claims (common/user_ids.py): written with the client (no model, shared
+# with `make user` and the backfill), by the orders function (an order's, UpdateItem) and
+# the sign-in function (an account's, PutItem and UpdateItem) alone; kept (backed up).
+USER_IDS = "UserIdsTable"
+CLAIMS = {
+    "OrdersFunction": {"dynamodb:UpdateItem"},
+    "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
+}
 # Sign-in attempts per email (functions/auth): a count that rebuilds itself and expires
 # by itself (TTL), not data anyone would restore.
 ATTEMPTS = "SignInAttemptsTable"
@@ -556,8 +568,13 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(f
             "dynamodb:GetItem",
             "dynamodb:UpdateItem",
         }
+    assert {action for action, targets in granted.items() if USER_IDS in targets} == CLAIMS.get(
+        function, set()
+    )
+    if function in CLAIMS:
+        assert env["USER_IDS_TABLE"] == {"Ref": USER_IDS}
     assert (
-        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS}
+        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS, USER_IDS}
         == owned
         | {
             f"{_logical_id(model)}/index/{index['index_name']}"
@@ -595,18 +612,18 @@ def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():
     assert sorted(statement["Action"]) == [
         "cognito-idp:AdminCreateUser",
         "cognito-idp:AdminDeleteUser",
+        "cognito-idp:AdminInitiateAuth",
         "cognito-idp:AdminSetUserPassword",
     ]
     condition, pool, elsewhere = statement["Resource"]["Fn::If"]
     assert (condition, pool) == ("CreatesUserPool", {"Fn::GetAtt": ["UserPool", "Arn"]})
     assert elsewhere["Fn::Sub"].endswith(":userpool/none")
-    # Signing in needs no IAM (InitiateAuth is the app client's own, unsigned, call).
+    # Signing in is the administrator's flow, IAM-signed: no unsigned call of the app
+    # client's is made (it has no password flow: test_sign_in).
     from common.aws import OPERATIONS
 
-    assert OPERATIONS["cognito-idp"] == {
-        *(a.split(":")[1] for a in statement["Action"]),
-        "InitiateAuth",
-    }
+    assert {*OPERATIONS["cognito-idp"]} >= {a.split(":")[1] for a in statement["Action"]}
+    assert "InitiateAuth" not in OPERATIONS["cognito-idp"]
 
 
 def test_the_settings_know_every_table_of_the_template():
@@ -615,7 +632,7 @@ def test_the_settings_know_every_table_of_the_template():
 
 def test_every_table_belongs_to_a_model():
     used = {_logical_id(m) for package in MODELLED.values() for m in _service_models(package)}
-    assert used | {IDEMPOTENCY, BREAKERS} == set(template.tables())
+    assert used | {IDEMPOTENCY, BREAKERS, USER_IDS} == set(template.tables())
 
 
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------

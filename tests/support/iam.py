@@ -32,12 +32,20 @@ _CALL_ACTIONS = {
     ("cognito-idp", "AdminCreateUser"): ("cognito-idp:AdminCreateUser", "UserPoolId"),
     ("cognito-idp", "AdminSetUserPassword"): ("cognito-idp:AdminSetUserPassword", "UserPoolId"),
     ("cognito-idp", "AdminDeleteUser"): ("cognito-idp:AdminDeleteUser", "UserPoolId"),
+    ("cognito-idp", "AdminInitiateAuth"): ("cognito-idp:AdminInitiateAuth", "UserPoolId"),
+    ("cognito-idp", "AdminGetUser"): ("cognito-idp:AdminGetUser", "UserPoolId"),
+    ("cognito-idp", "AdminDisableUser"): ("cognito-idp:AdminDisableUser", "UserPoolId"),
+    ("cognito-idp", "AdminUserGlobalSignOut"): (
+        "cognito-idp:AdminUserGlobalSignOut",
+        "UserPoolId",
+    ),
     # A batch is authorized as its single action (IAM has no SendMessageBatch).
     ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "ChangeMessageVisibility"): ("sqs:ChangeMessageVisibility", "QueueUrl"),
 }
-# Calls IAM does not authorize: an app client's own sign-in is unsigned.
+# Calls IAM does not authorize: an app client's own sign-in is unsigned (the platform
+# makes none: its sign-in is the administrator's flow).
 _UNSIGNED = {("cognito-idp", "InitiateAuth")}
 
 

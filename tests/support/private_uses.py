@@ -47,8 +47,12 @@ PUBLIC = {
     "cryptography.x509.*": "cryptography's documented X.509 API: certificates, names, OIDs",
     "hypothesis.errors": "Hypothesis's documented exceptions: Unsatisfiable, ...",
     "hypothesis.strategies": "Hypothesis's documented strategies",
+    "joserfc.jwk": "joserfc's documented JWK API: RSAKey (generate, import, export)",
+    "joserfc.jwt": "joserfc's documented JWT API: encode, decode",
     "playwright.sync_api": "Playwright's documented synchronous API",
     "pynamodb.*": "PynamoDB's API reference: models, attributes, indexes, connection, ...",
+    "requests.adapters": "requests' documented transport adapters: HTTPAdapter and its "
+    "init_poolmanager (the advanced usage's own example)",
     "schemathesis.checks": "schemathesis's documented built-in checks",
     "werkzeug.serving": "Werkzeug's documented serving API: make_server",
 }

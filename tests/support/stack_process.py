@@ -118,7 +118,13 @@ class StackProcess:
     def make_user(self, *variables: str) -> str:
         """`make user VAR=...` against this stack's emulator (its user pool), as a user of
         the checkout would run it; what it printed."""
-        result = subprocess.run(
+        result = self.make_user_refused_or_not(*variables)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    def make_user_refused_or_not(self, *variables: str) -> subprocess.CompletedProcess:
+        """`make user VAR=...` against this stack, however it ends."""
+        return subprocess.run(
             ["make", "-s", "user", *variables],
             cwd=self.root,
             capture_output=True,
@@ -126,8 +132,6 @@ class StackProcess:
             timeout=120,
             env={**os.environ, "DYNAMODB_PORT": self.dynamodb.rsplit(":", 1)[1]},
         )
-        assert result.returncode == 0, result.stderr
-        return result.stdout.strip()
 
     def stop(self) -> int:
         """SIGTERM to the stack (it stops its functions, then saves the data); whatever

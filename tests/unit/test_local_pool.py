@@ -20,6 +20,7 @@ class StandIn:
 
     def __init__(self, snapshot, log, generation):
         self.generation, self.stopped, self.last_used = generation, False, time.monotonic()
+        self.ready_ms = self.restore_ms = 0.0
         StandIn.inits.wait(10)
         StandIn.made.append(self)
 

@@ -16,7 +16,11 @@ def test_the_templates_pool_has_the_password_policy_the_code_checks():
     assert pool["Properties"]["UsernameAttributes"] == ["email"]
     (client,) = template.resources("AWS::Cognito::UserPoolClient").values()
     assert client["Properties"]["PreventUserExistenceErrors"] == "ENABLED"
-    assert "ALLOW_USER_PASSWORD_AUTH" in client["Properties"]["ExplicitAuthFlows"]
+    # No password flow of the public client's own: the API's (an administrator's) alone.
+    assert set(client["Properties"]["ExplicitAuthFlows"]) == {
+        "ALLOW_ADMIN_USER_PASSWORD_AUTH",
+        "ALLOW_REFRESH_TOKEN_AUTH",
+    }
 
 
 @pytest.mark.parametrize(
@@ -47,6 +51,34 @@ def test_a_registration_is_one_400_naming_every_bad_field_and_ignores_a_role():
         {"email": " Ana@Example.COM ", "password": GOOD, "rol": "operator", "userId": 1}
     )
     assert parsed == Registration("ana@example.com", GOOD, None)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "ana@example.com",
+        " Ana@Example.COM ",
+        "\uff21\uff4e\uff41@example.com",  # fullwidth letters
+        "ana\uff20example\uff0ecom",  # fullwidth @ and .
+        "\u3000ANA@EXAMPLE.COM\u3000",  # ideographic spaces around it
+        "\u1d2c\u1d3a\u1d2c@example.com",  # modifier capitals: NFKC makes them ANA
+    ],
+)
+def test_an_email_is_one_account_whatever_its_case_or_unicode_form(written):
+    """Trimmed, NFKC-normalised and lower-cased, in registering and in signing in
+    (docs/api.md#signing-in), and the key of its attempts with them."""
+    assert rules.normal_email(written) == "ana@example.com"
+    assert rules.parse_registration({"email": written, "password": GOOD}).email == "ana@example.com"
+    assert rules.parse_credentials({"email": written, "password": "x"}).email == "ana@example.com"
+    assert rules.attempts_key(written, "10.0.0.1") == rules.attempts_key(
+        "ana@example.com", "10.0.0.1"
+    )
+
+
+def test_normalising_an_email_twice_changes_nothing_more():
+    for written in ("\u0130stanbul@EXAMPLE.com", "\u212aelvin@example.com", "Stra\u00dfe@x.de"):
+        once = rules.normal_email(written)
+        assert rules.normal_email(once) == once
 
 
 def test_guesses_wait_after_five_each_lock_twice_the_last_at_most_fifteen_minutes():
@@ -89,28 +121,114 @@ class FakeAttempts:
         self.kept.pop(key, None)
 
 
+class FakeIds:
+    """Claims in memory: the ids `taken` are skipped."""
+
+    def __init__(self, taken=()):
+        self.taken, self.accounts = set(taken), {}
+
+    def new_account(self, next_id):
+        while (user_id := next_id()) in self.taken:
+            pass
+        self.taken.add(user_id)
+        self.accounts[user_id] = "pending"
+        return user_id
+
+    def account_created(self, user_id):
+        self.accounts[user_id] = "active"
+
+    def account_not_created(self, user_id):
+        del self.accounts[user_id]
+
+
+class FakeRegistrations:
+    """The accounts made per address, by the rules' window."""
+
+    def __init__(self, clock=lambda: 100.0):
+        self.made: dict[str, tuple[float, ...]] = {}
+        self.clock = clock
+
+    def add(self, key):
+        now = self.clock()
+        self.made[key] = rules.next_registrations(self.made.get(key, ()), now)
+        return now
+
+    def take_back(self, key, moment):
+        self.made[key] = rules.without(self.made[key], moment)
+
+
+def registrar(pool, claims=None, ids=None, registrations=None) -> service.Registrar:
+    numbers = iter(ids or range(1, 1000))
+    return service.Registrar(
+        pool, claims or FakeIds(), lambda: next(numbers), registrations or FakeRegistrations()
+    )
+
+
+HERE = "10.0.0.1"
+
+
 def test_register_then_sign_in_and_every_refusal_is_the_same_401():
-    pool, attempts, ids = FakePool(), FakeAttempts(), iter([7, 8])
-    account = service.register(Registration("ana@x.co", GOOD, None), pool, lambda: next(ids))
+    pool, attempts, claims = FakePool(), FakeAttempts(), FakeIds(taken=[6])
+    account = service.register(
+        Registration("ana@x.co", GOOD, None), HERE, registrar(pool, claims, [6, 7, 8])
+    )
+    assert claims.accounts == {7: "active"}
     assert (account.email, account.user_id, account.rol) == ("ana@x.co", 7, "customer")
-    assert service.sign_in(Credentials("ana@x.co", GOOD), pool, attempts) == "token-of-ana@x.co"
+    assert service.sign_in(Credentials("ana@x.co", GOOD), HERE, pool, attempts) == (
+        "token-of-ana@x.co"
+    )
     refusals = []
     for tried in (Credentials("ana@x.co", "wrong"), Credentials("nobody@x.co", GOOD)):
         with pytest.raises(Unauthenticated) as refused:
-            service.sign_in(tried, pool, attempts)
+            service.sign_in(tried, HERE, pool, attempts)
         refusals.append((refused.value.code, refused.value.message))
     assert refusals[0] == refusals[1] == ("INVALID_CREDENTIALS", refusals[0][1])
 
 
 def test_a_success_forgets_the_count_and_a_lock_stops_even_the_right_password():
     pool, attempts = FakePool(), FakeAttempts()
-    service.register(Registration("bo@x.co", GOOD, None), pool, lambda: 1)
+    service.register(Registration("bo@x.co", GOOD, None), HERE, registrar(pool))
     clock = lambda: 50.0  # noqa: E731
     for _ in range(5):
         with pytest.raises(Unauthenticated):
-            service.sign_in(Credentials("bo@x.co", "wrong"), pool, attempts, clock)
+            service.sign_in(Credentials("bo@x.co", "wrong"), HERE, pool, attempts, clock)
     with pytest.raises(TooManyRequests):
-        service.sign_in(Credentials("bo@x.co", GOOD), pool, attempts, clock)
+        service.sign_in(Credentials("bo@x.co", GOOD), HERE, pool, attempts, clock)
+    # From another address the owner signs in: the guesses were counted for that one.
+    assert service.sign_in(Credentials("bo@x.co", GOOD), "10.9.9.9", pool, attempts, clock)
     later = lambda: 81.0  # noqa: E731
-    assert service.sign_in(Credentials("bo@x.co", GOOD), pool, attempts, later)
+    assert service.sign_in(Credentials("bo@x.co", GOOD), HERE, pool, attempts, later)
     assert attempts.kept == {}
+
+
+def test_a_count_past_its_hour_is_forgotten_whether_or_not_the_ttl_deleted_it():
+    stored = Attempts(4, None)
+    assert rules.kept_attempts(stored, 2000.0, 1999.0) == stored
+    assert rules.kept_attempts(stored, 2000.0, 2000.0) == Attempts()
+
+
+def test_twenty_accounts_an_address_in_ten_minutes_then_429_until_the_oldest_leaves():
+    made: tuple[float, ...] = ()
+    for n in range(20):
+        made = rules.next_registrations(made, 1000.0 + n)
+    with pytest.raises(TooManyRequests) as refused:
+        rules.next_registrations(made, 1100.0)
+    assert refused.value.code == "TOO_MANY_REGISTRATIONS"
+    assert refused.value.retry_after_seconds == 500  # the first, made at 1000, leaves at 1600
+    assert len(rules.next_registrations(made, 1600.5)) == 20  # it left; one more came in
+    assert len(rules.without(made, 1005.0)) == 19
+
+
+def test_a_registration_that_makes_no_account_gives_its_place_back():
+    class Taken(FakePool):
+        def create_customer(self, registration, user_id):
+            from common.errors import Conflict
+
+            raise Conflict("EMAIL_TAKEN", "taken", details=[])
+
+    registrations = FakeRegistrations()
+    with pytest.raises(Exception, match="taken"):
+        service.register(
+            Registration("x@x.co", GOOD, None), HERE, registrar(Taken(), None, None, registrations)
+        )
+    assert registrations.made[rules.registrations_key(HERE)] == ()

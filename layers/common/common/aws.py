@@ -51,9 +51,19 @@ OPERATIONS = {
         }
     ),
     "lambda": frozenset({"Invoke"}),
-    # Sign-in (functions/auth): creating a customer, and a password's check.
+    # Sign-in (functions/auth): creating a customer, and a password's check; the
+    # authorizer's check that a token's account is still there and enabled; revoking an
+    # account's tokens (common.accounts.revoke).
     "cognito-idp": frozenset(
-        {"AdminCreateUser", "AdminSetUserPassword", "AdminDeleteUser", "InitiateAuth"}
+        {
+            "AdminCreateUser",
+            "AdminSetUserPassword",
+            "AdminDeleteUser",
+            "AdminInitiateAuth",
+            "AdminGetUser",
+            "AdminDisableUser",
+            "AdminUserGlobalSignOut",
+        }
     ),
     # The webhooks' delivery queue: events and re-sends put messages on it; the delivery
     # function sets when a failed one is tried again.
@@ -222,5 +232,5 @@ COGNITO_CONFIG = Config(
 
 
 def cognito(settings: Settings) -> Any:
-    """The acting function's Cognito user pools client (functions/auth)."""
+    """The acting function's Cognito user pools client (functions/auth, the authorizer)."""
     return _own("cognito-idp", settings, COGNITO_CONFIG)

@@ -31,6 +31,15 @@ def caller_of(request: Request) -> Caller:
     return Caller.from_context(request.context.get("authorizer"))
 
 
+def client_address(request: Request) -> str:
+    """The address the request came from, as API Gateway saw the connection (never a
+    header the client chose: X-Forwarded-For is anyone's to write); "unknown" where no
+    gateway said (an init rehearsal)."""
+    identity = request.context.get("identity") or {}
+    address = identity.get("sourceIp")
+    return address if isinstance(address, str) and address else "unknown"
+
+
 def path_id(raw: str) -> int:
     """A numeric path id. Non-numeric text is the client's mistake (400); a number no
     entity can have (0, negative, 45 digits) is simply not found by the repository."""

@@ -111,9 +111,12 @@ def gateway_routes(app: Chalice) -> set[tuple[str, str]]:
 
 class ServiceBlueprint(Blueprint):
     """A function's routes, and that function's name (its wiring sets `function`):
-    create_app runs each of its views as that function (common.aws.acting_as)."""
+    create_app runs each of its views as that function (common.aws.acting_as).
+    `cache_control`, when set, is the Cache-Control of every answer of its routes, errors
+    included (the sign-in routes' hold tokens: "no-store")."""
 
     function: str
+    cache_control: str | None = None
 
 
 class _Failed(ChaliceUnhandledError):
@@ -125,6 +128,7 @@ def create_app(
 ) -> PlatformApp:
     """A service's app: the platform's error format, body limit, CORS and request log."""
     app = PlatformApp(name, get_logger(name))
+    cache_controls: dict[str, str] = {}  # route -> its blueprint's cache_control
     origin = settings.cors_allow_origin if cors else None
     if origin is not None:
         app.api.cors = CORSConfig(
@@ -138,6 +142,9 @@ def create_app(
     def platform_http(request: Request, get_response: Callable[[Request], Response]) -> Response:
         started = time.perf_counter()
         response, failure = _answer(request, get_response)
+        cache_control = cache_controls.get(request.context.get("resourcePath", ""))
+        if cache_control is not None:
+            response.headers["Cache-Control"] = cache_control
         if origin is not None:
             # Chalice adds CORS headers only to responses its view returned normally;
             # every error gets them too (a 503's Retry-After is for the browser as well).
@@ -159,7 +166,9 @@ def create_app(
         return response
 
     for blueprint in blueprints:
-        _register(app, blueprint)
+        for path in _register(app, blueprint):
+            if blueprint.cache_control is not None:
+                cache_controls[path] = blueprint.cache_control
     return app
 
 
@@ -180,16 +189,19 @@ def _answer(
         return error_response(500, "INTERNAL_ERROR", "An internal error occurred"), cause
 
 
-def _register(app: PlatformApp, blueprint: ServiceBlueprint) -> None:
+def _register(app: PlatformApp, blueprint: ServiceBlueprint) -> set[str]:
     """The blueprint's routes on the app, each taking any content type and run as the
-    blueprint's function (its wiring says whose they are)."""
+    blueprint's function (its wiring says whose they are); returns their paths."""
     before = {(path, method) for path, methods in app.routes.items() for method in methods}
     app.register_blueprint(blueprint)
+    added = set()
     for path, methods in app.routes.items():
         for method, route in methods.items():
             if (path, method) not in before:
                 route.content_types = ANY_CONTENT_TYPE
                 route.view_function = _as_platform_view(route.view_function, blueprint.function)
+                added.add(path)
+    return added
 
 
 def _as_platform_view(view: Callable[..., Any], function: str) -> Callable[..., Any]:

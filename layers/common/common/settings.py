@@ -49,6 +49,7 @@ TABLES = (
     "IdempotencyTable",
     "CircuitBreakersTable",
     "SignInAttemptsTable",
+    "UserIdsTable",
     "WebhooksTable",
     "WebhookDeliveriesTable",
     "WebhookAttemptsTable",

@@ -5,6 +5,7 @@ Invalid error with all of them, so a client fixes its request in one round trip.
 """
 
 import re
+import unicodedata
 from decimal import Context, Decimal
 from typing import Any
 
@@ -21,6 +22,15 @@ MAX_TEXT = 1000
 # 32-bit integer, far beyond any warehouse, and any notation of a larger one is refused.
 MAX_COUNT = 2**31 - 1
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+
+
+def normal_email(email: str) -> str:
+    """An email as the platform keeps and compares it (docs/api.md#signing-in): trimmed,
+    NFKC-normalised and lower-cased, so one address is one account whatever its case or
+    Unicode form (fullwidth letters, a fullwidth @, ...). Normalised again after
+    lower-casing, which can undo NFKC (a dotted capital I), so that it is idempotent."""
+    folded = unicodedata.normalize("NFKC", email).strip().lower()
+    return unicodedata.normalize("NFKC", folded)
 
 
 def _is_number(value: object) -> bool:

@@ -8,8 +8,6 @@ document's operation for status, Content-Type, headers and body.
 """
 
 import json
-import socket
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +16,7 @@ import pytest
 import requests
 
 from tests.support.described import CHECKS, load
+from tests.support.hung import HungServer
 from tests.support.stack_process import StackProcess
 
 schema = load()
@@ -181,20 +180,16 @@ def test_the_notification_services_answers(stack):
 def hung_inventory():
     """A stack whose stock check goes to a server that accepts and never answers; the
     first failure (its 2 s timeout) opens the breaker."""
-    hung = socket.create_server(("127.0.0.1", 0))
-    accepted = []
-    threading.Thread(
-        target=lambda: [accepted.append(hung.accept()) for _ in iter(int, 1)], daemon=True
-    ).start()
+    hung = HungServer()
     stack = StackProcess(
         {
-            "INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
+            "INVENTORY_SERVICE_URL": hung.url,
             "STOCK_CHECK_TIMEOUT_SECONDS": "2",
             "BREAKER_FAIL_MAX": "1",
             "BREAKER_RESET_SECONDS": "60",
         }
     ).start()
-    yield stack, accepted
+    yield stack, hung.accepted
     stack.stop()
     hung.close()
 

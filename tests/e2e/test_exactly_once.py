@@ -3,7 +3,6 @@ and the order lifecycle (docs/api.md#the-order-lifecycle), over HTTP against the
 real local stack."""
 
 import json
-import socket
 import threading
 import time
 import uuid
@@ -12,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.support import raw_http
+from tests.support.hung import HungServer
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
 from tests.support.tokens import make_token
@@ -202,14 +202,10 @@ def test_twelve_concurrent_requests_with_one_key_create_exactly_one_order(http):
 @pytest.fixture(scope="module")
 def slow_inventory():
     """A stack whose stock check waits on an inventory that never answers (2 s timeout)."""
-    hung = socket.create_server(("127.0.0.1", 0))
-    held = []
-    threading.Thread(
-        target=lambda: [held.append(hung.accept()) for _ in iter(int, 1)], daemon=True
-    ).start()
+    hung = HungServer()
     stack = StackProcess(
         {
-            "INVENTORY_SERVICE_URL": f"http://127.0.0.1:{hung.getsockname()[1]}",
+            "INVENTORY_SERVICE_URL": hung.url,
             "STOCK_CHECK_TIMEOUT_SECONDS": "2",
         }
     ).start()

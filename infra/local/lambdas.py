@@ -54,6 +54,9 @@ from infra.local.servers import BackgroundServer
 
 IDLE_SECONDS = 600
 INIT_TIMEOUT_SECONDS = 10  # Lambda's limit on an init
+# The starter loads the libraries before any function's init: no Lambda limit applies, and
+# on a loaded laptop (several stacks starting at once) it can take seconds.
+STARTER_TIMEOUT_SECONDS = 60
 CALL_ENVIRONMENTS = 2  # a function's environments for other functions' calls
 THROTTLED = "TooManyRequestsException"  # Lambda's error: no environment for the call
 ASYNC_RETRY_SECONDS = 1.0
@@ -229,7 +232,7 @@ class Starter:
         )
         theirs.close()
         self._control = ours
-        if not _answer(ours, INIT_TIMEOUT_SECONDS):
+        if not _answer(ours, STARTER_TIMEOUT_SECONDS):
             self._stop()
             raise InitFailed(
                 {"errorType": "Runtime.ExitError", "errorMessage": "the starter did not start"}

@@ -282,6 +282,12 @@ bench-scale: $(READY)
 bench-stock: $(READY)
 	@$(PY) bench/stock.py
 
+# make test in a clean clone, RUNS times in a row, with LOAD processes keeping the cores
+# busy beside it (REF=<commit>; docs/development.md#tests).
+.PHONY: bench-loop
+bench-loop: $(READY)
+	@$(PY) bench/loop.py --runs $(or $(RUNS),5) --load $(or $(LOAD),0) --ref $(or $(REF),HEAD)
+
 # How soon a new local environment is ready (a fork of its function's snapshot), and the
 # whole stack's memory by PSS after the contract's requests, at 1 and at 8 clients.
 .PHONY: bench-environments

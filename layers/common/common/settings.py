@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import NoReturn, TypeVar, overload
 from urllib.parse import urlsplit
 
+from common.ids import ascii_digits
+
 # JWT_SECRET has no default: a published key would let anyone sign an operator's token.
 # On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
 # (infra/local/tokens.py); a function that verifies tokens without either stops at init.
@@ -237,7 +239,7 @@ class Env:
             "separated by commas (e.g. 1,2,4,8,16)"
         )
         parts = [part.strip() for part in raw.split(",")]
-        if len(parts) != len(default) or not all(part.isdigit() for part in parts):
+        if len(parts) != len(default) or not all(map(ascii_digits, parts)):
             self.fail(name, accepts)
         seconds = tuple(int(part) for part in parts)
         if max(seconds) > MAX_VISIBILITY_SECONDS:

@@ -84,6 +84,17 @@ def insufficient_stock(product: Product, cantidad: int) -> Conflict:
     )
 
 
+def not_on_hand(product: Product, cantidad: int) -> Conflict:
+    """A take-out of more units than are on hand (a recount found fewer than the order
+    holds): stockActual never goes negative."""
+    message = f"only {product.stock_actual} of product {product.id} on hand"
+    return Conflict(
+        "INSUFFICIENT_STOCK",
+        f"Cannot take out {cantidad} units: {message}",
+        details=[{"field": "cantidad", "message": message}],
+    )
+
+
 def product_gone(product_id: int) -> Conflict:
     """A move on a product deleted meanwhile: the order's, not the request's, problem."""
     return Conflict("PRODUCT_NOT_FOUND", f"Product {product_id} no longer exists")

@@ -9,7 +9,9 @@ possible" (a domain error). The product's counters change by arithmetic on the s
 (`stockDisponible >= n`, `stockReservado + n`), so concurrent approvals of one product
 never oversell and never retry; a take-out, which can bring the product into alert,
 changes the stock by arithmetic too, on the condition that the stock is still on the side
-of the threshold it read (only a move that crossed it meanwhile makes it read again).
+of the threshold it read (only a move that crossed it meanwhile makes it read again),
+and that the units are on hand: a recount may leave fewer than the orders hold, and
+stockActual never goes below zero (INSUFFICIENT_STOCK; the order stays APROBADO).
 """
 
 import time
@@ -33,6 +35,7 @@ from inventory.rules import (
     Reservation,
     insufficient_stock,
     not_held,
+    not_on_hand,
     product_gone,
 )
 
@@ -204,6 +207,8 @@ class StockRepository:
             product = self._product(current.producto_id)
             if product is None:
                 raise product_gone(current.producto_id)
+            if out and product.stock_actual < current.cantidad:
+                raise not_on_hand(product, current.cantidad)
             try:
                 self._write_out_or_back(current, product, now, out)
             except TransactWriteError:
@@ -232,6 +237,8 @@ class StockRepository:
         crossing = product.umbral_minimo - change  # in alert after iff stock before < this
         mark = alert_mark(product.id, product.stock_actual + change, product.umbral_minimo)
         side = p.stock_actual < crossing if mark else p.stock_actual >= crossing
+        if out:  # never below zero: a recount may have left fewer than the order holds
+            side = side & (p.stock_actual >= reservation.cantidad)
         with TransactWrite(connection=self._connection) as tx:
             tx.update(
                 m(reservation.pedido_id),

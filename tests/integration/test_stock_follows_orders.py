@@ -161,6 +161,27 @@ def test_a_reserved_product_is_not_deleted_and_a_recount_may_go_below_its_reserv
     assert error_code(shop.move(waiting, "APROBADO")) == "INSUFFICIENT_STOCK"
 
 
+def test_shipping_units_a_recount_no_longer_finds_is_refused_and_stock_never_goes_negative(shop):
+    product = shop.product(stock=5)
+    order = shop.order(product, 4)
+    assert shop.move(order, "APROBADO").status_code == 200
+    recount = {**PRODUCT, "sku": "S-1", "stockActual": 2}
+    assert shop.api.put(f"/api/inventario/{product['id']}", recount).status_code == 200
+    answer = shop.move(order, "EN_ENVIO")
+    assert (answer.status_code, error_code(answer)) == (409, "INSUFFICIENT_STOCK")
+    assert body(answer)["details"][0]["field"] == "cantidad"
+    assert body(shop.api.get(f"/api/pedidos/{order['id']}"))["status"] == "APROBADO"
+    assert shop.units(product) == (2, 4, -2)
+    # what GET shows, PUT takes back unchanged
+    shown = body(shop.api.get(f"/api/inventario/{product['id']}"))
+    assert shop.api.put(f"/api/inventario/{product['id']}", shown).status_code == 200
+    # once the units are back on hand, it ships
+    restocked = {**PRODUCT, "sku": "S-1", "stockActual": 4}
+    assert shop.api.put(f"/api/inventario/{product['id']}", restocked).status_code == 200
+    assert shop.move(order, "EN_ENVIO").status_code == 200
+    assert shop.units(product) == (0, 0, 0)
+
+
 def test_customers_keep_their_rights_and_may_not_read_reservations(shop):
     product = shop.product(stock=5)
     order = shop.order(product, 2, token=customer_token(1))

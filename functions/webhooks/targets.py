@@ -3,11 +3,16 @@ deliveries (server-side request forgery).
 
 A target is an https URL (locally http too) whose host resolves only to public
 addresses: never a private, loopback, link-local (the cloud's metadata service at
-169.254.169.254), shared, reserved, multicast or unspecified one; locally loopback is
-allowed, so a developer receives on 127.0.0.1. The host is resolved, not just parsed:
-a name can point anywhere. It is checked when the endpoint is created and again at each
-delivery (DNS can change), and the delivery connects to the address that was checked,
-so the name cannot be made to point elsewhere between the check and the connection.
+169.254.169.254), shared, reserved, multicast or unspecified one, on whatever port;
+locally loopback is allowed, so a developer receives on 127.0.0.1. An IPv6 address that
+carries an IPv4 one (IPv4-mapped or -translated, NAT64's 64:ff9b::/96, 6to4's 2002::/16)
+is judged by the IPv4 address it reaches; the forms that reach nothing public or are
+deprecated (IPv4-compatible ::/96, NAT64's local-use 64:ff9b:1::/48, site-local
+fec0::/10) are refused, and so are the clouds' metadata addresses that are not private.
+The host is resolved, not just parsed: a name can point anywhere. It is checked when the
+endpoint is created and again at each delivery (DNS can change), and the delivery
+connects to the address that was checked, so the name cannot be made to point elsewhere
+between the check and the connection.
 """
 
 import ipaddress
@@ -56,15 +61,57 @@ def parse(url: str, local: bool) -> Target:
         raise Refused("must not carry credentials")
     if parts.fragment:
         raise Refused("must not have a fragment")
+    if port == 0:
+        raise Refused("must have a port from 1 to 65535")
     scheme = parts.scheme.lower()
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return Target(scheme, parts.hostname, port or (443 if scheme == "https" else 80), path)
 
 
+# The clouds' metadata and platform services, those that Python does not already count
+# as private or link-local: AWS's over IPv6 is unique-local, Alibaba's is shared address
+# space, Azure's platform address and Oracle's are in public space.
+METADATA = frozenset(
+    map(
+        ipaddress.ip_address,
+        ("169.254.169.254", "fd00:ec2::254", "168.63.129.16", "100.100.100.200", "192.0.0.192"),
+    )
+)
+# IPv6 prefixes whose last 32 bits are the IPv4 address they reach.
+_CARRYING_IPV4 = (
+    ipaddress.IPv6Network("64:ff9b::/96"),  # NAT64 (RFC 6052)
+    ipaddress.IPv6Network("::ffff:0:0:0/96"),  # IPv4-translated (SIIT, RFC 7915)
+)
+# IPv6 prefixes no delivery goes to, whatever they carry.
+_NEVER = (
+    ipaddress.IPv6Network("::/96"),  # IPv4-compatible (deprecated), :: and ::1 aside
+    ipaddress.IPv6Network("64:ff9b:1::/48"),  # NAT64's local use (RFC 8215)
+    ipaddress.IPv6Network("fec0::/10"),  # site-local (deprecated: private in effect)
+)
+
+
+def _reached(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries and reaches, if it does."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if any(address in prefix for prefix in _CARRYING_IPV4):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def allowed(address: Address, local: bool) -> bool:
-    """A public address; loopback too when `local`."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """A public address, or one that reaches only a public one; loopback too when
+    `local`."""
+    if address in METADATA:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        if int(address) > 1 and any(address in prefix for prefix in _NEVER):
+            return False
+        reached = _reached(address)
+        if reached is not None:
+            return allowed(reached, local)
     if address.is_loopback:
         return local
     return address.is_global and not address.is_multicast

@@ -48,6 +48,27 @@ def resolving_to(*addresses: str):
         ("0.0.0.0", True, False),
         ("224.0.0.1", False, False),
         ("::ffff:10.0.0.1", False, False),
+        # Every IPv6 form that reaches an IPv4 address is judged by that address.
+        ("::ffff:169.254.169.254", True, False),  # IPv4-mapped
+        ("::ffff:0:a00:1", False, False),  # IPv4-translated (SIIT)
+        ("64:ff9b::a00:1", False, False),  # NAT64 of 10.0.0.1
+        ("64:ff9b::a9fe:a9fe", True, False),  # NAT64 of the metadata service
+        ("64:ff9b::7f00:1", False, False),  # NAT64 of loopback
+        ("64:ff9b::5db8:d822", False, True),  # NAT64 of a public address
+        ("64:ff9b:1::a00:1", False, False),  # NAT64's local-use prefix
+        ("2002:a00:1::1", False, False),  # 6to4 of 10.0.0.1
+        ("2002:a9fe:a9fe::", True, False),  # 6to4 of the metadata service
+        ("2002:7f00:1::1", False, False),  # 6to4 of loopback
+        ("2002:5db8:d822::1", False, True),  # 6to4 of a public address
+        ("::a00:1", False, False),  # IPv4-compatible (deprecated)
+        ("::a9fe:a9fe", True, False),
+        ("::5db8:d822", False, False),  # deprecated whatever it embeds
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False, False),  # Teredo
+        ("fec0::1", False, False),  # site-local
+        ("fd00:ec2::254", True, False),  # AWS's metadata service over IPv6
+        ("168.63.129.16", False, False),  # Azure's platform address (public space)
+        ("100.100.100.200", False, False),  # Alibaba's metadata service
+        ("192.0.0.192", False, False),  # Oracle's
     ],
 )
 def test_only_public_addresses_are_targets_and_loopback_locally(address, local, allowed):
@@ -84,6 +105,21 @@ def test_a_host_is_judged_by_every_address_it_resolves_to():
 def test_a_url_that_is_not_a_target_says_why(url, local, why):
     with pytest.raises(targets.Refused, match=why):
         targets.parse(url, local)
+
+
+@pytest.mark.parametrize("port", [None, 0, 1, 22, 80, 443, 8080, 65535])
+@pytest.mark.parametrize(
+    "host", ["[64:ff9b::a9fe:a9fe]", "[2002:a00:1::]", "[fec0::1]", "10.0.0.1"]
+)
+def test_a_private_address_is_refused_on_any_port(host, port):
+    url = f"https://{host}" + (f":{port}" if port is not None else "") + "/hook"
+    with pytest.raises(targets.Refused):
+        targets.checked(url, local=False)
+
+
+def test_port_0_is_not_a_port():
+    with pytest.raises(targets.Refused, match="port"):
+        targets.parse("https://hooks.example.com:0/", local=False)
 
 
 def test_locally_http_on_any_port_is_a_target():

@@ -11,7 +11,6 @@ from common.errors import NotFound
 from webhook_delivery import rules, signatures
 from webhook_delivery.rules import Decision, Next
 from webhook_delivery.sender import Sent
-from webhooks import targets
 from webhooks.messages import DeliveryMessage
 from webhooks.rules import PENDING, Attempt, Delivery, Endpoint, position
 
@@ -83,20 +82,18 @@ def _attempt(
     )
 
 
-Post = Callable[[targets.Target, str, dict[str, str], bytes], Sent]
+# One attempt: (url, local targets allowed, headers, body) -> what came back
+# (webhook_delivery.sender.deliver: the url's host looked up and checked, then the POST).
+Deliver = Callable[[str, bool, dict[str, str], bytes], Sent]
 
 
 def signed_attempt(
-    endpoint: Endpoint, delivery: Delivery, now: datetime, local: bool, post: Post
+    endpoint: Endpoint, delivery: Delivery, now: datetime, local: bool, deliver: Deliver
 ) -> Sent:
     """The delivery's body POSTed to the endpoint, signed with each secret that signs
     now; a target that is no longer allowed (its name resolves elsewhere now) is not
     contacted, and counts as a failed attempt."""
-    try:
-        target, address = targets.checked(endpoint.url, local)
-    except targets.Refused as why:
-        return Sent(None, f"not delivered: the url {why}", 0)
     body = delivery.body.encode("utf-8")
     timestamp = int(now.replace(tzinfo=UTC).timestamp())
     headers = signatures.headers(endpoint.signing_secrets(now), delivery.event_id, timestamp, body)
-    return post(target, address, headers, body)
+    return deliver(endpoint.url, local, headers, body)

@@ -36,7 +36,7 @@ class DeliveryHandler(FunctionHandler):
             self.queue = DeliveryQueue(settings)
         self._schedule = settings.webhook_retry_seconds
         self._send = functools.partial(
-            service.signed_attempt, local=settings.webhook_local_targets, post=sender.post
+            service.signed_attempt, local=settings.webhook_local_targets, deliver=sender.deliver
         )
         self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
         super().__init__(FUNCTION, logger, self.deliver_batch)

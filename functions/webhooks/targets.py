@@ -17,21 +17,30 @@ between the check and the connection.
 
 import ipaddress
 import socket
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as ResolveTimeout
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-# A name that takes longer than this to resolve is refused (a request waits on it).
+# A name that takes longer than this to resolve is refused when an endpoint is created
+# (its request waits on it); a delivery gives its lookup what is left of its deadline.
 RESOLVE_SECONDS = 2.0
 
-Resolver = Callable[[str, int], list[str]]
+# (host, port, seconds) -> the addresses; OSError when it does not resolve in time.
+Resolver = Callable[[str, int, float], list[str]]
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class Refused(Exception):
     """Not a target the platform delivers to; str() says why (for the field `url`)."""
+
+
+class LookupTooSlow(OSError):
+    """The name did not resolve in the time it was given."""
+
+
+class OutOfTime(Refused):
+    """The host's name did not resolve in the time given (it may later)."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +126,13 @@ def allowed(address: Address, local: bool) -> bool:
     return address.is_global and not address.is_multicast
 
 
-def check(target: Target, local: bool, resolve: Resolver) -> str:
+def check(target: Target, local: bool, resolve: Resolver, timeout: float = RESOLVE_SECONDS) -> str:
     """The address to connect to: the host's first, once every address it resolves to
-    is allowed; Refused otherwise."""
+    (within `timeout` seconds) is allowed; Refused otherwise."""
     try:
-        found = resolve(target.host, target.port)
+        found = resolve(target.host, target.port, timeout)
+    except LookupTooSlow:
+        raise OutOfTime(f"host {target.host!r} did not resolve within {timeout:g} s") from None
     except OSError:
         raise Refused(f"host {target.host!r} does not resolve") from None
     addresses = [ipaddress.ip_address(found_address.split("%")[0]) for found_address in found]
@@ -133,23 +144,39 @@ def check(target: Target, local: bool, resolve: Resolver) -> str:
     return str(addresses[0])
 
 
-_resolving = ThreadPoolExecutor(4, thread_name_prefix="resolve")
+def resolve(host: str, port: int, timeout: float = RESOLVE_SECONDS) -> list[str]:
+    """The addresses `host` resolves to (getaddrinfo), within `timeout` seconds;
+    LookupTooSlow when it does not answer in time, OSError when it does not resolve.
+
+    Each lookup runs on a thread of its own: a name whose lookup hangs holds that thread
+    (getaddrinfo cannot be cancelled; it ends when the system's resolver gives up),
+    never another name's lookup, as a shared pool would once its threads were all held.
+    """
+    found: list[tuple] = []
+    failed: list[OSError] = []
+    done = threading.Event()
+
+    def lookup() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+        except OSError as exc:
+            failed.append(exc)
+        except (UnicodeError, ValueError) as exc:  # a name getaddrinfo cannot even encode
+            failed.append(OSError(str(exc)))
+        finally:
+            done.set()
+
+    threading.Thread(target=lookup, name="resolve", daemon=True).start()
+    if not done.wait(timeout):
+        raise LookupTooSlow(f"resolving {host!r} took more than {timeout:g} s")
+    if failed:
+        raise failed[0]
+    return list(dict.fromkeys(str(info[4][0]) for info in found))
 
 
-def resolve(host: str, port: int) -> list[str]:
-    """The addresses `host` resolves to (getaddrinfo), within RESOLVE_SECONDS; OSError
-    when it does not, or not in time."""
-    lookup = _resolving.submit(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
-    try:
-        infos = lookup.result(timeout=RESOLVE_SECONDS)
-    except ResolveTimeout:
-        raise OSError(f"resolving {host!r} took more than {RESOLVE_SECONDS:g} s") from None
-    except (UnicodeError, ValueError) as exc:  # a name getaddrinfo cannot even encode
-        raise OSError(str(exc)) from None
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-def checked(url: str, local: bool, resolver: Resolver = resolve) -> tuple[Target, str]:
+def checked(
+    url: str, local: bool, resolver: Resolver = resolve, timeout: float = RESOLVE_SECONDS
+) -> tuple[Target, str]:
     """The target of `url` and the address to deliver to; Refused says why not."""
     target = parse(url, local)
-    return target, check(target, local, resolver)
+    return target, check(target, local, resolver, timeout)

@@ -4,6 +4,10 @@ vector), the events a change makes, the retry schedule, the newest-first places.
 import base64
 import hashlib
 import hmac
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -26,7 +30,7 @@ NOW = datetime(2026, 5, 1, 12, 0, 0)
 
 
 def resolving_to(*addresses: str):
-    return lambda host, port: list(addresses)
+    return lambda host, port, timeout: list(addresses)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +88,7 @@ def test_a_host_is_judged_by_every_address_it_resolves_to():
     with pytest.raises(targets.Refused, match="private"):
         targets.check(target, False, resolving_to("93.184.216.34", "10.0.0.1"))
 
-    def fails(host, port):
+    def fails(host, port, timeout):
         raise OSError("no such host")
 
     with pytest.raises(targets.Refused, match="does not resolve"):
@@ -327,3 +331,54 @@ def test_the_verification_docs_api_md_gives_accepts_a_delivery_and_nothing_else(
     assert not documented["verify"](new, headers, body + b" ")
     stale = signatures.headers([new], "evt_" + "a" * 32, now - 301, body)
     assert not documented["verify"](new, stale, body)
+
+
+# -- name lookups ----------------------------------------------------------------------
+
+
+class Lookups:
+    """getaddrinfo as a test scripts it: names starting "hang" never answer until the
+    test ends; any other resolves to a public address, after `delay` seconds."""
+
+    def __init__(self, delay: float = 0.0):
+        self.delay, self.started = delay, 0
+        self.released = threading.Event()
+        self._counted = threading.Condition()
+
+    def __call__(self, host, port, *args, **kwargs):
+        with self._counted:
+            self.started += 1
+            self._counted.notify_all()
+        if host.startswith("hang"):
+            self.released.wait(60)
+            raise socket.gaierror("the resolver gave up")
+        time.sleep(self.delay)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port))]
+
+    def wait_started(self, count: int) -> None:
+        with self._counted:
+            assert self._counted.wait_for(lambda: self.started >= count, 10), self.started
+
+
+@pytest.fixture
+def lookups(monkeypatch):
+    scripted = Lookups()
+    monkeypatch.setattr(socket, "getaddrinfo", scripted)
+    yield scripted
+    scripted.released.set()
+
+
+def test_names_whose_lookup_hangs_delay_no_other_name(lookups):
+    with ThreadPoolExecutor(8) as hanging:
+        stuck = [hanging.submit(targets.resolve, f"hang-{n}.example", 443) for n in range(8)]
+        lookups.wait_started(4)  # a pool of 4 would be full now
+        assert targets.resolve("hooks.example.com", 443) == ["93.184.216.34"]
+        lookups.released.set()
+        for lookup in stuck:
+            with pytest.raises(OSError):
+                lookup.result()
+
+
+def test_a_lookup_that_outlasts_its_time_is_refused_saying_so(lookups):
+    with pytest.raises(targets.Refused, match="did not resolve within 0.5 s"):
+        targets.checked("https://hang.example/hook", False, timeout=0.5)

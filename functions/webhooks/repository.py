@@ -20,17 +20,24 @@ from common.clock import to_iso
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, WebhookModel
+from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, ReplacedSecret, WebhookModel
 from webhooks.rules import (
     PENDING,
     Attempt,
     Delivery,
     Endpoint,
+    Replaced,
     Subscription,
     unknown_webhook,
 )
 
 COUNTER = "webhooks"
+
+
+class _Unchanged(Exception):
+    """An endpoint's update whose condition no longer held (it is there)."""
+
+
 # Deliveries and attempts are kept this long after their last change (DynamoDB's TTL).
 KEPT = timedelta(days=30)
 
@@ -44,15 +51,21 @@ def item_of(endpoint: Endpoint) -> WebhookModel:
             activo=endpoint.activo,
             creado_en=endpoint.creado_en,
             secreto=endpoint.secreto,
-            secreto_anterior=endpoint.secreto_anterior,
-            secreto_anterior_hasta=endpoint.secreto_anterior_hasta,
+            secretos_anteriores=_replaced_items(endpoint.anteriores) or None,
         )
     )
     item.activo_marca = ACTIVE if endpoint.activo else None
     return item
 
 
+def _replaced_items(anteriores: tuple[Replaced, ...]) -> list[ReplacedSecret]:
+    return [ReplacedSecret(secreto=r.secreto, hasta=r.hasta) for r in anteriores]
+
+
 def endpoint_of(item: WebhookModel) -> Endpoint:
+    anteriores = [Replaced(str(r.secreto), str(r.hasta)) for r in item.secretos_anteriores or ()]
+    if item.secreto_anterior and item.secreto_anterior_hasta:  # written by one rotation
+        anteriores.append(Replaced(item.secreto_anterior, item.secreto_anterior_hasta))
     return Endpoint(
         id=int(item.id),
         url=item.url,
@@ -60,8 +73,7 @@ def endpoint_of(item: WebhookModel) -> Endpoint:
         activo=bool(item.activo),
         creado_en=item.creado_en,
         secreto=item.secreto,
-        secreto_anterior=item.secreto_anterior,
-        secreto_anterior_hasta=item.secreto_anterior_hasta,
+        anteriores=tuple(anteriores),
     )
 
 
@@ -95,29 +107,44 @@ class WebhookRepository(Repository):
                 raise unknown_webhook(ident) from None
             raise
 
-    def rotate(self, endpoint: Endpoint) -> None:
-        """Store a rotated endpoint's secrets (rules.rotated), nothing else of it."""
-        self._update(
-            endpoint.id,
-            WebhookModel.secreto.set(endpoint.secreto),
-            # A rotated endpoint's (rules.rotated): both are set.
-            WebhookModel.secreto_anterior.set(endpoint.secreto_anterior or ""),
-            WebhookModel.secreto_anterior_hasta.set(endpoint.secreto_anterior_hasta or ""),
-        )
+    def rotate(self, endpoint: Endpoint, replacing: str) -> bool:
+        """Store a rotated endpoint's secrets (rules.rotated), nothing else of it, on the
+        condition that its current secret is still `replacing` (as stored): False when
+        another rotation came first (a secret it answered must not be lost)."""
+        m = WebhookModel
+        try:
+            self._update(
+                endpoint.id,
+                m.secreto.set(endpoint.secreto),
+                m.secretos_anteriores.set(_replaced_items(endpoint.anteriores)),
+                m.secreto_anterior.remove(),
+                m.secreto_anterior_hasta.remove(),
+                condition=m.secreto == replacing,
+            )
+        except _Unchanged:
+            return False
+        return True
 
     def deactivate(self, ident: int) -> None:
         """Off the active list: no event is sent to it any more (its endpoint said 410)."""
         self._update(ident, WebhookModel.activo.set(False), WebhookModel.activo_marca.remove())
 
-    def _update(self, ident: int, *actions: Action) -> None:
+    def _update(self, ident: int, *actions: Action, condition: Condition | None = None) -> None:
+        """The update, on the endpoint being there (404) and `condition` (_Unchanged)."""
+        exists = WebhookModel.id.exists()
         try:
             WebhookModel(self.known(ident)).update(
-                actions=list(actions), condition=WebhookModel.id.exists()
+                actions=list(actions),
+                condition=exists if condition is None else exists & condition,
             )
         except UpdateError as exc:
-            if storage.condition_failed(exc):
-                raise unknown_webhook(ident) from None
-            raise
+            if not storage.condition_failed(exc):
+                raise
+        else:
+            return
+        if condition is not None and storage.get_item(WebhookModel, ident) is not None:
+            raise _Unchanged
+        raise unknown_webhook(ident)
 
     def subscriptions(self) -> list[Subscription]:
         """Every active endpoint and what it subscribed to (the sparse index)."""

@@ -19,7 +19,8 @@ class Endpoints(Protocol):
     def page(self, after: int, limit: int) -> Page: ...
     def add(self, endpoint: Endpoint) -> None: ...
     def remove(self, ident: int) -> None: ...
-    def rotate(self, endpoint: Endpoint) -> None: ...
+    def rotate(self, endpoint: Endpoint, replacing: str) -> bool:
+        """On the condition that its current secret is still `replacing`: else False."""
 
 
 class Deliveries(Protocol):
@@ -68,12 +69,23 @@ def delete_endpoint(endpoints: Endpoints, webhook_id: int) -> None:
     endpoints.remove(webhook_id)
 
 
+# Rounds of a rotation that another rotation of the same endpoint overtook.
+ROTATION_ROUNDS = 5
+
+
 def rotate_secret(endpoints: Endpoints, webhook_id: int, now: datetime) -> Endpoint:
-    """A new secret; for ROTATION_WINDOW deliveries carry both signatures, the old
-    secret's and the new one's, so a receiver can switch at its own pace."""
-    endpoint = rules.rotated(endpoints.get(webhook_id), now)
-    endpoints.rotate(endpoint)
-    return endpoint
+    """A new secret; for ROTATION_WINDOW deliveries carry the replaced secret's signature
+    too (each one a rotation replaced in that time), so a receiver can switch at its own
+    pace. Of two rotations at once both stand: each is stored on the condition that the
+    secret it replaces is still the current one, else it is made again on the newer."""
+    for _ in range(ROTATION_ROUNDS):
+        current = endpoints.get(webhook_id)
+        endpoint = rules.rotated(current, rules.new_secret(), now)
+        if endpoints.rotate(endpoint, current.secreto):
+            return endpoint
+    raise Conflict(
+        "CONCURRENT_UPDATE", f"Webhook {webhook_id}'s secret kept changing while rotated; retry"
+    )
 
 
 def attempts(endpoints: Endpoints, log: Attempts, webhook_id: int, after: int, limit: int) -> Page:

@@ -3,6 +3,7 @@ endpoints and their secrets, the guard on targets, the attempts newest first and
 pages, a re-send; operators only."""
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 
 import boto3
@@ -69,18 +70,46 @@ def test_a_deleted_endpoint_is_gone(hooks):
     assert hooks.delete(f"/api/webhooks/{made['id']}").status_code == 404
 
 
+def signing(webhook_id: int, now: datetime) -> list[str]:
+    """The secrets that sign the endpoint's deliveries at `now`, as the delivery reads
+    them."""
+    from webhooks.repository import WebhookRepository
+
+    return WebhookRepository(Settings.from_env()).get(webhook_id).signing_secrets(now)
+
+
 def test_a_rotation_answers_a_new_secret_and_keeps_the_old_one_signing(hooks):
     made = created(hooks)
     answer = hooks.post(f"/api/webhooks/{made['id']}/secreto")
     assert answer.status_code == 200
     rotated = body(answer)
     assert rotated["secreto"].startswith("whsec_") and rotated["secreto"] != made["secreto"]
-    from webhooks.repository import WebhookRepository
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [rotated["secreto"], made["secreto"]]
+    assert signing(made["id"], now + timedelta(hours=25)) == [rotated["secreto"]]
 
-    stored = WebhookRepository(Settings.from_env()).get(made["id"])
-    now = datetime.fromisoformat(stored.creado_en)
-    assert stored.signing_secrets(now) == [rotated["secreto"], made["secreto"]]
-    assert stored.signing_secrets(now + timedelta(hours=25)) == [rotated["secreto"]]
+
+def test_concurrent_rotations_keep_every_secret_they_answered(hooks):
+    made = created(hooks)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(
+            pool.map(lambda _: hooks.post(f"/api/webhooks/{made['id']}/secreto"), range(4))
+        )
+    assert [answer.status_code for answer in answers] == [200] * 4
+    issued = {made["secreto"]} | {body(answer)["secreto"] for answer in answers}
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert set(signing(made["id"], now)) == issued and len(issued) == 5
+
+
+def test_rotations_stop_at_ten_secrets_signing_until_the_oldest_stops(hooks):
+    made = created(hooks)
+    for _ in range(9):
+        assert hooks.post(f"/api/webhooks/{made['id']}/secreto").status_code == 200
+    refused = hooks.post(f"/api/webhooks/{made['id']}/secreto")
+    assert (refused.status_code, body(refused)["error"]) == (429, "TOO_MANY_ROTATIONS")
+    assert 23 * 3600 < int(refused.headers["Retry-After"]) <= 24 * 3600
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert len(signing(made["id"], now + timedelta(minutes=5))) == 10
 
 
 @pytest.mark.parametrize(
@@ -264,3 +293,19 @@ def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):
         assert answer.status_code == 404 and body(answer)["error"] == "EVENT_NOT_FOUND"
     answer = hooks.post("/api/webhooks/12345/entregas/evt_nope/reenviar")
     assert answer.status_code == 404 and body(answer)["error"] == "WEBHOOK_NOT_FOUND"
+
+
+def test_a_secret_replaced_before_several_could_sign_still_signs_and_rotates_on(hooks, tables):
+    made = created(hooks)
+    now = datetime.fromisoformat(made["creadoEn"])
+    legacy_until = (now + timedelta(hours=12)).isoformat(timespec="microseconds")
+    tables.update_item(  # as one rotation wrote it before: one replaced secret, alone
+        TableName=Settings.from_env().table_name("WebhooksTable"),
+        Key={"id": {"N": str(made["id"])}},
+        UpdateExpression="SET secretoAnterior = :s, secretoAnteriorHasta = :h",
+        ExpressionAttributeValues={":s": {"S": "whsec_" + "A" * 44}, ":h": {"S": legacy_until}},
+    )
+    assert signing(made["id"], now) == [made["secreto"], "whsec_" + "A" * 44]
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    assert signing(made["id"], now) == [rotated, made["secreto"], "whsec_" + "A" * 44]
+    assert signing(made["id"], now + timedelta(hours=13)) == [rotated, made["secreto"]]

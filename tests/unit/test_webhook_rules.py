@@ -14,6 +14,7 @@ from decimal import Decimal
 import pytest
 
 from common import jsonio
+from common.errors import TooManyRequests
 from common.settings import ConfigError, Settings
 from inventory.rules import Product
 from orders.rules import Order
@@ -159,7 +160,7 @@ def test_a_rotated_secret_signs_for_24_hours_only():
     endpoint = rules.new_endpoint(
         rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
     )
-    rotated = rules.rotated(endpoint, NOW)
+    rotated = rules.rotated(endpoint, rules.new_secret(), NOW)
     assert rotated.signing_secrets(NOW) == [rotated.secreto, endpoint.secreto]
     assert rotated.signing_secrets(NOW + timedelta(hours=23, minutes=59)) == [
         rotated.secreto,
@@ -167,6 +168,36 @@ def test_a_rotated_secret_signs_for_24_hours_only():
     ]
     assert rotated.signing_secrets(NOW + timedelta(hours=24)) == [rotated.secreto]
     assert endpoint.signing_secrets(NOW) == [endpoint.secreto]
+
+
+def test_every_secret_a_rotation_replaced_in_the_last_24_hours_still_signs():
+    first = rules.new_endpoint(
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+    )
+    hour = timedelta(hours=1)
+    second = rules.rotated(first, rules.new_secret(), NOW + hour)
+    third = rules.rotated(second, rules.new_secret(), NOW + 2 * hour)
+    issued = [third.secreto, second.secreto, first.secreto]
+    assert third.signing_secrets(NOW + 2 * hour) == issued
+    assert third.signing_secrets(NOW + 25 * hour - timedelta(seconds=1)) == issued
+    assert third.signing_secrets(NOW + 25 * hour) == issued[:2]
+    assert third.signing_secrets(NOW + 26 * hour) == issued[:1]
+
+
+def test_rotations_are_refused_once_ten_secrets_would_sign():
+    endpoint = rules.new_endpoint(
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+    )
+    for minutes in range(rules.MAX_SIGNING_SECRETS - 1):
+        endpoint = rules.rotated(endpoint, rules.new_secret(), NOW + timedelta(minutes=minutes))
+    assert len(endpoint.signing_secrets(NOW + timedelta(hours=1))) == rules.MAX_SIGNING_SECRETS
+    with pytest.raises(TooManyRequests) as refused:
+        rules.rotated(endpoint, rules.new_secret(), NOW + timedelta(hours=1))
+    assert refused.value.code == "TOO_MANY_ROTATIONS"
+    # until the first replaced secret stops signing: 24 h after its rotation
+    assert refused.value.retry_after_seconds == 23 * 3600
+    later = NOW + timedelta(hours=24)
+    assert len(rules.rotated(endpoint, rules.new_secret(), later).signing_secrets(later)) == 10
 
 
 # -- the events a change makes -----------------------------------------------------------

@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards encrypt-webhook-secrets clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -154,6 +154,12 @@ webhook-receiver: $(READY)
 # local stack's tables or STAGE=dev|prod's; `make run` does it to the data it restores.
 backfill-shards: $(READY)
 	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
+
+# Webhook secrets stored in plain text before they were encrypted, encrypted with the
+# stack's KMS key (docs/operations.md#webhooks), on the local stack's table or
+# STAGE=dev|prod's; `make run` does it to the data it restores.
+encrypt-webhook-secrets: $(READY)
+	@$(PY) -m infra.webhook_secrets $(if $(STAGE),--stage $(STAGE))
 
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)

@@ -22,10 +22,16 @@ os.environ["JWT_SECRET"] = SECRET.decode()
 
 @pytest.fixture(scope="session")
 def emulator():
+    import boto3
+
+    from infra import template
     from infra.local.emulator import emulator
 
     emu = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = emu.url
+    # The stack's KMS key, under its alias, as `make run` has it (the webhooks' secrets).
+    os.environ["AWS_ENDPOINT_URL_KMS"] = emu.url
+    template.create_keys(boto3.client("kms", endpoint_url=emu.url))
     yield emu
     emu.stop()
 

@@ -87,13 +87,25 @@ def _attempt(
 Deliver = Callable[[str, bool, dict[str, str], bytes], Sent]
 
 
+class Secrets(Protocol):
+    """The secrets at rest (webhooks.vault): opened only here, to sign."""
+
+    def open(self, webhook_id: int, stored: str) -> str: ...
+
+
 def signed_attempt(
-    endpoint: Endpoint, delivery: Delivery, now: datetime, local: bool, deliver: Deliver
+    endpoint: Endpoint,
+    delivery: Delivery,
+    now: datetime,
+    local: bool,
+    deliver: Deliver,
+    vault: Secrets,
 ) -> Sent:
     """The delivery's body POSTed to the endpoint, signed with each secret that signs
-    now; a target that is no longer allowed (its name resolves elsewhere now) is not
-    contacted, and counts as a failed attempt."""
+    now (decrypted for this, and held no longer); a target that is no longer allowed
+    (its name resolves elsewhere now) is not contacted, and counts as a failed attempt."""
     body = delivery.body.encode("utf-8")
     timestamp = int(now.replace(tzinfo=UTC).timestamp())
-    headers = signatures.headers(endpoint.signing_secrets(now), delivery.event_id, timestamp, body)
+    secrets = [vault.open(endpoint.id, stored) for stored in endpoint.signing_secrets(now)]
+    headers = signatures.headers(secrets, delivery.event_id, timestamp, body)
     return deliver(endpoint.url, local, headers, body)

@@ -19,6 +19,7 @@ from webhooks.delivery_queue import DeliveryQueue
 from webhooks.messages import DeliveryMessage, decoded
 from webhooks.repository import Attempts, Deliveries, WebhookRepository
 from webhooks.rules import DELIVERED
+from webhooks.vault import Vault
 
 SERVICE = "webhook-delivery"
 FUNCTION = "WebhookDeliveryFunction"
@@ -34,9 +35,13 @@ class DeliveryHandler(FunctionHandler):
             self.deliveries = Deliveries(settings)
             self.attempts = Attempts(settings)
             self.queue = DeliveryQueue(settings)
+            vault = Vault(settings)
         self._schedule = settings.webhook_retry_seconds
         self._send = functools.partial(
-            service.signed_attempt, local=settings.webhook_local_targets, deliver=sender.deliver
+            service.signed_attempt,
+            local=settings.webhook_local_targets,
+            deliver=sender.deliver,
+            vault=vault,
         )
         self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
         super().__init__(FUNCTION, logger, self.deliver_batch)

@@ -174,14 +174,15 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
-def new_endpoint(fields: NewEndpoint, endpoint_id: int, now: datetime) -> Endpoint:
+def new_endpoint(fields: NewEndpoint, endpoint_id: int, now: datetime, secreto: str) -> Endpoint:
+    """An active endpoint whose secret is `secreto` (as stored: webhooks.vault)."""
     return Endpoint(
         id=endpoint_id,
         url=fields.url,
         eventos=fields.eventos,
         activo=True,
         creado_en=to_iso(now),
-        secreto=new_secret(),
+        secreto=secreto,
     )
 
 

@@ -1,15 +1,16 @@
 """Webhook use cases, one function each: endpoints, their secrets, their attempts and a
 re-send. Storage, the queue and the targets' guard are passed in."""
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from common.errors import Conflict, Unavailable, invalid_field
 from common.paging import Page
 from webhooks import rules
 from webhooks.messages import DeliveryMessage, resend_of
-from webhooks.rules import Delivery, Endpoint, NewEndpoint
+from webhooks.rules import Delivery, Endpoint, NewEndpoint, Replaced
 from webhooks.targets import Refused
 
 
@@ -37,23 +38,42 @@ class Queue(Protocol):
     def send(self, messages: Sequence[DeliveryMessage]) -> None: ...
 
 
+class Secrets(Protocol):
+    """The secrets at rest (webhooks.vault): encrypted for their endpoint."""
+
+    def seal(self, webhook_id: int, secret: str) -> str: ...
+
+
+class Issued(NamedTuple):
+    """An endpoint and the secret just issued to it, in plain text: shown this once."""
+
+    endpoint: Endpoint
+    secreto: str
+
+
 # Checks a URL is a target the platform delivers to (webhooks.targets.checked, with the
 # deployment's rule for local targets); raises Refused saying why not.
 TargetCheck = Callable[[str], object]
 
 
 def create_endpoint(
-    endpoints: Endpoints, fields: NewEndpoint, check_target: TargetCheck, now: datetime
-) -> Endpoint:
-    """A new active endpoint with a new secret, once its URL is a target: 400 naming
-    `url` otherwise (a private address, http on AWS, a host that does not resolve)."""
+    endpoints: Endpoints,
+    vault: Secrets,
+    fields: NewEndpoint,
+    check_target: TargetCheck,
+    now: datetime,
+) -> Issued:
+    """A new active endpoint with a new secret (stored encrypted), once its URL is a
+    target: 400 naming `url` otherwise (a private address, http on AWS, a host that does
+    not resolve)."""
     try:
         check_target(fields.url)
     except Refused as why:
         raise invalid_field("url", str(why)) from None
-    endpoint = rules.new_endpoint(fields, endpoints.next_id(), now)
+    ident, secret = endpoints.next_id(), rules.new_secret()
+    endpoint = rules.new_endpoint(fields, ident, now, vault.seal(ident, secret))
     endpoints.add(endpoint)
-    return endpoint
+    return Issued(endpoint, secret)
 
 
 def list_endpoints(endpoints: Endpoints, after: int, limit: int) -> Page:
@@ -73,18 +93,32 @@ def delete_endpoint(endpoints: Endpoints, webhook_id: int) -> None:
 ROTATION_ROUNDS = 5
 
 
-def rotate_secret(endpoints: Endpoints, webhook_id: int, now: datetime) -> Endpoint:
+def rotate_secret(endpoints: Endpoints, vault: Secrets, webhook_id: int, now: datetime) -> Issued:
     """A new secret; for ROTATION_WINDOW deliveries carry the replaced secret's signature
     too (each one a rotation replaced in that time), so a receiver can switch at its own
     pace. Of two rotations at once both stand: each is stored on the condition that the
-    secret it replaces is still the current one, else it is made again on the newer."""
+    secret it replaces is still the current one, else it is made again on the newer.
+    Secrets stored in plain text before encryption are encrypted as they are kept."""
     for _ in range(ROTATION_ROUNDS):
         current = endpoints.get(webhook_id)
-        endpoint = rules.rotated(current, rules.new_secret(), now)
+        secret = rules.new_secret()
+        endpoint = _sealed(vault, rules.rotated(current, vault.seal(webhook_id, secret), now))
         if endpoints.rotate(endpoint, current.secreto):
-            return endpoint
+            return Issued(endpoint, secret)
     raise Conflict(
         "CONCURRENT_UPDATE", f"Webhook {webhook_id}'s secret kept changing while rotated; retry"
+    )
+
+
+def _sealed(vault: Secrets, endpoint: Endpoint) -> Endpoint:
+    """Every secret of the endpoint as stored encrypted (those sealed already as they are)."""
+    return dataclasses.replace(
+        endpoint,
+        secreto=vault.seal(endpoint.id, endpoint.secreto),
+        anteriores=tuple(
+            Replaced(vault.seal(endpoint.id, replaced.secreto), replaced.hasta)
+            for replaced in endpoint.anteriores
+        ),
     )
 
 

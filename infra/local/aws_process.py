@@ -1,6 +1,6 @@
 """AWS's services for the local stack in a process of their own: the emulator
-(infra/local/emulator.py) with the template's tables, queues and user pool, and their data
-in LOCAL_DATA_DIR.
+(infra/local/emulator.py) with the template's tables, queues, user pool and KMS keys, and
+their data in LOCAL_DATA_DIR.
 
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
@@ -27,6 +27,7 @@ import boto3
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
+from infra.local.kms_keys import keep_keys
 from infra.local.persistence import DataDir, DataError
 from infra.local.settings import partition_limits
 from infra.local.sign_in import UserPool
@@ -99,6 +100,27 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
+def _backfill(url: str, region: str, restored: dict[str, int]) -> None:
+    """What data saved by an earlier version lacks, given to it. Imported here: they read
+    the functions' models, which an emulator with nothing to restore has no need of."""
+    dynamodb = boto3.client("dynamodb", endpoint_url=url)
+    if any(restored.values()):
+        # Saved before write-sharding: its items get their shard keys, or lists would
+        # not find them.
+        from infra.shard_backfill import TABLES, backfill
+
+        backfill(dynamodb, {table: table for table in TABLES})
+    if restored.get("WebhooksTable"):
+        # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
+        # encrypt-webhook-secrets` (the functions read both forms meanwhile).
+        from common.settings import Settings
+        from infra import webhook_secrets
+        from webhooks.vault import Vault
+
+        vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
+        webhook_secrets.encrypt_all(dynamodb, webhook_secrets.TABLE, vault.seal)
+
+
 def main(argv: list[str]) -> None:
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
@@ -136,22 +158,19 @@ def main(argv: list[str]) -> None:
         boto3.client("cognito-idp", endpoint_url=aws.url)
     )
     restored = {}
-    if data is not None:
-        try:
+    try:
+        # The key first: the data restored may hold secrets encrypted with it.
+        keep_keys(boto3.client("kms", endpoint_url=aws.url), region, data)
+        if data is not None:
             restored = aws.keep_in(data, region, WRITE_THROUGH)
             restored[USERS] = aws.keep_users_in(data, region, pool_id)
-        except DataError as exc:
-            aws.stop()
+    except DataError as exc:
+        aws.stop()
+        if data is not None:
             data.release()
-            _say({"error": str(exc), "kind": "data"})
-            return
-    if any(restored.values()):
-        # Data saved before write-sharding: its items get their shard keys, or lists
-        # would not find them. Imported here: it reads the functions' models, which an
-        # emulator with nothing to restore has no need of.
-        from infra.shard_backfill import TABLES, backfill
-
-        backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
+        _say({"error": str(exc), "kind": "data"})
+        return
+    _backfill(aws.url, region, restored)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

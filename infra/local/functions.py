@@ -6,8 +6,9 @@ run at once, and what Lambda does with its asynchronous invocations.
 Local values: a table, a function or a queue is named by its logical id (what the local
 emulators create); a key's secret is left out (locally the keys come from JWT_SECRET,
 which the stack always sets, and PAGE_TOKEN_KEY or its development default); an API's
-URL is its local server's; a parameter is its default, and a condition is evaluated on
-those, except where LOCAL below says otherwise. Any platform variable
+URL is its local server's; a KMS key is its alias in the emulator (alias/<logical id>);
+a parameter is its default, and a condition is evaluated on those, except where LOCAL
+below says otherwise. Any platform variable
 (common.settings.VARIABLES) set in the environment of `make run` is passed on as it is,
 so a developer can set what a function reads (BREAKER_FAIL_MAX=2, say) without editing
 the template.
@@ -165,6 +166,8 @@ class _Locally:
         if name in self.refs:
             return self.refs[name]
         kind = self.resources[name]["Type"]
+        if kind == "AWS::KMS::Key":
+            return template.key_alias(name)  # the emulator makes it under its alias
         return None if kind == "AWS::SecretsManager::Secret" else name
 
     def _logical(self, function: str, argument: list) -> bool:

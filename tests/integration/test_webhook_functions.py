@@ -17,7 +17,8 @@ from tests.support.endpoints import point
 from tests.support.webhook_receiver import Receiver, verified
 from webhooks.messages import DeliveryMessage, encoded
 from webhooks.repository import Deliveries, WebhookRepository
-from webhooks.rules import NewEndpoint, new_endpoint
+from webhooks.rules import NewEndpoint, new_endpoint, new_secret
+from webhooks.vault import Vault
 
 SETTINGS = {"WEBHOOK_LOCAL_TARGETS": "true", "WEBHOOK_RETRY_SECONDS": "1,2,3,4,5"}
 # What a handler reads of Lambda's context; invoked as Lambda does (handler(event,
@@ -49,12 +50,11 @@ def endpoint(url: str, eventos=("pedido.creado",)) -> dict:
     from common import aws
 
     with aws.acting_as("WebhooksFunction"):
-        endpoints = WebhookRepository(settings())
-        made = new_endpoint(
-            NewEndpoint(url=url, eventos=tuple(eventos)), endpoints.next_id(), datetime.now()
-        )
-        endpoints.add(made)
-    return {"id": made.id, "secreto": made.secreto}
+        endpoints, vault = WebhookRepository(settings()), Vault(settings())
+        ident, secret = endpoints.next_id(), new_secret()
+        fields = NewEndpoint(url=url, eventos=tuple(eventos))
+        endpoints.add(new_endpoint(fields, ident, datetime.now(), vault.seal(ident, secret)))
+    return {"id": ident, "secreto": secret}
 
 
 def queued(sqs) -> list[dict]:

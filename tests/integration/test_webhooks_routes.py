@@ -8,14 +8,17 @@ from datetime import datetime, timedelta
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
+from common import aws
 from common.settings import Settings
 from infra import template
 from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.tokens import make_token
-from webhooks.repository import Attempts, Deliveries
+from webhooks.repository import Attempts, Deliveries, WebhookRepository
 from webhooks.rules import DELIVERED, FAILED, Attempt, Delivery
+from webhooks.vault import Vault
 
 LOCAL = {"WEBHOOK_LOCAL_TARGETS": "true"}
 HOOK = {"url": "http://127.0.0.1:9/hook", "eventos": ["pedido.creado"]}
@@ -72,10 +75,70 @@ def test_a_deleted_endpoint_is_gone(hooks):
 
 def signing(webhook_id: int, now: datetime) -> list[str]:
     """The secrets that sign the endpoint's deliveries at `now`, as the delivery reads
-    them."""
-    from webhooks.repository import WebhookRepository
+    them (decrypted, as the delivery function does)."""
+    settings = Settings.from_env()
+    with aws.acting_as("WebhookDeliveryFunction"):
+        vault = Vault(settings)
+        stored = WebhookRepository(settings).get(webhook_id).signing_secrets(now)
+        return [vault.open(webhook_id, secret) for secret in stored]
 
-    return WebhookRepository(Settings.from_env()).get(webhook_id).signing_secrets(now)
+
+def stored_item(tables, webhook_id: int) -> dict:
+    table = Settings.from_env().table_name("WebhooksTable")
+    return tables.get_item(TableName=table, Key={"id": {"N": str(webhook_id)}})["Item"]
+
+
+def test_secrets_are_stored_encrypted_each_for_its_endpoint(hooks, tables, caplog):
+    made, other = created(hooks), created(hooks)
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    item = json.dumps(stored_item(tables, made["id"]))
+    assert "whsec_" not in item
+    for secret in (made["secreto"], rotated):
+        assert secret.removeprefix("whsec_") not in item and secret not in caplog.text
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [rotated, made["secreto"]]
+    # Bound to its endpoint: copied onto another, it does not decrypt.
+    sealed = stored_item(tables, made["id"])["secreto"]["S"]
+    assert sealed.startswith("kms:")
+    with aws.acting_as("WebhookDeliveryFunction"), pytest.raises(ClientError):
+        Vault(Settings.from_env()).open(other["id"], sealed)
+
+
+def plain(tables, webhook_id: int, secret: str) -> None:
+    """The endpoint's secret as an earlier version stored it: in plain text."""
+    tables.update_item(
+        TableName=Settings.from_env().table_name("WebhooksTable"),
+        Key={"id": {"N": str(webhook_id)}},
+        UpdateExpression="SET secreto = :s",
+        ExpressionAttributeValues={":s": {"S": secret}},
+    )
+
+
+def test_a_secret_stored_in_plain_text_signs_until_a_rotation_encrypts_it(hooks, tables):
+    made = created(hooks)
+    old = "whsec_" + "B" * 44
+    plain(tables, made["id"], old)
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [old]
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    assert "whsec_" not in json.dumps(stored_item(tables, made["id"]))
+    assert signing(made["id"], now) == [rotated, old]
+
+
+def test_the_backfill_encrypts_what_was_stored_in_plain_text_once(hooks, tables):
+    from infra.webhook_secrets import encrypt_all
+
+    made, kept = created(hooks), created(hooks)
+    old = "whsec_" + "C" * 44
+    plain(tables, made["id"], old)
+    table = Settings.from_env().table_name("WebhooksTable")
+    vault = Vault(Settings.from_env(), client=boto3.client("kms"))
+    assert encrypt_all(tables, table, vault.seal) == 1
+    assert "whsec_" not in json.dumps(tables.scan(TableName=table)["Items"])
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [old]
+    assert signing(kept["id"], now) == [kept["secreto"]]
+    assert encrypt_all(tables, table, vault.seal) == 0
 
 
 def test_a_rotation_answers_a_new_secret_and_keeps_the_old_one_signing(hooks):

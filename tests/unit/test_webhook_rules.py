@@ -158,7 +158,10 @@ def test_during_a_rotation_both_secrets_sign_and_either_verifies():
 
 def test_a_rotated_secret_signs_for_24_hours_only():
     endpoint = rules.new_endpoint(
-        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
     )
     rotated = rules.rotated(endpoint, rules.new_secret(), NOW)
     assert rotated.signing_secrets(NOW) == [rotated.secreto, endpoint.secreto]
@@ -172,7 +175,10 @@ def test_a_rotated_secret_signs_for_24_hours_only():
 
 def test_every_secret_a_rotation_replaced_in_the_last_24_hours_still_signs():
     first = rules.new_endpoint(
-        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
     )
     hour = timedelta(hours=1)
     second = rules.rotated(first, rules.new_secret(), NOW + hour)
@@ -186,7 +192,10 @@ def test_every_secret_a_rotation_replaced_in_the_last_24_hours_still_signs():
 
 def test_rotations_are_refused_once_ten_secrets_would_sign():
     endpoint = rules.new_endpoint(
-        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
     )
     for minutes in range(rules.MAX_SIGNING_SECRETS - 1):
         endpoint = rules.rotated(endpoint, rules.new_secret(), NOW + timedelta(minutes=minutes))

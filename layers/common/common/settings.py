@@ -62,6 +62,8 @@ WEBHOOK_RETRY_SECONDS = (5, 60, 600, 3600, 21600)
 MAX_VISIBILITY_SECONDS = 43200
 # The delivery queue: its URL on AWS; locally its name does (the emulator takes either).
 _QUEUE = re.compile(r"https?://\S+|[A-Za-z0-9_-]{1,80}")
+# A KMS key: its id, its ARN, or an alias (locally the emulator's alias/<logical id>).
+_KMS_KEY = re.compile(r"[A-Za-z0-9:/_+=.@-]{1,2048}")
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -296,6 +298,7 @@ VARIABLES = (
     "WEBHOOK_QUEUE",
     "WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_LOCAL_TARGETS",
+    "WEBHOOK_SECRETS_KEY",
     *map(table_env_var, TABLES),
 )
 
@@ -344,6 +347,9 @@ class Settings:
     webhook_queue: str = "WebhookDeliveryQueue"
     webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
     webhook_local_targets: bool = False
+    # The KMS key the endpoints' secrets are encrypted with (the stack's; locally the
+    # emulator's, by its alias).
+    webhook_secrets_key: str = "alias/WebhookSecretsKey"
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -404,6 +410,12 @@ class Settings:
                 "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
             ),
             webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
+            webhook_secrets_key=read.matching(
+                "WEBHOOK_SECRETS_KEY",
+                _KMS_KEY,
+                "alias/WebhookSecretsKey",
+                "a KMS key id, key ARN or alias/name",
+            ),
             table_names=MappingProxyType(read.table_names()),
         )
 

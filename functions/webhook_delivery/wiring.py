@@ -66,8 +66,8 @@ class DeliveryHandler(FunctionHandler):
         }
 
     def _consumed(self, record: dict) -> bool:
-        """One message: True when it is done with (delete it), False when it must come
-        back (its next try, or the dead-letter queue)."""
+        """One message: True when it is done with (delete it: delivered, given up and
+        dead-lettered, or nothing to do), False when it must come back (its next try)."""
         try:
             message = decoded(record["body"])
         except ValueError as exc:
@@ -88,14 +88,30 @@ class DeliveryHandler(FunctionHandler):
             )
         except Exception:
             # Ours, not the receiver's: the message comes back after the queue's
-            # visibility timeout, as Lambda leaves it.
+            # visibility timeout, as Lambda leaves it, and its next receive records this
+            # attempt as one whose worker stopped (service.deliver).
             self.logger.exception("delivery failed", extra=_about(message, attempt))
             return False
         self._account(message, attempt, decision)
         if decision.next is Next.DONE:
             return True
+        if decision.next is Next.DEAD:
+            return self._dead_lettered(record, message, attempt)
         self.queue.come_back_in(record["receiptHandle"], decision.delay)
         return False
+
+    def _dead_lettered(self, record: dict, message: DeliveryMessage, attempt: int) -> bool:
+        """A delivery given up (recorded so): its message onto the dead-letter queue, and
+        done with here. If the dead-letter queue cannot take it, it comes back at once
+        and its next receive finds the delivery over (the queue's own redrive may yet
+        move it)."""
+        try:
+            self.queue.dead_letter(record["body"])
+        except Exception:
+            self.logger.exception("dead letter not queued", extra=_about(message, attempt))
+            self.queue.come_back_in(record["receiptHandle"], 0)
+            return False
+        return True
 
     def _account(self, message: DeliveryMessage, attempt: int, decision: Decision) -> None:
         """The attempt's one log line and its metrics (none for a message with nothing
@@ -103,6 +119,10 @@ class DeliveryHandler(FunctionHandler):
         about = _about(message, attempt)
         if decision is service.NOTHING:
             self.logger.info("webhook delivery not needed", extra=about)
+            return
+        if decision is service.GIVEN_UP:
+            self.logger.info("webhook delivery given up", extra=about)
+            metrics.count(metrics.WEBHOOKS_DEAD_LETTERED, service=SERVICE)
             return
         self.logger.info(
             "webhook delivery",

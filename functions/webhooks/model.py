@@ -77,6 +77,7 @@ class DeliveryModel(Model):
     envio = NumberAttribute()
     intentos = NumberAttribute()
     actualizado_en = UnicodeAttribute(attr_name="actualizadoEn")
+    siguiente_intento = UnicodeAttribute(attr_name="siguienteIntento", null=True)
     expiration = NumberAttribute()
 
 
@@ -95,4 +96,5 @@ class AttemptModel(Model):
     estado = UnicodeAttribute()
     timestamp = UnicodeAttribute()
     duracion_ms = NumberAttribute(attr_name="duracionMs")
+    siguiente_intento = UnicodeAttribute(attr_name="siguienteIntento", null=True)
     expiration = NumberAttribute()

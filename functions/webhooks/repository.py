@@ -23,6 +23,7 @@ from common.settings import Settings
 from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, ReplacedSecret, WebhookModel
 from webhooks.rules import (
     PENDING,
+    RETRYING,
     Attempt,
     Delivery,
     Endpoint,
@@ -173,6 +174,7 @@ def _delivery_of(item: DeliveryModel) -> Delivery:
         envio=int(item.envio),
         intentos=int(item.intentos),
         actualizado_en=item.actualizado_en,
+        siguiente_intento=item.siguiente_intento,
     )
 
 
@@ -201,6 +203,7 @@ class Deliveries:
             envio=delivery.envio,
             intentos=delivery.intentos,
             actualizado_en=to_iso(now),
+            siguiente_intento=to_iso(now),  # its first try: now
             expiration=_expiration(now),
         )
         try:
@@ -213,35 +216,57 @@ class Deliveries:
         assert stored is not None  # it was there a moment ago; deliveries are not deleted
         return stored
 
-    def attempted(self, delivery: Delivery, estado: str, now: datetime) -> bool:
-        """One more attempt of this send, and the state it left; False when a re-send
-        has replaced this send meanwhile (nothing is written then)."""
+    def attempted(
+        self,
+        delivery: Delivery,
+        intento: int,
+        estado: str,
+        now: datetime,
+        siguiente: str | None = None,
+    ) -> bool:
+        """Attempts up to number `intento` of this send recorded, the state they left,
+        and when the next is due (None: none is); False when a re-send has replaced this
+        send meanwhile (nothing is written then)."""
+        m = DeliveryModel
+        due = m.siguiente_intento.set(siguiente) if siguiente else m.siguiente_intento.remove()
         return self._moved(
             delivery,
-            DeliveryModel.envio == delivery.envio,
-            DeliveryModel.estado.set(estado),
-            DeliveryModel.intentos.add(1),
+            m.envio == delivery.envio,
+            m.estado.set(estado),
+            m.intentos.set(intento),
+            due,
             now=now,
         )
 
     def resent(self, delivery: Delivery, now: datetime) -> bool:
-        """The next send of a delivery that is over; False when it is no longer over or
-        another re-send came first."""
+        """The next send of a delivery that is over, or stalled (as read: untouched
+        since); False when it is no longer so, or another re-send came first."""
+        m = DeliveryModel
+        over = m.estado != PENDING
+        if delivery.stalled(now):
+            over = over | (m.actualizado_en == delivery.actualizado_en)
         return self._moved(
             delivery,
-            (DeliveryModel.envio == delivery.envio) & (DeliveryModel.estado != PENDING),
-            DeliveryModel.estado.set(PENDING),
-            DeliveryModel.envio.add(1),
+            (m.envio == delivery.envio) & over,
+            m.estado.set(PENDING),
+            m.envio.add(1),
+            m.intentos.set(0),
+            m.siguiente_intento.set(to_iso(now)),
             now=now,
         )
 
     def not_resent(self, delivery: Delivery, now: datetime) -> None:
         """Undo `resent` of `delivery` (as it was before) when its message never left:
         the state it had; its send number stays counted."""
+        m = DeliveryModel
         self._moved(
             delivery,
-            (DeliveryModel.envio == delivery.envio + 1) & (DeliveryModel.estado == PENDING),
-            DeliveryModel.estado.set(delivery.estado),
+            (m.envio == delivery.envio + 1) & (m.estado == PENDING),
+            m.estado.set(delivery.estado),
+            m.intentos.set(delivery.intentos),
+            m.siguiente_intento.set(delivery.siguiente_intento)
+            if delivery.siguiente_intento
+            else m.siguiente_intento.remove(),
             now=now,
         )
 
@@ -282,6 +307,7 @@ class Attempts:
             estado=attempt.estado,
             timestamp=attempt.timestamp,
             duracion_ms=attempt.duracion_ms,
+            siguiente_intento=attempt.siguiente_intento,
             expiration=_expiration(now),
         ).save()
 
@@ -304,7 +330,9 @@ def _attempts(items: Iterator[AttemptModel]) -> Iterator[Attempt]:
             intento=int(item.intento),
             status_code=None if item.status_code is None else int(item.status_code),
             error=item.error,
-            estado=item.estado,
+            # Written before attempts ended failed with a next try: PENDIENTE then.
+            estado=RETRYING if item.estado == PENDING else item.estado,
             timestamp=item.timestamp,
             duracion_ms=int(item.duracion_ms),
+            siguiente_intento=item.siguiente_intento,
         )

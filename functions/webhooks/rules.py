@@ -33,6 +33,15 @@ MAX_URL = 2048
 # A delivery's states: being tried (or waiting for its next try), delivered, or given up
 # (every try failed: a dead letter; or the endpoint answered 410).
 PENDING, DELIVERED, FAILED = "PENDIENTE", "ENTREGADO", "FALLIDO"
+# An attempt ends delivered (DELIVERED), failed with a next try due (RETRYING, at its
+# `siguienteIntento`), or failed for good (FAILED: the last, or a 410): never pending.
+RETRYING = "REINTENTO"
+# An attempt whose worker stopped before it ended (the function died or timed out): its
+# message came back when its visibility ran out, and the next worker records it so.
+WORKER_STOPPED = "the attempt's worker stopped before it ended; its message came back"
+# A delivery still PENDIENTE this long after its next try was due has no worker left
+# (every receive of its message died): it may be sent again.
+STALLED_AFTER = timedelta(minutes=15)
 # Attempts are listed newest first: each one's place in the list is a number that falls
 # as time goes on (microseconds before this instant), three random digits after it so
 # that two at the same microsecond differ. 10^16 us after 1970 is the year 2286.
@@ -105,8 +114,16 @@ class Delivery:
     body: str = field(repr=False, metadata={"internal": True})
     estado: str
     envio: int = 0
-    intentos: int = 0
+    intentos: int = 0  # of this send, recorded
     actualizado_en: str
+    # When its next try is due, while PENDIENTE (None: written before it was kept).
+    siguiente_intento: str | None = None
+
+    def stalled(self, now: datetime) -> bool:
+        """PENDIENTE long past its next try (or, written before that was kept, its last
+        change): no worker will take it up again."""
+        due = self.siguiente_intento or self.actualizado_en
+        return self.estado == PENDING and bool(due) and to_iso(now - STALLED_AFTER) > due
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,9 +137,10 @@ class Attempt:
     intento: int
     status_code: int | None
     error: str | None
-    estado: str
+    estado: str  # DELIVERED, RETRYING or FAILED
     timestamp: str
     duracion_ms: int
+    siguiente_intento: str | None = None  # RETRYING's: when the next try is due
 
 
 def unknown_webhook(webhook_id: int) -> NotFound:
@@ -204,9 +222,10 @@ def rotated(endpoint: Endpoint, secret: str, now: datetime) -> Endpoint:
     return dataclasses.replace(endpoint, secreto=secret, anteriores=(replaced, *still))
 
 
-def may_resend(delivery: Delivery) -> None:
-    """Only a delivery that is over (delivered, or given up) is sent again."""
-    if delivery.estado == PENDING:
+def may_resend(delivery: Delivery, now: datetime) -> None:
+    """Only a delivery that is over (delivered, or given up) is sent again, or one left
+    pending with no worker (stalled)."""
+    if delivery.estado == PENDING and not delivery.stalled(now):
         raise Conflict(
             "DELIVERY_IN_PROGRESS",
             f"Event {delivery.event_id} is still being delivered; re-send it once it is "

@@ -6,7 +6,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from common.errors import Conflict, Unavailable, invalid_field
+from common.clock import to_iso
+from common.errors import Conflict, NotFound, Unavailable, invalid_field
 from common.paging import Page
 from webhooks import rules
 from webhooks.messages import DeliveryMessage, resend_of
@@ -137,12 +138,13 @@ def resend(
     now: datetime,
 ) -> Delivery:
     """Send a delivered or failed event to its (active) endpoint again, with its id and
-    body: a new send, tried as the first was."""
+    body: a new send, tried as the first was. One left pending with no worker (stalled:
+    every receive of its message died) may be sent again too."""
     rules.must_be_active(endpoints.get(webhook_id))
     delivery = deliveries.get(webhook_id, rules.known_event(event_id))
     if delivery is None:
         raise rules.unknown_event(event_id)
-    rules.may_resend(delivery)
+    rules.may_resend(delivery, now)
     if not deliveries.resent(delivery, now):
         raise Conflict("DELIVERY_IN_PROGRESS", f"Event {event_id} is already being sent again")
     message = resend_of(delivery)
@@ -156,4 +158,47 @@ def resend(
             "The delivery queue did not take the event; retry the re-send later",
             retry_after_seconds=5,
         ) from None
-    return Delivery(**{**vars(delivery), "estado": rules.PENDING, "envio": message.envio})
+    return dataclasses.replace(
+        delivery,
+        estado=rules.PENDING,
+        envio=message.envio,
+        intentos=0,
+        actualizado_en=to_iso(now),
+        siguiente_intento=to_iso(now),
+    )
+
+
+# What a dead letter's redrive did with it (redrive); each but the last takes it off the
+# dead-letter queue.
+SENT_AGAIN, SENT_SINCE, NOTHING_TO_SEND, NOT_NOW = (
+    "sent again",
+    "sent again since, or delivered",
+    "nothing to send to",
+    "kept: not now",
+)
+
+
+def redrive(
+    endpoints: Endpoints,
+    deliveries: Deliveries,
+    queue: Queue,
+    dead: DeliveryMessage,
+    now: datetime,
+) -> str:
+    """A dead letter (the message of a delivery given up) sent again, as a re-send of its
+    event would (`make redrive-webhooks`); what came of it, one of the outcomes above. A
+    send newer than the dead one (a re-send since), or a delivery that is no longer
+    dead, is not sent again; an endpoint deleted or turned off has nothing to send to."""
+    delivery = deliveries.get(dead.webhook_id, dead.event_id)
+    if delivery is None or delivery.envio != dead.envio or delivery.estado == rules.DELIVERED:
+        return SENT_SINCE
+    try:
+        resend(endpoints, deliveries, queue, dead.webhook_id, dead.event_id, now)
+    except NotFound:
+        return NOTHING_TO_SEND
+    except Conflict as refused:
+        # Still PENDIENTE: not stalled yet (it will be, with no message left to try it).
+        return NOTHING_TO_SEND if refused.code == "WEBHOOK_INACTIVE" else NOT_NOW
+    except Unavailable:
+        return NOT_NOW
+    return SENT_AGAIN

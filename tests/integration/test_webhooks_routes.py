@@ -4,7 +4,7 @@ pages, a re-send; operators only."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
@@ -287,6 +287,7 @@ def test_the_attempts_are_listed_newest_first_in_pages(hooks):
         "estado",
         "timestamp",
         "duracionMs",
+        "siguienteIntento",
     }
     assert body(hooks.get(path)) == seen  # unpaged: the same, at once
 
@@ -303,9 +304,11 @@ def test_a_token_of_one_endpoints_attempts_is_refused_for_another(hooks):
     assert hooks.get("/api/webhooks/999/entregas").status_code == 404
 
 
-def stored_delivery(webhook_id: int, estado: str, event_id: str = "evt_abc") -> Delivery:
+def stored_delivery(
+    webhook_id: int, estado: str, event_id: str = "evt_abc", now: datetime | None = None
+) -> Delivery:
     deliveries = Deliveries(Settings.from_env())
-    now = datetime(2026, 5, 1, 12, 0, 0)
+    now = now or datetime(2026, 5, 1, 12, 0, 0)
     delivery = deliveries.open(
         Delivery(
             webhook_id=webhook_id,
@@ -318,7 +321,7 @@ def stored_delivery(webhook_id: int, estado: str, event_id: str = "evt_abc") -> 
         now,
     )
     if estado != "PENDIENTE":
-        assert deliveries.attempted(delivery, estado, now)
+        assert deliveries.attempted(delivery, 1, estado, now)
     return delivery
 
 
@@ -347,6 +350,18 @@ def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, q
         again = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
         assert again.status_code == 409
         assert body(again)["error"] == "DELIVERY_IN_PROGRESS"
+
+
+def test_a_delivery_left_pending_by_a_worker_that_died_is_sent_again(hooks, queue):
+    made = created(hooks)
+    stalled, under_way = "evt_" + "5" * 32, "evt_" + "6" * 32
+    stored_delivery(made["id"], "PENDIENTE", stalled)  # its try was due long ago: no worker
+    stored_delivery(made["id"], "PENDIENTE", under_way, now=datetime.now(UTC).replace(tzinfo=None))
+    answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{stalled}/reenviar")
+    assert answer.status_code == 202, answer.body
+    assert (body(answer)["estado"], body(answer)["envio"]) == ("PENDIENTE", 1)
+    busy = hooks.post(f"/api/webhooks/{made['id']}/entregas/{under_way}/reenviar")
+    assert (busy.status_code, body(busy)["error"]) == (409, "DELIVERY_IN_PROGRESS")
 
 
 def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):

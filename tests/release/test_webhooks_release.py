@@ -79,6 +79,7 @@ def test_the_delivery_function_consumes_its_queue_and_records_what_it_did():
         "sqs:DeleteMessage": {"WebhookDeliveryQueue"},
         "sqs:GetQueueAttributes": {"WebhookDeliveryQueue"},
         "sqs:ChangeMessageVisibility": {"WebhookDeliveryQueue"},
+        "sqs:SendMessage": {"WebhookDeliveryDeadLetterQueue"},
         "kms:Decrypt": {"WebhookSecretsKey"},
     }
 
@@ -151,11 +152,15 @@ def test_the_queue_gives_each_delivery_its_retries_then_the_dead_letter_queue():
     assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["WebhookDeliveryQueue", "Arn"]}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     queue = props("WebhookDeliveryQueue")
-    # The first try and one per step of the schedule; then the dead-letter queue.
+    # The first try and one per step of the schedule, then one receive that finds the
+    # last attempt's worker died (and dead-letters it), and one to spare; past that, SQS
+    # moves it to the dead-letter queue itself.
     assert queue["RedrivePolicy"] == {
         "deadLetterTargetArn": {"Fn::GetAtt": ["WebhookDeliveryDeadLetterQueue", "Arn"]},
-        "maxReceiveCount": len(WEBHOOK_RETRY_SECONDS) + 1,
+        "maxReceiveCount": len(WEBHOOK_RETRY_SECONDS) + 3,
     }
+    env = props("WebhookDeliveryFunction")["Environment"]["Variables"]
+    assert env["WEBHOOK_DEAD_LETTER_QUEUE"] == {"Ref": "WebhookDeliveryDeadLetterQueue"}
     assert queue["VisibilityTimeout"] >= 6 * props("WebhookDeliveryFunction")["Timeout"]
     assert queue["MessageRetentionPeriod"] > sum(WEBHOOK_RETRY_SECONDS) + 6 * 30
     assert max(WEBHOOK_RETRY_SECONDS) <= MAX_VISIBILITY_SECONDS

@@ -56,8 +56,9 @@ TABLES = (
     "WebhookAttemptsTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
-# and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less one
-# (infra/template.yaml); each at most SQS's longest visibility timeout, 12 h.
+# and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less three
+# (infra/template.yaml: the first try, and two receives to spare); each at most SQS's
+# longest visibility timeout, 12 h.
 WEBHOOK_RETRY_SECONDS = (5, 60, 600, 3600, 21600)
 MAX_VISIBILITY_SECONDS = 43200
 # The delivery queue: its URL on AWS; locally its name does (the emulator takes either).
@@ -248,6 +249,26 @@ class Env:
             self.fail(name, accepts)
         return seconds
 
+    def webhooks(self) -> dict:
+        """The webhooks' settings, by their Settings names."""
+        queue = "an SQS queue URL, or its name"
+        return {
+            "webhook_queue": self.matching("WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", queue),
+            "webhook_dead_letter_queue": self.matching(
+                "WEBHOOK_DEAD_LETTER_QUEUE", _QUEUE, "WebhookDeliveryDeadLetterQueue", queue
+            ),
+            "webhook_retry_seconds": self.retry_schedule(
+                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
+            ),
+            "webhook_local_targets": self.flag("WEBHOOK_LOCAL_TARGETS"),
+            "webhook_secrets_key": self.matching(
+                "WEBHOOK_SECRETS_KEY",
+                _KMS_KEY,
+                "alias/WebhookSecretsKey",
+                "a KMS key id, key ARN or alias/name",
+            ),
+        }
+
     def table_names(self) -> dict[str, str]:
         """{"PRODUCTS_TABLE": name, ...}: only the variables that are set."""
         return {
@@ -296,6 +317,7 @@ VARIABLES = (
     "STOCK_REPAIR_GRACE_SECONDS",
     "DOCS_URL",
     "WEBHOOK_QUEUE",
+    "WEBHOOK_DEAD_LETTER_QUEUE",
     "WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_LOCAL_TARGETS",
     "WEBHOOK_SECRETS_KEY",
@@ -345,6 +367,8 @@ class Settings:
     # Webhooks: the queue deliveries wait in, their retries, and whether a target may be
     # on this machine and over plain http (the local stack's; never on AWS).
     webhook_queue: str = "WebhookDeliveryQueue"
+    # Where the delivery function puts a delivery given up (its dead letters).
+    webhook_dead_letter_queue: str = "WebhookDeliveryDeadLetterQueue"
     webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
     webhook_local_targets: bool = False
     # The KMS key the endpoints' secrets are encrypted with (the stack's; locally the
@@ -403,19 +427,7 @@ class Settings:
                 "STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001
             ),
             docs_url=read.url("DOCS_URL"),
-            webhook_queue=read.matching(
-                "WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", "an SQS queue URL, or its name"
-            ),
-            webhook_retry_seconds=read.retry_schedule(
-                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
-            ),
-            webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
-            webhook_secrets_key=read.matching(
-                "WEBHOOK_SECRETS_KEY",
-                _KMS_KEY,
-                "alias/WebhookSecretsKey",
-                "a KMS key id, key ARN or alias/name",
-            ),
+            **read.webhooks(),
             table_names=MappingProxyType(read.table_names()),
         )
 

@@ -31,11 +31,15 @@ ROOT = template.TEMPLATE.parent.parent
 # And users sign in to the template's pool, held by the emulator (infra/local/user_pool.py).
 # A failed webhook delivery is retried within seconds, not hours, so a developer sees
 # retries and dead letters happen (WEBHOOK_RETRY_SECONDS set for `make run` wins).
+# (LAMBDA_MAX_ENVIRONMENTS caps the deliveries' environments, and their pollers, too.)
 LOCAL_PARAMETERS = {
     "ForwardOrderEvents": "true",
     "DeployConsole": "false",
     "CreateUserPool": "true",
     "WebhookRetrySeconds": "1,2,4,8,16",
+    # The deliveries' bound: four environments, as every function without one has here
+    # (a laptop's memory), not the ten AWS's default reserves.
+    "WebhookDeliveryConcurrency": "4",
 }
 # How many environments a function without reserved concurrency may have at once.
 DEFAULT_CONCURRENCY = 4
@@ -326,8 +330,15 @@ def _event_source(mapping: Mapping, local: _Locally) -> EventSource:
         retries=int(mapping.get("MaximumRetryAttempts", -1)),
         max_record_age_seconds=int(mapping.get("MaximumRecordAgeInSeconds", -1)),
         on_failure=local.value(on_failure["Destination"]) if on_failure else None,
-        max_concurrency=mapping.get("ScalingConfig", {}).get("MaximumConcurrency"),
+        max_concurrency=_maximum(
+            local.value(mapping.get("ScalingConfig", {}).get("MaximumConcurrency"))
+        ),
     )
+
+
+def _maximum(value) -> int | None:
+    """A mapping's ScalingConfig.MaximumConcurrency, as its local value (a parameter's)."""
+    return None if value is None else int(value)
 
 
 def _capped(concurrency: int, cap: int | None) -> int:

@@ -187,3 +187,20 @@ def test_dead_letters_of_both_are_alarmed_on():
         if alarm["Properties"].get("Namespace") == "AWS/SQS"
     }
     assert {"WebhookDeliveryDeadLetterQueue", "WebhookEventsDeadLetterQueue"} <= watched
+
+
+def test_deliveries_run_within_their_own_bounded_concurrency():
+    """However many endpoints are slow, deliveries hold at most WebhookDeliveryConcurrency
+    environments: reserved (the API functions keep the account's rest) and the queue
+    mapping's maximum (no poller past them, whose throttles would spend tries)."""
+    (mapping,) = [
+        props
+        for props in mappings().values()
+        if props["FunctionName"] == {"Ref": "WebhookDeliveryFunction"}
+    ]
+    bound = {"Ref": "WebhookDeliveryConcurrency"}
+    assert props("WebhookDeliveryFunction")["ReservedConcurrentExecutions"] == bound
+    assert mapping["ScalingConfig"] == {"MaximumConcurrency": bound}
+    parameter = template.load()["Parameters"]["WebhookDeliveryConcurrency"]
+    assert parameter["MinValue"] == 2  # SQS's least maximum concurrency
+    assert 2 <= parameter["Default"] <= 50

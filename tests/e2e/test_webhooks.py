@@ -202,10 +202,14 @@ def test_a_failed_delivery_is_retried_with_the_same_id(http, hooks):
     tried = recorded(http, made["id"], 3)
     assert [(a["intento"], a["statusCode"], a["estado"]) for a in tried] == [
         (3, 200, "ENTREGADO"),
-        (2, None, "PENDIENTE"),
-        (1, 500, "PENDIENTE"),
+        (2, None, "REINTENTO"),
+        (1, 500, "REINTENTO"),
     ]
     assert tried[1]["error"] == "connection reset"
+    # Each failed one says when the next was due: after it, a step of the schedule (1 s).
+    for failed, then in ((tried[2], tried[1]), (tried[1], tried[0])):
+        assert failed["timestamp"] < failed["siguienteIntento"] <= then["timestamp"]
+    assert tried[0]["siguienteIntento"] is None
 
 
 def test_410_turns_the_endpoint_off_for_good(http, hooks):

@@ -22,23 +22,19 @@ os.environ["JWT_SECRET"] = SECRET.decode()
 
 @pytest.fixture(scope="session")
 def emulator():
-    import boto3
-
-    from infra import template
     from infra.local.emulator import emulator
 
     emu = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = emu.url
-    # The stack's KMS key, under its alias, as `make run` has it (the webhooks' secrets).
-    os.environ["AWS_ENDPOINT_URL_KMS"] = emu.url
-    template.create_keys(boto3.client("kms", endpoint_url=emu.url))
+    os.environ["AWS_ENDPOINT_URL_KMS"] = emu.url  # the webhooks' secrets (the `tables` key)
     yield emu
     emu.stop()
 
 
 @pytest.fixture
 def tables(emulator):
-    """Every table of infra/template.yaml, empty, for this test alone."""
+    """Every table of infra/template.yaml, empty, for this test alone; and its KMS key, as
+    `make run` has it (a test of moto's own mocks, ending, clears every backend)."""
     import boto3
 
     from infra import template
@@ -46,6 +42,7 @@ def tables(emulator):
     client = boto3.client("dynamodb")
     template.drop_tables(client)
     template.create_tables(client)
+    template.create_keys(boto3.client("kms"))
     return client
 
 

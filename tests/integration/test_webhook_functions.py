@@ -394,3 +394,29 @@ def test_redriving_the_dead_letters_sends_each_again_once(sqs):
     assert json.loads(message["Body"])["envio"] == 1
     assert Deliveries(settings()).get(kept["id"], "evt_" + "1" * 32).estado == "PENDIENTE"
     assert dead_letters(sqs) == []
+
+
+def test_make_webhook_dead_letters_lists_them_and_make_redrive_webhooks_sends_them(
+    sqs, emulator, monkeypatch, capsys
+):
+    from infra import webhook_dead_letters
+    from webhook_delivery.wiring import create
+
+    hook = endpoint("http://127.0.0.1:9/down")
+    assert create(settings())(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
+        "batchItemFailures": []
+    }
+    capsys.readouterr()  # the function's own log lines
+    monkeypatch.setenv("DYNAMODB_PORT", emulator.url.rsplit(":", 1)[1])  # as make run's
+    webhook_dead_letters.main(["list"])
+    listed = capsys.readouterr()
+    assert json.loads(listed.out) == {
+        "webhookId": hook["id"],
+        "eventId": "evt_" + "1" * 32,
+        "type": "pedido.creado",
+        "envio": 0,
+    }
+    assert "1 deliveries waiting" in listed.err
+    webhook_dead_letters.main(["redrive"])
+    assert "1 sent again" in capsys.readouterr().err
+    assert dead_letters(sqs) == [] and len(queued(sqs)) == 1

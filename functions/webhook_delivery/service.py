@@ -80,10 +80,12 @@ def deliver(
         return NOTHING
     last = len(schedule) + 1
     upto = min(attempt - 1, last)
-    if delivery.intentos < upto and not _record_lost(delivery, upto, last, deliveries, log, now):
+    lost = delivery.intentos < upto
+    if lost and not _record_lost(delivery, upto, last, deliveries, log, now):
         return NOTHING  # a re-send replaced this send meanwhile
     if attempt > last:  # the last attempt was made (or lost): a dead letter
-        deliveries.attempted(delivery, last, FAILED, now)
+        if not lost:  # recorded, but its worker died before the delivery's state
+            deliveries.attempted(delivery, last, FAILED, now)
         return GIVEN_UP
     sent = send(endpoint, delivery, now)
     decision = rules.decide(sent.status, attempt, schedule)

@@ -112,7 +112,8 @@ def _reached(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
 
 def allowed(address: Address, local: bool) -> bool:
     """A public address, or one that reaches only a public one; loopback too when
-    `local`."""
+    `local`, as itself (127.0.0.0/8, ::1): a developer's receiver is never reached
+    through an IPv6 form that carries it."""
     if address in METADATA:
         return False
     if isinstance(address, ipaddress.IPv6Address):
@@ -120,7 +121,7 @@ def allowed(address: Address, local: bool) -> bool:
             return False
         reached = _reached(address)
         if reached is not None:
-            return allowed(reached, local)
+            return allowed(reached, local=False)
     if address.is_loopback:
         return local
     return address.is_global and not address.is_multicast

@@ -59,6 +59,8 @@ def resolving_to(*addresses: str):
         ("64:ff9b::a00:1", False, False),  # NAT64 of 10.0.0.1
         ("64:ff9b::a9fe:a9fe", True, False),  # NAT64 of the metadata service
         ("64:ff9b::7f00:1", False, False),  # NAT64 of loopback
+        ("64:ff9b::7f00:1", True, False),  # locally too: loopback is allowed as itself
+        ("::ffff:127.0.0.1", True, False),
         ("64:ff9b::5db8:d822", False, True),  # NAT64 of a public address
         ("64:ff9b:1::a00:1", False, False),  # NAT64's local-use prefix
         ("2002:a00:1::1", False, False),  # 6to4 of 10.0.0.1

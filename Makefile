@@ -39,7 +39,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards backfill-user-ids clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-user-ids encrypt-webhook-secrets clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -158,6 +158,14 @@ dead-letters: $(READY)
 redrive: $(READY)
 	@$(PY) -m infra.dead_letters redrive $(if $(STAGE),--stage $(STAGE))
 
+# The webhook deliveries given up (the local stack's, or STAGE=dev|prod's), and sending
+# them all again once their endpoints are back (docs/operations.md#webhooks).
+webhook-dead-letters: $(READY)
+	@$(PY) -m infra.webhook_dead_letters list $(if $(STAGE),--stage $(STAGE))
+
+redrive-webhooks: $(READY)
+	@$(PY) -m infra.webhook_dead_letters redrive $(if $(STAGE),--stage $(STAGE))
+
 # A webhook endpoint on this machine that prints what it receives, its signature checked
 # with SECRET=whsec_... (the create's answer); STATUS=500 or 410 shows retries or the
 # endpoint turned off; PORT (9000) where it listens (docs/api.md#webhooks).
@@ -176,6 +184,12 @@ backfill-shards: $(READY)
 # local stack or STAGE=dev|prod's; `make run` does it to the data it restores.
 backfill-user-ids: $(READY)
 	@$(PY) -m infra.user_id_backfill $(if $(STAGE),--stage $(STAGE))
+
+# Webhook secrets stored in plain text before they were encrypted, encrypted with the
+# stack's KMS key (docs/operations.md#webhooks), on the local stack's table or
+# STAGE=dev|prod's; `make run` does it to the data it restores.
+encrypt-webhook-secrets: $(READY)
+	@$(PY) -m infra.webhook_secrets $(if $(STAGE),--stage $(STAGE))
 
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)

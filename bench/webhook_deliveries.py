@@ -2,8 +2,9 @@
 many deliveries a second the local stack makes.
 
 Usage: `make bench-webhooks` (or .venv/bin/python bench/webhook_deliveries.py [--orders N]
-[--rounds R] [--endpoints E] [--burst B]). It starts the local stack on free ports (data
-in memory) and runs receivers of its own on 127.0.0.1.
+[--rounds R] [--endpoints E] [--burst B] [--slow S] [--slow-burst K] [--only-slow]). It
+starts the local stack on free ports (data in memory) and runs receivers of its own on
+127.0.0.1.
 
 1. The request. Each round places N orders one after another in each of three
    conditions: no endpoint subscribed; one endpoint subscribed to `pedido.creado`
@@ -18,6 +19,14 @@ in memory) and runs receivers of its own on 127.0.0.1.
    delivered): B x E deliveries. It prints how long the changes took, the time from the
    first change to the last delivery received, and the deliveries a second over that
    time and over the time after the last change was answered (the backlog's drain).
+3. Slow endpoints (the load test of the deliveries' bound, WebhookDeliveryConcurrency):
+   S endpoints that never answer, subscribed to `envio.estado`, and K status changes: K x
+   S attempts that each hold their 10 s, then their retries. Every attempt is held
+   exactly its deadline, so the attempts in flight at an instant are those that reached
+   a receiver in the 10 s before it: it prints the most of them in any 10 s (the bound
+   is the delivery function's environments, 4 locally, times its batch of 10), and the
+   orders placed meanwhile by one client (p50, p95) against the same orders before the
+   slow endpoints were subscribed.
 """
 
 import argparse
@@ -161,6 +170,74 @@ def delivery_rate(http: StackClient, order_id: int, endpoints: int, burst: int) 
     )
 
 
+def most_in_flight(arrivals: list[float], held: float = 10.0) -> int:
+    """The most attempts in flight at once: each is held `held` seconds from its arrival,
+    so at any instant those that arrived in the `held` seconds before it."""
+    arrivals = sorted(arrivals)
+    most, start = 0, 0
+    for end, at in enumerate(arrivals):
+        while arrivals[start] <= at - held:
+            start += 1
+        most = max(most, end - start + 1)
+    return most
+
+
+def slow_endpoints(http: StackClient, order_id: int, product_id: int, slow: int, burst: int):
+    """`slow` hanging endpoints and `burst` events for each: the attempts in flight at
+    most, and the orders' times meanwhile against before."""
+    before = timed_orders(http, product_id, 40)
+    shipments = [
+        http.gateway(
+            "POST",
+            "/api/envios",
+            json={
+                "pedidoId": order_id,
+                "tipoEnvio": "EXPRESS",
+                "transportista": "Olva",
+                "destino": "Lima",
+            },
+        ).json()["id"]
+        for _ in range(burst)
+    ]
+    receivers = [Receiver(then=HANG) for _ in range(slow)]
+    idents = [
+        http.gateway(
+            "POST", "/api/webhooks", json={"url": r.url, "eventos": ["envio.estado"]}
+        ).json()["id"]
+        for r in receivers
+    ]
+    try:
+        time.sleep(2)  # the shipments' creations read from the streams (they make no event)
+        started = time.time()
+        for number, shipment in enumerate(shipments):
+            moved(http, shipment, number)
+        during = timed_orders(http, product_id, 40)
+        # Long enough for the first attempts and their first retries to pile up.
+        time.sleep(max(0.0, 45 - (time.time() - started)))
+        arrivals = [d.at for r in receivers for d in r.received]
+    finally:
+        for ident in idents:
+            http.gateway("DELETE", f"/api/webhooks/{ident}")
+        for receiver in receivers:
+            receiver.stop()
+    print(
+        f"\n{slow} endpoints that never answer, {burst} events each ({slow * burst} "
+        f"deliveries): {len(arrivals)} attempts reached them in "
+        f"{max(arrivals) - started:.0f} s; at most {most_in_flight(arrivals)} in flight at "
+        f"once (the bound: 4 environments x 10 a batch = 40 locally)."
+    )
+    print("| orders, one client | p50 ms | p95 ms |")
+    print("|---|---|---|")
+    for name, taken in (("before", before), ("while they hang", during)):
+        taken = sorted(taken)
+        p95 = taken[int(len(taken) * 0.95) - 1]
+        print(f"| {name} | {statistics.median(taken) * 1000:.1f} | {p95 * 1000:.1f} |")
+
+
+def timed_orders(http: StackClient, product_id: int, count: int) -> list[float]:
+    return [place(http, product_id) for _ in range(count)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orders", type=int, default=20)
@@ -168,6 +245,9 @@ def main() -> None:
     parser.add_argument("--endpoints", type=int, default=5)
     parser.add_argument("--burst", type=int, default=200)
     parser.add_argument("--gap", type=float, default=1.0)
+    parser.add_argument("--slow", type=int, default=20)
+    parser.add_argument("--slow-burst", type=int, default=10)
+    parser.add_argument("--only-slow", action="store_true", help="part 3 alone")
     args = parser.parse_args()
     started = time.perf_counter()
     stack = StackProcess(PATIENT_STOCK_CHECK).start()
@@ -187,15 +267,17 @@ def main() -> None:
         ).json()
         for _ in range(5):
             place(http, product["id"])  # every environment an order needs, warm
-        # Spaced: each order's events and deliveries are done before the next, so what is
-        # timed is the request's own path. Back to back: they share the laptop's cores
-        # with the next orders (on AWS they run on other machines).
-        request_cost(http, product["id"], args.orders, args.rounds, args.gap)
-        request_cost(http, product["id"], args.orders, args.rounds, 0)
         order = http.gateway(
             "POST", "/api/pedidos", json={**ORDER, "productoId": product["id"]}
         ).json()
-        delivery_rate(http, order["id"], args.endpoints, args.burst)
+        if not args.only_slow:
+            # Spaced: each order's events and deliveries are done before the next, so
+            # what is timed is the request's own path. Back to back: they share the
+            # laptop's cores with the next orders (on AWS they run on other machines).
+            request_cost(http, product["id"], args.orders, args.rounds, args.gap)
+            request_cost(http, product["id"], args.orders, args.rounds, 0)
+            delivery_rate(http, order["id"], args.endpoints, args.burst)
+        slow_endpoints(http, order["id"], product["id"], args.slow, args.slow_burst)
     finally:
         stack.stop()
 

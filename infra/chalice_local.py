@@ -156,8 +156,10 @@ def local_environment(env, served_port: int) -> dict[str, str]:
     return {
         "JWT_SECRET": key,
         "AWS_ENDPOINT_URL_DYNAMODB": url(local.dynamodb_port),
-        # The emulator's queues too (a webhook's re-send), on the same port.
+        # The emulator's queues too (a webhook's re-send), and its KMS key (the webhooks'
+        # secrets), on the same port.
         "AWS_ENDPOINT_URL_SQS": url(local.dynamodb_port),
+        "AWS_ENDPOINT_URL_KMS": url(local.dynamodb_port),
         "AWS_ENDPOINT_URL_LAMBDA": url(local.lambda_port),
         # A developer's webhook receiver is on this machine, over http (as `make run`).
         "WEBHOOK_LOCAL_TARGETS": "true",

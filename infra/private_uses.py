@@ -274,6 +274,34 @@ def _moto_backends() -> None:
     is_a(sqs.queues, dict, "SQSBackend.queues")
 
 
+def _moto_kms_keys() -> None:
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.kms.models import Key, KmsBackend, kms_backends
+    from moto.kms.utils import decrypt, encrypt
+
+    is_a(DEFAULT_ACCOUNT_ID, str, "moto.core.DEFAULT_ACCOUNT_ID")
+    backend = kms_backends[DEFAULT_ACCOUNT_ID][_REGION]
+    is_a(backend, KmsBackend, "kms_backends[account][region]")
+    is_a(backend.keys, dict, "KmsBackend.keys")
+    own = KmsBackend(_REGION, _ACCOUNT)
+    key = own.create_key(None, "ENCRYPT_DECRYPT", "SYMMETRIC_DEFAULT", "canary", None)
+    is_a(key, Key, "KmsBackend.create_key's key")
+    for attribute in ("id", "arn", "key_material"):
+        if not hasattr(key, attribute):
+            raise Changed(f"a Key no longer has .{attribute}")
+    if key.id not in key.arn or own.keys.get(key.id) is not key:
+        raise Changed("KmsBackend.keys no longer holds each key by its id, named in its arn")
+    # A key put back under another id, with the material saved, decrypts what it
+    # encrypted: the ciphertext names the key by id and is made with its material.
+    blob = encrypt(own.keys, key.id, b"canary", {"webhookId": "1"})
+    saved = "00000000-0000-4000-8000-000000000000"  # a key id: a UUID
+    moved = blob.replace(key.id.encode(), saved.encode())
+    own.keys[saved] = own.keys.pop(key.id)
+    key.id = saved
+    if decrypt(own.keys, moved, {"webhookId": "1"})[0] != b"canary":
+        raise Changed("a key's material no longer alone decrypts what it encrypted")
+
+
 def _moto_tables() -> None:
     from moto.dynamodb.models import DynamoDBBackend
     from moto.dynamodb.models.dynamo_type import DynamoType, Item
@@ -766,6 +794,17 @@ USES = (
         "API has no export or import of it",
         _moto_backends,
         ("moto.core", "moto.dynamodb.models", "moto.sqs.models"),
+    ),
+    PrivateUse(
+        "moto KMS backend's keys: a key's id, arn and material set (kms_backends)",
+        "moto",
+        ("infra/local/kms_keys.py",),
+        "a key's material is made at random when moto creates it, and moto implements no "
+        "import of a symmetric key's material: the local stack keeps its key across "
+        "restarts (the secrets encrypted with it are kept with the data) by putting the "
+        "saved id and material back",
+        _moto_kms_keys,
+        ("moto.core", "moto.kms.models"),
     ),
     PrivateUse(
         "moto DynamoDB Table and Item read directly",

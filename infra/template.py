@@ -316,6 +316,30 @@ def create_queues(sqs_client, path: Path = TEMPLATE) -> None:
         )
 
 
+def key_alias(logical_id: str) -> str:
+    """The alias a KMS key of the template has locally: its logical id's."""
+    return f"alias/{logical_id}"
+
+
+def create_keys(kms_client, path: Path = TEMPLATE) -> dict[str, str]:
+    """Every KMS key of the template, under its alias (key_alias), unless the alias is
+    there already; {logical id: its key's id}."""
+    found = {
+        alias["AliasName"]: alias["TargetKeyId"]
+        for alias in kms_client.list_aliases().get("Aliases", [])
+        if "TargetKeyId" in alias
+    }
+    made = {}
+    for name, key in resources("AWS::KMS::Key", path).items():
+        alias = key_alias(name)
+        if alias not in found:
+            description = key.get("Properties", {}).get("Description", name)
+            found[alias] = kms_client.create_key(Description=description)["KeyMetadata"]["KeyId"]
+            kms_client.create_alias(AliasName=alias, TargetKeyId=found[alias])
+        made[name] = found[alias]
+    return made
+
+
 # What CloudFormation would set that the local pool has no use for: its name (the logical
 # id is the local name), the trigger (the emulator runs the trigger's code itself:
 # infra/local/user_pool.py) and the pricing tier.

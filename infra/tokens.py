@@ -18,6 +18,7 @@ import tomllib
 from pathlib import Path
 
 from common.callers import CUSTOMER, OPERATOR, ROLES
+from common.ids import ascii_digits
 from infra.local.tokens import LOCAL_SUBJECT, issue, local_settings, local_token
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,7 @@ def stage_token(stage: str, subject: str, role: str, user_id: int | None) -> str
 def _user_id(raw: str | None) -> int | None:
     if raw in (None, ""):
         return None
-    if not raw.isdigit() or int(raw) < 1:
+    if not ascii_digits(raw) or int(raw) < 1:
         raise SystemExit(f"USER_ID={raw!r}: must be a positive integer")
     return int(raw)
 

@@ -26,6 +26,7 @@ def emulator():
 
     emu = emulator().start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = emu.url
+    os.environ["AWS_ENDPOINT_URL_KMS"] = emu.url  # the webhooks' secrets (the `tables` key)
     yield emu
     emu.stop()
 
@@ -34,13 +35,17 @@ def emulator():
 def tables(emulator):
     """Every table of infra/template.yaml, empty, for this test alone: the tables an
     earlier test left are emptied (a table it dropped, or changed, is made again), which
-    costs a few scans where dropping and creating them all cost 0.1 s of CPU a test."""
+    costs a few scans where dropping and creating them all cost 0.1 s of CPU a test; and
+    its KMS key, as `make run` has it (a test of moto's own mocks, ending, clears every
+    backend)."""
     import boto3
 
+    from infra import template
     from tests.support.emptied import emptied_tables
 
     client = boto3.client("dynamodb")
     emptied_tables(client)
+    template.create_keys(boto3.client("kms"))
     return client
 
 

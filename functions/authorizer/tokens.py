@@ -34,7 +34,7 @@ from common import aws
 from common.accounts import AccountCheck
 from common.bearer import bearer_token
 from common.callers import CUSTOMER, OPERATOR, ROLES, Caller
-from common.ids import possible_id
+from common.ids import ascii_digits, possible_id
 from common.keys import KeyRing, jwt_keys
 from common.lambda_init import REHEARSAL
 from common.settings import Settings
@@ -110,7 +110,7 @@ def _user_id(raw: object) -> int | None:
     """A userId as an order's body may name it (common.ids): an integer, or its digits."""
     if isinstance(raw, bool):
         return None
-    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 19:
+    if isinstance(raw, str) and ascii_digits(raw) and len(raw) <= 19:
         raw = int(raw)  # Cognito's custom attributes are strings
     return raw if isinstance(raw, int) and possible_id(raw) else None
 

@@ -84,9 +84,26 @@ def insufficient_stock(product: Product, cantidad: int) -> Conflict:
     )
 
 
+def not_on_hand(product: Product, cantidad: int) -> Conflict:
+    """A take-out of more units than are on hand (a recount found fewer than the order
+    holds): stockActual never goes negative."""
+    message = f"only {product.stock_actual} of product {product.id} on hand"
+    return Conflict(
+        "INSUFFICIENT_STOCK",
+        f"Cannot take out {cantidad} units: {message}",
+        details=[{"field": "cantidad", "message": message}],
+    )
+
+
 def product_gone(product_id: int) -> Conflict:
     """A move on a product deleted meanwhile: the order's, not the request's, problem."""
     return Conflict("PRODUCT_NOT_FOUND", f"Product {product_id} no longer exists")
+
+
+def changed_since(pedido_id: int) -> Conflict:
+    """A repair's move of units that moved since the repair read them: whoever moved them
+    (an order's own request) decides, and the repair leaves them alone."""
+    return Conflict("RESERVATION_CHANGED", f"Order {pedido_id}'s units moved since they were read")
 
 
 def not_held(pedido_id: int, estado: str | None) -> Conflict:
@@ -169,6 +186,19 @@ def parse_move(raw: str) -> str:
     if raw not in MOVES:
         raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {', '.join(MOVES)}")
     return raw
+
+
+# A reservation's `cambio` as the repair read it: what its move is conditioned on.
+MAX_SEEN = 64
+
+
+def parse_seen(body: dict) -> str | None:
+    """The `cambio` a repair read of the reservation (absent: an order's own move), so
+    that its move is made only on the reservation as it read it."""
+    check = Checker(body)
+    seen = check.text("cambio", required=False, max_length=MAX_SEEN)
+    check.done()
+    return seen
 
 
 def parse_reservation(pedido_id: int, body: dict, now: str) -> Reservation:

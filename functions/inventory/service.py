@@ -61,10 +61,12 @@ class Stock(Protocol):
     def reservation(self, pedido_id: int) -> Reservation | None: ...
     def holding(self, producto_id: int) -> list[Reservation]: ...
     def holding_page(self, after: int, limit: int) -> Page: ...
-    def reserve(self, reservation: Reservation, force: bool = False) -> bool: ...
-    def give_back(self, pedido_id: int, now: str) -> bool: ...
-    def take_out(self, pedido_id: int, now: str) -> bool: ...
-    def put_back(self, pedido_id: int, now: str) -> bool: ...
+    def reserve(
+        self, reservation: Reservation, force: bool = False, seen: str | None = None
+    ) -> bool: ...
+    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
+    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
+    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
 
 
 def product_reservations(products: Products, stock: Stock, product_id: int) -> list[Reservation]:
@@ -75,16 +77,20 @@ def product_reservations(products: Products, stock: Stock, product_id: int) -> l
 
 def move_stock(stock: Stock, pedido_id: int, raw_move: str, body: dict, now: str) -> dict:
     """One stock move of an order (inventory.rules.MOVES): whether this request made it
-    (False: it was made before, a retry). Nothing more is read to answer it."""
+    (False: it was made before, a retry). Nothing more is read to answer it. A repair's
+    move names the reservation's `cambio` it read: made only on the reservation as read
+    (409 RESERVATION_CHANGED otherwise)."""
     move = rules.parse_move(raw_move)
+    seen = rules.parse_seen(body)
     if move in ("reservar", "forzar"):
-        applied = stock.reserve(rules.parse_reservation(pedido_id, body, now), move == "forzar")
+        reservation = rules.parse_reservation(pedido_id, body, now)
+        applied = stock.reserve(reservation, move == "forzar", seen)
     else:
         applied = {
             "retirar": stock.take_out,
             "devolver": stock.give_back,
             "reponer": stock.put_back,
-        }[move](pedido_id, now)
+        }[move](pedido_id, now, seen)
     return {"aplicada": applied}
 
 

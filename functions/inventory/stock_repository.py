@@ -9,13 +9,15 @@ possible" (a domain error). The product's counters change by arithmetic on the s
 (`stockDisponible >= n`, `stockReservado + n`), so concurrent approvals of one product
 never oversell and never retry; a take-out, which can bring the product into alert,
 changes the stock by arithmetic too, on the condition that the stock is still on the side
-of the threshold it read (only a move that crossed it meanwhile makes it read again).
+of the threshold it read (only a move that crossed it meanwhile makes it read again),
+and that the units are on hand: a recount may leave fewer than the orders hold, and
+stockActual never goes below zero (INSUFFICIENT_STOCK; the order stays APROBADO).
 """
 
 import time
 from typing import Any
 
-from pynamodb.exceptions import DoesNotExist, TransactWriteError
+from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from common import shards, storage
@@ -31,8 +33,10 @@ from inventory.rules import (
     TAKEN_OUT,
     Product,
     Reservation,
+    changed_since,
     insufficient_stock,
     not_held,
+    not_on_hand,
     product_gone,
 )
 
@@ -63,6 +67,16 @@ def _holding(pedido_id: int, producto_id: int) -> list[Any]:
         m.retiene_shard.set(shards.key(HOLDING, pedido_id, HOLDING_SHARDS)),
         m.expira.remove(),
     ]
+
+
+def _as_read(reservation: Reservation) -> Any:
+    """The condition that the reservation is still as it was read."""
+    m = ReservationModel
+    return (m.estado == reservation.estado) & (m.cambio == reservation.cambio)
+
+
+def _kept_changing(pedido_id: int) -> Conflict:
+    return Conflict("CONCURRENT_UPDATE", f"Order {pedido_id}'s stock kept changing; retry")
 
 
 def _done(estado: str, now: str) -> list[Any]:
@@ -107,109 +121,146 @@ class StockRepository:
         return Page([reservation_of(item) for item in page.items], page.resume_after)
 
     # -- the moves -----------------------------------------------------------------------
+    #
+    # `seen`: the reservation's `cambio` as the repair read it; the repair's move is made
+    # only on the reservation as it read it (RESERVATION_CHANGED otherwise). A move asked
+    # again that finds itself made before (a retry) claims the reservation instead (its
+    # `cambio` set anew, on the condition that it is still in that state): a repair that
+    # read it before then finds it changed. One conditional write on the reservation
+    # decides which of the two goes, so a repair never undoes a move an order's request
+    # is about to write its status for.
 
-    def reserve(self, reservation: Reservation, force: bool = False) -> bool:
+    def reserve(
+        self, reservation: Reservation, force: bool = False, seen: str | None = None
+    ) -> bool:
         """Hold the order's units (again, if they were given back): True when this call
         did, False when the order already held them. Only while available, unless `force`
         (a repair of an order already approved: the units are its, whatever is left).
         INSUFFICIENT_STOCK, or PRODUCT_NOT_FOUND, when it may not."""
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                self._write_reservation(reservation, force, seen)
+            except TransactWriteError:
+                if not self._why_not_reserved(reservation, seen):
+                    return False
+                continue  # given back between the write and the claim: reserve again
+            return True
+        raise _kept_changing(reservation.pedido_id)
+
+    def _write_reservation(self, reservation: Reservation, force: bool, seen: str | None) -> None:
         m, p = ReservationModel, ProductModel
         c = reservation.cantidad
         # Units given back may be held again: an order whose approval a crash cut short
         # (the repair gave them back) is approved again, or repaired (force).
         new = m.pedido_id.does_not_exist() | (m.estado == GIVEN_BACK)
+        if seen is not None:
+            new = m.pedido_id.does_not_exist() | ((m.estado == GIVEN_BACK) & (m.cambio == seen))
         available = (p.stock_disponible >= c) | (
             p.stock_disponible.does_not_exist() & (p.stock_actual >= c)
         )
-        try:
-            with TransactWrite(connection=self._connection) as tx:
-                tx.update(
-                    m(reservation.pedido_id),
-                    actions=[
-                        m.producto_id.set(reservation.producto_id),
-                        m.cantidad.set(c),
-                        m.estado.set(HELD),
-                        m.desde.set(reservation.desde),
-                        m.cambio.set(reservation.desde),
-                        *_holding(reservation.pedido_id, reservation.producto_id),
-                    ],
-                    condition=new,
-                )
-                tx.update(
-                    p(reservation.producto_id),
-                    actions=[
-                        p.stock_reservado.set((p.stock_reservado | 0) + c),
-                        p.stock_disponible.set((p.stock_disponible | p.stock_actual) - c),
-                    ],
-                    condition=p.id.exists() if force else p.id.exists() & available,
-                )
-        except TransactWriteError:
-            return self._why_not_reserved(reservation)
-        return True
+        with TransactWrite(connection=self._connection) as tx:
+            tx.update(
+                m(reservation.pedido_id),
+                actions=[
+                    m.producto_id.set(reservation.producto_id),
+                    m.cantidad.set(c),
+                    m.estado.set(HELD),
+                    m.desde.set(reservation.desde),
+                    m.cambio.set(reservation.desde),
+                    *_holding(reservation.pedido_id, reservation.producto_id),
+                ],
+                condition=new,
+            )
+            tx.update(
+                p(reservation.producto_id),
+                actions=[
+                    p.stock_reservado.set((p.stock_reservado | 0) + c),
+                    p.stock_disponible.set((p.stock_disponible | p.stock_actual) - c),
+                ],
+                condition=p.id.exists() if force else p.id.exists() & available,
+            )
 
-    def _why_not_reserved(self, reservation: Reservation) -> bool:
-        """After a cancelled reservation: held already (False), or why it may not be."""
+    def _why_not_reserved(self, reservation: Reservation, seen: str | None) -> bool:
+        """After a refused reservation: held already, and claimed (False); given back
+        before it could be claimed, so to be tried again (True); or why it may not be."""
         current = self.reservation(reservation.pedido_id)
         if current is not None and current.estado == HELD:
-            return False
+            return not self._claimed(current, reservation.desde)
         if current is not None and current.estado == TAKEN_OUT:
             raise not_held(reservation.pedido_id, current.estado)
+        if seen is not None and current is not None and current.cambio != seen:
+            raise changed_since(reservation.pedido_id)
         product = self._product(reservation.producto_id)
         if product is None:
             raise product_gone(reservation.producto_id)
         raise insufficient_stock(product, reservation.cantidad)
 
-    def give_back(self, pedido_id: int, now: str) -> bool:
+    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
         """Release the order's units (a cancel): True when this call did, False when they
         were given back already; RESERVATION_NOT_HELD when they are not held (taken out,
         or never reserved)."""
-        current = self.reservation(pedido_id)
-        if current is not None and current.estado == GIVEN_BACK:
-            return False
-        if current is None or current.estado != HELD:
-            raise not_held(pedido_id, current.estado if current else None)
-        m, p, c = ReservationModel, ProductModel, current.cantidad
-        try:
-            with TransactWrite(connection=self._connection) as tx:
-                tx.update(m(pedido_id), actions=_done(GIVEN_BACK, now), condition=m.estado == HELD)
-                tx.update(
-                    p(current.producto_id),
-                    actions=[
-                        p.stock_reservado.set(p.stock_reservado - c),
-                        p.stock_disponible.set(p.stock_disponible + c),
-                    ],
-                    condition=p.id.exists(),
-                )
-        except TransactWriteError:
-            return self._moved_meanwhile(pedido_id, GIVEN_BACK)
-        return True
+        for _ in range(MAX_ATTEMPTS):
+            current = self._as_seen(pedido_id, seen)
+            if current is not None and current.estado == GIVEN_BACK:
+                if self._claimed(current, now):
+                    return False
+                continue
+            if current is None or current.estado != HELD:
+                raise not_held(pedido_id, current.estado if current else None)
+            try:
+                self._write_give_back(current, now)
+            except TransactWriteError:
+                continue  # the reservation changed since read: read again
+            return True
+        raise _kept_changing(pedido_id)
 
-    def take_out(self, pedido_id: int, now: str) -> bool:
+    def _write_give_back(self, current: Reservation, now: str) -> None:
+        m, p, c = ReservationModel, ProductModel, current.cantidad
+        with TransactWrite(connection=self._connection) as tx:
+            tx.update(
+                m(current.pedido_id),
+                actions=_done(GIVEN_BACK, now),
+                condition=_as_read(current),
+            )
+            tx.update(
+                p(current.producto_id),
+                actions=[
+                    p.stock_reservado.set(p.stock_reservado - c),
+                    p.stock_disponible.set(p.stock_disponible + c),
+                ],
+                condition=p.id.exists(),
+            )
+
+    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
         """The order's units leave the warehouse (a shipment): stockActual and
         stockReservado both go down; True when this call did it, False when done before."""
-        return self._out_or_back(pedido_id, now, out=True)
+        return self._out_or_back(pedido_id, now, seen, out=True)
 
-    def put_back(self, pedido_id: int, now: str) -> bool:
+    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
         """Undo a take-out whose order then lost its move: the units are held again."""
-        return self._out_or_back(pedido_id, now, out=False)
+        return self._out_or_back(pedido_id, now, seen, out=False)
 
-    def _out_or_back(self, pedido_id: int, now: str, out: bool) -> bool:
+    def _out_or_back(self, pedido_id: int, now: str, seen: str | None, out: bool) -> bool:
         source, target = (HELD, TAKEN_OUT) if out else (TAKEN_OUT, HELD)
         for _ in range(MAX_ATTEMPTS):
-            current = self.reservation(pedido_id)
+            current = self._as_seen(pedido_id, seen)
             if current is not None and current.estado == target:
-                return False
+                if self._claimed(current, now):
+                    return False
+                continue
             if current is None or current.estado != source:
                 raise not_held(pedido_id, current.estado if current else None)
             product = self._product(current.producto_id)
             if product is None:
                 raise product_gone(current.producto_id)
+            if out and product.stock_actual < current.cantidad:
+                raise not_on_hand(product, current.cantidad)
             try:
                 self._write_out_or_back(current, product, now, out)
             except TransactWriteError:
                 continue  # the reservation or the product's stock changed: read again
             return True
-        raise Conflict("CONCURRENT_UPDATE", f"Order {pedido_id}'s stock kept changing; retry")
+        raise _kept_changing(pedido_id)
 
     def _write_out_or_back(
         self, reservation: Reservation, product: Product, now: str, out: bool
@@ -232,12 +283,10 @@ class StockRepository:
         crossing = product.umbral_minimo - change  # in alert after iff stock before < this
         mark = alert_mark(product.id, product.stock_actual + change, product.umbral_minimo)
         side = p.stock_actual < crossing if mark else p.stock_actual >= crossing
+        if out:  # never below zero: a recount may have left fewer than the order holds
+            side = side & (p.stock_actual >= reservation.cantidad)
         with TransactWrite(connection=self._connection) as tx:
-            tx.update(
-                m(reservation.pedido_id),
-                actions=state,
-                condition=m.estado == (HELD if out else TAKEN_OUT),
-            )
+            tx.update(m(reservation.pedido_id), actions=state, condition=_as_read(reservation))
             tx.update(
                 p(product.id),
                 actions=[
@@ -249,11 +298,27 @@ class StockRepository:
                 condition=side & (p.umbral_minimo == product.umbral_minimo),
             )
 
-    def _moved_meanwhile(self, pedido_id: int, wanted: str) -> bool:
+    def _as_seen(self, pedido_id: int, seen: str | None) -> Reservation | None:
+        """The reservation now; RESERVATION_CHANGED when a repair read it otherwise."""
         current = self.reservation(pedido_id)
-        if current is not None and current.estado == wanted:
-            return False
-        raise not_held(pedido_id, current.estado if current else None)
+        if seen is not None and (current is None or current.cambio != seen):
+            raise changed_since(pedido_id)
+        return current
+
+    def _claimed(self, current: Reservation, now: str) -> bool:
+        """A move found made before (a retry): the reservation claimed for it, so that a
+        repair that read it before this changes nothing of it; False when it is no longer
+        in that state (moved meanwhile: the move decides again)."""
+        m = ReservationModel
+        try:
+            m(current.pedido_id).update(
+                actions=[m.cambio.set(now)], condition=m.estado == current.estado
+            )
+        except UpdateError as exc:
+            if storage.condition_failed(exc):
+                return False
+            raise
+        return True
 
     @staticmethod
     def _product(producto_id: int) -> Product | None:

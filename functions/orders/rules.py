@@ -163,3 +163,8 @@ def check_move(order: Order, target: str) -> None:
 
 class StatusChanged(Exception):
     """The order's status was not what the move was decided on: another move won."""
+
+
+class ReservationChanged(Exception):
+    """The order's units moved since the repair read them: the request that moved them
+    decides, and the repair leaves them alone."""

@@ -22,7 +22,7 @@ from common.errors import Conflict, Unavailable
 from common.service_calls import ByInvoke, CallFailed, OnBehalf, Routes
 from common.settings import Settings
 from orders.metrics import SERVICE
-from orders.rules import InventoryUnavailable, Order, StatusChanged
+from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
 
 MOVE_ROUTE = "/internal/reservas/{pedidoId}/{accion}"
 RESERVATION_ROUTE = "/internal/reservas/{pedidoId}"
@@ -64,32 +64,41 @@ class StockMoves:
         )
         return cls(breaker, inventory, lambda: math.ceil(settings.breaker_reset_seconds))
 
-    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
+    def move(
+        self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
+    ) -> bool:
         """True when this call moved the units, False when they had moved before. A
         refusal is the inventory's Conflict (INSUFFICIENT_STOCK, PRODUCT_NOT_FOUND);
         units another move holds or took are StatusChanged (decide again);
-        InventoryUnavailable when the inventory cannot be asked."""
+        InventoryUnavailable when the inventory cannot be asked. `seen`: the
+        reservation's `cambio` as the repair read it; the move is made only on the
+        reservation as read, else ReservationChanged."""
         try:
-            return self._move(move, order, request_id)
+            return self._move(move, order, request_id, seen)
         except StatusChanged:
             if move not in _FROM_HELD or self.reservation(order.id) is not None:
                 raise
         self._move("forzar", order, request_id)  # approved before reservations existed
         return self._move(move, order, request_id)
 
-    def _move(self, move: str, order: Order, request_id: str | None) -> bool:
+    def _move(
+        self, move: str, order: Order, request_id: str | None, seen: str | None = None
+    ) -> bool:
+        sent = {"productoId": order.producto_id, "cantidad": order.cantidad}
         status, body = self._ask(
             "POST",
             MOVE_ROUTE,
             {"pedidoId": str(order.id), "accion": move},
             request_id=request_id,
-            body={"productoId": order.producto_id, "cantidad": order.cantidad},
+            body=sent if seen is None else {**sent, "cambio": seen},
         )
         if status == 200 and isinstance(body, dict):
             return bool(body.get("aplicada"))
         error = body.get("error") if isinstance(body, dict) else None
         if status == 409 and error == "RESERVATION_NOT_HELD":
             raise StatusChanged(order.id)
+        if status == 409 and error == "RESERVATION_CHANGED":
+            raise ReservationChanged(order.id)
         if status == 409 and isinstance(body, dict):
             raise Conflict(str(error), str(body.get("message")), details=body.get("details"))
         raise _refused(status)

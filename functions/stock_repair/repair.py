@@ -6,7 +6,11 @@ units moved and the order as it was: units held for an order that is not APROBAD
 APROBADO order whose units were given back or taken out. Each run compares the two sides
 and makes the move that brings the units in line with the order's status; every move is
 keyed by the order on the inventory's side, so a repair that runs twice, or meets the
-order's own retry, makes it once.
+order's own retry, makes it once. And each is made only on the reservation as the repair
+read it: a retried move that finds its units moved already claims the reservation (its
+`cambio` set anew) before writing its status, so one conditional write decides between
+the repair and the retry (a repair never gives back the units of an approval being
+retried, which would then be approved holding none).
 
 A move younger than the grace may still be on its way (its status write not yet made):
 the repair leaves it to the request that made it.
@@ -22,7 +26,7 @@ from common.clock import to_iso, utcnow
 from common.errors import DomainError
 from common.logs import Logger
 from common.paging import Page
-from orders.rules import InventoryUnavailable, Order, StatusChanged
+from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
 from orders.stock_moves import GIVEN_BACK, HELD, TAKEN_OUT
 
 # Orders and reservations read per batch; no batch is started with less than the
@@ -51,7 +55,9 @@ class Orders(Protocol):
 
 
 class Inventory(Protocol):
-    def move(self, move: str, order: Order, request_id: str | None = None) -> bool: ...
+    def move(
+        self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
+    ) -> bool: ...
     def reservation(self, pedido_id: int) -> dict | None: ...
     def holding(self, after: int = 0) -> tuple[list[dict], int | None]: ...
 
@@ -127,8 +133,11 @@ class Repair:
             move = repair_move(order.status, reservation["estado"] if reservation else None)
             if move is None:
                 continue
+            seen = str(reservation["cambio"]) if reservation else None
             try:
-                self._inventory.move(move, order)
+                self._inventory.move(move, order, seen=seen)
+            except ReservationChanged:
+                continue  # moved since read (a retried move claimed it): that move decides
             except (DomainError, StatusChanged) as refused:
                 outcome.failed += 1
                 self._logger.warning(

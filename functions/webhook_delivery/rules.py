@@ -1,6 +1,7 @@
 """What an attempt's answer means, and when the next one is (docs/api.md#webhooks).
 
-A 2xx within the timeout is delivered. 410 Gone turns the endpoint off: nothing more is
+A 2xx within the deadline (sender.TIMEOUT_SECONDS from the attempt's start, the name's
+lookup and the connection included) is delivered. 410 Gone turns the endpoint off: nothing more is
 sent to it. Anything else (another status, a redirect, which is never followed, no
 answer within the timeout, a refused or reset connection, a target that is no longer
 allowed) is tried again after the next step of the schedule (WEBHOOK_RETRY_SECONDS:

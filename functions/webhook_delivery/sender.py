@@ -1,10 +1,13 @@
-"""One attempt over HTTP: a JSON POST to the address the targets' guard checked, within
-TIMEOUT_SECONDS in all, redirects never followed, the answer's body never read.
+"""One attempt over HTTP: the URL's host looked up and checked by the targets' guard, then
+a JSON POST to the address it checked; all of it within TIMEOUT_SECONDS from the
+attempt's start (the lookup, the connection and the answer share one deadline),
+redirects never followed, the answer's body never read.
 
 The connection goes to the checked address (webhooks.targets), not to whatever the name
 resolves to by then; TLS is verified against the URL's host name, which is also the
 Host header. A receiver that drips its answer a byte at a time cannot hold an attempt
-past the timeout: a timer shuts the socket when it runs out.
+past the deadline: a timer shuts the socket when it comes. A name whose lookup hangs
+holds only its own attempt (webhooks.targets.resolve).
 """
 
 import contextlib
@@ -15,6 +18,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from webhooks import targets
 from webhooks.targets import Target
 
 TIMEOUT_SECONDS = 10.0
@@ -43,6 +47,27 @@ class Sent:
     duration_ms: int
 
 
+def deliver(
+    url: str,
+    local: bool,
+    headers: dict[str, str],
+    body: bytes,
+    seconds: float = TIMEOUT_SECONDS,
+    resolve: targets.Resolver = targets.resolve,
+) -> Sent:
+    """One attempt to `url` (a target refused now, or a name that does not resolve, is
+    not contacted and counts as a failed attempt), within `seconds` in all."""
+    started = time.monotonic()
+    try:
+        target, address = targets.checked(url, local, resolve, timeout=seconds)
+    except targets.OutOfTime:
+        why = f"no answer within {seconds:g} s (its host's name did not resolve)"
+        return Sent(None, why, _ms(started))
+    except targets.Refused as why:
+        return Sent(None, f"not delivered: the url {why}", _ms(started))
+    return _post(target, address, headers, body, started, seconds)
+
+
 def post(
     target: Target,
     address: str,
@@ -50,27 +75,47 @@ def post(
     body: bytes,
     timeout: float = TIMEOUT_SECONDS,
 ) -> Sent:
-    started = time.monotonic()
+    """A POST to a checked address, within `timeout` seconds from now."""
+    return _post(target, address, headers, body, time.monotonic(), timeout)
+
+
+def _post(
+    target: Target,
+    address: str,
+    headers: dict[str, str],
+    body: bytes,
+    started: float,
+    seconds: float,
+) -> Sent:
+    deadline = started + seconds
     try:
-        status = _exchange(target, address, headers, body, timeout)
+        status = _exchange(target, address, headers, body, deadline)
         error = None
     except (OSError, http.client.HTTPException) as exc:
-        status, error = None, _why(exc, time.monotonic() - started >= timeout, timeout)
-    return Sent(status, error, round((time.monotonic() - started) * 1000))
+        status, error = None, _why(exc, time.monotonic() >= deadline, seconds)
+    return Sent(status, error, _ms(started))
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
 
 
 def _exchange(
-    target: Target, address: str, headers: dict[str, str], body: bytes, timeout: float
+    target: Target, address: str, headers: dict[str, str], body: bytes, deadline: float
 ) -> int:
-    sock = socket.create_connection((address, target.port), timeout=timeout)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("no time left to connect")
+    sock = socket.create_connection((address, target.port), timeout=left)
     # Past the deadline the socket is shut, whatever the receiver is doing (the TLS one
     # once it is wrapped: wrapping takes the plain one's descriptor).
     held = [sock]
-    deadline = threading.Timer(timeout, lambda: _shut(held[0]))
-    deadline.daemon = True
-    deadline.start()
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), lambda: _shut(held[0]))
+    timer.daemon = True
+    timer.start()
     try:
         connection: http.client.HTTPConnection
+        timeout = max(0.001, deadline - time.monotonic())
         if target.scheme == "https":
             sock = held[0] = _tls_context().wrap_socket(sock, server_hostname=target.host)
             connection = http.client.HTTPSConnection(target.host, target.port, timeout=timeout)
@@ -90,7 +135,7 @@ def _exchange(
         )
         return connection.getresponse().status
     finally:
-        deadline.cancel()
+        timer.cancel()
         sock.close()
 
 

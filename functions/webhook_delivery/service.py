@@ -3,7 +3,7 @@ answered recorded, and what happens next (rules.decide). Storage and the sending
 passed in."""
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from common.clock import to_iso
@@ -11,9 +11,17 @@ from common.errors import NotFound
 from webhook_delivery import rules, signatures
 from webhook_delivery.rules import Decision, Next
 from webhook_delivery.sender import Sent
-from webhooks import targets
 from webhooks.messages import DeliveryMessage
-from webhooks.rules import PENDING, Attempt, Delivery, Endpoint, position
+from webhooks.rules import (
+    FAILED,
+    PENDING,
+    RETRYING,
+    WORKER_STOPPED,
+    Attempt,
+    Delivery,
+    Endpoint,
+    position,
+)
 
 
 class Endpoints(Protocol):
@@ -23,7 +31,14 @@ class Endpoints(Protocol):
 
 class Deliveries(Protocol):
     def open(self, delivery: Delivery, now: datetime) -> Delivery: ...
-    def attempted(self, delivery: Delivery, estado: str, now: datetime) -> bool: ...
+    def attempted(
+        self,
+        delivery: Delivery,
+        intento: int,
+        estado: str,
+        now: datetime,
+        siguiente: str | None = None,
+    ) -> bool: ...
 
 
 class Attempts(Protocol):
@@ -34,6 +49,8 @@ class Attempts(Protocol):
 Send = Callable[[Endpoint, Delivery, datetime], Sent]
 # What the delivery's consumer does with a message: nothing to do, or the decision.
 NOTHING = Decision(Next.DONE, PENDING)
+# A message that came back after its last attempt: that attempt's worker died.
+GIVEN_UP = Decision(Next.DEAD, FAILED)
 
 
 def deliver(
@@ -46,9 +63,12 @@ def deliver(
     schedule: tuple[int, ...],
     now: datetime,
 ) -> Decision:
-    """Attempt number `attempt` of the message's send. Nothing is sent for an endpoint
-    deleted or turned off, nor for a delivery already over or replaced by a re-send (a
-    message that came twice)."""
+    """Attempt number `attempt` of the message's send (its receive count). Nothing is
+    sent for an endpoint deleted or turned off, nor for a delivery already over or
+    replaced by a re-send (a message that came twice). Attempts before this one that
+    have no record (their worker died: the message came back when its visibility ran
+    out) are recorded first, as failed; once the last allowed one is among them, the
+    delivery is dead and nothing more is sent."""
     try:
         endpoint = endpoints.get(message.webhook_id)
     except NotFound:
@@ -58,17 +78,67 @@ def deliver(
     delivery = deliveries.open(message.delivery(), now)
     if delivery.envio != message.envio or delivery.estado != PENDING:
         return NOTHING
+    last = len(schedule) + 1
+    upto = min(attempt - 1, last)
+    lost = delivery.intentos < upto
+    if lost and not _record_lost(delivery, upto, last, deliveries, log, now):
+        return NOTHING  # a re-send replaced this send meanwhile
+    if attempt > last:  # the last attempt was made (or lost): a dead letter
+        if not lost:  # recorded, but its worker died before the delivery's state
+            deliveries.attempted(delivery, last, FAILED, now)
+        return GIVEN_UP
     sent = send(endpoint, delivery, now)
     decision = rules.decide(sent.status, attempt, schedule)
-    log.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now), now)
-    deliveries.attempted(delivery, decision.estado, now)
+    due = now + timedelta(milliseconds=sent.duration_ms, seconds=decision.delay)
+    siguiente = to_iso(due) if decision.next is Next.RETRY else None
+    log.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now, siguiente), now)
+    deliveries.attempted(delivery, attempt, decision.estado, now, siguiente)
     if sent.status == rules.GONE:
         endpoints.deactivate(endpoint.id)
     return decision
 
 
+def _record_lost(
+    delivery: Delivery,
+    upto: int,
+    last: int,
+    deliveries: Deliveries,
+    log: Attempts,
+    now: datetime,
+) -> bool:
+    """Attempts after those recorded, up to number `upto`, recorded as their workers
+    left them: failed, the next try due now (the last one: dead). False when a re-send
+    replaced this send meanwhile."""
+    for intento in range(delivery.intentos + 1, upto + 1):
+        final = intento == last
+        log.add(
+            delivery.webhook_id,
+            Attempt(
+                # Each just before the next, so the list keeps them in order.
+                id=position(now - timedelta(microseconds=upto + 1 - intento)),
+                event_id=delivery.event_id,
+                type=delivery.type,
+                intento=intento,
+                status_code=None,
+                error=WORKER_STOPPED,
+                estado=FAILED if final else RETRYING,
+                timestamp=to_iso(now),
+                duracion_ms=0,
+                siguiente_intento=None if final else to_iso(now),
+            ),
+            now,
+        )
+    estado = FAILED if upto == last else PENDING
+    return deliveries.attempted(delivery, upto, estado, now, None if upto == last else to_iso(now))
+
+
 def _attempt(
-    delivery: Delivery, attempt: int, sent: Sent, decision: Decision, now: datetime
+    delivery: Delivery,
+    attempt: int,
+    sent: Sent,
+    decision: Decision,
+    now: datetime,
+    siguiente: str | None,
 ) -> Attempt:
     return Attempt(
         id=position(now),
@@ -77,26 +147,37 @@ def _attempt(
         intento=attempt,
         status_code=sent.status,
         error=sent.error,
-        estado=decision.estado,
+        estado=RETRYING if decision.next is Next.RETRY else decision.estado,
         timestamp=to_iso(now),
         duracion_ms=sent.duration_ms,
+        siguiente_intento=siguiente,
     )
 
 
-Post = Callable[[targets.Target, str, dict[str, str], bytes], Sent]
+# One attempt: (url, local targets allowed, headers, body) -> what came back
+# (webhook_delivery.sender.deliver: the url's host looked up and checked, then the POST).
+Deliver = Callable[[str, bool, dict[str, str], bytes], Sent]
+
+
+class Secrets(Protocol):
+    """The secrets at rest (webhooks.vault): opened only here, to sign."""
+
+    def open(self, webhook_id: int, stored: str) -> str: ...
 
 
 def signed_attempt(
-    endpoint: Endpoint, delivery: Delivery, now: datetime, local: bool, post: Post
+    endpoint: Endpoint,
+    delivery: Delivery,
+    now: datetime,
+    local: bool,
+    deliver: Deliver,
+    vault: Secrets,
 ) -> Sent:
     """The delivery's body POSTed to the endpoint, signed with each secret that signs
-    now; a target that is no longer allowed (its name resolves elsewhere now) is not
-    contacted, and counts as a failed attempt."""
-    try:
-        target, address = targets.checked(endpoint.url, local)
-    except targets.Refused as why:
-        return Sent(None, f"not delivered: the url {why}", 0)
+    now (decrypted for this, and held no longer); a target that is no longer allowed
+    (its name resolves elsewhere now) is not contacted, and counts as a failed attempt."""
     body = delivery.body.encode("utf-8")
     timestamp = int(now.replace(tzinfo=UTC).timestamp())
-    headers = signatures.headers(endpoint.signing_secrets(now), delivery.event_id, timestamp, body)
-    return post(target, address, headers, body)
+    secrets = [vault.open(endpoint.id, stored) for stored in endpoint.signing_secrets(now)]
+    headers = signatures.headers(secrets, delivery.event_id, timestamp, body)
+    return deliver(endpoint.url, local, headers, body)

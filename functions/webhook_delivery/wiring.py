@@ -8,7 +8,7 @@ import functools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from common import aws, metrics
+from common import aws, metrics, restore
 from common.clock import utcnow
 from common.handlers import FunctionHandler
 from common.logs import get_logger
@@ -19,6 +19,7 @@ from webhooks.delivery_queue import DeliveryQueue
 from webhooks.messages import DeliveryMessage, decoded
 from webhooks.repository import Attempts, Deliveries, WebhookRepository
 from webhooks.rules import DELIVERED
+from webhooks.vault import Vault
 
 SERVICE = "webhook-delivery"
 FUNCTION = "WebhookDeliveryFunction"
@@ -34,12 +35,22 @@ class DeliveryHandler(FunctionHandler):
             self.deliveries = Deliveries(settings)
             self.attempts = Attempts(settings)
             self.queue = DeliveryQueue(settings)
+            vault = Vault(settings)
         self._schedule = settings.webhook_retry_seconds
         self._send = functools.partial(
-            service.signed_attempt, local=settings.webhook_local_targets, post=sender.post
+            service.signed_attempt,
+            local=settings.webhook_local_targets,
+            deliver=sender.deliver,
+            vault=vault,
         )
         self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
+        restore.on_restore(self._new_pool)
         super().__init__(FUNCTION, logger, self.deliver_batch)
+
+    def _new_pool(self) -> None:
+        """A restored environment (common.restore) has none of the snapshot's threads: a
+        pool that had started some would wait on them for ever."""
+        self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
 
     def deliver_batch(self, event: dict, context: Any) -> dict:
         records = event.get("Records") or []
@@ -61,8 +72,8 @@ class DeliveryHandler(FunctionHandler):
         }
 
     def _consumed(self, record: dict) -> bool:
-        """One message: True when it is done with (delete it), False when it must come
-        back (its next try, or the dead-letter queue)."""
+        """One message: True when it is done with (delete it: delivered, given up and
+        dead-lettered, or nothing to do), False when it must come back (its next try)."""
         try:
             message = decoded(record["body"])
         except ValueError as exc:
@@ -83,14 +94,30 @@ class DeliveryHandler(FunctionHandler):
             )
         except Exception:
             # Ours, not the receiver's: the message comes back after the queue's
-            # visibility timeout, as Lambda leaves it.
+            # visibility timeout, as Lambda leaves it, and its next receive records this
+            # attempt as one whose worker stopped (service.deliver).
             self.logger.exception("delivery failed", extra=_about(message, attempt))
             return False
         self._account(message, attempt, decision)
         if decision.next is Next.DONE:
             return True
+        if decision.next is Next.DEAD:
+            return self._dead_lettered(record, message, attempt)
         self.queue.come_back_in(record["receiptHandle"], decision.delay)
         return False
+
+    def _dead_lettered(self, record: dict, message: DeliveryMessage, attempt: int) -> bool:
+        """A delivery given up (recorded so): its message onto the dead-letter queue, and
+        done with here. If the dead-letter queue cannot take it, it comes back at once
+        and its next receive finds the delivery over (the queue's own redrive may yet
+        move it)."""
+        try:
+            self.queue.dead_letter(record["body"])
+        except Exception:
+            self.logger.exception("dead letter not queued", extra=_about(message, attempt))
+            self.queue.come_back_in(record["receiptHandle"], 0)
+            return False
+        return True
 
     def _account(self, message: DeliveryMessage, attempt: int, decision: Decision) -> None:
         """The attempt's one log line and its metrics (none for a message with nothing
@@ -98,6 +125,10 @@ class DeliveryHandler(FunctionHandler):
         about = _about(message, attempt)
         if decision is service.NOTHING:
             self.logger.info("webhook delivery not needed", extra=about)
+            return
+        if decision is service.GIVEN_UP:
+            self.logger.info("webhook delivery given up", extra=about)
+            metrics.count(metrics.WEBHOOKS_DEAD_LETTERED, service=SERVICE)
             return
         self.logger.info(
             "webhook delivery",

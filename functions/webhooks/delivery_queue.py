@@ -1,6 +1,7 @@
 """The delivery queue (SQS): where each event waits for its endpoint, off every request's
 path. The events function and a re-send put messages on it; the delivery function
-consumes it (its event source mapping) and sets when a failed one comes back."""
+consumes it (its event source mapping), sets when a failed one comes back, and puts one
+given up on the dead-letter queue."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,7 @@ class DeliveryQueue:
         # Built at init, as the acting function's (common.aws).
         self._sqs = client or aws.sqs(settings)
         self._url = settings.webhook_queue
+        self._dead_url = settings.webhook_dead_letter_queue
 
     def send(self, messages: Sequence[DeliveryMessage]) -> None:
         """Every message, in batches; QueueRefused if any one was not taken."""
@@ -36,6 +38,11 @@ class DeliveryQueue:
             )
             if answer.get("Failed"):
                 raise QueueRefused(f"the delivery queue refused {answer['Failed']}")
+
+    def dead_letter(self, body: str) -> None:
+        """A message given up on, onto the dead-letter queue as it was (the delivery
+        function then deletes it from this one)."""
+        self._sqs.send_message(QueueUrl=self._dead_url, MessageBody=body)
 
     def come_back_in(self, receipt_handle: str, seconds: int) -> None:
         """A received message becomes visible again `seconds` from now (its next try)."""

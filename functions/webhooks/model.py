@@ -10,6 +10,7 @@ few and rarely written, so one partition holds them all.
 from pynamodb.attributes import (
     BooleanAttribute,
     ListAttribute,
+    MapAttribute,
     NumberAttribute,
     UnicodeAttribute,
 )
@@ -33,6 +34,13 @@ class ActiveIndex(GlobalSecondaryIndex):
     id = NumberAttribute(range_key=True)
 
 
+class ReplacedSecret(MapAttribute):
+    """A secret a rotation replaced, and until when it still signs."""
+
+    secreto = UnicodeAttribute()
+    hasta = UnicodeAttribute()
+
+
 class WebhookModel(Model):
     Meta = model_meta("WebhooksTable")
 
@@ -42,6 +50,11 @@ class WebhookModel(Model):
     activo = BooleanAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     secreto = UnicodeAttribute()
+    # The secrets rotations replaced, newest first (rules.Endpoint.anteriores).
+    secretos_anteriores = ListAttribute(
+        of=ReplacedSecret, attr_name="secretosAnteriores", null=True
+    )
+    # Written before several could sign at once: the one secret a rotation replaced.
     secreto_anterior = UnicodeAttribute(attr_name="secretoAnterior", null=True)
     secreto_anterior_hasta = UnicodeAttribute(attr_name="secretoAnteriorHasta", null=True)
     activo_marca = UnicodeAttribute(attr_name="activoMarca", null=True)
@@ -64,6 +77,7 @@ class DeliveryModel(Model):
     envio = NumberAttribute()
     intentos = NumberAttribute()
     actualizado_en = UnicodeAttribute(attr_name="actualizadoEn")
+    siguiente_intento = UnicodeAttribute(attr_name="siguienteIntento", null=True)
     expiration = NumberAttribute()
 
 
@@ -82,4 +96,5 @@ class AttemptModel(Model):
     estado = UnicodeAttribute()
     timestamp = UnicodeAttribute()
     duracion_ms = NumberAttribute(attr_name="duracionMs")
+    siguiente_intento = UnicodeAttribute(attr_name="siguienteIntento", null=True)
     expiration = NumberAttribute()

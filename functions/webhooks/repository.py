@@ -20,17 +20,25 @@ from common.clock import to_iso
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, WebhookModel
+from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, ReplacedSecret, WebhookModel
 from webhooks.rules import (
     PENDING,
+    RETRYING,
     Attempt,
     Delivery,
     Endpoint,
+    Replaced,
     Subscription,
     unknown_webhook,
 )
 
 COUNTER = "webhooks"
+
+
+class _Unchanged(Exception):
+    """An endpoint's update whose condition no longer held (it is there)."""
+
+
 # Deliveries and attempts are kept this long after their last change (DynamoDB's TTL).
 KEPT = timedelta(days=30)
 
@@ -44,15 +52,21 @@ def item_of(endpoint: Endpoint) -> WebhookModel:
             activo=endpoint.activo,
             creado_en=endpoint.creado_en,
             secreto=endpoint.secreto,
-            secreto_anterior=endpoint.secreto_anterior,
-            secreto_anterior_hasta=endpoint.secreto_anterior_hasta,
+            secretos_anteriores=_replaced_items(endpoint.anteriores) or None,
         )
     )
     item.activo_marca = ACTIVE if endpoint.activo else None
     return item
 
 
+def _replaced_items(anteriores: tuple[Replaced, ...]) -> list[ReplacedSecret]:
+    return [ReplacedSecret(secreto=r.secreto, hasta=r.hasta) for r in anteriores]
+
+
 def endpoint_of(item: WebhookModel) -> Endpoint:
+    anteriores = [Replaced(str(r.secreto), str(r.hasta)) for r in item.secretos_anteriores or ()]
+    if item.secreto_anterior and item.secreto_anterior_hasta:  # written by one rotation
+        anteriores.append(Replaced(item.secreto_anterior, item.secreto_anterior_hasta))
     return Endpoint(
         id=int(item.id),
         url=item.url,
@@ -60,8 +74,7 @@ def endpoint_of(item: WebhookModel) -> Endpoint:
         activo=bool(item.activo),
         creado_en=item.creado_en,
         secreto=item.secreto,
-        secreto_anterior=item.secreto_anterior,
-        secreto_anterior_hasta=item.secreto_anterior_hasta,
+        anteriores=tuple(anteriores),
     )
 
 
@@ -95,29 +108,44 @@ class WebhookRepository(Repository):
                 raise unknown_webhook(ident) from None
             raise
 
-    def rotate(self, endpoint: Endpoint) -> None:
-        """Store a rotated endpoint's secrets (rules.rotated), nothing else of it."""
-        self._update(
-            endpoint.id,
-            WebhookModel.secreto.set(endpoint.secreto),
-            # A rotated endpoint's (rules.rotated): both are set.
-            WebhookModel.secreto_anterior.set(endpoint.secreto_anterior or ""),
-            WebhookModel.secreto_anterior_hasta.set(endpoint.secreto_anterior_hasta or ""),
-        )
+    def rotate(self, endpoint: Endpoint, replacing: str) -> bool:
+        """Store a rotated endpoint's secrets (rules.rotated), nothing else of it, on the
+        condition that its current secret is still `replacing` (as stored): False when
+        another rotation came first (a secret it answered must not be lost)."""
+        m = WebhookModel
+        try:
+            self._update(
+                endpoint.id,
+                m.secreto.set(endpoint.secreto),
+                m.secretos_anteriores.set(_replaced_items(endpoint.anteriores)),
+                m.secreto_anterior.remove(),
+                m.secreto_anterior_hasta.remove(),
+                condition=m.secreto == replacing,
+            )
+        except _Unchanged:
+            return False
+        return True
 
     def deactivate(self, ident: int) -> None:
         """Off the active list: no event is sent to it any more (its endpoint said 410)."""
         self._update(ident, WebhookModel.activo.set(False), WebhookModel.activo_marca.remove())
 
-    def _update(self, ident: int, *actions: Action) -> None:
+    def _update(self, ident: int, *actions: Action, condition: Condition | None = None) -> None:
+        """The update, on the endpoint being there (404) and `condition` (_Unchanged)."""
+        exists = WebhookModel.id.exists()
         try:
             WebhookModel(self.known(ident)).update(
-                actions=list(actions), condition=WebhookModel.id.exists()
+                actions=list(actions),
+                condition=exists if condition is None else exists & condition,
             )
         except UpdateError as exc:
-            if storage.condition_failed(exc):
-                raise unknown_webhook(ident) from None
-            raise
+            if not storage.condition_failed(exc):
+                raise
+        else:
+            return
+        if condition is not None and storage.get_item(WebhookModel, ident) is not None:
+            raise _Unchanged
+        raise unknown_webhook(ident)
 
     def subscriptions(self) -> list[Subscription]:
         """Every active endpoint and what it subscribed to (the sparse index)."""
@@ -146,6 +174,7 @@ def _delivery_of(item: DeliveryModel) -> Delivery:
         envio=int(item.envio),
         intentos=int(item.intentos),
         actualizado_en=item.actualizado_en,
+        siguiente_intento=item.siguiente_intento,
     )
 
 
@@ -174,6 +203,7 @@ class Deliveries:
             envio=delivery.envio,
             intentos=delivery.intentos,
             actualizado_en=to_iso(now),
+            siguiente_intento=to_iso(now),  # its first try: now
             expiration=_expiration(now),
         )
         try:
@@ -186,35 +216,57 @@ class Deliveries:
         assert stored is not None  # it was there a moment ago; deliveries are not deleted
         return stored
 
-    def attempted(self, delivery: Delivery, estado: str, now: datetime) -> bool:
-        """One more attempt of this send, and the state it left; False when a re-send
-        has replaced this send meanwhile (nothing is written then)."""
+    def attempted(
+        self,
+        delivery: Delivery,
+        intento: int,
+        estado: str,
+        now: datetime,
+        siguiente: str | None = None,
+    ) -> bool:
+        """Attempts up to number `intento` of this send recorded, the state they left,
+        and when the next is due (None: none is); False when a re-send has replaced this
+        send meanwhile (nothing is written then)."""
+        m = DeliveryModel
+        due = m.siguiente_intento.set(siguiente) if siguiente else m.siguiente_intento.remove()
         return self._moved(
             delivery,
-            DeliveryModel.envio == delivery.envio,
-            DeliveryModel.estado.set(estado),
-            DeliveryModel.intentos.add(1),
+            m.envio == delivery.envio,
+            m.estado.set(estado),
+            m.intentos.set(intento),
+            due,
             now=now,
         )
 
     def resent(self, delivery: Delivery, now: datetime) -> bool:
-        """The next send of a delivery that is over; False when it is no longer over or
-        another re-send came first."""
+        """The next send of a delivery that is over, or stalled (as read: untouched
+        since); False when it is no longer so, or another re-send came first."""
+        m = DeliveryModel
+        over = m.estado != PENDING
+        if delivery.stalled(now):
+            over = over | (m.actualizado_en == delivery.actualizado_en)
         return self._moved(
             delivery,
-            (DeliveryModel.envio == delivery.envio) & (DeliveryModel.estado != PENDING),
-            DeliveryModel.estado.set(PENDING),
-            DeliveryModel.envio.add(1),
+            (m.envio == delivery.envio) & over,
+            m.estado.set(PENDING),
+            m.envio.add(1),
+            m.intentos.set(0),
+            m.siguiente_intento.set(to_iso(now)),
             now=now,
         )
 
     def not_resent(self, delivery: Delivery, now: datetime) -> None:
         """Undo `resent` of `delivery` (as it was before) when its message never left:
         the state it had; its send number stays counted."""
+        m = DeliveryModel
         self._moved(
             delivery,
-            (DeliveryModel.envio == delivery.envio + 1) & (DeliveryModel.estado == PENDING),
-            DeliveryModel.estado.set(delivery.estado),
+            (m.envio == delivery.envio + 1) & (m.estado == PENDING),
+            m.estado.set(delivery.estado),
+            m.intentos.set(delivery.intentos),
+            m.siguiente_intento.set(delivery.siguiente_intento)
+            if delivery.siguiente_intento
+            else m.siguiente_intento.remove(),
             now=now,
         )
 
@@ -255,6 +307,7 @@ class Attempts:
             estado=attempt.estado,
             timestamp=attempt.timestamp,
             duracion_ms=attempt.duracion_ms,
+            siguiente_intento=attempt.siguiente_intento,
             expiration=_expiration(now),
         ).save()
 
@@ -277,7 +330,9 @@ def _attempts(items: Iterator[AttemptModel]) -> Iterator[Attempt]:
             intento=int(item.intento),
             status_code=None if item.status_code is None else int(item.status_code),
             error=item.error,
-            estado=item.estado,
+            # Written before attempts ended failed with a next try: PENDIENTE then.
+            estado=RETRYING if item.estado == PENDING else item.estado,
             timestamp=item.timestamp,
             duracion_ms=int(item.duracion_ms),
+            siguiente_intento=item.siguiente_intento,
         )

@@ -13,19 +13,19 @@ from common.readers import caller_of, gateway_base_url, json_object, path_id
 from common.responses import api_json, json_response, no_content, ok
 from common.service_app import ServiceBlueprint
 from webhooks import access, rules, service
-from webhooks.rules import Endpoint
-from webhooks.service import Attempts, Deliveries, Endpoints, Queue, TargetCheck
+from webhooks.service import Attempts, Deliveries, Endpoints, Issued, Queue, Secrets, TargetCheck
 
 
-def shown_once(endpoint: Endpoint) -> dict:
+def shown_once(issued: Issued) -> dict:
     """A create's or a rotation's answer: the endpoint and, this once, its secret."""
-    shown = api_json(endpoint)
+    shown = api_json(issued.endpoint)
     assert isinstance(shown, dict)  # an endpoint is a dataclass: an object
-    return {**shown, "secreto": endpoint.secreto}
+    return {**shown, "secreto": issued.secreto}
 
 
 def blueprint(
     endpoints: Endpoints,
+    vault: Secrets,
     deliveries: Deliveries,
     attempts: Attempts,
     queue: Queue,
@@ -51,9 +51,10 @@ def blueprint(
         operator()
         request = bp.current_request
         fields = rules.parse_endpoint(json_object(request))
-        endpoint = service.create_endpoint(endpoints, fields, check_target, clock())
-        location = f"{gateway_base_url(request)}{request.context['resourcePath']}/{endpoint.id}"
-        return json_response(shown_once(endpoint), 201, {"Location": location})
+        issued = service.create_endpoint(endpoints, vault, fields, check_target, clock())
+        where = f"{request.context['resourcePath']}/{issued.endpoint.id}"
+        location = gateway_base_url(request) + where
+        return json_response(shown_once(issued), 201, {"Location": location})
 
     @bp.route("/api/webhooks/{id}", methods=["GET"])
     def get_webhook(id: str) -> Response:
@@ -69,7 +70,7 @@ def blueprint(
     @bp.route("/api/webhooks/{id}/secreto", methods=["POST"])
     def rotate_secret(id: str) -> Response:
         operator()
-        return ok(shown_once(service.rotate_secret(endpoints, path_id(id), clock())))
+        return ok(shown_once(service.rotate_secret(endpoints, vault, path_id(id), clock())))
 
     _delivery_routes(bp, operator, endpoints, deliveries, attempts, queue, lists, clock)
     return bp

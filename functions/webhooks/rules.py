@@ -3,13 +3,15 @@ its secrets and their rotation, a delivery's states, and where an attempt sits i
 newest-first list of attempts (docs/api.md#webhooks)."""
 
 import base64
+import dataclasses
+import math
 import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from common.clock import to_iso
-from common.errors import Conflict, NotFound, not_found
+from common.errors import Conflict, NotFound, TooManyRequests, not_found
 from common.validation import Checker
 
 EVENT_TYPES = (
@@ -24,10 +26,22 @@ SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
 # A rotated secret still signs (beside the new one) this long.
 ROTATION_WINDOW = timedelta(hours=24)
+# At most this many secrets sign a delivery at once (the current one and those rotations
+# replaced within ROTATION_WINDOW): a rotation past it waits until the oldest stops.
+MAX_SIGNING_SECRETS = 10
 MAX_URL = 2048
 # A delivery's states: being tried (or waiting for its next try), delivered, or given up
 # (every try failed: a dead letter; or the endpoint answered 410).
 PENDING, DELIVERED, FAILED = "PENDIENTE", "ENTREGADO", "FALLIDO"
+# An attempt ends delivered (DELIVERED), failed with a next try due (RETRYING, at its
+# `siguienteIntento`), or failed for good (FAILED: the last, or a 410): never pending.
+RETRYING = "REINTENTO"
+# An attempt whose worker stopped before it ended (the function died or timed out): its
+# message came back when its visibility ran out, and the next worker records it so.
+WORKER_STOPPED = "the attempt's worker stopped before it ended; its message came back"
+# A delivery still PENDIENTE this long after its next try was due has no worker left
+# (every receive of its message died): it may be sent again.
+STALLED_AFTER = timedelta(minutes=15)
 # Attempts are listed newest first: each one's place in the list is a number that falls
 # as time goes on (microseconds before this instant), three random digits after it so
 # that two at the same microsecond differ. 10^16 us after 1970 is the year 2286.
@@ -43,6 +57,14 @@ class NewEndpoint:
     eventos: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Replaced:
+    """A secret a rotation replaced, and until when it still signs."""
+
+    secreto: str = field(repr=False)
+    hasta: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Endpoint(NewEndpoint):
     """A subscribed endpoint; its secrets are never shown but once (shown_once)."""
@@ -51,17 +73,17 @@ class Endpoint(NewEndpoint):
     activo: bool
     creado_en: str
     secreto: str = field(repr=False, metadata={"internal": True})
-    # The secret a rotation replaced, and until when it still signs.
-    secreto_anterior: str | None = field(default=None, repr=False, metadata={"internal": True})
-    secreto_anterior_hasta: str | None = field(default=None, metadata={"internal": True})
+    # The secrets rotations replaced, newest first, each with until when it signs.
+    anteriores: tuple[Replaced, ...] = field(default=(), repr=False, metadata={"internal": True})
 
     def signing_secrets(self, now: datetime) -> list[str]:
-        """The secrets a delivery is signed with now: the current one, and the one it
-        replaced while its window lasts."""
-        previous = self.secreto_anterior
-        if previous and self.secreto_anterior_hasta and to_iso(now) < self.secreto_anterior_hasta:
-            return [self.secreto, previous]
-        return [self.secreto]
+        """The secrets a delivery is signed with now: the current one, and each one a
+        rotation replaced while its window lasts."""
+        return [self.secreto, *(replaced.secreto for replaced in self.still_signing(now))]
+
+    def still_signing(self, now: datetime) -> tuple[Replaced, ...]:
+        moment = to_iso(now)
+        return tuple(replaced for replaced in self.anteriores if moment < replaced.hasta)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +114,16 @@ class Delivery:
     body: str = field(repr=False, metadata={"internal": True})
     estado: str
     envio: int = 0
-    intentos: int = 0
+    intentos: int = 0  # of this send, recorded
     actualizado_en: str
+    # When its next try is due, while PENDIENTE (None: written before it was kept).
+    siguiente_intento: str | None = None
+
+    def stalled(self, now: datetime) -> bool:
+        """PENDIENTE long past its next try (or, written before that was kept, its last
+        change): no worker will take it up again."""
+        due = self.siguiente_intento or self.actualizado_en
+        return self.estado == PENDING and bool(due) and to_iso(now - STALLED_AFTER) > due
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,9 +137,10 @@ class Attempt:
     intento: int
     status_code: int | None
     error: str | None
-    estado: str
+    estado: str  # DELIVERED, RETRYING or FAILED
     timestamp: str
     duracion_ms: int
+    siguiente_intento: str | None = None  # RETRYING's: when the next try is due
 
 
 def unknown_webhook(webhook_id: int) -> NotFound:
@@ -161,32 +192,40 @@ def new_secret() -> str:
     return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
-def new_endpoint(fields: NewEndpoint, endpoint_id: int, now: datetime) -> Endpoint:
+def new_endpoint(fields: NewEndpoint, endpoint_id: int, now: datetime, secreto: str) -> Endpoint:
+    """An active endpoint whose secret is `secreto` (as stored: webhooks.vault)."""
     return Endpoint(
         id=endpoint_id,
         url=fields.url,
         eventos=fields.eventos,
         activo=True,
         creado_en=to_iso(now),
-        secreto=new_secret(),
+        secreto=secreto,
     )
 
 
-def rotated(endpoint: Endpoint, now: datetime) -> Endpoint:
-    """A new secret; the one it replaces signs beside it for ROTATION_WINDOW."""
-    return Endpoint(
-        **{
-            **vars(endpoint),
-            "secreto": new_secret(),
-            "secreto_anterior": endpoint.secreto,
-            "secreto_anterior_hasta": to_iso(now + ROTATION_WINDOW),
-        }
-    )
+def rotated(endpoint: Endpoint, secret: str, now: datetime) -> Endpoint:
+    """`secret` the current one; the one it replaces signs beside it for ROTATION_WINDOW,
+    as do those earlier rotations replaced whose windows last. TOO_MANY_ROTATIONS (429)
+    when MAX_SIGNING_SECRETS would sign: until the oldest of them stops."""
+    still = endpoint.still_signing(now)
+    if 1 + len(still) >= MAX_SIGNING_SECRETS:
+        ends = datetime.fromisoformat(min(replaced.hasta for replaced in still))
+        raise TooManyRequests(
+            "TOO_MANY_ROTATIONS",
+            f"Webhook {endpoint.id} already has {MAX_SIGNING_SECRETS} secrets signing its "
+            "deliveries (each secret a rotation replaces signs for 24 h); rotate again once "
+            "the oldest stops",
+            retry_after_seconds=max(1, math.ceil((ends - now).total_seconds())),
+        )
+    replaced = Replaced(endpoint.secreto, to_iso(now + ROTATION_WINDOW))
+    return dataclasses.replace(endpoint, secreto=secret, anteriores=(replaced, *still))
 
 
-def may_resend(delivery: Delivery) -> None:
-    """Only a delivery that is over (delivered, or given up) is sent again."""
-    if delivery.estado == PENDING:
+def may_resend(delivery: Delivery, now: datetime) -> None:
+    """Only a delivery that is over (delivered, or given up) is sent again, or one left
+    pending with no worker (stalled)."""
+    if delivery.estado == PENDING and not delivery.stalled(now):
         raise Conflict(
             "DELIVERY_IN_PROGRESS",
             f"Event {delivery.event_id} is still being delivered; re-send it once it is "

@@ -12,6 +12,7 @@ from common.settings import Settings
 from webhooks import routes, targets
 from webhooks.delivery_queue import DeliveryQueue
 from webhooks.repository import Attempts, Deliveries, WebhookRepository
+from webhooks.vault import Vault
 
 SERVICE = "webhooks"
 FUNCTION = "WebhooksFunction"
@@ -21,6 +22,7 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
             WebhookRepository(settings),
+            Vault(settings),
             Deliveries(settings),
             Attempts(settings),
             DeliveryQueue(settings),

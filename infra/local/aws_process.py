@@ -1,6 +1,6 @@
 """AWS's services for the local stack in a process of their own: the emulator
-(infra/local/emulator.py) with the template's tables, queues and user pool, and their data
-in LOCAL_DATA_DIR.
+(infra/local/emulator.py) with the template's tables, queues, user pool and KMS keys, and
+their data in LOCAL_DATA_DIR.
 
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
@@ -97,18 +97,29 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
-def _backfill(url: str, pool_id: str) -> None:
-    """What data saved by an earlier version lacks: its items' shard keys (or lists would
-    not find them), and the claims of the userIds its orders, shipments and accounts
-    carry (or a new account could be given one). Imported here: they read the functions'
-    models, which an emulator with nothing to restore has no need of."""
-    from infra import shard_backfill, user_id_backfill
-
+def _backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> None:
+    """What data saved by an earlier version lacks, given to it. Imported here: they read
+    the functions' models, which an emulator with nothing to restore has no need of."""
     dynamodb = boto3.client("dynamodb", endpoint_url=url)
-    shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
-    tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
-    cognito = boto3.client("cognito-idp", endpoint_url=url)
-    user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
+    if any(restored.values()):
+        # Saved before write-sharding: its items get their shard keys, or lists would not
+        # find them; and before userIds were claimed: the ids its orders, shipments and
+        # accounts carry are claimed, or a new account could be given one.
+        from infra import shard_backfill, user_id_backfill
+
+        shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
+        tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
+        cognito = boto3.client("cognito-idp", endpoint_url=url)
+        user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
+    if restored.get("WebhooksTable"):
+        # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
+        # encrypt-webhook-secrets` (the functions read both forms meanwhile).
+        from common.settings import Settings
+        from infra import webhook_secrets
+        from webhooks.vault import Vault
+
+        vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
+        webhook_secrets.encrypt_all(dynamodb, webhook_secrets.TABLE, vault.seal)
 
 
 def _stop_requested() -> threading.Event:
@@ -127,7 +138,9 @@ def _stop_requested() -> threading.Event:
 
 
 def main(argv: list[str]) -> None:
-    from infra.local.emulator import emulator  # moto: this process's alone (0.6 s of CPU)
+    # moto is this process's alone (0.6 s of CPU the stack does not pay at each start).
+    from infra.local.emulator import emulator
+    from infra.local.kms_keys import keep_keys
     from infra.local.user_pool import HASH_IDS, signing_key
 
     port, region = int(argv[0]), argv[1]
@@ -156,17 +169,19 @@ def main(argv: list[str]) -> None:
         boto3.client("cognito-idp", endpoint_url=aws.url)
     )
     restored = {}
-    if data is not None:
-        try:
+    try:
+        # The key first: the data restored may hold secrets encrypted with it.
+        keep_keys(boto3.client("kms", endpoint_url=aws.url), region, data)
+        if data is not None:
             restored = aws.keep_in(data, region, WRITE_THROUGH)
             restored[USERS] = aws.keep_users_in(data, region, pool_id)
-        except DataError as exc:
-            aws.stop()
+    except DataError as exc:
+        aws.stop()
+        if data is not None:
             data.release()
-            _say({"error": str(exc), "kind": "data"})
-            return
-    if any(restored.values()):
-        _backfill(aws.url, pool_id)
+        _say({"error": str(exc), "kind": "data"})
+        return
+    _backfill(aws.url, region, pool_id, restored)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

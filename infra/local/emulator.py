@@ -471,6 +471,9 @@ class _QueueLocks:
 
 
 QUEUE_TARGET = "AmazonSQS."
+# KMS (the webhooks' secrets): its keys are made at start, then only read by encrypting
+# and decrypting, so its requests take no lock.
+KMS_TARGET = "TrentService."
 # What changes which messages a queue holds (receiving only hides them for a while).
 _QUEUE_WRITES = {
     "SendMessage",
@@ -564,6 +567,8 @@ class AtomicPerTable:
         target = environ.get("HTTP_X_AMZ_TARGET", "")
         if target.startswith(COGNITO_TARGET):
             return self._user_pool(environ, start_response, target.rpartition(".")[2], body)
+        if target.startswith(KMS_TARGET):
+            return list(self._app(environ, start_response))
         if target.startswith(QUEUE_TARGET):  # SQS: no table's lock; a receive its queue's
             with self._receiving(target, body):
                 response = list(self._app(environ, start_response))
@@ -614,8 +619,8 @@ class _ByTarget:
     moto's own dispatcher works out the service of every request from its headers under
     one lock, listing moto's package folders on disk each time: about a tenth of the
     emulator's time, with every request waiting in line for it. The services the
-    platform uses (DynamoDB, its streams, SQS) are told apart by their target's prefix;
-    anything else (moto's own API) still goes to moto's dispatcher.
+    platform uses (DynamoDB, its streams, SQS, Cognito, KMS) are told apart by their
+    target's prefix; anything else (moto's own API) still goes to moto's dispatcher.
     """
 
     def __init__(self, fallback: DomainDispatcherApplication):
@@ -624,6 +629,7 @@ class _ByTarget:
             "DynamoDB_": create_backend_app("dynamodb"),
             "DynamoDBStreams_": create_backend_app("dynamodbstreams"),
             QUEUE_TARGET: create_backend_app("sqs"),
+            KMS_TARGET: create_backend_app("kms"),
             COGNITO_TARGET: create_backend_app("cognito-idp"),
         }
 

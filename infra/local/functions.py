@@ -6,8 +6,9 @@ run at once, and what Lambda does with its asynchronous invocations.
 Local values: a table, a function or a queue is named by its logical id (what the local
 emulators create); a key's secret is left out (locally the keys come from JWT_SECRET,
 which the stack always sets, and PAGE_TOKEN_KEY or its development default); an API's
-URL is its local server's; a parameter is its default, and a condition is evaluated on
-those, except where LOCAL below says otherwise. Any platform variable
+URL is its local server's; a KMS key is its alias in the emulator (alias/<logical id>);
+a parameter is its default, and a condition is evaluated on those, except where LOCAL
+below says otherwise. Any platform variable
 (common.settings.VARIABLES) set in the environment of `make run` is passed on as it is,
 so a developer can set what a function reads (BREAKER_FAIL_MAX=2, say) without editing
 the template.
@@ -30,11 +31,15 @@ ROOT = template.TEMPLATE.parent.parent
 # And users sign in to the template's pool, held by the emulator (infra/local/user_pool.py).
 # A failed webhook delivery is retried within seconds, not hours, so a developer sees
 # retries and dead letters happen (WEBHOOK_RETRY_SECONDS set for `make run` wins).
+# (LAMBDA_MAX_ENVIRONMENTS caps the deliveries' environments, and their pollers, too.)
 LOCAL_PARAMETERS = {
     "ForwardOrderEvents": "true",
     "DeployConsole": "false",
     "CreateUserPool": "true",
     "WebhookRetrySeconds": "1,2,4,8,16",
+    # The deliveries' bound: four environments, as every function without one has here
+    # (a laptop's memory), not the ten AWS's default reserves.
+    "WebhookDeliveryConcurrency": "4",
 }
 # `!Ref <function>.Alias`: the alias SAM publishes (AutoPublishAlias: live).
 ALIAS, ALIAS_NAME = ".Alias", "live"
@@ -171,6 +176,8 @@ class _Locally:
             # the local Lambda service runs the function under its name, qualified or not.
             return f"{name.removesuffix(ALIAS)}:{ALIAS_NAME}"
         kind = self.resources[name]["Type"]
+        if kind == "AWS::KMS::Key":
+            return template.key_alias(name)  # the emulator makes it under its alias
         return None if kind == "AWS::SecretsManager::Secret" else name
 
     def _logical(self, function: str, argument: list) -> bool:
@@ -329,8 +336,15 @@ def _event_source(mapping: Mapping, local: _Locally) -> EventSource:
         retries=int(mapping.get("MaximumRetryAttempts", -1)),
         max_record_age_seconds=int(mapping.get("MaximumRecordAgeInSeconds", -1)),
         on_failure=local.value(on_failure["Destination"]) if on_failure else None,
-        max_concurrency=mapping.get("ScalingConfig", {}).get("MaximumConcurrency"),
+        max_concurrency=_maximum(
+            local.value(mapping.get("ScalingConfig", {}).get("MaximumConcurrency"))
+        ),
     )
+
+
+def _maximum(value) -> int | None:
+    """A mapping's ScalingConfig.MaximumConcurrency, as its local value (a parameter's)."""
+    return None if value is None else int(value)
 
 
 def _capped(concurrency: int, cap: int | None) -> int:

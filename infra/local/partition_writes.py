@@ -41,6 +41,7 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.models.table import Table
 
+from common.ids import ascii_digits
 from infra.local import streams
 from infra.local.emulator import json_answer
 from infra.local.settings import PARTITION_WRITES_PATH
@@ -203,7 +204,8 @@ class PartitionWrites:
             self.reset()
             return json_answer(start_response, "200 OK", {})
         top = parse_qs(environ.get("QUERY_STRING", "")).get("top", ["20"])[0]
-        return json_answer(start_response, "200 OK", self.report(int(top) if top.isdigit() else 20))
+        shown = int(top) if ascii_digits(top) else 20
+        return json_answer(start_response, "200 OK", self.report(shown))
 
     def metered(self, app, environ, start_response, operation: str, body: bytes) -> list:
         """Run a request through `app` (the emulator holds its tables); a write request's

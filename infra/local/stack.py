@@ -167,7 +167,7 @@ class LocalStack:
             self.data = DataDir(self.local.data_dir)
         self.restored = {table: count for table, count in aws.restored.items() if count}
         self.dynamodb_url = aws.url
-        for service in ("DYNAMODB", "SQS", "COGNITO_IDENTITY_PROVIDER"):
+        for service in ("DYNAMODB", "SQS", "COGNITO_IDENTITY_PROVIDER", "KMS"):
             os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
         self.user_pool = aws.user_pool
 
@@ -234,6 +234,7 @@ class LocalStack:
             "AWS_DEFAULT_REGION": region,
             "AWS_ENDPOINT_URL_DYNAMODB": self.dynamodb_url,
             "AWS_ENDPOINT_URL_SQS": self.dynamodb_url,
+            "AWS_ENDPOINT_URL_KMS": self.dynamodb_url,
             "AWS_ENDPOINT_URL_LAMBDA": self.lambda_url,
             # The pool's keys, where the authorizer finds them (on AWS: by its issuer's
             # discovery document), and the pool itself, for signing in.

@@ -16,6 +16,7 @@ from infra.local.persistence import FORMAT, SNAPSHOT_FILE
 from infra.local.settings import DEFAULT_DATA_DIR
 from tests.support.stack_client import token
 from tests.support.stack_process import ROOT, StackClient, StackProcess
+from tests.support.webhook_receiver import Receiver, verified
 
 # What a crash may cost, at most: the writes answered in the last seconds before it.
 CRASH_WINDOW_SECONDS = 5
@@ -36,9 +37,35 @@ def started(data_dir) -> tuple[StackProcess, StackClient]:
     return stack, StackClient(stack, token())
 
 
+ORDER = {
+    "userId": 1,
+    "userEmail": "ana@example.com",
+    "clienteNombre": "Ana",
+    "total": 19.99,
+    "tipoPedido": "NACIONAL",
+    "destino": "Lima",
+    "cantidad": 1,
+}
+
+
+def delivered(receiver: Receiver, ident: int, timeout: float = 20.0):
+    """The delivery of an event of the order or product `ident`, once it came."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [d for d in receiver.received if d.event["data"]["id"] == ident]
+        if found:
+            return found[0]
+        assert time.monotonic() < deadline, f"no event of {ident} was delivered"
+        time.sleep(0.2)
+
+
 def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path):
+    receiver = Receiver()
     stack, http = started(tmp_path)
     try:
+        hook = http.gateway(
+            "POST", "/api/webhooks", json={"url": receiver.url, "eventos": ["pedido.creado"]}
+        ).json()
         product_id = http.gateway("POST", "/api/inventario", json=product("KEEP-1")).json()["id"]
         order = http.gateway(
             "POST",
@@ -86,13 +113,21 @@ def test_data_written_before_a_clean_stop_is_there_after_the_next_start(tmp_path
             http.gateway("POST", "/api/inventario", json=product("KEEP-2")).json()["id"]
             > product_id
         )
+        # The webhook's secret, stored encrypted with the emulator's KMS key, still signs:
+        # the key is the same across the restart.
+        placed = http.gateway("POST", "/api/pedidos", json={**ORDER, "productoId": product_id})
+        assert verified(hook["secreto"], delivered(receiver, placed.json()["id"]))
     finally:
         stack.stop()
+        receiver.stop()
+    assert "whsec_" not in (tmp_path / SNAPSHOT_FILE).read_text()
 
 
 def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_path):
     # A product in alert and an order whose event is pending, as the stack saved them
-    # before their index keys were sharded (infra/shard_backfill.py).
+    # before their index keys were sharded (infra/shard_backfill.py); and a webhook
+    # endpoint as it was saved before secrets were encrypted (infra/webhook_secrets.py).
+    receiver, secret = Receiver(), "whsec_" + "D" * 44
     (tmp_path / SNAPSHOT_FILE).write_text(
         json.dumps(
             {
@@ -104,8 +139,8 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
                             "sku": {"S": "OLD-1"},
                             "nombre": {"S": "Caja"},
                             "precioUnitario": {"N": "2"},
-                            "stockActual": {"N": "0"},
-                            "umbralMinimo": {"N": "1"},
+                            "stockActual": {"N": "2"},
+                            "umbralMinimo": {"N": "5"},
                             "enAlerta": {"S": "ALERTA"},
                         }
                     ],
@@ -123,6 +158,18 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
                             "cantidad": {"N": "1"},
                             "creadoEn": {"S": "2026-01-01T00:00:00"},
                             "eventoPendiente": {"S": "PENDING"},
+                        }
+                    ],
+                    "WebhooksTable": [
+                        {
+                            "id": {"N": "1"},
+                            "url": {"S": receiver.url},
+                            "eventos": {"L": [{"S": "inventario.stock_bajo"}]},
+                            "activo": {"BOOL": True},
+                            "activoMarca": {"S": "ACTIVO"},
+                            "creadoEn": {"S": "2026-01-01T00:00:00.000000"},
+                            "secreto": {"S": secret},
+                            "shard": {"N": "1"},
                         }
                     ],
                 },
@@ -146,8 +193,17 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
             stack, requests.post(stack.gateway + "/api/auth/login", json=sign_up, timeout=30).text
         )
         assert theirs.gateway("GET", "/api/pedidos").json() == []
+        # The endpoint's secret, encrypted at the start, signs as it did (the product
+        # back above its threshold, then below: its stock alert).
+        for stock in (10, 1):
+            moved = {"sku": "OLD-1", "nombre": "Caja", "precioUnitario": 2, "umbralMinimo": 5}
+            answer = http.gateway("PUT", "/api/inventario/1", json={**moved, "stockActual": stock})
+            assert answer.status_code == 200, answer.text
+        assert verified(secret, delivered(receiver, 1))
     finally:
         stack.stop()
+        receiver.stop()
+    assert secret not in (tmp_path / SNAPSHOT_FILE).read_text()
 
 
 def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_comes_twice(tmp_path):

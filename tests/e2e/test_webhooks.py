@@ -202,10 +202,14 @@ def test_a_failed_delivery_is_retried_with_the_same_id(http, hooks):
     tried = recorded(http, made["id"], 3)
     assert [(a["intento"], a["statusCode"], a["estado"]) for a in tried] == [
         (3, 200, "ENTREGADO"),
-        (2, None, "PENDIENTE"),
-        (1, 500, "PENDIENTE"),
+        (2, None, "REINTENTO"),
+        (1, 500, "REINTENTO"),
     ]
     assert tried[1]["error"] == "connection reset"
+    # Each failed one says when the next was due: after it, a step of the schedule (1 s).
+    for failed, then in ((tried[2], tried[1]), (tried[1], tried[0])):
+        assert failed["timestamp"] < failed["siguienteIntento"] <= then["timestamp"]
+    assert tried[0]["siguienteIntento"] is None
 
 
 def test_410_turns_the_endpoint_off_for_good(http, hooks):
@@ -223,17 +227,19 @@ def test_410_turns_the_endpoint_off_for_good(http, hooks):
     assert len(receiver.received) == 1
 
 
-def test_after_a_rotation_deliveries_carry_both_signatures(http, hooks):
+def test_after_rotations_deliveries_carry_a_signature_per_secret_of_the_last_24_hours(http, hooks):
     receiver = Receiver()
     made = hooks.endpoint(receiver, ["pedido.creado"])
-    rotated = http.gateway("POST", f"/api/webhooks/{made['id']}/secreto")
-    assert rotated.status_code == 200
-    new = rotated.json()["secreto"]
-    assert new != made["secreto"] and new.startswith("whsec_")
+    issued = [made["secreto"]]
+    for _ in range(2):  # twice within the day: each secret issued still verifies
+        rotated = http.gateway("POST", f"/api/webhooks/{made['id']}/secreto")
+        assert rotated.status_code == 200
+        issued.append(rotated.json()["secreto"])
+    assert len(set(issued)) == 3 and all(s.startswith("whsec_") for s in issued)
     place_order(http, product(http, "WH-7")["id"])
     (delivery,) = receiver.wait_for(1)
-    assert len(delivery.signatures) == 2
-    assert verified(new, delivery) and verified(made["secreto"], delivery)
+    assert len(delivery.signatures) == 3
+    assert all(verified(secret, delivery) for secret in issued)
 
 
 def timed_orders(http, product_id: int, count: int) -> list[float]:

@@ -2,6 +2,7 @@
 
 import json
 from decimal import Decimal
+from urllib.parse import quote
 
 import pytest
 
@@ -147,3 +148,25 @@ def test_a_browser_may_read_retry_after_on_a_503(orders_gateway):
     refused = api.post("/api/pedidos", order)
     assert refused.status_code == 503 and "Retry-After" in refused.headers
     assert "Retry-After" in refused.headers["Access-Control-Expose-Headers"]
+
+
+# Digits of other scripts: str.isdigit() takes them all, int() some ("١" is 1).
+UNICODE_DIGITS = ["\u00b2", "\u0661", "\uff11", "1\u00b2", "\u0967\u0968", "\U0001d7d9"]
+
+
+@pytest.mark.parametrize("digits", UNICODE_DIGITS)
+def test_every_numeric_path_id_is_ascii_digits_or_invalid(api, digits):
+    """Each public route with an id in its path, whatever its method: 400 INVALID_ID,
+    never a 500, never another item's (`١` read as 1). (The internal routes refuse every
+    token before reading anything: only a service's invoke reaches them.)"""
+    api.post("/api/inventario", PRODUCT)  # product 1 exists: `١` must not find it
+    checked = 0
+    for path, methods in api.app.routes.items():
+        if "{id}" not in path:
+            continue
+        for method in methods:
+            sent = path.replace("{id}", digits).replace("{eventId}", "evt_" + "0" * 32)
+            answer = api.request(method, quote(sent) + "?status=APROBADO&cantidad=1", PRODUCT)
+            assert (answer.status_code, error_code(answer)) == (400, "INVALID_ID"), (method, path)
+            checked += 1
+    assert checked == 16  # every route with an {id} (docs/api.md)

@@ -4,6 +4,7 @@ partial failures, a stream read in order, a failing batch split until its bad re
 alone and then given up to the on-failure destination."""
 
 import json
+import threading
 import time
 from pathlib import Path
 
@@ -11,8 +12,9 @@ import boto3
 import pytest
 
 from infra import template
+from infra.local import event_sources
 from infra.local.event_sources import QueueMapping, StreamMapping
-from infra.local.functions import EventSource, FunctionSpec
+from infra.local.functions import LOCAL_PARAMETERS, EventSource, FunctionSpec, functions
 
 REGION = "us-east-1"
 
@@ -111,10 +113,10 @@ def test_a_message_received_max_receive_count_times_goes_to_the_dead_letters(emu
         )
 
     function = Function(fail_now_again)
-    for _ in range(7):
+    for _ in range(9):
         mapping(emulator, function).step()
     counts = [int(r["attributes"]["ApproximateReceiveCount"]) for r in function.events[-1]]
-    assert max(counts) == 6 and len(function.events) == 6
+    assert max(counts) == 8 and len(function.events) == 8
     dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
     assert left(sqs, dead) == 3 and left(sqs, url) == 0
 
@@ -193,3 +195,46 @@ def test_receives_at_once_never_hand_one_message_to_two_receivers(emulator, queu
     with ThreadPoolExecutor(8) as pool:
         received = [ident for got in pool.map(drain, clients) for ident in got]
     assert len(received) == len(set(received)) == 63
+
+
+def test_the_deliveries_queue_is_polled_within_the_bound_the_template_sets(
+    emulator, queue, monkeypatch
+):
+    """As many batches at once as WebhookDeliveryConcurrency (the mapping's maximum
+    concurrency, the function's reserved concurrency): its pollers are that many, and
+    with every invocation held, that many are in flight and no more."""
+    monkeypatch.setitem(LOCAL_PARAMETERS, "WebhookDeliveryConcurrency", "3")
+    urls = {"GatewayApi": "http://127.0.0.1:1", "NotificationApi": "http://127.0.0.1:2"}
+    delivery = functions(urls, REGION, {}, environ={})["WebhookDeliveryFunction"]
+    sqs, url = queue
+    for number in range(40):
+        sqs.send_message(QueueUrl=url, MessageBody=f"more-{number}")
+    held, released = threading.Condition(), threading.Event()
+    flight = {"now": 0, "most": 0}
+
+    def invoke(name: str, event: str) -> tuple[bool, str | None]:
+        with held:
+            flight["now"] += 1
+            flight["most"] = max(flight["most"], flight["now"])
+            held.notify_all()
+        released.wait(30)
+        with held:
+            flight["now"] -= 1
+        return False, '{"batchItemFailures": []}'
+
+    stop = event_sources.start(
+        {delivery.name: delivery}, invoke, lambda queue, record: None, emulator.url, REGION
+    )
+    try:
+        with held:
+            assert held.wait_for(lambda: flight["most"] >= 3, timeout=30), flight
+        pollers = [
+            thread.name
+            for thread in threading.enumerate()
+            if thread.name.startswith("sqs-WebhookDeliveryQueue-")
+        ]
+        assert len(pollers) == 3, pollers
+    finally:
+        released.set()
+        stop()
+    assert flight["most"] == 3

@@ -3,17 +3,22 @@ shipment's history (docs/api.md#history), through the gateway app against emulat
 DynamoDB: the orders routes ask the inventory's internal routes for each move, as on AWS
 (here in the same app, common.service_app.InProcess)."""
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 
 from common import aws
+from common.callers import OPERATOR, Caller
+from common.clock import utcnow
 from common.logs import get_logger
 from common.service_app import InProcess
 from common.settings import Settings
 from infra.local.tokens import local_token
 from orders.repository import OrderRepository
+from orders.service import change_status
 from orders.stock_moves import StockMoves
 from stock_repair.repair import Repair
 from tests.support.api import body
@@ -159,6 +164,27 @@ def test_a_reserved_product_is_not_deleted_and_a_recount_may_go_below_its_reserv
     recounted = body(shop.api.put(f"/api/inventario/{product['id']}", recount))
     assert (recounted["stockReservado"], recounted["stockDisponible"]) == (4, -2)
     assert error_code(shop.move(waiting, "APROBADO")) == "INSUFFICIENT_STOCK"
+
+
+def test_shipping_units_a_recount_no_longer_finds_is_refused_and_stock_never_goes_negative(shop):
+    product = shop.product(stock=5)
+    order = shop.order(product, 4)
+    assert shop.move(order, "APROBADO").status_code == 200
+    recount = {**PRODUCT, "sku": "S-1", "stockActual": 2}
+    assert shop.api.put(f"/api/inventario/{product['id']}", recount).status_code == 200
+    answer = shop.move(order, "EN_ENVIO")
+    assert (answer.status_code, error_code(answer)) == (409, "INSUFFICIENT_STOCK")
+    assert body(answer)["details"][0]["field"] == "cantidad"
+    assert body(shop.api.get(f"/api/pedidos/{order['id']}"))["status"] == "APROBADO"
+    assert shop.units(product) == (2, 4, -2)
+    # what GET shows, PUT takes back unchanged
+    shown = body(shop.api.get(f"/api/inventario/{product['id']}"))
+    assert shop.api.put(f"/api/inventario/{product['id']}", shown).status_code == 200
+    # once the units are back on hand, it ships
+    restocked = {**PRODUCT, "sku": "S-1", "stockActual": 4}
+    assert shop.api.put(f"/api/inventario/{product['id']}", restocked).status_code == 200
+    assert shop.move(order, "EN_ENVIO").status_code == 200
+    assert shop.units(product) == (0, 0, 0)
 
 
 def test_customers_keep_their_rights_and_may_not_read_reservations(shop):
@@ -351,3 +377,64 @@ def test_concurrent_ships_of_one_product_all_pass_and_its_alert_follows(shop):
     assert [r.status_code for r in answers] == [200] * 10
     assert shop.units(product) == (2, 0, 2)
     assert product["id"] in {p["id"] for p in body(shop.api.get("/api/inventario/alertas"))}
+
+
+class Interleaved:
+    """The inventory as the repair asks it, with an approval's retry run in between: the
+    repair has read the reservation; the retry asks for the units (held already), then
+    waits; the repair's give-back goes; then the retry writes its status. What a repair
+    running beside a retried approval can do, step by step rather than by timing."""
+
+    def __init__(self, moves: StockMoves, retry):
+        self._moves, self._retry = moves, retry
+        self.asked, self.repaired = threading.Event(), threading.Event()
+        self.retried = None
+
+    def holding(self, after: int = 0):
+        return self._moves.holding(after)
+
+    def reservation(self, pedido_id: int):
+        return self._moves.reservation(pedido_id)
+
+    def move(self, move, order, request_id=None, **kw):
+        self.retried = ThreadPoolExecutor(1).submit(self._retry, self)
+        assert self.asked.wait(10), "the retry never asked for its units"
+        try:
+            return self._moves.move(move, order, request_id, **kw)
+        finally:
+            self.repaired.set()
+
+    def retry_asks(self, move, order, request_id=None):
+        """The retry's own stock move, then it waits for the repair's move."""
+        try:
+            return self._moves.move(move, order, request_id)
+        finally:
+            self.asked.set()
+            assert self.repaired.wait(10), "the repair never moved"
+
+
+def test_a_repair_and_a_retried_approval_exclude_each_other(shop, repair):
+    product = shop.product(stock=1)
+    crashed, other = shop.order(product), shop.order(product)
+    internal(shop, crashed, "reservar")  # the approval's status write never came
+    settings = Settings.from_env()
+    with aws.acting_as("OrdersFunction"):
+        orders = OrderRepository(settings)
+
+    def retry(interleaved: Interleaved):
+        stock = SimpleNamespace(move=interleaved.retry_asks)
+        with aws.acting_as("OrdersFunction"):
+            return change_status(
+                orders, stock, Caller("ops", OPERATOR), crashed["id"], "APROBADO", utcnow()
+            )
+
+    interleaved = Interleaved(repair._inventory, retry)
+    repair._inventory = interleaved
+    with aws.acting_as("StockRepairFunction"):
+        repair()
+    assert interleaved.retried.result().status == "APROBADO"
+    # The approved order holds its unit: no other approval finds it available.
+    assert [r["pedidoId"] for r in shop.reservations(product)] == [crashed["id"]]
+    assert shop.units(product) == (1, 1, 0)
+    refused = shop.move(other, "APROBADO")
+    assert (refused.status_code, error_code(refused)) == (409, "INSUFFICIENT_STOCK")

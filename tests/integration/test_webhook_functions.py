@@ -16,8 +16,9 @@ from infra import template
 from tests.support.endpoints import point
 from tests.support.webhook_receiver import Receiver, verified
 from webhooks.messages import DeliveryMessage, encoded
-from webhooks.repository import Deliveries, WebhookRepository
-from webhooks.rules import NewEndpoint, new_endpoint
+from webhooks.repository import Attempts, Deliveries, WebhookRepository
+from webhooks.rules import NewEndpoint, new_endpoint, new_secret
+from webhooks.vault import Vault
 
 SETTINGS = {"WEBHOOK_LOCAL_TARGETS": "true", "WEBHOOK_RETRY_SECONDS": "1,2,3,4,5"}
 # What a handler reads of Lambda's context; invoked as Lambda does (handler(event,
@@ -49,12 +50,11 @@ def endpoint(url: str, eventos=("pedido.creado",)) -> dict:
     from common import aws
 
     with aws.acting_as("WebhooksFunction"):
-        endpoints = WebhookRepository(settings())
-        made = new_endpoint(
-            NewEndpoint(url=url, eventos=tuple(eventos)), endpoints.next_id(), datetime.now()
-        )
-        endpoints.add(made)
-    return {"id": made.id, "secreto": made.secreto}
+        endpoints, vault = WebhookRepository(settings()), Vault(settings())
+        ident, secret = endpoints.next_id(), new_secret()
+        fields = NewEndpoint(url=url, eventos=tuple(eventos))
+        endpoints.add(new_endpoint(fields, ident, datetime.now(), vault.seal(ident, secret)))
+    return {"id": ident, "secreto": secret}
 
 
 def queued(sqs) -> list[dict]:
@@ -181,12 +181,12 @@ def test_a_failure_comes_back_later_and_the_last_is_a_dead_letter(sqs):
         last = sqs_event(sqs, skipped=4)  # the same message, its sixth receive
         (record,) = last["Records"]
         assert record["attributes"]["ApproximateReceiveCount"] == "6"
-        assert handler(last, CONTEXT)["batchItemFailures"]
+        # Given up: the function puts it on the dead-letter queue, and is done with it.
+        assert handler(last, CONTEXT) == {"batchItemFailures": []}
         stored = Deliveries(settings()).get(hook["id"], "evt_" + "1" * 32)
         assert stored.estado == "FALLIDO"
-        dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
-        assert queued(sqs) == []  # the redrive moved it
-        assert len(sqs.receive_message(QueueUrl=dead).get("Messages", [])) == 1
+        assert queued(sqs) == []
+        assert len(dead_letters(sqs)) == 1
     finally:
         receiver.stop()
 
@@ -281,3 +281,142 @@ def test_an_endpoint_gets_no_event_of_a_change_made_before_it(sqs):
     later = order_record("INSERT", None, "PENDIENTE")
     later["eventID"] = "record-later"
     assert handler({"Records": [later]}, CONTEXT) == {"events": 1, "queued": 1}
+
+
+def attempts_of(hook: dict) -> list:
+    """The endpoint's attempts, newest first, as GET /api/webhooks/{id}/entregas lists them."""
+    return Attempts(settings()).page(hook["id"], 0, 100).items
+
+
+def dead_letters(sqs) -> list[dict]:
+    """What the dead-letter queue holds (read, and left there for the next reader)."""
+    dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
+    answer = sqs.receive_message(QueueUrl=dead, MaxNumberOfMessages=10, VisibilityTimeout=0)
+    return answer.get("Messages", [])
+
+
+def test_an_attempt_whose_worker_died_is_listed_failed_and_the_next_goes_on(sqs):
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver()
+    try:
+        hook = endpoint(receiver.url)
+        # Its first receive's worker died (no answer came back): its visibility ran out.
+        event = sqs_event(sqs, message_to(hook), skipped=1)
+        assert create(settings())(event, CONTEXT) == {"batchItemFailures": []}
+        second, first = attempts_of(hook)
+        assert (first.intento, first.estado, first.status_code) == (1, "REINTENTO", None)
+        assert "stopped" in first.error and first.siguiente_intento == first.timestamp
+        assert (second.intento, second.estado) == (2, "ENTREGADO")
+        assert second.siguiente_intento is None
+    finally:
+        receiver.stop()
+
+
+def test_a_last_attempt_whose_worker_died_is_dead_and_is_sent_again_on_request(sqs):
+    from common import aws
+    from webhook_delivery.wiring import create
+    from webhooks import service
+    from webhooks.delivery_queue import DeliveryQueue
+
+    receiver = Receiver(then=500)
+    try:
+        hook = endpoint(receiver.url)
+        # Every one of its six attempts' workers died; the message comes back once more.
+        event = sqs_event(sqs, message_to(hook), skipped=6)
+        assert create(settings())(event, CONTEXT) == {"batchItemFailures": []}
+        assert receiver.received == []  # no seventh attempt: it is a dead letter
+        listed = attempts_of(hook)
+        assert [a.intento for a in listed] == [6, 5, 4, 3, 2, 1]
+        assert [a.estado for a in listed] == ["FALLIDO"] + ["REINTENTO"] * 5
+        stored = Deliveries(settings()).get(hook["id"], "evt_" + "1" * 32)
+        assert stored.estado == "FALLIDO"
+        assert queued(sqs) == [] and len(dead_letters(sqs)) == 1
+        with aws.acting_as("WebhooksFunction"):
+            resent = service.resend(
+                WebhookRepository(settings()),
+                Deliveries(settings()),
+                DeliveryQueue(settings()),
+                hook["id"],
+                "evt_" + "1" * 32,
+                datetime.now(),
+            )
+        assert (resent.estado, resent.envio) == ("PENDIENTE", 1)
+    finally:
+        receiver.stop()
+
+
+def test_a_failed_attempt_says_when_the_next_one_is(sqs):
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver(then=503)
+    try:
+        hook = endpoint(receiver.url)
+        create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        (failed,) = attempts_of(hook)
+        assert (failed.estado, failed.status_code) == ("REINTENTO", 503)
+        due = datetime.fromisoformat(failed.siguiente_intento)
+        assert 0.9 <= (due - datetime.fromisoformat(failed.timestamp)).total_seconds() < 3
+    finally:
+        receiver.stop()
+
+
+def test_redriving_the_dead_letters_sends_each_again_once(sqs):
+    from common import aws
+    from infra.webhook_dead_letters import redrive_all
+    from webhook_delivery.wiring import create
+    from webhooks import service
+    from webhooks.delivery_queue import DeliveryQueue
+
+    kept, gone = endpoint("http://127.0.0.1:9/kept"), endpoint("http://127.0.0.1:9/gone")
+    handler = create(settings())
+    for hook in (kept, gone):  # each one's every receive died: dead letters
+        assert handler(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
+            "batchItemFailures": []
+        }
+    assert len(dead_letters(sqs)) == 2
+    with aws.acting_as("WebhooksFunction"):
+        endpoints, deliveries = WebhookRepository(settings()), Deliveries(settings())
+        queue = DeliveryQueue(settings())
+        endpoints.remove(gone["id"])
+        dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
+
+        def again():
+            return redrive_all(
+                sqs,
+                dead,
+                lambda d: service.redrive(endpoints, deliveries, queue, d, datetime.now()),
+            )
+
+        assert again() == {service.SENT_AGAIN: 1, service.NOTHING_TO_SEND: 1}
+    (message,) = queued(sqs)
+    assert json.loads(message["Body"])["webhookId"] == kept["id"]
+    assert json.loads(message["Body"])["envio"] == 1
+    assert Deliveries(settings()).get(kept["id"], "evt_" + "1" * 32).estado == "PENDIENTE"
+    assert dead_letters(sqs) == []
+
+
+def test_make_webhook_dead_letters_lists_them_and_make_redrive_webhooks_sends_them(
+    sqs, emulator, monkeypatch, capsys
+):
+    from infra import webhook_dead_letters
+    from webhook_delivery.wiring import create
+
+    hook = endpoint("http://127.0.0.1:9/down")
+    assert create(settings())(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
+        "batchItemFailures": []
+    }
+    capsys.readouterr()  # the function's own log lines
+    monkeypatch.setenv("DYNAMODB_PORT", emulator.url.rsplit(":", 1)[1])  # as make run's
+    webhook_dead_letters.main(["list"])
+    listed = capsys.readouterr()
+    assert json.loads(listed.out) == {
+        "webhookId": hook["id"],
+        "eventId": "evt_" + "1" * 32,
+        "type": "pedido.creado",
+        "envio": 0,
+    }
+    assert "1 deliveries waiting" in listed.err
+    webhook_dead_letters.main(["redrive"])
+    assert "1 sent again" in capsys.readouterr().err
+    assert dead_letters(sqs) == [] and len(queued(sqs)) == 1

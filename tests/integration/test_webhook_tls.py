@@ -1,11 +1,13 @@
-"""A webhook delivery over https checks the receiver's certificate against the system's
-CA store (loaded at the first https delivery, not at init): a receiver on 127.0.0.1 with
-a certificate nobody signed is refused before a byte of the event is sent."""
+"""One webhook attempt over the network: over https it checks the receiver's certificate
+against the system's CA store (loaded at the first https delivery, not at init), so a
+receiver on 127.0.0.1 with a certificate nobody signed is refused before a byte of the
+event is sent; and one deadline covers the name's lookup, the connection and the answer."""
 
 import datetime
 import socket
 import ssl
 import threading
+import time
 
 import pytest
 from cryptography import x509
@@ -13,6 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.support.webhook_receiver import HANG, Receiver
 from webhook_delivery import sender
 from webhooks.targets import Target
 
@@ -74,3 +77,34 @@ def test_a_receiver_whose_certificate_nobody_signed_gets_nothing(tls_receiver):
     assert sent.status is None
     assert sent.error is not None and "CERTIFICATE_VERIFY_FAILED" in sent.error
     assert received == []
+
+
+def test_one_deadline_covers_the_lookup_the_connection_and_the_answer(monkeypatch):
+    """A name that takes a second to resolve, then a receiver that never answers: the
+    attempt ends at its deadline, not a lookup's time plus the deadline."""
+    receiver = Receiver(HANG)
+
+    def slow(host, port, *args, **kwargs):
+        time.sleep(1.0)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    try:
+        url = receiver.url.replace("127.0.0.1", "hooks.example.com")
+        sent = sender.deliver(url, True, {"webhook-id": "evt_1"}, b'{"a":1}', seconds=3)
+    finally:
+        receiver.stop()
+    assert (sent.status, sent.error) == (None, "no answer within 3 s")
+    assert 3000 <= sent.duration_ms < 3600, sent.duration_ms
+    assert len(receiver.received) == 1  # it was reached, and held the attempt
+
+
+def test_a_lookup_that_outlasts_the_deadline_ends_the_attempt_at_it(monkeypatch):
+    def hangs(host, port, *args, **kwargs):
+        time.sleep(30)
+        raise socket.gaierror("never")
+
+    monkeypatch.setattr(socket, "getaddrinfo", hangs)
+    sent = sender.deliver("https://hooks.example.com/x", False, {}, b"{}", seconds=1)
+    assert sent.status is None and sent.error.startswith("no answer within 1 s")
+    assert 1000 <= sent.duration_ms < 1600, sent.duration_ms

@@ -3,18 +3,22 @@ endpoints and their secrets, the guard on targets, the attempts newest first and
 pages, a re-send; operators only."""
 
 import json
-from datetime import datetime, timedelta
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
+from common import aws
 from common.settings import Settings
 from infra import template
 from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.tokens import make_token
-from webhooks.repository import Attempts, Deliveries
+from webhooks.repository import Attempts, Deliveries, WebhookRepository
 from webhooks.rules import DELIVERED, FAILED, Attempt, Delivery
+from webhooks.vault import Vault
 
 LOCAL = {"WEBHOOK_LOCAL_TARGETS": "true"}
 HOOK = {"url": "http://127.0.0.1:9/hook", "eventos": ["pedido.creado"]}
@@ -69,18 +73,106 @@ def test_a_deleted_endpoint_is_gone(hooks):
     assert hooks.delete(f"/api/webhooks/{made['id']}").status_code == 404
 
 
+def signing(webhook_id: int, now: datetime) -> list[str]:
+    """The secrets that sign the endpoint's deliveries at `now`, as the delivery reads
+    them (decrypted, as the delivery function does)."""
+    settings = Settings.from_env()
+    with aws.acting_as("WebhookDeliveryFunction"):
+        vault = Vault(settings)
+        stored = WebhookRepository(settings).get(webhook_id).signing_secrets(now)
+        return [vault.open(webhook_id, secret) for secret in stored]
+
+
+def stored_item(tables, webhook_id: int) -> dict:
+    table = Settings.from_env().table_name("WebhooksTable")
+    return tables.get_item(TableName=table, Key={"id": {"N": str(webhook_id)}})["Item"]
+
+
+def test_secrets_are_stored_encrypted_each_for_its_endpoint(hooks, tables, caplog):
+    made, other = created(hooks), created(hooks)
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    item = json.dumps(stored_item(tables, made["id"]))
+    assert "whsec_" not in item
+    for secret in (made["secreto"], rotated):
+        assert secret.removeprefix("whsec_") not in item and secret not in caplog.text
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [rotated, made["secreto"]]
+    # Bound to its endpoint: copied onto another, it does not decrypt.
+    sealed = stored_item(tables, made["id"])["secreto"]["S"]
+    assert sealed.startswith("kms:")
+    with aws.acting_as("WebhookDeliveryFunction"), pytest.raises(ClientError):
+        Vault(Settings.from_env()).open(other["id"], sealed)
+
+
+def plain(tables, webhook_id: int, secret: str) -> None:
+    """The endpoint's secret as an earlier version stored it: in plain text."""
+    tables.update_item(
+        TableName=Settings.from_env().table_name("WebhooksTable"),
+        Key={"id": {"N": str(webhook_id)}},
+        UpdateExpression="SET secreto = :s",
+        ExpressionAttributeValues={":s": {"S": secret}},
+    )
+
+
+def test_a_secret_stored_in_plain_text_signs_until_a_rotation_encrypts_it(hooks, tables):
+    made = created(hooks)
+    old = "whsec_" + "B" * 44
+    plain(tables, made["id"], old)
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [old]
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    assert "whsec_" not in json.dumps(stored_item(tables, made["id"]))
+    assert signing(made["id"], now) == [rotated, old]
+
+
+def test_the_backfill_encrypts_what_was_stored_in_plain_text_once(hooks, tables):
+    from infra.webhook_secrets import encrypt_all
+
+    made, kept = created(hooks), created(hooks)
+    old = "whsec_" + "C" * 44
+    plain(tables, made["id"], old)
+    table = Settings.from_env().table_name("WebhooksTable")
+    vault = Vault(Settings.from_env(), client=boto3.client("kms"))
+    assert encrypt_all(tables, table, vault.seal) == 1
+    assert "whsec_" not in json.dumps(tables.scan(TableName=table)["Items"])
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [old]
+    assert signing(kept["id"], now) == [kept["secreto"]]
+    assert encrypt_all(tables, table, vault.seal) == 0
+
+
 def test_a_rotation_answers_a_new_secret_and_keeps_the_old_one_signing(hooks):
     made = created(hooks)
     answer = hooks.post(f"/api/webhooks/{made['id']}/secreto")
     assert answer.status_code == 200
     rotated = body(answer)
     assert rotated["secreto"].startswith("whsec_") and rotated["secreto"] != made["secreto"]
-    from webhooks.repository import WebhookRepository
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert signing(made["id"], now) == [rotated["secreto"], made["secreto"]]
+    assert signing(made["id"], now + timedelta(hours=25)) == [rotated["secreto"]]
 
-    stored = WebhookRepository(Settings.from_env()).get(made["id"])
-    now = datetime.fromisoformat(stored.creado_en)
-    assert stored.signing_secrets(now) == [rotated["secreto"], made["secreto"]]
-    assert stored.signing_secrets(now + timedelta(hours=25)) == [rotated["secreto"]]
+
+def test_concurrent_rotations_keep_every_secret_they_answered(hooks):
+    made = created(hooks)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(
+            pool.map(lambda _: hooks.post(f"/api/webhooks/{made['id']}/secreto"), range(4))
+        )
+    assert [answer.status_code for answer in answers] == [200] * 4
+    issued = {made["secreto"]} | {body(answer)["secreto"] for answer in answers}
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert set(signing(made["id"], now)) == issued and len(issued) == 5
+
+
+def test_rotations_stop_at_ten_secrets_signing_until_the_oldest_stops(hooks):
+    made = created(hooks)
+    for _ in range(9):
+        assert hooks.post(f"/api/webhooks/{made['id']}/secreto").status_code == 200
+    refused = hooks.post(f"/api/webhooks/{made['id']}/secreto")
+    assert (refused.status_code, body(refused)["error"]) == (429, "TOO_MANY_ROTATIONS")
+    assert 23 * 3600 < int(refused.headers["Retry-After"]) <= 24 * 3600
+    now = datetime.fromisoformat(made["creadoEn"])
+    assert len(signing(made["id"], now + timedelta(minutes=5))) == 10
 
 
 @pytest.mark.parametrize(
@@ -96,6 +188,11 @@ def test_a_rotation_answers_a_new_secret_and_keeps_the_old_one_signing(hooks):
         ({"url": "http://10.0.0.7/hook", "eventos": ["pedido.creado"]}, "url"),
         ({"url": "http://169.254.169.254/latest", "eventos": ["pedido.creado"]}, "url"),
         ({"url": "http://[fe80::1]/hook", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[64:ff9b::a9fe:a9fe]/", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[2002:a00:1::]:8443/", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[::a9fe:a9fe]/", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[fec0::1]:22/", "eventos": ["pedido.creado"]}, "url"),
+        ({"url": "http://[::ffff:10.0.0.7]:6379/", "eventos": ["pedido.creado"]}, "url"),
         ({"url": "http://no-such-host.invalid/hook", "eventos": ["pedido.creado"]}, "url"),
         ({"url": "http://user:pw@127.0.0.1/x", "eventos": ["pedido.creado"]}, "url"),
     ],
@@ -190,6 +287,7 @@ def test_the_attempts_are_listed_newest_first_in_pages(hooks):
         "estado",
         "timestamp",
         "duracionMs",
+        "siguienteIntento",
     }
     assert body(hooks.get(path)) == seen  # unpaged: the same, at once
 
@@ -206,9 +304,11 @@ def test_a_token_of_one_endpoints_attempts_is_refused_for_another(hooks):
     assert hooks.get("/api/webhooks/999/entregas").status_code == 404
 
 
-def stored_delivery(webhook_id: int, estado: str, event_id: str = "evt_abc") -> Delivery:
+def stored_delivery(
+    webhook_id: int, estado: str, event_id: str = "evt_abc", now: datetime | None = None
+) -> Delivery:
     deliveries = Deliveries(Settings.from_env())
-    now = datetime(2026, 5, 1, 12, 0, 0)
+    now = now or datetime(2026, 5, 1, 12, 0, 0)
     delivery = deliveries.open(
         Delivery(
             webhook_id=webhook_id,
@@ -221,7 +321,7 @@ def stored_delivery(webhook_id: int, estado: str, event_id: str = "evt_abc") -> 
         now,
     )
     if estado != "PENDIENTE":
-        assert deliveries.attempted(delivery, estado, now)
+        assert deliveries.attempted(delivery, 1, estado, now)
     return delivery
 
 
@@ -252,6 +352,18 @@ def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, q
         assert body(again)["error"] == "DELIVERY_IN_PROGRESS"
 
 
+def test_a_delivery_left_pending_by_a_worker_that_died_is_sent_again(hooks, queue):
+    made = created(hooks)
+    stalled, under_way = "evt_" + "5" * 32, "evt_" + "6" * 32
+    stored_delivery(made["id"], "PENDIENTE", stalled)  # its try was due long ago: no worker
+    stored_delivery(made["id"], "PENDIENTE", under_way, now=datetime.now(UTC).replace(tzinfo=None))
+    answer = hooks.post(f"/api/webhooks/{made['id']}/entregas/{stalled}/reenviar")
+    assert answer.status_code == 202, answer.body
+    assert (body(answer)["estado"], body(answer)["envio"]) == ("PENDIENTE", 1)
+    busy = hooks.post(f"/api/webhooks/{made['id']}/entregas/{under_way}/reenviar")
+    assert (busy.status_code, body(busy)["error"]) == (409, "DELIVERY_IN_PROGRESS")
+
+
 def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):
     made = created(hooks)
     for event_id in ("evt_" + "0" * 32, "evt_nope", "x" * 2000):
@@ -259,3 +371,19 @@ def test_a_resend_of_an_unknown_event_or_endpoint_is_404(hooks):
         assert answer.status_code == 404 and body(answer)["error"] == "EVENT_NOT_FOUND"
     answer = hooks.post("/api/webhooks/12345/entregas/evt_nope/reenviar")
     assert answer.status_code == 404 and body(answer)["error"] == "WEBHOOK_NOT_FOUND"
+
+
+def test_a_secret_replaced_before_several_could_sign_still_signs_and_rotates_on(hooks, tables):
+    made = created(hooks)
+    now = datetime.fromisoformat(made["creadoEn"])
+    legacy_until = (now + timedelta(hours=12)).isoformat(timespec="microseconds")
+    tables.update_item(  # as one rotation wrote it before: one replaced secret, alone
+        TableName=Settings.from_env().table_name("WebhooksTable"),
+        Key={"id": {"N": str(made["id"])}},
+        UpdateExpression="SET secretoAnterior = :s, secretoAnteriorHasta = :h",
+        ExpressionAttributeValues={":s": {"S": "whsec_" + "A" * 44}, ":h": {"S": legacy_until}},
+    )
+    assert signing(made["id"], now) == [made["secreto"], "whsec_" + "A" * 44]
+    rotated = body(hooks.post(f"/api/webhooks/{made['id']}/secreto"))["secreto"]
+    assert signing(made["id"], now) == [rotated, made["secreto"], "whsec_" + "A" * 44]
+    assert signing(made["id"], now + timedelta(hours=13)) == [rotated, made["secreto"]]

@@ -13,6 +13,10 @@ def props(name: str) -> dict:
 def _name(resource) -> str:
     if resource == "*":
         return "*"
+    if "Ref" in resource:
+        return resource["Ref"]
+    if "Fn::If" in resource:  # a stack with the condition: the resource it names then
+        return _name(resource["Fn::If"][1])
     if "Fn::GetAtt" in resource:
         name, attribute = resource["Fn::GetAtt"]
         return name if attribute == "Arn" else f"{name}/{attribute}"
@@ -22,7 +26,7 @@ def _name(resource) -> str:
 def granted(function: str) -> dict[str, set[str]]:
     """{action: {resource}} of a function's own statements (SAM's templates left out)."""
     found: dict[str, set[str]] = {}
-    for policy in props(function)["Policies"]:
+    for policy in props(function).get("Policies", []):
         for statement in policy.get("Statement", []):
             actions, resources = statement["Action"], statement["Resource"]
             for action in actions if isinstance(actions, list) else [actions]:
@@ -40,6 +44,7 @@ def test_the_management_function_touches_endpoints_deliveries_attempts_and_queue
         "dynamodb:BatchGetItem": {"WebhooksTable"},
         "dynamodb:Query": {"WebhooksTable/index/byShard", "WebhookAttemptsTable"},
         "sqs:SendMessage": {"WebhookDeliveryQueue"},
+        "kms:Encrypt": {"WebhookSecretsKey"},
     }
 
 
@@ -74,7 +79,39 @@ def test_the_delivery_function_consumes_its_queue_and_records_what_it_did():
         "sqs:DeleteMessage": {"WebhookDeliveryQueue"},
         "sqs:GetQueueAttributes": {"WebhookDeliveryQueue"},
         "sqs:ChangeMessageVisibility": {"WebhookDeliveryQueue"},
+        "sqs:SendMessage": {"WebhookDeliveryDeadLetterQueue"},
+        "kms:Decrypt": {"WebhookSecretsKey"},
     }
+
+
+def test_the_secrets_key_encrypts_in_one_function_decrypts_in_another_and_no_more():
+    users = {
+        name: {action for action in granted(name) if action.startswith("kms:")}
+        for name in template.resources("AWS::Serverless::Function")
+    }
+    assert {name: used for name, used in users.items() if used} == {
+        "WebhooksFunction": {"kms:Encrypt"},
+        "WebhookDeliveryFunction": {"kms:Decrypt"},
+    }
+    for function in users:
+        for policy in props(function).get("Policies", []):
+            for statement in policy.get("Statement", []):
+                if str(statement["Action"]).startswith("kms:"):
+                    # Only with a webhook named: a secret is sealed for its endpoint.
+                    assert statement["Condition"] == {
+                        "Null": {"kms:EncryptionContext:webhookId": "false"}
+                    }
+    key = template.load()["Resources"]["WebhookSecretsKey"]
+    assert key["DeletionPolicy"] == "Retain"  # a secret stored under it outlives a stack
+    assert key["Properties"]["EnableKeyRotation"] is True
+    (statement,) = key["Properties"]["KeyPolicy"]["Statement"]
+    # The account's IAM decides who uses it: the roles above, and administrators.
+    assert statement["Principal"] == {
+        "AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}
+    }
+    for function in ("WebhooksFunction", "WebhookDeliveryFunction"):
+        env = props(function)["Environment"]["Variables"]
+        assert env["WEBHOOK_SECRETS_KEY"] == {"Ref": "WebhookSecretsKey"}
 
 
 def mappings() -> dict[str, dict]:
@@ -115,11 +152,15 @@ def test_the_queue_gives_each_delivery_its_retries_then_the_dead_letter_queue():
     assert mapping["EventSourceArn"] == {"Fn::GetAtt": ["WebhookDeliveryQueue", "Arn"]}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     queue = props("WebhookDeliveryQueue")
-    # The first try and one per step of the schedule; then the dead-letter queue.
+    # The first try and one per step of the schedule, then one receive that finds the
+    # last attempt's worker died (and dead-letters it), and one to spare; past that, SQS
+    # moves it to the dead-letter queue itself.
     assert queue["RedrivePolicy"] == {
         "deadLetterTargetArn": {"Fn::GetAtt": ["WebhookDeliveryDeadLetterQueue", "Arn"]},
-        "maxReceiveCount": len(WEBHOOK_RETRY_SECONDS) + 1,
+        "maxReceiveCount": len(WEBHOOK_RETRY_SECONDS) + 3,
     }
+    env = props("WebhookDeliveryFunction")["Environment"]["Variables"]
+    assert env["WEBHOOK_DEAD_LETTER_QUEUE"] == {"Ref": "WebhookDeliveryDeadLetterQueue"}
     assert queue["VisibilityTimeout"] >= 6 * props("WebhookDeliveryFunction")["Timeout"]
     assert queue["MessageRetentionPeriod"] > sum(WEBHOOK_RETRY_SECONDS) + 6 * 30
     assert max(WEBHOOK_RETRY_SECONDS) <= MAX_VISIBILITY_SECONDS
@@ -146,3 +187,20 @@ def test_dead_letters_of_both_are_alarmed_on():
         if alarm["Properties"].get("Namespace") == "AWS/SQS"
     }
     assert {"WebhookDeliveryDeadLetterQueue", "WebhookEventsDeadLetterQueue"} <= watched
+
+
+def test_deliveries_run_within_their_own_bounded_concurrency():
+    """However many endpoints are slow, deliveries hold at most WebhookDeliveryConcurrency
+    environments: reserved (the API functions keep the account's rest) and the queue
+    mapping's maximum (no poller past them, whose throttles would spend tries)."""
+    (mapping,) = [
+        props
+        for props in mappings().values()
+        if props["FunctionName"] == {"Ref": "WebhookDeliveryFunction"}
+    ]
+    bound = {"Ref": "WebhookDeliveryConcurrency"}
+    assert props("WebhookDeliveryFunction")["ReservedConcurrentExecutions"] == bound
+    assert mapping["ScalingConfig"] == {"MaximumConcurrency": bound}
+    parameter = template.load()["Parameters"]["WebhookDeliveryConcurrency"]
+    assert parameter["MinValue"] == 2  # SQS's least maximum concurrency
+    assert 2 <= parameter["Default"] <= 50

@@ -43,6 +43,8 @@ _CALL_ACTIONS = {
     ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "ChangeMessageVisibility"): ("sqs:ChangeMessageVisibility", "QueueUrl"),
+    ("kms", "Encrypt"): ("kms:Encrypt", "KeyId"),
+    ("kms", "Decrypt"): ("kms:Decrypt", "KeyId"),
 }
 # Calls IAM does not authorize: an app client's own sign-in is unsigned (the platform
 # makes none: its sign-in is the administrator's flow).
@@ -60,6 +62,8 @@ class Access:
     action: str
     resource: str
     leading_keys: frozenset[str] | None = None
+    # KMS: the request's encryption context (its kms:EncryptionContext:<key> values).
+    context: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,9 @@ def accesses(service: str, operation: str, params: dict) -> list[Access]:
         named = params[parameter]
         if service == "sqs":  # a queue's URL, or locally its name: the name is its last part
             named = named.rsplit("/", 1)[-1]
+        if service == "kms":  # locally a key is named by its alias: alias/<logical id>
+            context = tuple(sorted((params.get("EncryptionContext") or {}).items()))
+            return [Access(action, named.removeprefix("alias/"), context=context)]
         return [Access(action, named)]
     if operation == "BatchGetItem":
         return [
@@ -182,7 +189,11 @@ def _matches(grant: _Grant, access: Access) -> bool:
         return False
     for operator, tests in grant.conditions.items():
         for key, values in tests.items():
-            assert key == "dynamodb:LeadingKeys", key  # the only condition the template uses
+            if key.startswith("kms:EncryptionContext:"):
+                if not _context_holds(operator, key, values, access):
+                    return False
+                continue
+            assert key == "dynamodb:LeadingKeys", key  # the only other condition it uses
             if access.leading_keys is None:
                 return False
             compare = _OPERATORS[operator]
@@ -192,6 +203,13 @@ def _matches(grant: _Grant, access: Access) -> bool:
             ):
                 return False
     return True
+
+
+def _context_holds(operator: str, key: str, value, access: Access) -> bool:
+    """A condition on one key of a KMS request's encryption context: the template uses
+    `Null: false` (the request names it)."""
+    assert operator == "Null" and value == "false", (operator, key, value)
+    return key.removeprefix("kms:EncryptionContext:") in dict(access.context)
 
 
 @cache

@@ -203,10 +203,13 @@ class InMemoryStock:
         ]
         return Page(held[:limit], held[limit - 1].pedido_id if len(held) > limit else None)
 
-    def reserve(self, reservation: inventory_rules.Reservation, force: bool = False) -> bool:
+    def reserve(
+        self, reservation: inventory_rules.Reservation, force: bool = False, seen=None
+    ) -> bool:
         with self._lock:
-            current = self._reservations.get(reservation.pedido_id)
+            current = self._as_seen(reservation.pedido_id, seen)
             if current is not None and current.estado == inventory_rules.HELD:
+                self._claim(current, reservation.desde)
                 return False
             if current is not None and current.estado != inventory_rules.GIVEN_BACK:
                 raise inventory_rules.not_held(reservation.pedido_id, current.estado)
@@ -220,19 +223,33 @@ class InMemoryStock:
             self._reservations[reservation.pedido_id] = reservation
             return True
 
-    def give_back(self, pedido_id: int, now: str) -> bool:
-        return self._move(pedido_id, now, inventory_rules.HELD, inventory_rules.GIVEN_BACK, 0, -1)
+    def give_back(self, pedido_id: int, now: str, seen=None) -> bool:
+        held, given_back = inventory_rules.HELD, inventory_rules.GIVEN_BACK
+        return self._move(pedido_id, now, seen, held, given_back, 0, -1)
 
-    def take_out(self, pedido_id: int, now: str) -> bool:
-        return self._move(pedido_id, now, inventory_rules.HELD, inventory_rules.TAKEN_OUT, -1, -1)
+    def take_out(self, pedido_id: int, now: str, seen=None) -> bool:
+        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
+        return self._move(pedido_id, now, seen, held, taken_out, -1, -1)
 
-    def put_back(self, pedido_id: int, now: str) -> bool:
-        return self._move(pedido_id, now, inventory_rules.TAKEN_OUT, inventory_rules.HELD, 1, 1)
+    def put_back(self, pedido_id: int, now: str, seen=None) -> bool:
+        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
+        return self._move(pedido_id, now, seen, taken_out, held, 1, 1)
 
-    def _move(self, pedido_id: int, now: str, source: str, target: str, actual: int, held: int):
+    def _as_seen(self, pedido_id: int, seen: str | None):
+        current = self._reservations.get(pedido_id)
+        if seen is not None and (current is None or current.cambio != seen):
+            raise inventory_rules.changed_since(pedido_id)
+        return current
+
+    def _claim(self, current: inventory_rules.Reservation, now: str) -> None:
+        """A move found made before: claimed for the retry (its `cambio` anew)."""
+        self._reservations[current.pedido_id] = dataclasses.replace(current, cambio=now)
+
+    def _move(self, pedido_id, now, seen, source: str, target: str, actual: int, held: int):
         with self._lock:
-            current = self._reservations.get(pedido_id)
+            current = self._as_seen(pedido_id, seen)
             if current is not None and current.estado == target:
+                self._claim(current, now)
                 return False
             if current is None or current.estado != source:
                 raise inventory_rules.not_held(pedido_id, current.estado if current else None)
@@ -256,18 +273,24 @@ class InMemoryInventory:
 
         return StockAnswer.AVAILABLE
 
-    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
+    def move(
+        self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
+    ) -> bool:
         from inventory import service as inventory_service
-        from orders.rules import InventoryUnavailable
+        from orders.rules import InventoryUnavailable, ReservationChanged
 
         if self.down:
             raise InventoryUnavailable(5)
         body = {"productoId": order.producto_id, "cantidad": order.cantidad}
+        if seen is not None:
+            body["cambio"] = seen
         try:
             moved = inventory_service.move_stock(self.stock, order.id, move, body, self._now)
         except Conflict as refused:
             if refused.code == "RESERVATION_NOT_HELD":
                 raise StatusChanged(order.id) from None
+            if refused.code == "RESERVATION_CHANGED":
+                raise ReservationChanged(order.id) from None
             raise
         return bool(moved["aplicada"])
 

@@ -82,7 +82,11 @@ def test_a_role_the_platform_does_not_know_is_refused(role):
 
 
 @pytest.mark.parametrize(
-    "user_id", [None, 0, -3, "abc", 1.5, True, "4.0", 2**63, str(2**63), "9" * 40, {"n": 1}]
+    "user_id",
+    # "\u00b2" passes str.isdigit() and int() refuses it; int() reads Arabic-Indic and
+    # full-width digits as a number: a userId is ASCII digits or nothing.
+    [None, 0, -3, "abc", 1.5, True, "4.0", 2**63, str(2**63), "9" * 40, {"n": 1}]
+    + ["\u00b2", "\u0664\u0662", "\uff14\uff12"],
 )
 def test_a_customer_without_a_positive_integer_user_id_is_refused(user_id):
     claims = {"role": "customer", "userId": user_id}

@@ -11,7 +11,9 @@ from common.readers import gateway_base_url, path_id
 from common.responses import api_json, domain_error_response
 
 
-@pytest.mark.parametrize("raw", ["1\n", "1 ", "+1", "", "١"])
+@pytest.mark.parametrize(
+    "raw", ["1\n", "1 ", "+1", "", "\u0661", "\u00b2", "\uff11", "1\u00b2", "\u07c1", "\U0001d7d9"]
+)
 def test_path_ids_must_be_plain_digits(raw):
     with pytest.raises(Invalid) as err:
         path_id(raw)

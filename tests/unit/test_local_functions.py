@@ -6,7 +6,7 @@ import pytest
 
 from common.settings import ConfigError
 from infra import template
-from infra.local.functions import DEFAULT_CONCURRENCY, functions
+from infra.local.functions import DEFAULT_CONCURRENCY, LOCAL_PARAMETERS, functions
 from infra.local.settings import LocalSettings
 
 URLS = {"GatewayApi": "http://127.0.0.1:1", "NotificationApi": "http://127.0.0.1:2"}
@@ -14,16 +14,18 @@ URLS = {"GatewayApi": "http://127.0.0.1:1", "NotificationApi": "http://127.0.0.1
 
 def reserved() -> dict[str, int]:
     """Each function's reserved concurrency in the template: a number (the stock repair's
-    one), or a parameter's default (the notification function's)."""
+    one), or a parameter's local value (the notification function's default; the
+    deliveries' the local one)."""
     loaded = template.load()
     found = {}
     for name, function in template.resources("AWS::Serverless::Function").items():
         value = function["Properties"].get("ReservedConcurrentExecutions")
         if isinstance(value, dict):
-            value = loaded["Parameters"][value["Ref"]]["Default"]
+            parameter = value["Ref"]
+            value = LOCAL_PARAMETERS.get(parameter, loaded["Parameters"][parameter]["Default"])
         if value is not None:
             found[name] = int(value)
-    assert set(found) == {"NotificationFunction", "StockRepairFunction"}
+    assert set(found) == {"NotificationFunction", "StockRepairFunction", "WebhookDeliveryFunction"}
     return found
 
 
@@ -37,6 +39,18 @@ def test_each_function_gets_its_reserved_concurrency_or_the_default():
     expected = {name: reserved().get(name, DEFAULT_CONCURRENCY) for name in found}
     assert found == expected
     assert found["NotificationFunction"] > DEFAULT_CONCURRENCY  # the cap below bites on it
+
+
+def test_the_deliveries_run_in_the_environments_and_pollers_the_template_bounds(monkeypatch):
+    """WebhookDeliveryConcurrency is both the delivery function's reserved concurrency
+    and its queue mapping's maximum concurrency, locally as on AWS."""
+    monkeypatch.setitem(LOCAL_PARAMETERS, "WebhookDeliveryConcurrency", "3")
+    specs = functions(URLS, "us-east-1", {}, environ={})
+    delivery = specs["WebhookDeliveryFunction"]
+    (source,) = delivery.event_sources
+    assert (delivery.concurrency, source.max_concurrency, delivery.scales) == (3, 3, False)
+    capped = functions(URLS, "us-east-1", {}, environ={}, max_environments=1)
+    assert capped["WebhookDeliveryFunction"].concurrency == 1
 
 
 def test_lambda_max_environments_caps_every_function_and_raises_none():

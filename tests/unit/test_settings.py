@@ -76,6 +76,9 @@ def test_table_names_come_from_their_variables_or_default_to_the_logical_id():
         ("ORDER_EVENTS_FUNCTION", "has spaces", "a Lambda function name"),
         ("PRODUCTS_TABLE", "x y", "a DynamoDB table name"),
         ("POWERTOOLS_LOG_LEVEL", "LOUD", "one of DEBUG, INFO, WARNING, ERROR, CRITICAL"),
+        # Digits of other scripts pass str.isdigit(), and int() takes some of them.
+        ("WEBHOOK_RETRY_SECONDS", "1,2,4,8,\u00b2", "5 whole numbers of seconds"),
+        ("WEBHOOK_RETRY_SECONDS", "1,2,4,8,\u0661", "5 whole numbers of seconds"),
     ],
 )
 def test_an_unusable_value_is_refused_naming_the_variable_and_what_it_accepts(name, value, accepts):

@@ -4,12 +4,17 @@ vector), the events a change makes, the retry schedule, the newest-first places.
 import base64
 import hashlib
 import hmac
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
 
 from common import jsonio
+from common.errors import TooManyRequests
 from common.settings import ConfigError, Settings
 from inventory.rules import Product
 from orders.rules import Order
@@ -26,7 +31,7 @@ NOW = datetime(2026, 5, 1, 12, 0, 0)
 
 
 def resolving_to(*addresses: str):
-    return lambda host, port: list(addresses)
+    return lambda host, port, timeout: list(addresses)
 
 
 @pytest.mark.parametrize(
@@ -48,6 +53,29 @@ def resolving_to(*addresses: str):
         ("0.0.0.0", True, False),
         ("224.0.0.1", False, False),
         ("::ffff:10.0.0.1", False, False),
+        # Every IPv6 form that reaches an IPv4 address is judged by that address.
+        ("::ffff:169.254.169.254", True, False),  # IPv4-mapped
+        ("::ffff:0:a00:1", False, False),  # IPv4-translated (SIIT)
+        ("64:ff9b::a00:1", False, False),  # NAT64 of 10.0.0.1
+        ("64:ff9b::a9fe:a9fe", True, False),  # NAT64 of the metadata service
+        ("64:ff9b::7f00:1", False, False),  # NAT64 of loopback
+        ("64:ff9b::7f00:1", True, False),  # locally too: loopback is allowed as itself
+        ("::ffff:127.0.0.1", True, False),
+        ("64:ff9b::5db8:d822", False, True),  # NAT64 of a public address
+        ("64:ff9b:1::a00:1", False, False),  # NAT64's local-use prefix
+        ("2002:a00:1::1", False, False),  # 6to4 of 10.0.0.1
+        ("2002:a9fe:a9fe::", True, False),  # 6to4 of the metadata service
+        ("2002:7f00:1::1", False, False),  # 6to4 of loopback
+        ("2002:5db8:d822::1", False, True),  # 6to4 of a public address
+        ("::a00:1", False, False),  # IPv4-compatible (deprecated)
+        ("::a9fe:a9fe", True, False),
+        ("::5db8:d822", False, False),  # deprecated whatever it embeds
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False, False),  # Teredo
+        ("fec0::1", False, False),  # site-local
+        ("fd00:ec2::254", True, False),  # AWS's metadata service over IPv6
+        ("168.63.129.16", False, False),  # Azure's platform address (public space)
+        ("100.100.100.200", False, False),  # Alibaba's metadata service
+        ("192.0.0.192", False, False),  # Oracle's
     ],
 )
 def test_only_public_addresses_are_targets_and_loopback_locally(address, local, allowed):
@@ -63,7 +91,7 @@ def test_a_host_is_judged_by_every_address_it_resolves_to():
     with pytest.raises(targets.Refused, match="private"):
         targets.check(target, False, resolving_to("93.184.216.34", "10.0.0.1"))
 
-    def fails(host, port):
+    def fails(host, port, timeout):
         raise OSError("no such host")
 
     with pytest.raises(targets.Refused, match="does not resolve"):
@@ -84,6 +112,21 @@ def test_a_host_is_judged_by_every_address_it_resolves_to():
 def test_a_url_that_is_not_a_target_says_why(url, local, why):
     with pytest.raises(targets.Refused, match=why):
         targets.parse(url, local)
+
+
+@pytest.mark.parametrize("port", [None, 0, 1, 22, 80, 443, 8080, 65535])
+@pytest.mark.parametrize(
+    "host", ["[64:ff9b::a9fe:a9fe]", "[2002:a00:1::]", "[fec0::1]", "10.0.0.1"]
+)
+def test_a_private_address_is_refused_on_any_port(host, port):
+    url = f"https://{host}" + (f":{port}" if port is not None else "") + "/hook"
+    with pytest.raises(targets.Refused):
+        targets.checked(url, local=False)
+
+
+def test_port_0_is_not_a_port():
+    with pytest.raises(targets.Refused, match="port"):
+        targets.parse("https://hooks.example.com:0/", local=False)
 
 
 def test_locally_http_on_any_port_is_a_target():
@@ -117,9 +160,12 @@ def test_during_a_rotation_both_secrets_sign_and_either_verifies():
 
 def test_a_rotated_secret_signs_for_24_hours_only():
     endpoint = rules.new_endpoint(
-        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)), 1, NOW
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
     )
-    rotated = rules.rotated(endpoint, NOW)
+    rotated = rules.rotated(endpoint, rules.new_secret(), NOW)
     assert rotated.signing_secrets(NOW) == [rotated.secreto, endpoint.secreto]
     assert rotated.signing_secrets(NOW + timedelta(hours=23, minutes=59)) == [
         rotated.secreto,
@@ -127,6 +173,42 @@ def test_a_rotated_secret_signs_for_24_hours_only():
     ]
     assert rotated.signing_secrets(NOW + timedelta(hours=24)) == [rotated.secreto]
     assert endpoint.signing_secrets(NOW) == [endpoint.secreto]
+
+
+def test_every_secret_a_rotation_replaced_in_the_last_24_hours_still_signs():
+    first = rules.new_endpoint(
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
+    )
+    hour = timedelta(hours=1)
+    second = rules.rotated(first, rules.new_secret(), NOW + hour)
+    third = rules.rotated(second, rules.new_secret(), NOW + 2 * hour)
+    issued = [third.secreto, second.secreto, first.secreto]
+    assert third.signing_secrets(NOW + 2 * hour) == issued
+    assert third.signing_secrets(NOW + 25 * hour - timedelta(seconds=1)) == issued
+    assert third.signing_secrets(NOW + 25 * hour) == issued[:2]
+    assert third.signing_secrets(NOW + 26 * hour) == issued[:1]
+
+
+def test_rotations_are_refused_once_ten_secrets_would_sign():
+    endpoint = rules.new_endpoint(
+        rules.NewEndpoint(url="https://x.example", eventos=("pedido.creado",)),
+        1,
+        NOW,
+        rules.new_secret(),
+    )
+    for minutes in range(rules.MAX_SIGNING_SECRETS - 1):
+        endpoint = rules.rotated(endpoint, rules.new_secret(), NOW + timedelta(minutes=minutes))
+    assert len(endpoint.signing_secrets(NOW + timedelta(hours=1))) == rules.MAX_SIGNING_SECRETS
+    with pytest.raises(TooManyRequests) as refused:
+        rules.rotated(endpoint, rules.new_secret(), NOW + timedelta(hours=1))
+    assert refused.value.code == "TOO_MANY_ROTATIONS"
+    # until the first replaced secret stops signing: 24 h after its rotation
+    assert refused.value.retry_after_seconds == 23 * 3600
+    later = NOW + timedelta(hours=24)
+    assert len(rules.rotated(endpoint, rules.new_secret(), later).signing_secrets(later)) == 10
 
 
 # -- the events a change makes -----------------------------------------------------------
@@ -291,3 +373,54 @@ def test_the_verification_docs_api_md_gives_accepts_a_delivery_and_nothing_else(
     assert not documented["verify"](new, headers, body + b" ")
     stale = signatures.headers([new], "evt_" + "a" * 32, now - 301, body)
     assert not documented["verify"](new, stale, body)
+
+
+# -- name lookups ----------------------------------------------------------------------
+
+
+class Lookups:
+    """getaddrinfo as a test scripts it: names starting "hang" never answer until the
+    test ends; any other resolves to a public address, after `delay` seconds."""
+
+    def __init__(self, delay: float = 0.0):
+        self.delay, self.started = delay, 0
+        self.released = threading.Event()
+        self._counted = threading.Condition()
+
+    def __call__(self, host, port, *args, **kwargs):
+        with self._counted:
+            self.started += 1
+            self._counted.notify_all()
+        if host.startswith("hang"):
+            self.released.wait(60)
+            raise socket.gaierror("the resolver gave up")
+        time.sleep(self.delay)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port))]
+
+    def wait_started(self, count: int) -> None:
+        with self._counted:
+            assert self._counted.wait_for(lambda: self.started >= count, 10), self.started
+
+
+@pytest.fixture
+def lookups(monkeypatch):
+    scripted = Lookups()
+    monkeypatch.setattr(socket, "getaddrinfo", scripted)
+    yield scripted
+    scripted.released.set()
+
+
+def test_names_whose_lookup_hangs_delay_no_other_name(lookups):
+    with ThreadPoolExecutor(8) as hanging:
+        stuck = [hanging.submit(targets.resolve, f"hang-{n}.example", 443) for n in range(8)]
+        lookups.wait_started(4)  # a pool of 4 would be full now
+        assert targets.resolve("hooks.example.com", 443) == ["93.184.216.34"]
+        lookups.released.set()
+        for lookup in stuck:
+            with pytest.raises(OSError):
+                lookup.result()
+
+
+def test_a_lookup_that_outlasts_its_time_is_refused_saying_so(lookups):
+    with pytest.raises(targets.Refused, match="did not resolve within 0.5 s"):
+        targets.checked("https://hang.example/hook", False, timeout=0.5)

@@ -183,7 +183,8 @@ function renderAttempts(section, ctx, webhookId) {
       timestamp(a.timestamp), h("code", {}, a.eventId), a.type, String(a.intento),
       a.statusCode === null ? (a.error ?? "no answer") : `HTTP ${a.statusCode}`,
       h("span", {class: `pill pill-${a.estado.toLowerCase()}`}, a.estado),
-      a.estado === "PENDIENTE" ? "" : h("button", {type: "button",
+      // A failed attempt with its next try due: its delivery is not over, nothing to send.
+      a.estado === "REINTENTO" ? "" : h("button", {type: "button",
         "aria-label": `Send again: event ${a.eventId}`, onclick: () => resend(a)}, "Send again"),
     ])));
     shown.textContent = `${list.items.length} attempts loaded, newest first` +

@@ -72,6 +72,8 @@ OPERATIONS = {
     "secretsmanager": frozenset(
         {"GetSecretValue", "DescribeSecret", "PutSecretValue", "UpdateSecretVersionStage"}
     ),
+    # The webhooks' secrets at rest: encrypted when issued, decrypted to sign a delivery.
+    "kms": frozenset({"Encrypt", "Decrypt"}),
 }
 
 _session: botocore.session.Session | None = None
@@ -216,6 +218,16 @@ def lambda_client(settings: Settings) -> Any:
 def sqs(settings: Settings) -> Any:
     """The acting function's SQS client (the webhooks' delivery queue)."""
     return _own("sqs", settings, Config(connect_timeout=2, read_timeout=10))
+
+
+def kms(settings: Settings) -> Any:
+    """The acting function's KMS client (the webhooks' secrets, webhooks.vault): a
+    delivery or a create waits on it, so it gives up soon and retries once."""
+    return _own(
+        "kms",
+        settings,
+        Config(connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 2}),
+    )
 
 
 def secretsmanager(settings: Settings) -> Any:

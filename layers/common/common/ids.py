@@ -10,3 +10,10 @@ MAX_ID = 2**63 - 1
 
 def possible_id(ident: int) -> bool:
     return 0 < ident <= MAX_ID
+
+
+def ascii_digits(text: str) -> bool:
+    """Whether `text` is ASCII digits alone (an id, a count): str.isdigit() takes other
+    scripts' digits too ("²", "١", "１"), which int() either refuses (a 500) or reads as a
+    number (another item's id)."""
+    return text.isascii() and text.isdigit()

@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import NoReturn, TypeVar, overload
 from urllib.parse import urlsplit
 
+from common.ids import ascii_digits
+
 # JWT_SECRET has no default: a published key would let anyone sign an operator's token.
 # On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
 # (infra/local/tokens.py); a function that verifies tokens without either stops at init.
@@ -55,12 +57,15 @@ TABLES = (
     "WebhookAttemptsTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
-# and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less one
-# (infra/template.yaml); each at most SQS's longest visibility timeout, 12 h.
+# and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less three
+# (infra/template.yaml: the first try, and two receives to spare); each at most SQS's
+# longest visibility timeout, 12 h.
 WEBHOOK_RETRY_SECONDS = (5, 60, 600, 3600, 21600)
 MAX_VISIBILITY_SECONDS = 43200
 # The delivery queue: its URL on AWS; locally its name does (the emulator takes either).
 _QUEUE = re.compile(r"https?://\S+|[A-Za-z0-9_-]{1,80}")
+# A KMS key: its id, its ARN, or an alias (locally the emulator's alias/<logical id>).
+_KMS_KEY = re.compile(r"[A-Za-z0-9:/_+=.@-]{1,2048}")
 # Values never echoed in an error line: it may end up in a log.
 _SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
 
@@ -238,12 +243,32 @@ class Env:
             "separated by commas (e.g. 1,2,4,8,16)"
         )
         parts = [part.strip() for part in raw.split(",")]
-        if len(parts) != len(default) or not all(part.isdigit() for part in parts):
+        if len(parts) != len(default) or not all(map(ascii_digits, parts)):
             self.fail(name, accepts)
         seconds = tuple(int(part) for part in parts)
         if max(seconds) > MAX_VISIBILITY_SECONDS:
             self.fail(name, accepts)
         return seconds
+
+    def webhooks(self) -> dict:
+        """The webhooks' settings, by their Settings names."""
+        queue = "an SQS queue URL, or its name"
+        return {
+            "webhook_queue": self.matching("WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", queue),
+            "webhook_dead_letter_queue": self.matching(
+                "WEBHOOK_DEAD_LETTER_QUEUE", _QUEUE, "WebhookDeliveryDeadLetterQueue", queue
+            ),
+            "webhook_retry_seconds": self.retry_schedule(
+                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
+            ),
+            "webhook_local_targets": self.flag("WEBHOOK_LOCAL_TARGETS"),
+            "webhook_secrets_key": self.matching(
+                "WEBHOOK_SECRETS_KEY",
+                _KMS_KEY,
+                "alias/WebhookSecretsKey",
+                "a KMS key id, key ARN or alias/name",
+            ),
+        }
 
     def table_names(self) -> dict[str, str]:
         """{"PRODUCTS_TABLE": name, ...}: only the variables that are set."""
@@ -293,8 +318,10 @@ VARIABLES = (
     "STOCK_REPAIR_GRACE_SECONDS",
     "DOCS_URL",
     "WEBHOOK_QUEUE",
+    "WEBHOOK_DEAD_LETTER_QUEUE",
     "WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_LOCAL_TARGETS",
+    "WEBHOOK_SECRETS_KEY",
     *map(table_env_var, TABLES),
 )
 
@@ -341,8 +368,13 @@ class Settings:
     # Webhooks: the queue deliveries wait in, their retries, and whether a target may be
     # on this machine and over plain http (the local stack's; never on AWS).
     webhook_queue: str = "WebhookDeliveryQueue"
+    # Where the delivery function puts a delivery given up (its dead letters).
+    webhook_dead_letter_queue: str = "WebhookDeliveryDeadLetterQueue"
     webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
     webhook_local_targets: bool = False
+    # The KMS key the endpoints' secrets are encrypted with (the stack's; locally the
+    # emulator's, by its alias).
+    webhook_secrets_key: str = "alias/WebhookSecretsKey"
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -396,13 +428,7 @@ class Settings:
                 "STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001
             ),
             docs_url=read.url("DOCS_URL"),
-            webhook_queue=read.matching(
-                "WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", "an SQS queue URL, or its name"
-            ),
-            webhook_retry_seconds=read.retry_schedule(
-                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
-            ),
-            webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
+            **read.webhooks(),
             table_names=MappingProxyType(read.table_names()),
         )
 

@@ -36,8 +36,16 @@ export UV_SYSTEM_CERTS := 1
 export UV_PYTHON_DOWNLOADS := never
 # --isolated: pip reads no per-user configuration or PIP_* variables either (extra indexes);
 # the machine's (/etc/pip.conf: its CA bundle) still applies, as does SSL_CERT_FILE.
-PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
-	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
+PIP_INSTALL := --isolated install --quiet --disable-pip-version-check --no-deps \
+	--require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)") -r requirements-uv.txt
+# The venv, and uv in it. The interpreter's own pip (pip 22.3+ installs into another
+# environment with --python) spares the venv an ensurepip of its own: 2 s of a first
+# start, of which nothing else needs pip (uv does the rest). Without one, venv's.
+MAKE_VENV = if $(PYTHON) -m pip --python "$(PYTHON)" --version >/dev/null 2>&1; then \
+		$(PYTHON) -m venv --without-pip $(VENV) && $(PYTHON) -m pip --python $(PY) $(PIP_INSTALL); \
+	else $(PYTHON) -m venv $(VENV) && $(PY) -m pip $(PIP_INSTALL); fi
+BOOTSTRAP_UV = if $(PY) -m pip --version >/dev/null 2>&1; then $(PY) -m pip $(PIP_INSTALL); \
+	else $(PYTHON) -m pip --python $(PY) $(PIP_INSTALL); fi
 
 .PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-user-ids encrypt-webhook-secrets clean
 
@@ -46,14 +54,13 @@ PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-c
 FIRST_RUN := Creating .venv and installing dependencies, about 15 seconds, once.
 $(UV): | requirements-uv.txt
 	@$(if $(PYTHON),,echo "$(NO_PYTHON)" >&2; exit 1)
-	@if ! test -x $(PY); then echo "$(FIRST_RUN)" >&2; $(PYTHON) -m venv $(VENV) >&2; fi
-	@$(PIP_BOOTSTRAP) -r requirements-uv.txt >&2
+	@if ! test -x $(PY); then echo "$(FIRST_RUN)" >&2; { $(MAKE_VENV); } >&2; \
+	else { $(BOOTSTRAP_UV); } >&2; fi
 
 # Exactly the lock: what it does not list is removed (uv included: the lock pins it too).
 $(READY): requirements-dev.txt | $(UV)
 	@if ! $(PY) $(ON_313) 2>/dev/null; then echo "Making .venv again, for Python 3.13." >&2; \
-		rm -rf $(VENV) && $(PYTHON) -m venv $(VENV) >&2 && \
-		$(PIP_BOOTSTRAP) -r requirements-uv.txt >&2; \
+		rm -rf $(VENV) && { $(MAKE_VENV); } >&2; \
 	elif test -f $@; then echo "Updating .venv: the requirements changed." >&2; fi
 	@$(UV_SYNC) --python $(PY) requirements-dev.txt >&2
 	@# functions/ and layers/common/ are import roots, as they are on Lambda (handler dir + layer).

@@ -27,7 +27,7 @@ export UV_PYTHON_DOWNLOADS := never
 PIP_BOOTSTRAP := $(PY) -m pip --isolated install --quiet --disable-pip-version-check \
 	--no-deps --require-hashes $(if $(SSL_CERT_FILE),--cert "$(SSL_CERT_FILE)")
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive backfill-shards backfill-figures bench-dashboard clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -155,6 +155,12 @@ webhook-receiver: $(READY)
 backfill-shards: $(READY)
 	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
 
+# The dashboard's figures counted from the tables (items its streams never delivered:
+# written before it, or while a batch was failing), on the local stack's tables or
+# STAGE=dev|prod's; `make run` does it to the data it restores (docs/operations.md).
+backfill-figures: $(READY)
+	@$(PY) -m infra.figures_backfill $(if $(STAGE),--stage $(STAGE))
+
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)
 	@$(PY) -m ruff check .
@@ -196,6 +202,10 @@ validate: $(SAM_READY)
 
 bench: $(READY)
 	@$(PY) bench/run.py
+
+# GET /api/dashboard's answer time with 10 orders and with 10,000, and their ratio.
+bench-dashboard: $(READY)
+	@$(PY) bench/dashboard.py
 
 # The loads that used to break the local stack (a few minutes: 5,000 creates).
 bench-hardening: $(READY)

@@ -99,6 +99,20 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
+def _backfill(url: str) -> None:
+    """What the data restored lacks. Data saved before write-sharding: its items get their
+    shard keys, or lists would not find them. And the dashboard's figures of what no
+    stream delivered: the data restored, and the changes still on their way when the stack
+    last stopped (a stream lives in the emulator's memory). Imported here: they read the
+    functions' models, which an emulator with nothing to restore has no need of."""
+    from infra import figures_backfill, shard_backfill
+
+    client = boto3.client("dynamodb", endpoint_url=url)
+    shard_backfill.backfill(client, {table: table for table in shard_backfill.TABLES})
+    figures = (*figures_backfill.TABLES, figures_backfill.TABLE)
+    figures_backfill.backfill(client, {table: table for table in figures})
+
+
 def main(argv: list[str]) -> None:
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
@@ -146,12 +160,7 @@ def main(argv: list[str]) -> None:
             _say({"error": str(exc), "kind": "data"})
             return
     if any(restored.values()):
-        # Data saved before write-sharding: its items get their shard keys, or lists
-        # would not find them. Imported here: it reads the functions' models, which an
-        # emulator with nothing to restore has no need of.
-        from infra.shard_backfill import TABLES, backfill
-
-        backfill(boto3.client("dynamodb", endpoint_url=aws.url), {table: table for table in TABLES})
+        _backfill(aws.url)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

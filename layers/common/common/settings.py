@@ -52,6 +52,7 @@ TABLES = (
     "WebhooksTable",
     "WebhookDeliveriesTable",
     "WebhookAttemptsTable",
+    "DashboardFiguresTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
 # and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less one
@@ -282,10 +283,13 @@ VARIABLES = (
     "INVENTORY_FUNCTION",
     "ORDERS_SERVICE_URL",
     "ORDERS_FUNCTION",
+    "SHIPPING_SERVICE_URL",
+    "SHIPPING_FUNCTION",
     "BREAKER_FAIL_MAX",
     "BREAKER_RESET_SECONDS",
     "STOCK_CHECK_TIMEOUT_SECONDS",
     "NOTIFICATION_SERVICE_URL",
+    "NOTIFICATION_FUNCTION",
     "ORDER_EVENTS_FUNCTION",
     "MAX_RESPONSE_BYTES",
     "IDEMPOTENCY_TTL_SECONDS",
@@ -324,6 +328,12 @@ class Settings:
     # Whose order a new shipment fulfils, asked of the orders service the same ways.
     orders_service_url: str | None = None
     orders_function: str | None = None
+    # Whether the shipping and notification services are up (the dashboard asks each
+    # service, the same ways; the notification service is also where the order events
+    # are forwarded, when NOTIFICATION_SERVICE_URL is set).
+    shipping_service_url: str | None = None
+    shipping_function: str | None = None
+    notification_function: str = "NotificationFunction"
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
@@ -379,6 +389,9 @@ class Settings:
             inventory_function=read.function("INVENTORY_FUNCTION"),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
             orders_function=read.function("ORDERS_FUNCTION"),
+            shipping_service_url=read.url("SHIPPING_SERVICE_URL"),
+            shipping_function=read.function("SHIPPING_FUNCTION"),
+            notification_function=read.function("NOTIFICATION_FUNCTION", "NotificationFunction"),
             breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number(

@@ -26,6 +26,7 @@ from tests.support.dashboard import (
     expected,
     figures,
 )
+from tests.support.metering import metered
 from tests.support.samples import ORDER, PRODUCT, SHIPMENT
 from tests.support.served_app import serve
 
@@ -230,3 +231,72 @@ def test_a_service_that_does_not_answer_is_down_and_delays_the_dashboard_2_s_at_
     }
     # Its 2 s, and the rest of the answer: never the client's 30 s.
     assert elapsed < 10
+
+
+def test_the_answer_reads_the_same_few_items_whatever_the_data(dashboard):
+    """Its cost does not grow with the data: one BatchGetItem of the counters, this hour's
+    shipments due and the newest lists, and each service's question."""
+    product = dashboard.made("/api/inventario", {**PRODUCT, "sku": "D-6", "stockActual": 10**6})
+
+    def placed(count: int) -> None:
+        for _ in range(count):
+            order = dashboard.made("/api/pedidos", {**ORDER, "productoId": product["id"]})
+            dashboard.made("/api/envios", {**SHIPMENT, "pedidoId": order["id"]})
+        dashboard.pump()
+
+    def cost() -> tuple[dict, int]:
+        with metered() as meter:
+            dashboard.answer()
+        return dict(meter.operations), meter.items_read
+
+    placed(2)
+    few = cost()
+    placed(40)
+    assert cost() == few
+    operations, items = few
+    # The figures' one read (the services' questions read an id no one has, each).
+    assert operations == {"BatchGetItem": 1, "GetItem": 3}
+    assert items == 8 + 8 + 2 * 8 + 3
+
+
+def test_the_figures_follow_the_stock_repair(dashboard, tables):
+    """What a crash between the orders and the inventory left (units taken out for an
+    order still APROBADO), put right by the repair: the product it moves is counted as
+    the lists show it, before and after."""
+    from datetime import timedelta
+
+    from common.callers import service_caller
+    from common.logs import get_logger
+    from common.service_app import InProcess
+    from common.service_calls import OnBehalf
+    from orders.repository import OrderRepository
+    from orders.stock_moves import StockMoves
+    from stock_repair.repair import Repair
+
+    product = dashboard.made(
+        "/api/inventario", {**PRODUCT, "sku": "D-7", "stockActual": 6, "umbralMinimo": 5}
+    )
+    shipped = dashboard.made("/api/pedidos", {**ORDER, "productoId": product["id"], "cantidad": 3})
+    dashboard.moved(f"/api/pedidos/{shipped['id']}", "APROBADO")
+    # Its units taken out, then the orders function died before writing EN_ENVIO.
+    status, _ = InProcess(lambda: dashboard.api.app).call(
+        "POST",
+        "/internal/reservas/{pedidoId}/{accion}",
+        {"pedidoId": str(shipped["id"]), "accion": "retirar"},
+        OnBehalf(service_caller("orders"), token=None, gateway_url=""),
+        body={"productoId": product["id"], "cantidad": 3},
+    )
+    assert status == 200
+    dashboard.pump()
+    assert dashboard.check()["productos"]["enAlerta"] == 1  # 3 units on hand, below 5
+    settings = Settings.from_env()
+    moves = StockMoves.invoking(settings)
+    moves._inventory = InProcess(lambda: dashboard.api.app)  # the inventory's function, here
+    with aws.acting_as("StockRepairFunction"):
+        repair = Repair(
+            OrderRepository(settings), moves, get_logger("stock-repair"), grace=timedelta(0)
+        )
+        assert repair()["repaired"] == 1
+    dashboard.pump()
+    # The order holds its units again, on hand: out of the alert.
+    assert dashboard.check()["productos"]["enAlerta"] == 0

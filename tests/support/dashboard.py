@@ -161,3 +161,49 @@ def _as_lambda(record: dict, arn: str) -> dict:
     if isinstance(made, datetime):
         stream["ApproximateCreationDateTime"] = made.timestamp()
     return {**record, "eventSourceARN": arn, "dynamodb": stream}
+
+
+def walked(get: Callable, path: str) -> list[dict]:
+    """A whole list, page after page (a list without `limit` may end early with a token:
+    docs/api.md#lists). `get(path, params)` answers a response."""
+    items: list[dict] = []
+    params: dict = {"limit": 1000}
+    while True:
+        response = get(path, params)
+        assert response.status_code == 200, response.text
+        items += decimal_json(response.text)
+        token = response.headers.get("X-Next-Token")
+        if token is None:
+            return items
+        params = {"limit": 1000, "nextToken": token}
+
+
+def over_http(get: Callable) -> tuple[dict, dict]:
+    """The dashboard's figures and, read right after, those the lists make at the instant
+    it was made (`get(path, params)` on the gateway, as an operator)."""
+    answer = get("/api/dashboard", None)
+    assert answer.status_code == 200, answer.text
+    shown = decimal_json(answer.text)
+    products, orders, shipments = (
+        walked(get, path) for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+    )
+    delivered_at = {
+        s["id"]: decimal_json(get(f"/api/envios/{s['id']}/historial", None).text)[-1]["fecha"]
+        for s in shipments
+        if s["status"] == "ENTREGADO"
+    }
+    now = datetime.fromisoformat(shown["generadoEn"])
+    return shown, expected(products, orders, shipments, delivered_at, now)
+
+
+def settled(get: Callable, seconds: float) -> tuple[dict, dict, float]:
+    """Read the dashboard and the lists until they agree, at most `seconds`: the last
+    answer, what the lists made of it, and how long it took."""
+    started = time.monotonic()
+    while True:
+        shown, wanted = over_http(get)
+        if comparable(figures(shown)) == comparable(wanted):
+            return shown, wanted, time.monotonic() - started
+        if time.monotonic() - started > seconds:
+            return shown, wanted, time.monotonic() - started
+        time.sleep(0.2)

@@ -30,11 +30,11 @@ from dashboard.repository import TABLE, plain
 from dashboard_figures.figures import Change, Contended, Counted, Key, plan, stands_apart
 from dashboard_figures.repository import READ, FiguresStore, change_of_item
 from dashboard_figures.service import MAX_ATTEMPTS, RUN
+from dashboard_figures.shares import PRODUCT
 from infra.shard_backfill import client_and_names
 
 TABLES = tuple(READ)  # the products', the orders' and the shipments'
 KINDS = {kind: logical_id for logical_id, (kind, _, _) in READ.items()}
-SCAN_PAGE = 500
 
 
 class Items:
@@ -46,9 +46,7 @@ class Items:
     def scanned(self, logical_id: str) -> Iterator[list[Change]]:
         """Every item of the table, a page of changes at a time."""
         pages = self._client.get_paginator("scan").paginate(
-            TableName=self._names[logical_id],
-            ConsistentRead=True,
-            PaginationConfig={"PageSize": SCAN_PAGE},
+            TableName=self._names[logical_id], ConsistentRead=True
         )
         for page in pages:
             yield [change_of_item(logical_id, raw, int(raw["id"]["N"])) for raw in page["Items"]]
@@ -110,8 +108,8 @@ def settle(
     return written
 
 
-def held_shares(client, table: str) -> Iterator[tuple[Key, Counted]]:
-    """Every item share the figures hold."""
+def held_shares(client, table: str, kind: str) -> Iterator[tuple[Key, Counted]]:
+    """Every share the figures hold of an item of this kind."""
     from dashboard_figures.repository import counted_of
 
     pages = client.get_paginator("scan").paginate(
@@ -119,7 +117,7 @@ def held_shares(client, table: str) -> Iterator[tuple[Key, Counted]]:
         ConsistentRead=True,
         FilterExpression="begins_with(#key, :share)",
         ExpressionAttributeNames={"#key": layout.KEY},
-        ExpressionAttributeValues={":share": {"S": "aporte#"}},
+        ExpressionAttributeValues={":share": {"S": layout.share_key(kind, 0)[:-1]}},
     )
     for page in pages:
         for raw in page["Items"]:
@@ -144,9 +142,10 @@ def backfill(client, names: dict[str, str], clock: Callable[[], datetime] = utcn
             written[logical_id] += settle(apart, items, store, clock)
             if apart:
                 lists = store.newest()
+    # Only products are ever deleted (orders and shipments stay, as facts of the business).
     gone = [
         key
-        for key, counted in held_shares(client, figures)
+        for key, counted in held_shares(client, figures, PRODUCT)
         if key not in seen and counted.share.counts
     ]
     for key in gone:

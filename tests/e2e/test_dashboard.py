@@ -9,7 +9,7 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from tests.support.dashboard import comparable, figures, settled
+from tests.support.dashboard import comparable, figures, settled, until
 from tests.support.tokens import make_token
 
 # The spec's promise: equal within 5 s of the write's answer. The comparison itself
@@ -94,7 +94,13 @@ def test_each_write_shows_in_the_figures_within_5_s(http):
     shown = agrees(http)
     assert shown["pedidos"]["ultimos"][0]["id"] == placed[-1]["id"]
     assert shown["envios"]["ultimos"][0]["id"] == sent["id"]
-    assert set(shown["servicios"].values()) == {"UP"}
+    # Every service answers (asked again if a question took past its 2 s: a busy machine).
+    services = until(
+        lambda: http.gateway("GET", "/api/dashboard").json()["servicios"],
+        lambda found: set(found.values()) == {"UP"},
+        30,
+    )
+    assert set(services.values()) == {"UP"}
     moved(http, f"/api/pedidos/{placed[0]['id']}", "APROBADO")
     agrees(http)
     moved(http, f"/api/pedidos/{placed[1]['id']}", "CANCELADO")  # out of its day's total

@@ -205,7 +205,7 @@ bench: $(READY)
 
 # GET /api/dashboard's answer time with 10 orders and with 10,000, and their ratio.
 bench-dashboard: $(READY)
-	@$(PY) bench/dashboard.py
+	@$(PY) bench/dashboard_time.py
 
 # The loads that used to break the local stack (a few minutes: 5,000 creates).
 bench-hardening: $(READY)

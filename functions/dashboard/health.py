@@ -1,10 +1,10 @@
 """Which services are up (docs/api.md#dashboard): each asked, all at once, a question that
 changes nothing and that only it answers (a read of an id no one has, the notification
-service's health route), as a client of its API would ask it (common.service_calls: an
-invoke of its function on AWS, HTTP when given a URL). A service is UP when it answers
-as itself within CHECK_SECONDS; anything else (no answer in time, a 5xx, a failed
-function) is DOWN. A service that does not answer delays the dashboard by CHECK_SECONDS,
-never more."""
+service's health route), as a client of its API asks it: over HTTP, with the caller's
+own token (dashboard.wiring says where). A service is UP when it answers as itself
+within CHECK_SECONDS; anything else (no answer in time, a 5xx, the gateway's 502 of a
+failed function) is DOWN. A service that does not answer delays the dashboard by
+CHECK_SECONDS, never more."""
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait

@@ -1,12 +1,13 @@
 """Which implementations the dashboard's route gets: its figures table, and each service
-reached as the settings say (an invoke of its function on AWS and under `make run`, HTTP
-when given its URL: common.service_calls)."""
-
-from typing import Any
+asked over HTTP (common.service_calls.OverHttp): the inventory, orders and shipping
+through the gateway the request came in on, with the caller's own token (or at their
+URL, when given one), the notification service at its URL. Never by invoking their
+functions: an invoke carries whatever caller its event names, and this function has no
+business acting as anyone on them (IAM lets it invoke nothing)."""
 
 from common import aws
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import Service, service
+from common.service_calls import OverHttp, Service
 from common.settings import Settings
 from dashboard import routes
 from dashboard.health import CHECK_SECONDS, Health
@@ -16,30 +17,21 @@ SERVICE = "dashboard"
 FUNCTION = "DashboardFunction"
 
 
-def services_of(settings: Settings, lambda_client: Any = None) -> dict[str, Service]:
-    """Each service the dashboard checks, by the name it shows it under."""
-
-    def client() -> Any:
-        return lambda_client or aws.lambda_client(settings)
-
+def services_of(settings: Settings) -> dict[str, Service]:
+    """Each service the dashboard checks, by the name it shows it under (None: the gateway
+    the request came in on)."""
     where = {
-        "inventario": (settings.inventory_service_url, settings.inventory_function),
-        "pedidos": (settings.orders_service_url, settings.orders_function),
-        "envios": (settings.shipping_service_url, settings.shipping_function),
-        "notificaciones": (settings.notification_service_url, settings.notification_function),
+        "inventario": settings.inventory_service_url,
+        "pedidos": settings.orders_service_url,
+        "envios": settings.shipping_service_url,
+        "notificaciones": settings.notification_service_url,
     }
-    return {
-        name: service(url, function, CHECK_SECONDS, client)
-        for name, (url, function) in where.items()
-    }
+    return {name: OverHttp(url, CHECK_SECONDS) for name, url in where.items()}
 
 
-def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
-    """`lambda_client`: another Lambda client than the process's own (a recording one)."""
+def routes_for(settings: Settings) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        blueprint = routes.blueprint(
-            FiguresReader(settings), Health(services_of(settings, lambda_client))
-        )
+        blueprint = routes.blueprint(FiguresReader(settings), Health(services_of(settings)))
     blueprint.function = FUNCTION
     return blueprint
 

@@ -363,14 +363,8 @@ def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
 
 
 # The variables naming a function another one calls and waits for (common.service_calls:
-# the stock check, a shipment's owner lookup, the dashboard's checks of each service);
-# ORDER_EVENTS_FUNCTION is invoked async.
-CALLED_AND_AWAITED = (
-    "INVENTORY_FUNCTION",
-    "ORDERS_FUNCTION",
-    "SHIPPING_FUNCTION",
-    "NOTIFICATION_FUNCTION",
-)
+# the stock check, a shipment's owner lookup); ORDER_EVENTS_FUNCTION is invoked async.
+CALLED_AND_AWAITED = ("INVENTORY_FUNCTION", "ORDERS_FUNCTION")
 
 
 def _called_by_functions(specs: dict[str, FunctionSpec]) -> list[str]:

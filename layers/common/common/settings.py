@@ -284,12 +284,10 @@ VARIABLES = (
     "ORDERS_SERVICE_URL",
     "ORDERS_FUNCTION",
     "SHIPPING_SERVICE_URL",
-    "SHIPPING_FUNCTION",
     "BREAKER_FAIL_MAX",
     "BREAKER_RESET_SECONDS",
     "STOCK_CHECK_TIMEOUT_SECONDS",
     "NOTIFICATION_SERVICE_URL",
-    "NOTIFICATION_FUNCTION",
     "ORDER_EVENTS_FUNCTION",
     "MAX_RESPONSE_BYTES",
     "IDEMPOTENCY_TTL_SECONDS",
@@ -328,12 +326,10 @@ class Settings:
     # Whose order a new shipment fulfils, asked of the orders service the same ways.
     orders_service_url: str | None = None
     orders_function: str | None = None
-    # Whether the shipping and notification services are up (the dashboard asks each
-    # service, the same ways; the notification service is also where the order events
-    # are forwarded, when NOTIFICATION_SERVICE_URL is set).
+    # Where the dashboard asks whether the shipping service is up (over HTTP, as it asks
+    # the inventory and the orders: INVENTORY_SERVICE_URL, ORDERS_SERVICE_URL; else the
+    # gateway the request came in on).
     shipping_service_url: str | None = None
-    shipping_function: str | None = None
-    notification_function: str = "NotificationFunction"
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
@@ -390,8 +386,6 @@ class Settings:
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
             orders_function=read.function("ORDERS_FUNCTION"),
             shipping_service_url=read.url("SHIPPING_SERVICE_URL"),
-            shipping_function=read.function("SHIPPING_FUNCTION"),
-            notification_function=read.function("NOTIFICATION_FUNCTION", "NotificationFunction"),
             breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number(

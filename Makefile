@@ -47,7 +47,7 @@ MAKE_VENV = if $(PYTHON) -m pip --python "$(PYTHON)" --version >/dev/null 2>&1; 
 BOOTSTRAP_UV = if $(PY) -m pip --version >/dev/null 2>&1; then $(PY) -m pip $(PIP_INSTALL); \
 	else $(PYTHON) -m pip --python $(PY) $(PIP_INSTALL); fi
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-user-ids encrypt-webhook-secrets clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-user-ids encrypt-webhook-secrets backfill-figures bench-dashboard clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -198,6 +198,12 @@ backfill-user-ids: $(READY)
 encrypt-webhook-secrets: $(READY)
 	@$(PY) -m infra.webhook_secrets $(if $(STAGE),--stage $(STAGE))
 
+# The dashboard's figures counted from the tables (items its streams never delivered:
+# written before it, or while a batch was failing), on the local stack's tables or
+# STAGE=dev|prod's; `make run` does it to the data it restores (docs/operations.md).
+backfill-figures: $(READY)
+	@$(PY) -m infra.figures_backfill $(if $(STAGE),--stage $(STAGE))
+
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)
 	@$(PY) -m ruff check .
@@ -253,6 +259,10 @@ validate: $(SAM_READY)
 
 bench: $(READY)
 	@$(PY) bench/run.py
+
+# GET /api/dashboard's answer time with 10 orders and with 10,000, and their ratio.
+bench-dashboard: $(READY)
+	@$(PY) bench/dashboard_time.py
 
 # The loads that used to break the local stack (a few minutes: 5,000 creates).
 bench-hardening: $(READY)

@@ -1,5 +1,5 @@
-"""The gateway: inventory, orders, shipping and webhooks behind one JWT authorizer, and
-signing in (no token), in one app.
+"""The gateway: inventory, orders, shipping, webhooks and the dashboard behind one JWT
+authorizer, and signing in (no token), in one app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -18,6 +18,7 @@ from authorizer.policy import authorize
 from common import aws, index
 from common.service_app import InProcess, PlatformApp, create_app
 from common.settings import Settings
+from dashboard import wiring as dashboard
 from infra import template
 
 NAME = index.GATEWAY
@@ -35,6 +36,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
         shipping.wiring.routes_for(settings),
         webhooks.wiring.routes_for(settings),
+        dashboard.routes_for(settings),
         sign_in.routes_for(settings),
         root,
     )

@@ -1,9 +1,11 @@
-"""Rerunnable benchmark of the local stack: start-up time, latency per endpoint, memory.
+"""Rerunnable benchmark of the local stack: start-up time, latency per endpoint, memory,
+and the dashboard's answer time with 10 orders and with 10,000.
 
 Usage: `make bench` (or .venv/bin/python bench/run.py [--requests N] [--concurrency C]).
 It starts `python -m infra.local.stack` on free ports, exactly as `make run` does, drives
-it over HTTP from this process, prints a Markdown table and stops the stack. Numbers
-are for the laptop emulation (moto, Chalice's local server), not for AWS.
+it over HTTP from this process, prints a Markdown table and stops the stack; then runs a
+short bench/dashboard_time.py (`make bench-dashboard` runs it in full) and prints its last
+line. Numbers are for the laptop emulation (moto, Chalice's local server), not for AWS.
 """
 
 import argparse
@@ -11,10 +13,13 @@ import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import dashboard_time
+
 from tests.support.processes import resident_mib
 from tests.support.stack_process import StackClient, StackProcess
 
 WARM_REQUESTS_PER_CLIENT = 5
+DASHBOARD_ROUNDS = 3
 
 
 def percentile(values, q):
@@ -165,6 +170,9 @@ def main() -> None:
     print("| request | n | concurrency | p50 ms | p95 ms | p99 ms | req/s | statuses |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    results, _ = dashboard_time.compare(rounds=DASHBOARD_ROUNDS)
+    print()
+    print(dashboard_time.summary(results, dashboard_time.LARGE))
 
 
 if __name__ == "__main__":

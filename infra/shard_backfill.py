@@ -90,7 +90,9 @@ def backfill(client, table_names: dict[str, str]) -> Counter:
     return updated
 
 
-def _client_and_names(stage: str | None):
+def client_and_names(stage: str | None, wanted) -> tuple:
+    """A DynamoDB client, and the names of the tables `wanted` (logical ids): the running
+    local stack's without a stage; with one, that deployed stack's (your credentials)."""
     import boto3
 
     if stage is None:
@@ -104,7 +106,7 @@ def _client_and_names(stage: str | None):
             aws_secret_access_key="local",
             region_name=LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],
         )
-        return client, {logical_id: logical_id for logical_id in TABLES}
+        return client, {logical_id: logical_id for logical_id in wanted}
     from infra.tokens import stage_stack
 
     stack, region = stage_stack(stage)
@@ -114,7 +116,7 @@ def _client_and_names(stage: str | None):
     names = {
         r["LogicalResourceId"]: r["PhysicalResourceId"]
         for r in resources
-        if r["LogicalResourceId"] in TABLES
+        if r["LogicalResourceId"] in wanted
     }
     return boto3.client("dynamodb", region_name=region), names
 
@@ -123,7 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", help="a samconfig.toml environment (dev, prod)")
     args = parser.parse_args()
-    client, names = _client_and_names(args.stage)
+    client, names = client_and_names(args.stage, TABLES)
     updated = backfill(client, names)
     for logical_id in names:
         print(f"{logical_id}: {updated[logical_id]} items given their shard keys")

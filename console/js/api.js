@@ -1,6 +1,14 @@
 // The public API (docs/api.md), called with the signed-in user's bearer token. Nothing
 // else is ever fetched: the page's Content-Security-Policy allows this API alone.
 
+let lastWrite = 0;
+
+/** When (Date.now()) this page last changed something through the API: views that show
+ * figures kept from the writes (the dashboard) read them again soon after. */
+export function lastWriteAt() {
+  return lastWrite;
+}
+
 export class ApiError extends Error {
   /** status 0: no answer at all (the network, or CORS refusing the answer). */
   constructor(status, body, retryAfter) {
@@ -60,6 +68,7 @@ export class Api {
     if (!response.ok) {
       throw new ApiError(response.status, data, retryAfterSeconds(response));
     }
+    if (method !== "GET") lastWrite = Date.now();
     return {status: response.status, data, text, next: nextPage(response, url)};
   }
 

@@ -5,14 +5,15 @@ import {finishSignIn, signOutUrl} from "./hosted-sign-in.js";
 import {explain} from "./messages.js";
 import {forget, keep, restore, sessionFor} from "./session.js";
 import * as catalog from "./views/catalog.js";
+import * as dashboard from "./views/dashboard.js";
 import * as orders from "./views/orders.js";
 import * as shipments from "./views/shipments.js";
 import * as signIn from "./views/sign-in.js";
 import * as webhooks from "./views/webhooks.js";
 
-const VIEWS = {catalog, orders, shipments, webhooks};
-// Sections only a role may see: the rest see no link to them, and are sent to the catalog.
-const ONLY = {webhooks: "operator"};
+const VIEWS = {dashboard, catalog, orders, shipments, webhooks};
+// Sections only a role may see: the rest see no link to them, and are sent where they land.
+const ONLY = {dashboard: "operator", webhooks: "operator"};
 const main = document.getElementById("main");
 const status = document.getElementById("status");
 const nav = document.getElementById("nav");
@@ -45,10 +46,15 @@ function context() {
   };
 }
 
+/** Where a role lands: operators on the dashboard, customers on the catalog. */
+function landing() {
+  return session?.role === "operator" ? "dashboard" : "catalog";
+}
+
 function parseRoute() {
   const [name, query] = window.location.hash.replace(/^#\/?/, "").split("?");
   const allowed = VIEWS[name] && (!ONLY[name] || ONLY[name] === session?.role);
-  return {name: allowed ? name : "catalog", params: new URLSearchParams(query ?? "")};
+  return {name: allowed ? name : landing(), params: new URLSearchParams(query ?? "")};
 }
 
 function render() {
@@ -89,7 +95,7 @@ function signedIn(token, name = null) {
   showWho();
   const welcome = `Signed in as ${session.sub} (${session.role}).`;
   // Without firing hashchange, which would render (and load) the section twice.
-  if (!window.location.hash) window.history.replaceState(null, "", "#catalog");
+  if (!window.location.hash) window.history.replaceState(null, "", `#${landing()}`);
   render();
   say(welcome);
 }

@@ -105,12 +105,17 @@ def _backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> 
         # Saved before write-sharding: its items get their shard keys, or lists would not
         # find them; and before userIds were claimed: the ids its orders, shipments and
         # accounts carry are claimed, or a new account could be given one.
-        from infra import shard_backfill, user_id_backfill
+        from infra import figures_backfill, shard_backfill, user_id_backfill
 
         shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
         tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
         cognito = boto3.client("cognito-idp", endpoint_url=url)
         user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
+        # The dashboard's figures of what no stream delivered: the data restored, and the
+        # changes still on their way when the stack last stopped (a stream lives in the
+        # emulator's memory).
+        figures = (*figures_backfill.TABLES, figures_backfill.TABLE)
+        figures_backfill.backfill(dynamodb, {table: table for table in figures})
     if restored.get("WebhooksTable"):
         # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
         # encrypt-webhook-secrets` (the functions read both forms meanwhile).

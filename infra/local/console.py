@@ -23,6 +23,7 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
     ".json": "application/json",
+    ".txt": "text/plain; charset=utf-8",  # a vendored library's license
 }
 # Nothing but this stack: its own scripts and styles, its own API (the same origin).
 # No inline script or style, so an injected one would not run.

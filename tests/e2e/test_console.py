@@ -17,6 +17,8 @@ from playwright.sync_api import expect
 
 from tests.support.browser import DESKTOP, PHONE, chromium
 from tests.support.console import Api, Console, audit, customer_token, focus_ring, operator_token
+from tests.support.dashboard import comparable, settled, until
+from tests.support.dashboard import figures as dashboard_figures
 from tests.support.stack_process import StackProcess
 
 
@@ -64,8 +66,12 @@ def consoles(browser, stack):
 
 
 def signed_in(consoles, token, viewport=None) -> Console:
+    """Signed in, on the catalog: where a customer lands, and where the tests of the
+    catalog begin (an operator lands on the dashboard: its own tests below)."""
     console = consoles(viewport)
     console.sign_in(token)
+    if console.page.get_by_role("heading", level=2).inner_text() != "Catalog":
+        console.go("Catalog")
     return console
 
 
@@ -714,7 +720,8 @@ def test_the_hosted_sign_in_is_the_code_flow_with_pkce(consoles, stack, hosted):
     digest = hashlib.sha256(traded["code_verifier"].encode()).digest()
     assert base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == asked["code_challenge"]
     assert "code=" not in console.page.url  # the code leaves the address bar
-    expect(console.page.get_by_role("heading", level=2)).to_have_text("Catalog")
+    # An operator: on the dashboard, where operators land.
+    expect(console.page.get_by_role("heading", level=2)).to_have_text("Dashboard")
 
 
 def test_a_hosted_answer_for_another_sign_in_is_refused(consoles, hosted):
@@ -878,6 +885,140 @@ def test_an_ended_session_asks_to_sign_in_again(consoles):
     expect(console.status).to_contain_text("please sign in again")
     expect(console.page.get_by_label("Bearer token")).to_be_visible()
     expect(console.page.locator("#nav")).to_be_hidden()
+
+
+# -- the dashboard --------------------------------------------------------------------------
+
+
+def _figures_once(api, done) -> dict:
+    """The API's dashboard once `done` holds of it (the figures follow a write within
+    5 s: docs/api.md#dashboard)."""
+    return until(lambda: api.ok("GET", "/api/dashboard"), done, 10)
+
+
+def _chart_data(page, canvas: str) -> list:
+    """The data of the chart drawn on a canvas (Chart.js's own registry of charts)."""
+    page.wait_for_function(f"() => window.Chart && Chart.getChart('{canvas}')")
+    return page.evaluate(f"() => Chart.getChart('{canvas}').data.datasets.map((set) => set.data)")
+
+
+def test_an_operator_lands_on_the_dashboard_its_figures_and_charts_the_apis(consoles, api):
+    product = api.product("CON-DASH-1", stock=3, threshold=5)
+    order = api.order(product["id"])
+    shipment = api.shipment(order["id"])
+    # The figures once they agree with the lists (each table's stream is read apart:
+    # the order may be counted before its product).
+    figures, wanted, _ = settled(lambda path, params: api.call("GET", path, params=params), 10)
+    assert comparable(dashboard_figures(figures)) == comparable(wanted)
+    assert [o["id"] for o in figures["pedidos"]["ultimos"][:1]] == [order["id"]]
+    assert [s["id"] for s in figures["envios"]["ultimos"][:1]] == [shipment["id"]]
+    console = consoles()
+    console.sign_in(operator_token())
+    page = console.page
+    expect(page.get_by_role("heading", level=2)).to_have_text("Dashboard")
+    expect(page.locator("#nav a[aria-current='page']")).to_have_text("Dashboard")
+    newest = page.locator("#dashboard-newest-orders tr").first
+    expect(newest).to_have_attribute("data-id", str(order["id"]))
+    expect(newest.get_by_role("link", name=f"Order {order['id']}")).to_have_attribute(
+        "href", f"#orders?id={order['id']}"
+    )
+    expect(page.locator("#dashboard-newest-shipments tr").first).to_have_attribute(
+        "data-id", str(shipment["id"])
+    )
+    for tile, total in (
+        ("products", figures["productos"]["total"]),
+        ("orders", figures["pedidos"]["total"]),
+        ("shipments", figures["envios"]["total"]),
+    ):
+        expect(page.locator(f"#tile-{tile} .tile-figure")).to_have_text(str(total))
+    expect(page.locator("#tile-products")).to_contain_text(
+        f"{figures['productos']['enAlerta']} in alert"
+    )
+    # Each service up (a question past its 2 s on a busy machine: the next read, in 15 s).
+    expect(page.locator("#tile-services .pill-up")).to_have_count(4, timeout=20_000)
+    orders_by_day = [day["pedidos"] for day in figures["ventasPorDia"]]
+    sales, _ = _chart_data(page, "dashboard-sales-chart")
+    assert sales == orders_by_day
+    statuses = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
+    assert _chart_data(page, "dashboard-shipments-chart") == [
+        [figures["envios"]["porEstado"][status] for status in statuses]
+    ]
+    # The charts' figures, in tables too.
+    today = figures["ventasPorDia"][-1]
+    expect(
+        page.locator(f"#dashboard-days tr[data-day='{today['fecha']}'] td[data-label='Orders']")
+    ).to_have_text(str(today["pedidos"]))
+
+
+def test_the_dashboard_reads_again_without_reloading_after_the_operators_own_write(consoles, api):
+    product = api.product("CON-DASH-2", stock=50, threshold=0)
+    order = api.order(product["id"])
+    _figures_once(api, lambda f: f["pedidos"]["ultimos"][0]["id"] == order["id"])
+    console = consoles()
+    console.sign_in(operator_token())
+    page = console.page
+    expect(page.locator("#dashboard-newest-orders tr").first).to_have_attribute(
+        "data-id", str(order["id"])
+    )
+    page.evaluate("window.notReloaded = true")
+    # Someone else's order: *Refresh* shows it, once the figures have it.
+    newer = api.order(product["id"])
+    _figures_once(api, lambda f: f["pedidos"]["ultimos"][0]["id"] == newer["id"])
+    page.get_by_role("button", name="Refresh").click()
+    expect(page.locator("#dashboard-newest-orders tr").first).to_have_attribute(
+        "data-id", str(newer["id"])
+    )
+    # The operator's own write elsewhere: back on the dashboard, it shows within the 5 s
+    # the figures take, without a click (the read every 15 s would come later).
+    console.go("Orders")
+    console.reveal(newer["id"]).get_by_role("button", name="Approve").click()
+    expect(console.cell(newer["id"], "Status")).to_contain_text("APROBADO")
+    console.go("Dashboard")
+    expect(page.locator("#dashboard-newest-orders tr").first.locator(".pill")).to_have_text(
+        "APROBADO", timeout=12_000
+    )
+    assert page.evaluate("window.notReloaded") is True
+
+
+def test_a_customer_lands_on_the_catalog_and_is_never_offered_the_dashboard(consoles, stack):
+    console = consoles()
+    console.sign_in(customer_token(77))
+    page = console.page
+    expect(page.get_by_role("heading", level=2)).to_have_text("Catalog")
+    expect(page.locator("#nav a[href='#dashboard']")).to_be_hidden()
+    page.goto(f"{stack.gateway}/console#dashboard")
+    expect(page.get_by_role("heading", level=2)).to_have_text("Catalog")
+    # Nothing of the dashboard asked for, its chart library included.
+    assert not [u for u in console.requests if "/api/dashboard" in u or "/vendor/chart" in u]
+
+
+def test_the_chart_library_is_served_with_the_console_its_version_and_license_beside(stack):
+    base = f"{stack.gateway}/console/vendor/chart.js"
+    library = requests.get(f"{base}/chart.umd.min.js", timeout=30)
+    assert library.status_code == 200
+    assert library.headers["Content-Type"] == "text/javascript; charset=utf-8"
+    version = requests.get(f"{base}/VERSION.txt", timeout=30).text
+    assert library.text.startswith("/*!\n * Chart.js v4.6.1\n")
+    assert f"sha256: {hashlib.sha256(library.content).hexdigest()}" in version
+    license_text = requests.get(f"{base}/LICENSE.txt", timeout=30)
+    assert license_text.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert "The MIT License" in license_text.text
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_the_dashboard_is_readable_labelled_and_fits(consoles, api, viewport):
+    product = api.product(f"CON-DASH-A11Y-{viewport and viewport['width']}", stock=1)
+    api.shipment(api.order(product["id"])["id"])
+    console = consoles(viewport)
+    console.sign_in(operator_token())
+    page = console.page
+    expect(page.locator("#dashboard-newest-orders tr").first).to_be_visible()
+    _chart_data(page, "dashboard-sales-chart")
+    page.get_by_text("Orders and sales per day, last 14 days: the figures").click()
+    expect(page.locator("#dashboard-days tr")).to_have_count(14)
+    assert audit(page) == []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
 
 
 # -- accessibility and narrow screens -------------------------------------------------------

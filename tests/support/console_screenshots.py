@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from tests.support.browser import DESKTOP, PHONE, chromium
 from tests.support.console import Api, Console, customer_token, operator_token
-from tests.support.stack_process import ROOT, StackProcess
+from tests.support.dashboard import until
+from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackProcess
 
 OUT = ROOT / "docs" / "console"
 CUSTOMER = 42
@@ -81,12 +82,20 @@ def seed(api: Api, customer: Api) -> dict:
 
 def take(out: Path = OUT) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    stack = StackProcess().start()
+    # A stock move that waits on a busy machine is not what these show (make test runs
+    # this beside everything else).
+    stack = StackProcess(PATIENT_STOCK_CHECK).start()
     shots = []
     try:
+        operator = Api(stack.gateway, operator_token())
         data = seed(
-            Api(stack.gateway, operator_token()),
-            Api(stack.gateway, customer_token(CUSTOMER, "luis.quispe@example.com")),
+            operator, Api(stack.gateway, customer_token(CUSTOMER, "luis.quispe@example.com"))
+        )
+        # The dashboard's figures follow the writes within seconds: all of them shown.
+        until(
+            lambda: operator.ok("GET", "/api/dashboard"),
+            lambda figures: (figures["pedidos"]["total"], figures["envios"]["total"]) == (7, 3),
+            30,
         )
         with chromium() as browser:
 
@@ -102,6 +111,12 @@ def take(out: Path = OUT) -> list[Path]:
             desk.page.screenshot(path=str(path))
             shots.append(path)
             desk.sign_in(operator_token("ana.torres@example.com"))
+            # Operators land on the dashboard: its figures, once its charts are drawn.
+            expect(desk.page.locator("#dashboard-newest-orders tr")).to_have_count(5)
+            for chart in ("dashboard-sales-chart", "dashboard-shipments-chart"):
+                desk.page.wait_for_function(f"() => window.Chart && Chart.getChart('{chart}')")
+            shoot(desk, "dashboard", rows=False)
+            desk.go("Catalog")
             shoot(desk, "catalog")
             desk.go("Orders")
             shoot(desk, "orders")

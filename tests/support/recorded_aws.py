@@ -27,7 +27,8 @@ from shipping.wiring import routes_for as shipping_routes
 STAGE = "api"
 
 
-def _context(function: str):
+def lambda_context(function: str):
+    """What a handler reads of Lambda's context, for `function`."""
     return SimpleNamespace(
         function_name=function,
         memory_limit_in_mb=256,
@@ -120,11 +121,11 @@ class RecordedAws:
         queued, self.queued = self.queued, []
         for name, event in queued:  # counted when queued, as asynchronous invocations
             function = self.names[name]
-            self.handlers[function](event, _context(function))
+            self.handlers[function](event, lambda_context(function))
 
     def _run(self, function: str, event: dict) -> dict:
         self._invoked(function)
-        return self.handlers[function](event, _context(function))
+        return self.handlers[function](event, lambda_context(function))
 
     def _invoked(self, function: str) -> None:
         self.counts["synchronous Lambda invocations"] += 1

@@ -55,6 +55,7 @@ TABLES = (
     "WebhooksTable",
     "WebhookDeliveriesTable",
     "WebhookAttemptsTable",
+    "DashboardFiguresTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
 # and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less three
@@ -308,6 +309,7 @@ VARIABLES = (
     "INVENTORY_FUNCTION",
     "ORDERS_SERVICE_URL",
     "ORDERS_FUNCTION",
+    "SHIPPING_SERVICE_URL",
     "BREAKER_FAIL_MAX",
     "BREAKER_RESET_SECONDS",
     "STOCK_CHECK_TIMEOUT_SECONDS",
@@ -352,6 +354,10 @@ class Settings:
     # Whose order a new shipment fulfils, asked of the orders service the same ways.
     orders_service_url: str | None = None
     orders_function: str | None = None
+    # Where the dashboard asks whether the shipping service is up (over HTTP, as it asks
+    # the inventory and the orders: INVENTORY_SERVICE_URL, ORDERS_SERVICE_URL; else the
+    # gateway the request came in on).
+    shipping_service_url: str | None = None
     breaker_fail_max: int = 5
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
@@ -412,6 +418,7 @@ class Settings:
             inventory_function=read.function("INVENTORY_FUNCTION"),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
             orders_function=read.function("ORDERS_FUNCTION"),
+            shipping_service_url=read.url("SHIPPING_SERVICE_URL"),
             breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number(

@@ -1,0 +1,28 @@
+"""The dashboard's HTTP route (docs/api.md#dashboard): read the request, call the use
+case, answer. Operators only: a customer is refused (403) before anything is read."""
+
+from collections.abc import Callable
+from datetime import datetime
+
+from chalice import Response
+
+from common.clock import utcnow
+from common.readers import caller_of, on_behalf_of
+from common.responses import ok
+from common.service_app import ServiceBlueprint
+from dashboard import access, service
+from dashboard.service import Figures, Services
+
+
+def blueprint(
+    figures: Figures, services: Services, clock: Callable[[], datetime] = utcnow
+) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
+
+    @bp.route("/api/dashboard", methods=["GET"])
+    def read_dashboard() -> Response:
+        request = bp.current_request
+        access.may_read_dashboard(caller_of(request))
+        return ok(service.dashboard(figures, services, on_behalf_of(request), clock))
+
+    return bp

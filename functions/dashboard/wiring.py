@@ -1,0 +1,48 @@
+"""Which implementations the dashboard's route gets: its figures table, and each service
+asked over HTTP (common.service_calls.OverHttp): the inventory, orders and shipping
+through the gateway the request came in on, with the caller's own token (or at their
+URL, when given one), the notification service at its URL. Never by invoking their
+functions: an invoke carries whatever caller its event names, and this function has no
+business acting as anyone on them (IAM lets it invoke nothing)."""
+
+from common import aws
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.service_calls import OverHttp, Service
+from common.settings import Settings
+from dashboard import routes
+from dashboard.health import CHECK_SECONDS, Health
+from dashboard.repository import FiguresReader
+
+SERVICE = "dashboard"
+FUNCTION = "DashboardFunction"
+
+
+def services_of(settings: Settings) -> dict[str, Service]:
+    """Each service the dashboard checks, by the name it shows it under (None: the gateway
+    the request came in on)."""
+    where = {
+        "inventario": settings.inventory_service_url,
+        "pedidos": settings.orders_service_url,
+        "envios": settings.shipping_service_url,
+        "notificaciones": settings.notification_service_url,
+    }
+    return {name: OverHttp(url, CHECK_SECONDS) for name, url in where.items()}
+
+
+def routes_for(settings: Settings) -> ServiceBlueprint:
+    with aws.acting_as(FUNCTION):
+        blueprint = routes.blueprint(FiguresReader(settings), Health(services_of(settings)))
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
+
+
+def rehearse(app: PlatformApp, settings: Settings) -> None:
+    """At init: the figures read once, through the same code as a request (one
+    BatchGetItem: its client built, its connection open). Not the whole route: its
+    checks would ask the other services, each perhaps starting cold for it."""
+    with aws.acting_as(FUNCTION):
+        FiguresReader(settings).read("0000-00-00T00")

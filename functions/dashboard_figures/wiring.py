@@ -1,0 +1,40 @@
+"""What the figures function is made of: the streams of the products, orders and shipments
+tables hand it their records (its event source mappings); it reads each with its
+service's own model (repository.Images) and applies the changes to the figures table."""
+
+from typing import Any
+
+from common import aws
+from common.clock import utcnow
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from dashboard_figures import service
+from dashboard_figures.repository import FiguresStore, Images
+
+SERVICE = "dashboard-figures"
+FUNCTION = "DashboardFiguresFunction"
+
+
+class FiguresHandler(FunctionHandler):
+    def __init__(self, settings: Settings):
+        logger = get_logger(SERVICE)
+        with aws.acting_as(FUNCTION):
+            self.images = Images(settings)
+            self.store = FiguresStore.from_settings(settings)
+        super().__init__(FUNCTION, logger, self.changes)
+
+    def changes(self, event: dict, context: Any) -> dict:
+        records = event.get("Records") or []
+        changes = [change for record in records if (change := self.images.change_of(record))]
+        written = service.apply(changes, self.store, utcnow)
+        # No line per batch: every write of the platform makes one.
+        return {"changes": len(changes), "written": written}
+
+
+def create(settings: Settings) -> FiguresHandler:
+    return FiguresHandler(settings)
+
+
+# No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init
+# stays short and that run opens its own connections (common.lambda_init.start).

@@ -480,10 +480,15 @@ def _service_models(package: str) -> list:
     from common.counters import CounterModel
 
     module = importlib.import_module(f"{package}.model")
+    # Its own, or the layer's that it names as its own (the orders' and the shipments'
+    # models are the layer's: the users function reads them too).
     own = [
         obj
         for obj in vars(module).values()
-        if isinstance(obj, type) and issubclass(obj, Model) and obj.__module__ == module.__name__
+        if isinstance(obj, type)
+        and issubclass(obj, Model)
+        and obj is not CounterModel
+        and (obj.__module__ == module.__name__ or obj.__name__ in getattr(module, "__all__", ()))
     ]
     return [*own, CounterModel]
 

@@ -1,5 +1,5 @@
-"""The gateway: inventory, orders, shipping and webhooks behind one JWT authorizer, and
-signing in (no token), in one app.
+"""The gateway: inventory, orders, shipping, webhooks and personal data behind one JWT
+authorizer, and signing in (no token), in one app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -11,6 +11,7 @@ import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+import users.wiring
 import webhooks.wiring
 from auth import wiring as sign_in
 from authorizer import wiring as authorizer
@@ -35,6 +36,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
         shipping.wiring.routes_for(settings),
         webhooks.wiring.routes_for(settings),
+        users.wiring.routes_for(settings),
         sign_in.routes_for(settings),
         root,
     )

@@ -7,12 +7,12 @@ from datetime import datetime
 
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, not_found
-from common.records import NewOrder, Order
+from common.records import ORDER_CREATED, NewOrder, Order
 from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
-INITIAL_STATUS = "PENDIENTE"
+INITIAL_STATUS = ORDER_CREATED
 CANCELLED = "CANCELADO"
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.

@@ -9,13 +9,13 @@ from datetime import datetime
 
 from common.clock import to_iso
 from common.errors import NotFound, not_found
-from common.records import NewShipment, Shipment
+from common.records import SHIPMENT_CREATED, NewShipment, Shipment
 from common.validation import Checker, query_choice, query_positive_integer, required_query_choice
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
 # Lifecycle order; any state may follow any other (docs/api.md#shipping).
 STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
-INITIAL_STATUS = "CREADO"
+INITIAL_STATUS = SHIPMENT_CREATED
 
 
 def unknown_shipment(shipment_id: int) -> NotFound:

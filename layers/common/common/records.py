@@ -10,6 +10,13 @@ shipment of a person whose data was erased keeps its facts and loses those.
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from common import history
+from common.callers import OPERATOR
+from common.history import Entry
+
+# The status each is created in: its history's first entry.
+ORDER_CREATED, SHIPMENT_CREATED = "PENDIENTE", "CREADO"
+
 
 @dataclass(frozen=True, kw_only=True)
 class NewOrder:
@@ -63,3 +70,15 @@ class Shipment(NewShipment):
     # Whose order it fulfils (the order's userId; None for an order unknown when it was
     # created): its customer may follow it. Not shown in the API.
     owner_id: int | None = field(default=None, metadata={"internal": True})
+
+
+def order_history(order: Order, changes: list[Entry]) -> list[Entry]:
+    """An order's history as the API shows it (docs/api.md#history): its creation, by
+    whoever placed it, then its kept changes."""
+    return history.shown(Entry(ORDER_CREATED, order.creado_en, order.creado_por), changes)
+
+
+def shipment_history(shipment: Shipment, changes: list[Entry]) -> list[Entry]:
+    """A shipment's history as the API shows it: its creation (only operators create
+    shipments), then its kept changes."""
+    return history.shown(Entry(SHIPMENT_CREATED, shipment.creado_en, OPERATOR), changes)

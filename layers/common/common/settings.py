@@ -53,6 +53,7 @@ TABLES = (
     "WebhooksTable",
     "WebhookDeliveriesTable",
     "WebhookAttemptsTable",
+    "DataRequestsTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
 # and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less one
@@ -295,6 +296,7 @@ VARIABLES = (
     "WEBHOOK_QUEUE",
     "WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_LOCAL_TARGETS",
+    "ERASURE_QUEUE",
     *map(table_env_var, TABLES),
 )
 
@@ -343,6 +345,8 @@ class Settings:
     webhook_queue: str = "WebhookDeliveryQueue"
     webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
     webhook_local_targets: bool = False
+    # Where an accepted erasure waits for the erasure function (docs/personal-data.md).
+    erasure_queue: str = "ErasureQueue"
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -403,6 +407,9 @@ class Settings:
                 "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
             ),
             webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
+            erasure_queue=read.matching(
+                "ERASURE_QUEUE", _QUEUE, "ErasureQueue", "an SQS queue URL, or its name"
+            ),
             table_names=MappingProxyType(read.table_names()),
         )
 

@@ -261,7 +261,7 @@ class UserIds:
                 ":now": {"N": now},
                 ":request": {"N": str(request_id)},
             },
-            ReturnValues="UPDATED_NEW",
+            ReturnValues="ALL_NEW",
         )
         return int(answer["Attributes"]["suprimido"]["N"])
 

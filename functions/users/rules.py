@@ -4,6 +4,7 @@ orders and shipments still in flight), and what the record of requests holds."""
 
 from dataclasses import dataclass
 
+from common import personal
 from common.callers import Caller
 from common.errors import Conflict, Forbidden, NotFound
 from common.ids import possible_id
@@ -28,7 +29,7 @@ SHIPMENT_DONE = "ENTREGADO"
 # What an erasure answers, once accepted: the account is cancelled.
 CANCELLED = "CANCELADA"
 # An accepted erasure's progress (the record of its request).
-IN_PROGRESS, COMPLETED = "EN_CURSO", "COMPLETADA"
+IN_PROGRESS, COMPLETED = "EN_CURSO", personal.ERASURE_DONE
 # An account's state as `cuenta` shows it.
 ACTIVE, DISABLED = "ACTIVA", "DESACTIVADA"
 MAX_PASSWORD = 256  # Cognito's

@@ -3,11 +3,13 @@ answered recorded, and what happens next (rules.decide). Storage and the sending
 passed in."""
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
 from common.clock import to_iso
 from common.errors import NotFound
+from common.personal import stripped_event
 from webhook_delivery import rules, signatures
 from webhook_delivery.rules import Decision, Next
 from webhook_delivery.sender import Sent
@@ -36,34 +38,49 @@ Send = Callable[[Endpoint, Delivery, datetime], Sent]
 NOTHING = Decision(Next.DONE, PENDING)
 
 
+@dataclass(frozen=True)
+class Stores:
+    """Where a delivery's state is kept, and whether the person an event is about was
+    erased (common.user_ids: their data then never goes out again)."""
+
+    endpoints: Endpoints
+    deliveries: Deliveries
+    attempts: Attempts
+    erased: Callable[[int | None], bool]
+
+
 def deliver(
     message: DeliveryMessage,
     attempt: int,
-    endpoints: Endpoints,
-    deliveries: Deliveries,
-    log: Attempts,
+    stores: Stores,
     send: Send,
     schedule: tuple[int, ...],
     now: datetime,
 ) -> Decision:
     """Attempt number `attempt` of the message's send. Nothing is sent for an endpoint
     deleted or turned off, nor for a delivery already over or replaced by a re-send (a
-    message that came twice)."""
+    message that came twice). An event about a person who was erased since it was made
+    is sent, and kept for re-sends, without their data (docs/personal-data.md)."""
     try:
-        endpoint = endpoints.get(message.webhook_id)
+        endpoint = stores.endpoints.get(message.webhook_id)
     except NotFound:
         return NOTHING
     if not endpoint.activo:
         return NOTHING
-    delivery = deliveries.open(message.delivery(), now)
+    erased = stores.erased(message.user_id)
+    if erased:
+        message = replace(message, body=stripped_event(message.body))
+    delivery = stores.deliveries.open(message.delivery(), now)
     if delivery.envio != message.envio or delivery.estado != PENDING:
         return NOTHING
+    if erased:  # kept before the erasure: its stored copy is stripped by the erasure
+        delivery = replace(delivery, body=stripped_event(delivery.body))
     sent = send(endpoint, delivery, now)
     decision = rules.decide(sent.status, attempt, schedule)
-    log.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now), now)
-    deliveries.attempted(delivery, decision.estado, now)
+    stores.attempts.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now), now)
+    stores.deliveries.attempted(delivery, decision.estado, now)
     if sent.status == rules.GONE:
-        endpoints.deactivate(endpoint.id)
+        stores.endpoints.deactivate(endpoint.id)
     return decision
 
 

@@ -146,6 +146,7 @@ def _delivery_of(item: DeliveryModel) -> Delivery:
         envio=int(item.envio),
         intentos=int(item.intentos),
         actualizado_en=item.actualizado_en,
+        user_id=int(item.user_id) if item.user_id is not None else None,
     )
 
 
@@ -175,6 +176,7 @@ class Deliveries:
             intentos=delivery.intentos,
             actualizado_en=to_iso(now),
             expiration=_expiration(now),
+            user_id=delivery.user_id,
         )
         try:
             item.save(condition=DeliveryModel.event_id.does_not_exist())

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, not_found
+from common.personal import USER_ERASED
 from common.validation import Checker
 
 EVENT_TYPES = (
@@ -18,6 +19,7 @@ EVENT_TYPES = (
     "envio.creado",
     "envio.estado",
     "inventario.stock_bajo",
+    USER_ERASED,
 )
 # Standard Webhooks' secrets: "whsec_" and the base64 of 24 to 64 random bytes.
 SECRET_PREFIX = "whsec_"
@@ -94,6 +96,8 @@ class Delivery:
     envio: int = 0
     intentos: int = 0
     actualizado_en: str
+    # Whom its event is about (an order's or a shipment's person; None: no one).
+    user_id: int | None = field(default=None, metadata={"internal": True})
 
 
 @dataclass(frozen=True, kw_only=True)

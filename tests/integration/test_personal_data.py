@@ -369,3 +369,47 @@ def test_the_record_of_requests_holds_each_request_newest_first_and_no_erased_da
     assert ana.email not in json.dumps(page + rest)
     customer = Person(platform)
     assert platform.get("/api/usuarios/solicitudes", token=customer.token).status_code == 403
+
+
+def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_data(
+    platform, queues
+):
+    """Powertools keeps a create's answer 24 h for its Idempotency-Key: replayed after
+    the person's erasure, it answers their order and shipment without their data."""
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email="k@example.com")
+    sent = {
+        **ORDER,
+        "userId": nobody.user_id,
+        "userEmail": nobody.email,
+        "clienteNombre": "Ana Torres",
+        "productoId": product,
+    }
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    placed = platform.post("/api/pedidos", sent, headers=key)
+    assert placed.status_code == 201, placed.body
+    order_id = body(placed)["id"]
+    shipment = {
+        "pedidoId": order_id,
+        "tipoEnvio": "EXPRESS",
+        "transportista": "DHL",
+        "destino": "Lima",
+    }
+    made = platform.post("/api/envios", shipment, headers=key)
+    assert made.status_code == 201, made.body
+    for step in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        platform.patch(f"/api/pedidos/{order_id}/status?status={step}")
+    platform.patch(f"/api/envios/{body(made)['id']}/status?status=ENTREGADO")
+    erased = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "mail"})
+    assert erased.status_code == 200, erased.body
+
+    again = platform.post("/api/pedidos", sent, headers=key)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert (body(again)["id"], body(again)["userEmail"], body(again)["destino"]) == (
+        order_id,
+        None,
+        None,
+    )
+    again = platform.post("/api/envios", shipment, headers=key)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert (body(again)["destino"], body(again)["rutaDescripcion"]) == (None, None)

@@ -62,6 +62,10 @@ SHIPMENT = Kind("envio", ("destino", "ruta_descripcion"))
 # The account in the user pool: its sign-in email and its name.
 ACCOUNT = Kind("cuenta", ("email", "nombre"))
 KINDS = (ORDER, SHIPMENT, ACCOUNT)
+# An accepted erasure's request, once every copy is erased (users.rules), and the event
+# that tells the integrators so, its data the userId alone (docs/api.md#webhooks).
+ERASURE_DONE = "COMPLETADA"
+USER_ERASED = "usuario.eliminado"
 # Every name a log line never writes, wherever it is in the line.
 NEVER_LOGGED = frozenset(name for kind in KINDS for name in kind.shown)
 

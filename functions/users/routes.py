@@ -66,22 +66,22 @@ class Recorder:
         userId; None: `me`)."""
         caller = caller_of(self.bp.current_request)
         user_id = rules.target_of(caller, path_id(raw) if raw is not None else None)
+        if caller.sub == REHEARSAL:  # the platform's own warm-up at init: no one's
+            return answer(caller, user_id, 0)
         request_id = self.deps.requests.next_id()
         fecha = to_iso(utcnow())
 
         def record(status: int) -> None:
-            # The platform's own warm-up at init is no one's request.
-            if caller.sub != REHEARSAL:
-                self.deps.requests.record(
-                    DataRequest(
-                        id=request_id,
-                        user_id=user_id,
-                        tipo=tipo,
-                        origen=caller.role,
-                        fecha=fecha,
-                        resultado=status,
-                    )
+            self.deps.requests.record(
+                DataRequest(
+                    id=request_id,
+                    user_id=user_id,
+                    tipo=tipo,
+                    origen=caller.role,
+                    fecha=fecha,
+                    resultado=status,
                 )
+            )
 
         try:
             response = answer(caller, user_id, request_id)

@@ -15,7 +15,7 @@ from common.errors import DomainError
 from common.lambda_init import REHEARSAL
 from common.lists import Lists
 from common.readers import caller_of, client_address, json_object, path_id
-from common.responses import accepts_gzip, api_json, json_document, ok, status_of
+from common.responses import api_json, json_document, ok, status_of, takes_gzip
 from common.service_app import ServiceBlueprint
 from users import rules, service
 from users.repository import Requests
@@ -128,7 +128,10 @@ def _access_routes(bp: ServiceBlueprint, deps: Deps, recorded: Recorder) -> None
             )
             return json_document(
                 _shown(found, with_history=export),
-                gzip_ok=accepts_gzip(bp.current_request.headers.get("accept-encoding")),
+                gzip_ok=takes_gzip(
+                    bp.current_request.headers.get("accept"),
+                    bp.current_request.headers.get("accept-encoding"),
+                ),
                 max_bytes=deps.max_bytes,
                 headers=headers,
             )

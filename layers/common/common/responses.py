@@ -117,24 +117,34 @@ def text(body: str) -> Response:
 GZIP_FROM_BYTES = 1024
 
 
-def accepts_gzip(accept_encoding: str | None) -> bool:
-    """Whether an Accept-Encoding header takes gzip (named, or `*`, without q=0)."""
-    for coding in (accept_encoding or "").split(","):
-        name, _, parameters = coding.strip().partition(";")
+def _takes(header: str | None, names: tuple[str, ...]) -> bool:
+    """Whether a header listing values with qualities (Accept, Accept-Encoding) takes one
+    of `names` (without q=0)."""
+    for value in (header or "").split(","):
+        name, _, parameters = value.strip().partition(";")
         quality = parameters.strip().removeprefix("q=").strip() if parameters else "1"
-        if name.strip().lower() in ("gzip", "*") and quality not in ("0", "0.0", "0.00", "0.000"):
+        if name.strip().lower() in names and quality not in ("0", "0.0", "0.00", "0.000"):
             return True
     return False
+
+
+def takes_gzip(accept: str | None, accept_encoding: str | None) -> bool:
+    """Whether a request takes a JSON answer compressed with gzip: it takes gzip
+    (Accept-Encoding) and asks for JSON by name (Accept: application/json). API Gateway
+    passes a compressed (binary) answer on only to a request whose Accept names one of
+    its binary media types, application/json (infra/template.yaml); to one that asks for
+    `*/*` it would pass the base64 text."""
+    return _takes(accept_encoding, ("gzip", "*")) and _takes(accept, ("application/json",))
 
 
 def json_document(
     body: object, *, gzip_ok: bool, max_bytes: int, headers: dict | None = None
 ) -> Response:
     """A JSON answer that may be large (a person's data: docs/api.md#personal-data):
-    compressed with gzip when the client takes it (Content-Encoding), so that it stays
-    under what a function may answer (MAX_RESPONSE_BYTES, under Lambda's 6 MB) for many
-    times that in JSON; a body still larger, or larger uncompressed for a client that
-    takes no gzip, is 406 NOT_ACCEPTABLE, saying so. Its bytes go out base64-encoded, as
+    compressed with gzip when the client takes it (takes_gzip; Content-Encoding), so that
+    it stays under what a function may answer (MAX_RESPONSE_BYTES, under Lambda's 6 MB)
+    for many times that in JSON; a body still larger, or larger uncompressed for a client
+    that takes no gzip, is 406 RESPONSE_TOO_LARGE, saying so. Its bytes go out base64-encoded, as
     API Gateway takes a binary answer (common.service_app)."""
     text = jsonio.dumps(api_json(body), ascii_only=False).encode("utf-8")
     headers = {"Content-Type": JSON_CONTENT_TYPE, "Vary": "Accept-Encoding", **(headers or {})}
@@ -142,7 +152,11 @@ def json_document(
         text = gzip.compress(text, compresslevel=6, mtime=0)
         headers["Content-Encoding"] = "gzip"
     if len(text) > max_bytes:
-        taken = "compressed" if gzip_ok else "uncompressed: ask with Accept-Encoding: gzip"
+        taken = (
+            "compressed"
+            if gzip_ok
+            else "uncompressed: ask with Accept: application/json and Accept-Encoding: gzip"
+        )
         raise NotAcceptable(
             "RESPONSE_TOO_LARGE",
             f"The answer is {len(text)} bytes {taken}, more than {max_bytes}",

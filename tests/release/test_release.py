@@ -268,6 +268,7 @@ REQUEST_PATH = {
     "NotificationFunction",
     "AuthFunction",
     "WebhooksFunction",
+    "UsersFunction",
 }
 
 
@@ -336,11 +337,15 @@ IDEMPOTENCY = "IdempotencyTable"
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
 # The userIds' claims (common/user_ids.py): written with the client (no model, shared
-# with `make user` and the backfill), by the orders function (an order's, UpdateItem) and
-# the sign-in function (an account's, PutItem and UpdateItem) alone; kept (backed up).
+# with `make user` and the backfill), by the orders function (an order's, UpdateItem),
+# the sign-in function (an account's, PutItem and UpdateItem) and the users and erasure
+# functions (whose account an id is, its person erased); kept (backed up).
 USER_IDS = "UserIdsTable"
 CLAIMS = {
-    "OrdersFunction": {"dynamodb:UpdateItem"},
+    # ... and read, whether an order's person was erased (a create replayed for its
+    # Idempotency-Key answers without their data); a shipment's likewise.
+    "OrdersFunction": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
+    "ShippingFunction": {"dynamodb:GetItem"},
     "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
 # Sign-in attempts per email (functions/auth): a count that rebuilds itself and expires
@@ -508,7 +513,7 @@ def _logical_id(model) -> str:
 
 
 # Every package that declares models, by the function that owns its tables.
-MODELLED = {**SERVICES, "WebhooksFunction": "webhooks"}
+MODELLED = {**SERVICES, "WebhooksFunction": "webhooks", "UsersFunction": "users"}
 
 
 @pytest.mark.parametrize("function, package", MODELLED.items())
@@ -739,7 +744,9 @@ def invoke_artifact(
     return {**json.loads(last), "log": [json.loads(line) for line in log], "stderr": result.stderr}
 
 
-def rest_event(method: str, path: str, body: str | None = None) -> dict:
+def rest_event(
+    method: str, path: str, body: str | None = None, authorizer: dict | None = None
+) -> dict:
     return {
         "resource": path,
         "path": path,
@@ -760,7 +767,8 @@ def rest_event(method: str, path: str, body: str | None = None) -> dict:
             "requestId": "test",
             "domainName": "abc.execute-api.us-east-1.amazonaws.com",
             # as the authorizer's policy passes its caller on
-            "authorizer": {
+            "authorizer": authorizer
+            or {
                 "principalId": "ops@example.com",
                 "sub": "ops@example.com",
                 "role": "operator",
@@ -854,6 +862,13 @@ def runs(build_dir, emulator, local_lambda):
         "WebhooksFunction": rest_event("GET", "/api/webhooks"),
         "WebhookEventsFunction": {"Records": []},
         "WebhookDeliveryFunction": {"Records": []},
+        # A customer's own data: no account, no orders (read by the customer indexes).
+        "UsersFunction": rest_event(
+            "GET",
+            "/api/usuarios/me/datos",
+            authorizer={"sub": "c@b.co", "role": "customer", "userId": "424242"},
+        ),
+        "ErasureFunction": {"Records": []},
         "TokenClaimsFunction": {
             "version": "2",
             "triggerSource": "TokenGeneration_Authentication",
@@ -877,6 +892,7 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         "ShippingFunction",
         "NotificationFunction",
         "WebhooksFunction",
+        "UsersFunction",
     ):
         assert runs[function]["result"]["statusCode"] == 200, (function, runs[function])
         # The deployed app serves exactly the routes API Gateway sends it, and beside
@@ -898,6 +914,12 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     assert runs["KeyRotationFunction"]["result"] is None  # a new version, pending
     assert runs["WebhookEventsFunction"]["result"] == {"events": 0, "queued": 0}
     assert runs["WebhookDeliveryFunction"]["result"] == {"batchItemFailures": []}
+    assert runs["ErasureFunction"]["result"] == {"batchItemFailures": []}
+    assert json.loads(runs["UsersFunction"]["result"]["body"]) == {
+        "cuenta": None,
+        "pedidos": [],
+        "envios": [],
+    }
     assert runs["TokenClaimsFunction"]["result"]["response"] == {
         "claimsAndScopeOverrideDetails": {
             "accessTokenGeneration": {"claimsToAddOrOverride": {"userId": "42"}}

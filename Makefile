@@ -286,7 +286,7 @@ bench-stock: $(READY)
 # erasure until it is done (a few minutes; docs/personal-data.md).
 .PHONY: bench-erasure
 bench-erasure: $(READY)
-	@$(PY) bench/erasure.py
+	@$(PY) bench/personal_data.py
 
 # How soon a new local environment is ready (a fork of its function's snapshot), and the
 # whole stack's memory by PSS after the contract's requests, at 1 and at 8 clients.

@@ -1,7 +1,7 @@
 """Rerunnable benchmark: a person with many orders, on the local stack: how long their data
 takes to read and to export, and their erasure to be done (docs/personal-data.md).
 
-Usage: `make bench-erasure` (or .venv/bin/python bench/erasure.py [--orders N]
+Usage: `make bench-erasure` (or .venv/bin/python bench/personal_data.py [--orders N]
 [--shipments S]). It starts the local stack on free ports (data in memory), registers a
 person (an account in the stack's user pool) and writes N orders of theirs (final:
 ENTREGADO or CANCELADO, in turn, each with its history) and S delivered shipments of

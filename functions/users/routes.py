@@ -184,25 +184,24 @@ def _erasure_routes(bp: ServiceBlueprint, deps: Deps, recorded: Recorder) -> Non
     """Erasure: by the person (their password and the typed confirmation), or by an
     operator acting on a request that came by mail or phone."""
 
-    @bp.route(f"{_ME}/cancelacion", methods=["POST"])
-    def erase_own() -> Response:
-        def answer(caller: Caller, user_id: int, request_id: int) -> Response:
-            request = bp.current_request
+    def answer(caller: Caller, user_id: int, request_id: int) -> Response:
+        """The person themselves: their password and the typed confirmation; an
+        operator, on their request by mail or phone: its reason."""
+        request = bp.current_request
+        if caller.is_operator:
+            rules.parse_erasure_by_operator(json_object(request))
+        else:
             password = rules.parse_own_erasure(json_object(request))
             deps.identity.proven(user_id, password, client_address(request))
-            return _erased(deps, user_id, request_id)
+        return _erased(deps, user_id, request_id)
 
+    @bp.route(f"{_ME}/cancelacion", methods=["POST"])
+    def erase_own() -> Response:
         return recorded(ERASURE, None, answer)
 
     @bp.route(f"{_ANYONE}/cancelacion", methods=["POST"])
     def erase(userId: str) -> Response:  # noqa: N803 - the path's name
-        # An operator's; a customer erases their own with `me`.
-        require_operator(caller_of(bp.current_request), "erase someone else's data")
-
-        def answer(caller: Caller, user_id: int, request_id: int) -> Response:
-            rules.parse_erasure_by_operator(json_object(bp.current_request))
-            return _erased(deps, user_id, request_id)
-
+        # A customer may name their own userId only (anyone else's is 403), as with `me`.
         return recorded(ERASURE, userId, answer)
 
 

@@ -340,6 +340,13 @@ def test_an_operator_erases_someone_without_an_account_and_twice_changes_nothing
     assert kept["id"] == order["id"] and kept["userEmail"] is None
     customer = Person(platform)
     assert platform.post(path, {"motivo": "x"}, token=customer.token).status_code == 403
+    # Their own userId is theirs to name, as `me`: with their password and confirmation.
+    own = f"/api/usuarios/{customer.user_id}/cancelacion"
+    answer = platform.post(own, {"motivo": "x"}, token=customer.token)
+    assert (answer.status_code, error_code(answer)) == (400, "VALIDATION_ERROR")
+    sent = {"password": PASSWORD, "confirmacion": "ELIMINAR_MI_CUENTA"}
+    answer = platform.post(own, sent, token=customer.token)
+    assert body(answer) == {"userId": customer.user_id, "estado": "CANCELADA"}
 
 
 def test_the_record_of_requests_holds_each_request_newest_first_and_no_erased_data(

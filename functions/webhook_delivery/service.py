@@ -9,7 +9,7 @@ from typing import Protocol
 
 from common.clock import to_iso
 from common.errors import NotFound
-from common.personal import stripped_event
+from common.personal import event_subject, stripped_event
 from webhook_delivery import rules, signatures
 from webhook_delivery.rules import Decision, Next
 from webhook_delivery.sender import Sent
@@ -67,7 +67,9 @@ def deliver(
         return NOTHING
     if not endpoint.activo:
         return NOTHING
-    erased = stores.erased(message.user_id)
+    erased = stores.erased(
+        message.user_id if message.user_id is not None else event_subject(message.body)
+    )
     if erased:
         message = replace(message, body=stripped_event(message.body))
     delivery = stores.deliveries.open(message.delivery(), now)

@@ -78,3 +78,13 @@ def test_every_personal_field_is_a_nullable_attribute_of_its_model_and_its_recor
             assert attributes[field].null, (model, field)
             assert attributes[field].attr_name == shown
             assert field in fields
+
+
+def test_an_order_events_person_is_read_off_its_body_when_its_message_names_none():
+    """A delivery queued before events named their person (no `userId` on the message)
+    still goes out without an erased person's data: an order's event names them."""
+    order = jsonio.dumps({"type": "pedido.estado", "data": {"id": 1, "userId": 7}})
+    assert personal.event_subject(order) == 7
+    shipment = jsonio.dumps({"type": "envio.estado", "data": {"id": 1, "pedidoId": 3}})
+    assert personal.event_subject(shipment) is None
+    assert personal.event_subject("not json") is None

@@ -85,6 +85,17 @@ def stripped_event(body: str) -> str:
     return jsonio.dumps({**event, "data": kind.stripped_json(data)}, ascii_only=False)
 
 
+def event_subject(body: str) -> int | None:
+    """Whom a webhook event is about, read off its body: an order's userId (a shipment's
+    event does not name it). For a delivery queued before messages named their person."""
+    try:
+        event = jsonio.loads(body, max_depth=None)
+        user_id = event["data"]["userId"] if str(event["type"]).startswith("pedido.") else None
+    except (jsonio.InvalidJson, KeyError, TypeError):
+        return None
+    return user_id if isinstance(user_id, int) and not isinstance(user_id, bool) else None
+
+
 # -- what a log line may hold -----------------------------------------------------------
 
 # A personal field written as JSON inside a string (a payload logged as text: cut, or too

@@ -140,10 +140,18 @@ def test_the_userids_of_data_written_before_claims_are_claimed_by_the_backfill(
     tables.put_item(TableName="OrdersTable", Item=order)
     tables.put_item(TableName="ShipmentsTable", Item=shipment)
     cognito = boto3.client("cognito-idp", endpoint_url=pool.url)
-    earlier = cognito.admin_create_user(
+    cognito.admin_create_user(
         UserPoolId=pool.id,
         Username=new_email(),
         UserAttributes=[{"Name": "custom:userId", "Value": "3"}],
+        MessageAction="SUPPRESS",
+    )
+    # One no other test's account of the session's pool has: named by its claim.
+    unique = 900_000 + uuid.uuid4().int % 99_999
+    earlier = cognito.admin_create_user(
+        UserPoolId=pool.id,
+        Username=new_email(),
+        UserAttributes=[{"Name": "custom:userId", "Value": str(unique)}],
         MessageAction="SUPPRESS",
     )["User"]
     names = {name: name for name in (*TABLES, TABLE)}
@@ -159,7 +167,7 @@ def test_the_userids_of_data_written_before_claims_are_claimed_by_the_backfill(
     with pytest.raises(UserIdTaken):
         UserIds(lambda: tables, TABLE).for_account(3)
     # ... and its claim names it: the account of userId 3 is found.
-    assert UserIds(lambda: tables, TABLE).account_of(3) == earlier["Username"]
+    assert UserIds(lambda: tables, TABLE).account_of(unique) == earlier["Username"]
 
 
 def test_a_new_accounts_claim_names_the_account_in_the_pool(tables, platform, pool):

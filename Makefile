@@ -323,6 +323,11 @@ bench-stock: $(READY)
 .PHONY: bench-loop
 bench-loop: $(READY)
 	@$(PY) bench/loop.py --runs $(or $(RUNS),5) --load $(or $(LOAD),0) --ref $(or $(REF),HEAD)
+# A person with 10,000 orders on the local stack: their data read and exported, and their
+# erasure until it is done (a few minutes; docs/personal-data.md).
+.PHONY: bench-erasure
+bench-erasure: $(READY)
+	@$(PY) bench/personal_data.py
 
 # How soon a new local environment is ready (a fork of its function's snapshot), and the
 # whole stack's memory by PSS after the contract's requests, at 1 and at 8 clients.

@@ -188,9 +188,12 @@ def aws_calls(only_calls_the_layer_and_the_role_allow) -> list[tuple[str, str, d
     return only_calls_the_layer_and_the_role_allow
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def pool(emulator):
-    """The template's user pool in the emulator (made once: its users are each test's own)."""
+    """The template's user pool in the emulator, made when it is missing: its users are
+    each test's own. Looked for at every test, not kept for the session: a test of moto's
+    own mocks, ending, clears every backend of the process, the emulator's pool too (a
+    later test then registered against a pool that was gone: 503)."""
     import boto3
 
     from infra import template

@@ -58,7 +58,8 @@ def test_an_address_makes_twenty_accounts_in_ten_minutes_and_takes_back_a_failed
 def test_the_twenty_first_account_from_one_address_is_429_and_made_nowhere(signing_in, pool):
     """Through the gateway app (its client address is chalice's own, 127.0.0.1)."""
     for _ in range(20):
-        assert register(signing_in, new_email()).status_code == 201
+        answer = register(signing_in, new_email())
+        assert answer.status_code == 201, answer.body
     email = new_email()
     refused = register(signing_in, email)
     assert refused.status_code == 429

@@ -35,9 +35,18 @@ SAM = Path(os.environ.get("SAM_VENV", ROOT / ".venv-sam")) / "bin" / "sam"
 # Runs in the fresh interpreter: argv = artifact, layers (os.pathsep between them),
 # handler ("" for the baseline, FLOOR for the stack's floor).
 FLOOR = "=floor"
-# The functions that load all of the floor (tables through PynamoDB, Idempotency-Key,
-# a key in Secrets Manager): for the others it is no floor.
-ON_THE_FLOOR = {"InventoryFunction", "OrdersFunction", "ShippingFunction", "WebhooksFunction"}
+# The API functions behind the authorizer, whose init the floor is for: tables through
+# PynamoDB, pages signed with a key in Secrets Manager (and, for the four that create,
+# Idempotency-Key). The dashboard's and the users' have no Idempotency-Key: the floor
+# holds them to a little more than they load. For the others it is no floor.
+ON_THE_FLOOR = {
+    "InventoryFunction",
+    "OrdersFunction",
+    "ShippingFunction",
+    "WebhooksFunction",
+    "DashboardFunction",
+    "UsersFunction",
+}
 PROBE = """
 import importlib.util, json, os, sys, time, types
 sys.path[:0] = [sys.argv[1], *sys.argv[2].split(os.pathsep)]
@@ -130,7 +139,9 @@ print(json.dumps({"statuses": statuses,
 """
 
 
-def rest(method: str, path: str, route: str, body: str | None = None) -> dict:
+def rest(
+    method: str, path: str, route: str, body: str | None = None, caller: dict | None = None
+) -> dict:
     return {
         "resource": route,
         "path": path,
@@ -148,7 +159,7 @@ def rest(method: str, path: str, route: str, body: str | None = None) -> dict:
             "httpMethod": method,
             "path": path,
             "requestId": "bench",
-            "authorizer": {"sub": "bench", "role": "operator"},
+            "authorizer": caller or {"sub": "bench", "role": "operator"},
         },
     }
 
@@ -181,6 +192,22 @@ def events(token: str) -> dict[str, list]:
         # path (the events' own work is bench/webhook_deliveries.py's).
         "WebhookEventsFunction": [{"Records": []}] * 2,
         "WebhookDeliveryFunction": [{"Records": []}] * 2,
+        # The dashboard asks each service whether it is up: none answers here, refused at
+        # once (its figures are read all the same).
+        "DashboardFunction": [rest("GET", "/api/dashboard", "/api/dashboard")] * 2,
+        "DashboardFiguresFunction": [{"Records": []}] * 2,
+        # A customer with no account and no orders: their data read by the customer
+        # indexes, the pool never asked.
+        "UsersFunction": [
+            rest(
+                "GET",
+                "/api/usuarios/me/datos",
+                "/api/usuarios/me/datos",
+                caller={"sub": "c@b.co", "role": "customer", "userId": "424242"},
+            )
+        ]
+        * 2,
+        "ErasureFunction": [{"Records": []}] * 2,
         # Not AuthFunction: its request path is the user pool's (none here; bench/
         # README.md's sign-in timings are measured against the emulator's pool).
     }
@@ -284,10 +311,10 @@ def above_the_floor(function: str, runs: list[dict]) -> str:
     return f"{above * 1000:.0f} ({ratio:.2f}x)"
 
 
-# The budget (docs/development.md#cold-starts): an API function's init within 1.25x of the
-# stack's floor and its first request within 1.5x of its second; any other function's
-# init within 1.3x of the baseline.
-FLOOR_BUDGET, FIRST_BUDGET, BASELINE_BUDGET = 1.25, 1.5, 1.3
+# The budget (docs/development.md#cold-starts; issue 49 restated it on Python 3.13): an API
+# function's init within 1.3x of the stack's floor and its first request within 1.5x of
+# its second; any other function's init within 1.3x of the baseline.
+FLOOR_BUDGET, FIRST_BUDGET, BASELINE_BUDGET = 1.3, 1.5, 1.3
 
 
 def verdict(function: str, runs: list[dict]) -> str:
@@ -393,7 +420,8 @@ def main() -> None:
         ],
         check=True,
         capture_output=True,
-        env={**os.environ, "SAM_CLI_TELEMETRY": "0"},
+        # The layers' Makefiles run $(PYTHON) (python3.13 when unset): this interpreter.
+        env={**os.environ, "PYTHON": sys.executable, "SAM_CLI_TELEMETRY": "0"},
     )
     layer = build / "CommonLayer" / "python"
 

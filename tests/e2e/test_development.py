@@ -81,10 +81,12 @@ def free_port() -> int:
 
 
 def test_the_first_make_says_what_it_is_doing_before_it_goes_quiet(fresh):
-    clone, started, _, stderr, stdout = fresh
-    (said_at, first_line), *_ = stderr.lines
-    # Said at once, before anything was installed; then nothing more: the install is quiet.
-    assert first_line == FIRST_RUN and said_at - started < 5
+    clone, _, _, stderr, stdout = fresh
+    (_, first_line), *_ = stderr.lines
+    # Said before anything was installed (seen: whether the venv was there when the line
+    # came; no time bound, which a busy machine stretched past 5 s while make found its
+    # Python); then nothing more: the install is quiet.
+    assert first_line == FIRST_RUN
     assert stderr.seen[0] is False
     assert [line for _, line in stderr.lines] == [FIRST_RUN], stderr.text()
     assert len(stdout.splitlines()) == 1 and stdout.count(".") == 2  # one line: a JWT

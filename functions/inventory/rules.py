@@ -4,6 +4,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from common import stock
 from common.errors import Conflict, Invalid, NotFound, invalid_field, not_found
 from common.ids import MAX_ID
 from common.validation import Checker
@@ -41,11 +42,6 @@ class Product(ProductFields):
         object.__setattr__(self, "stock_disponible", self.stock_actual - self.stock_reservado)
 
 
-# A reservation's states (docs/api.md#stock-follows-orders): holding the order's units,
-# taken out with them (shipped), or given back (cancelled). Only the first holds units.
-HELD, TAKEN_OUT, GIVEN_BACK = "RESERVADA", "ENTREGADA", "LIBERADA"
-
-
 @dataclass(frozen=True, kw_only=True)
 class Reservation:
     """An order's units of one product, keyed by the order: every stock move of the order
@@ -55,7 +51,7 @@ class Reservation:
     cantidad: int
     desde: str  # when it was taken (common.clock)
     producto_id: int = field(metadata={"internal": True})
-    estado: str = field(default=HELD, metadata={"internal": True})
+    estado: str = field(default=stock.HELD, metadata={"internal": True})  # common.stock
     cambio: str = field(default="", metadata={"internal": True})  # its last change
 
     @property
@@ -103,13 +99,13 @@ def product_gone(product_id: int) -> Conflict:
 def changed_since(pedido_id: int) -> Conflict:
     """A repair's move of units that moved since the repair read them: whoever moved them
     (an order's own request) decides, and the repair leaves them alone."""
-    return Conflict("RESERVATION_CHANGED", f"Order {pedido_id}'s units moved since they were read")
+    return Conflict(stock.CHANGED, f"Order {pedido_id}'s units moved since they were read")
 
 
 def not_held(pedido_id: int, estado: str | None) -> Conflict:
     """A take-out or give-back of units the order does not hold (another move won)."""
     now = f"its units are {estado.lower()}" if estado else "it holds no units"
-    return Conflict("RESERVATION_NOT_HELD", f"Order {pedido_id}: {now}")
+    return Conflict(stock.NOT_HELD, f"Order {pedido_id}: {now}")
 
 
 def product_reserved(product: Product) -> Conflict:
@@ -175,16 +171,12 @@ def parse_after(raw: str | None) -> int:
     return int(raw)
 
 
-# The moves another service may ask of an order's units (the orders service: its
-# lifecycle, and the repair of what a crash left): reserve (approve), take out (ship),
-# give back (cancel); and the two that undo a move whose order then lost: put back (a
-# take-out's) and force (a give-back's, or a reservation an approved order lacks).
-MOVES = ("reservar", "retirar", "devolver", "reponer", "forzar")
-
-
 def parse_move(raw: str) -> str:
-    if raw not in MOVES:
-        raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {', '.join(MOVES)}")
+    """One of the moves another service may ask of an order's units (common.stock: the
+    orders service's lifecycle, and the repair of what a crash left)."""
+    if raw not in stock.MOVES:
+        moves = ", ".join(stock.MOVES)
+        raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {moves}")
     return raw
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
+from common import stock
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, not_found
 from common.validation import Checker, query_choice, required_query_choice
@@ -141,14 +142,12 @@ def approved_event(order: Order) -> dict:
 
 
 # The stock move each move of the lifecycle makes (docs/api.md#stock-follows-orders): the
-# inventory's move of the order's units; the other moves make none.
+# inventory's move of the order's units (common.stock); the other moves make none.
 STOCK_MOVES = {
-    ("PENDIENTE", "APROBADO"): "reservar",
-    ("APROBADO", "EN_ENVIO"): "retirar",
-    ("APROBADO", "CANCELADO"): "devolver",
+    ("PENDIENTE", "APROBADO"): stock.RESERVE,
+    ("APROBADO", "EN_ENVIO"): stock.TAKE_OUT,
+    ("APROBADO", "CANCELADO"): stock.GIVE_BACK,
 }
-# What undoes a stock move whose order then lost its move to another.
-UNDOING = {"reservar": "devolver", "retirar": "reponer", "devolver": "forzar"}
 
 
 def stock_move(current: str, target: str) -> str | None:

@@ -16,6 +16,7 @@ from common.errors import Conflict, DomainError, Invalid, Unavailable
 from common.history import Entry
 from common.paging import Page
 from common.service_calls import OnBehalf
+from common.stock import UNDOING
 from orders import access, rules
 from orders.rules import InventoryUnavailable, Order, StockAnswer
 
@@ -231,7 +232,7 @@ def _undo(stock: Stock, move: str, order: Order, request_id: str | None) -> None
     """Undo the stock move of a move that lost; if the inventory cannot be asked now, the
     repair undoes it within minutes (the reservation no longer matches the order)."""
     with contextlib.suppress(InventoryUnavailable, DomainError, rules.StatusChanged):
-        stock.move(rules.UNDOING[move], order, request_id)
+        stock.move(UNDOING[move], order, request_id)
 
 
 def order_history(orders: Orders, caller: Caller, order_id: int) -> list[Entry]:

@@ -24,13 +24,12 @@ from common import aws, metrics
 from common.logs import Logger, get_logger
 from common.service_calls import ByInvoke, CallFailed, CannotAsk, OnBehalf, Routes, Service, service
 from common.settings import Settings
+from common.stock import STOCK_ROUTE
 from common.tracing import tracer
 from orders.breaker import NAME, DynamoDBStorage
 from orders.metrics import SERVICE
 from orders.rules import InventoryUnavailable, Order, StockAnswer
 from orders.stock_moves import StockMoves
-
-STOCK_ROUTE = "/api/inventario/{id}/stock"
 
 
 class _Opened(pybreaker.CircuitBreakerListener):

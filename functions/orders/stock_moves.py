@@ -16,7 +16,7 @@ from typing import Any
 
 import pybreaker
 
-from common import aws
+from common import aws, stock
 from common.callers import service_caller
 from common.errors import Conflict, Unavailable
 from common.service_calls import ByInvoke, CallFailed, OnBehalf, Routes
@@ -24,17 +24,8 @@ from common.settings import Settings
 from orders.metrics import SERVICE
 from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
 
-MOVE_ROUTE = "/internal/reservas/{pedidoId}/{accion}"
-RESERVATION_ROUTE = "/internal/reservas/{pedidoId}"
-HOLDING_ROUTE = "/internal/reservas"
 # How soon to ask again after a move that could not be asked with the breaker closed.
 RETRY_AFTER_SECONDS = 2
-# A reservation's states, as the inventory names them: holding the order's units, taken
-# out with them (shipped), given back (cancelled).
-HELD, TAKEN_OUT, GIVEN_BACK = "RESERVADA", "ENTREGADA", "LIBERADA"
-# The moves of units an order holds: an order approved before reservations existed holds
-# none, and is reserved first (as the repair would) so that it can still ship or cancel.
-_FROM_HELD = ("retirar", "devolver")
 
 
 class StockMoves:
@@ -76,9 +67,9 @@ class StockMoves:
         try:
             return self._move(move, order, request_id, seen)
         except StatusChanged:
-            if move not in _FROM_HELD or self.reservation(order.id) is not None:
+            if move not in stock.OF_HELD_UNITS or self.reservation(order.id) is not None:
                 raise
-        self._move("forzar", order, request_id)  # approved before reservations existed
+        self._move(stock.FORCE, order, request_id)  # approved before reservations existed
         return self._move(move, order, request_id)
 
     def _move(
@@ -87,7 +78,7 @@ class StockMoves:
         sent = {"productoId": order.producto_id, "cantidad": order.cantidad}
         status, body = self._ask(
             "POST",
-            MOVE_ROUTE,
+            stock.MOVE_ROUTE,
             {"pedidoId": str(order.id), "accion": move},
             request_id=request_id,
             body=sent if seen is None else {**sent, "cambio": seen},
@@ -95,9 +86,9 @@ class StockMoves:
         if status == 200 and isinstance(body, dict):
             return bool(body.get("aplicada"))
         error = body.get("error") if isinstance(body, dict) else None
-        if status == 409 and error == "RESERVATION_NOT_HELD":
+        if status == 409 and error == stock.NOT_HELD:
             raise StatusChanged(order.id)
-        if status == 409 and error == "RESERVATION_CHANGED":
+        if status == 409 and error == stock.CHANGED:
             raise ReservationChanged(order.id)
         if status == 409 and isinstance(body, dict):
             raise Conflict(str(error), str(body.get("message")), details=body.get("details"))
@@ -106,7 +97,7 @@ class StockMoves:
     def reservation(self, pedido_id: int) -> dict | None:
         """What the inventory keeps of the order's units (their state, product and
         count), or None when it never held any."""
-        status, body = self._ask("GET", RESERVATION_ROUTE, {"pedidoId": str(pedido_id)})
+        status, body = self._ask("GET", stock.RESERVATION_ROUTE, {"pedidoId": str(pedido_id)})
         if status == 404:
             return None
         if status != 200 or not isinstance(body, dict):
@@ -116,7 +107,7 @@ class StockMoves:
     def holding(self, after: int = 0) -> tuple[list[dict], int | None]:
         """A page of the reservations holding units, in ascending pedidoId after `after`,
         and where the next page starts (None: this was the last)."""
-        status, body = self._ask("GET", HOLDING_ROUTE, {}, query={"after": str(after)})
+        status, body = self._ask("GET", stock.HOLDING_ROUTE, {}, query={"after": str(after)})
         if status != 200 or not isinstance(body, dict):
             raise _refused(status)
         return list(body.get("reservas") or []), body.get("siguiente")

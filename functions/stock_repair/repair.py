@@ -26,8 +26,8 @@ from common.clock import to_iso, utcnow
 from common.errors import DomainError
 from common.logs import Logger
 from common.paging import Page
+from common.stock import FORCE, GIVE_BACK, HANDED_OVER, HELD, PUT_BACK, RELEASED, TAKE_OUT
 from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
-from orders.stock_moves import GIVEN_BACK, HELD, TAKEN_OUT
 
 # Orders and reservations read per batch; no batch is started with less than the
 # reserve left of the invocation.
@@ -39,13 +39,13 @@ def repair_move(status: str | None, estado: str | None) -> str | None:
     """The stock move that brings an order's units (their reservation's `estado`, None:
     never reserved) in line with its `status` (None: no such order); None when they are."""
     if estado == HELD and status in ("PENDIENTE", "CANCELADO"):
-        return "devolver"  # an approval that lost its status write, or a cancel's undo
+        return GIVE_BACK  # an approval that lost its status write, or a cancel's undo
     if estado == HELD and status in ("EN_ENVIO", "ENTREGADO"):
-        return "retirar"  # a ship whose undo was lost
-    if status == "APROBADO" and estado in (None, GIVEN_BACK):
-        return "forzar"  # a cancel that lost its status write; an order approved before
-    if status == "APROBADO" and estado == TAKEN_OUT:
-        return "reponer"  # a ship that lost its status write
+        return TAKE_OUT  # a ship whose undo was lost
+    if status == "APROBADO" and estado in (None, RELEASED):
+        return FORCE  # a cancel that lost its status write; an order approved before
+    if status == "APROBADO" and estado == HANDED_OVER:
+        return PUT_BACK  # a ship that lost its status write
     return None
 
 

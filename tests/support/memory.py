@@ -9,6 +9,7 @@ import dataclasses
 import itertools
 import threading
 
+from common import stock
 from common.errors import Conflict, NotFound
 from common.history import Entry, newest
 from common.ids import possible_id
@@ -192,14 +193,12 @@ class InMemoryStock:
         return [
             r
             for _, r in sorted(self._reservations.items())
-            if r.producto_id == producto_id and r.estado == inventory_rules.HELD
+            if r.producto_id == producto_id and r.estado == stock.HELD
         ]
 
     def holding_page(self, after: int, limit: int) -> Page:
         held = [
-            r
-            for i, r in sorted(self._reservations.items())
-            if i > after and r.estado == inventory_rules.HELD
+            r for i, r in sorted(self._reservations.items()) if i > after and r.estado == stock.HELD
         ]
         return Page(held[:limit], held[limit - 1].pedido_id if len(held) > limit else None)
 
@@ -208,10 +207,10 @@ class InMemoryStock:
     ) -> bool:
         with self._lock:
             current = self._as_seen(reservation.pedido_id, seen)
-            if current is not None and current.estado == inventory_rules.HELD:
+            if current is not None and current.estado == stock.HELD:
                 self._claim(current, reservation.desde)
                 return False
-            if current is not None and current.estado != inventory_rules.GIVEN_BACK:
+            if current is not None and current.estado != stock.RELEASED:
                 raise inventory_rules.not_held(reservation.pedido_id, current.estado)
             try:
                 product = self._products.get(reservation.producto_id)
@@ -224,16 +223,13 @@ class InMemoryStock:
             return True
 
     def give_back(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, given_back = inventory_rules.HELD, inventory_rules.GIVEN_BACK
-        return self._move(pedido_id, now, seen, held, given_back, 0, -1)
+        return self._move(pedido_id, now, seen, stock.GIVE_BACK, 0, -1)
 
     def take_out(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
-        return self._move(pedido_id, now, seen, held, taken_out, -1, -1)
+        return self._move(pedido_id, now, seen, stock.TAKE_OUT, -1, -1)
 
     def put_back(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
-        return self._move(pedido_id, now, seen, taken_out, held, 1, 1)
+        return self._move(pedido_id, now, seen, stock.PUT_BACK, 1, 1)
 
     def _as_seen(self, pedido_id: int, seen: str | None):
         current = self._reservations.get(pedido_id)
@@ -245,13 +241,16 @@ class InMemoryStock:
         """A move found made before: claimed for the retry (its `cambio` anew)."""
         self._reservations[current.pedido_id] = dataclasses.replace(current, cambio=now)
 
-    def _move(self, pedido_id, now, seen, source: str, target: str, actual: int, held: int):
+    def _move(self, pedido_id, now, seen, move: str, actual: int, held: int):
+        """`move` by the contract's rules (common.stock), `actual` and `held` units of the
+        order's each: what stockActual and stockReservado change by."""
+        target = stock.TO[move]
         with self._lock:
             current = self._as_seen(pedido_id, seen)
             if current is not None and current.estado == target:
                 self._claim(current, now)
                 return False
-            if current is None or current.estado != source:
+            if current is None or current.estado not in stock.FROM[move]:
                 raise inventory_rules.not_held(pedido_id, current.estado if current else None)
             c = current.cantidad
             self._products.counted(current.producto_id, actual * c, held * c)
@@ -287,9 +286,9 @@ class InMemoryInventory:
         try:
             moved = inventory_service.move_stock(self.stock, order.id, move, body, self._now)
         except Conflict as refused:
-            if refused.code == "RESERVATION_NOT_HELD":
+            if refused.code == stock.NOT_HELD:
                 raise StatusChanged(order.id) from None
-            if refused.code == "RESERVATION_CHANGED":
+            if refused.code == stock.CHANGED:
                 raise ReservationChanged(order.id) from None
             raise
         return bool(moved["aplicada"])

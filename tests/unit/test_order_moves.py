@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 
+from common import stock
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Conflict, Unavailable
 from common.service_calls import OnBehalf
@@ -191,7 +192,7 @@ def test_two_approvals_of_one_order_reserve_it_once_and_the_loser_keeps_the_winn
     orders.winner = ("APROBADO", ADMIN)
     assert world.move(order.id, "APROBADO").status == "APROBADO"
     assert world.units() == (5, 2, 3)
-    assert world.stock.reservation(order.id).estado == inventory_rules.HELD
+    assert world.stock.reservation(order.id).estado == stock.HELD
 
 
 def test_a_ship_racing_a_cancel_applies_exactly_one_of_them():

@@ -8,14 +8,14 @@ from common.lists import Lists
 from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
 from common.responses import ok
 from common.service_app import ServiceBlueprint
+from common.stock_client import Inventory
 from orders import access, service
 from orders.service import Orders, Outcomes, Publisher
-from orders.stock_client import StockChecker
 
 
 def blueprint(
     orders: Orders,
-    stock: StockChecker,
+    stock: Inventory,
     events: Publisher,
     outcomes: Outcomes,
     lists: Lists,

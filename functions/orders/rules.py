@@ -1,7 +1,6 @@
 """Order rules as plain functions: a valid order, a new order's state, its event, and
-what a stock check can answer."""
+the stock move each move of its lifecycle makes."""
 
-import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -25,23 +24,6 @@ NEXT = {
     "CANCELADO": (),
 }
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
-
-
-class StockAnswer(enum.Enum):
-    """What the inventory said about a product and a quantity."""
-
-    AVAILABLE = "available"
-    INSUFFICIENT = "insufficient"
-    UNKNOWN_PRODUCT = "unknown product"
-    NOT_CONFIRMED = "not confirmed"  # the fallback: the call failed, the breaker is closed
-
-
-class InventoryUnavailable(Exception):
-    """The breaker is open: the inventory is not asked at all."""
-
-    def __init__(self, retry_after_seconds: int):
-        super().__init__(f"inventory unavailable, retry in {retry_after_seconds}s")
-        self.retry_after_seconds = retry_after_seconds
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,8 +144,3 @@ def check_move(order: Order, target: str) -> None:
 
 class StatusChanged(Exception):
     """The order's status was not what the move was decided on: another move won."""
-
-
-class ReservationChanged(Exception):
-    """The order's units moved since the repair read them: the request that moved them
-    decides, and the repair leaves them alone."""

@@ -1,7 +1,7 @@
 """Order use cases, one function each; storage, the inventory (its stock check and its
-stock moves) and the event publisher are passed in. No order is saved unless the stock
-check says the units are there, and its lifecycle moves its units
-(docs/api.md#stock-follows-orders)."""
+stock moves: common.stock_client.Inventory) and the event publisher are passed in. No
+order is saved unless the stock check says the units are there, and its lifecycle moves
+its units (docs/api.md#stock-follows-orders)."""
 
 import contextlib
 import time
@@ -17,8 +17,9 @@ from common.history import Entry
 from common.paging import Page
 from common.service_calls import OnBehalf
 from common.stock import UNDOING
+from common.stock_client import Inventory, InventoryUnavailable, NotHeld, StockAnswer
 from orders import access, rules
-from orders.rules import InventoryUnavailable, Order, StockAnswer
+from orders.rules import Order
 
 
 class Orders(Protocol):
@@ -54,17 +55,6 @@ class Outcomes(Protocol):
     def refused(self, reason: str) -> None: ...
 
 
-class Stock(Protocol):
-    def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
-        """The inventory's answer, asked on behalf of the order's caller; raises
-        InventoryUnavailable when the breaker is open."""
-
-    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
-        """One stock move of the order's units (orders.rules.STOCK_MOVES): True when
-        this call made it, False when it was made before; a Conflict when the inventory
-        refuses it, InventoryUnavailable when it cannot be asked."""
-
-
 _REFUSALS = {
     StockAnswer.INSUFFICIENT: (
         "INSUFFICIENT_STOCK",
@@ -87,7 +77,7 @@ def order_to_place(caller: Caller, body: dict) -> rules.NewOrder:
 
 def place_order(
     orders: Orders,
-    stock: Stock,
+    stock: Inventory,
     events: Publisher,
     outcomes: Outcomes,
     new_order: rules.NewOrder,
@@ -175,7 +165,7 @@ MOVE_PAUSES_SECONDS = (0.05, 0.1, 0.2, 0.4, 0.8)
 
 def change_status(
     orders: Orders,
-    stock: Stock,
+    stock: Inventory,
     caller: Caller,
     order_id: int,
     raw_status: str | None,
@@ -208,12 +198,20 @@ def change_status(
 
 
 def _move(
-    orders: Orders, stock: Stock, order: Order, target: str, change: Entry, request_id: str | None
+    orders: Orders,
+    stock: Inventory,
+    order: Order,
+    target: str,
+    change: Entry,
+    request_id: str | None,
 ) -> Order:
-    """The stock move, then the status write; StatusChanged when another move won."""
+    """The stock move, then the status write; StatusChanged when another move won (its
+    units, or its status)."""
     move = rules.stock_move(order.status, target)
     try:
         made = stock.move(move, order, request_id) if move else False
+    except NotHeld:
+        raise rules.StatusChanged(order.id) from None
     except InventoryUnavailable as exc:
         raise Unavailable(
             "INVENTORY_UNAVAILABLE",
@@ -228,10 +226,10 @@ def _move(
         raise
 
 
-def _undo(stock: Stock, move: str, order: Order, request_id: str | None) -> None:
+def _undo(stock: Inventory, move: str, order: Order, request_id: str | None) -> None:
     """Undo the stock move of a move that lost; if the inventory cannot be asked now, the
     repair undoes it within minutes (the reservation no longer matches the order)."""
-    with contextlib.suppress(InventoryUnavailable, DomainError, rules.StatusChanged):
+    with contextlib.suppress(InventoryUnavailable, DomainError, NotHeld):
         stock.move(UNDOING[move], order, request_id)
 
 

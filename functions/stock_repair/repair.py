@@ -27,7 +27,8 @@ from common.errors import DomainError
 from common.logs import Logger
 from common.paging import Page
 from common.stock import FORCE, GIVE_BACK, HANDED_OVER, HELD, PUT_BACK, RELEASED, TAKE_OUT
-from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
+from common.stock_client import Inventory, InventoryUnavailable, NotHeld, ReservationChanged
+from orders.rules import Order
 
 # Orders and reservations read per batch; no batch is started with less than the
 # reserve left of the invocation.
@@ -52,14 +53,6 @@ def repair_move(status: str | None, estado: str | None) -> str | None:
 class Orders(Protocol):
     def several(self, idents: list[int]) -> dict[int, Order]: ...
     def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
-
-
-class Inventory(Protocol):
-    def move(
-        self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
-    ) -> bool: ...
-    def reservation(self, pedido_id: int) -> dict | None: ...
-    def holding(self, after: int = 0) -> tuple[list[dict], int | None]: ...
 
 
 @dataclass
@@ -138,7 +131,7 @@ class Repair:
                 self._inventory.move(move, order, seen=seen)
             except ReservationChanged:
                 continue  # moved since read (a retried move claimed it): that move decides
-            except (DomainError, StatusChanged) as refused:
+            except (DomainError, NotHeld) as refused:
                 outcome.failed += 1
                 self._logger.warning(
                     "stock repair refused",

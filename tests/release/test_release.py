@@ -1193,7 +1193,7 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
     assert {doc["trace_id"] for doc in documents} == {trace.split(";")[0].split("=")[1]}
     assert {
         "## __call__",  # the handler: the Chalice app's call
-        "## orders.stock_client.StockChecker.check",
+        "## common.stock_client.StockClient.check",
         "## orders.publisher.LambdaPublisher.publish",
         "dynamodb",
         "lambda",

@@ -14,6 +14,7 @@ from common.errors import Conflict, NotFound
 from common.history import Entry, newest
 from common.ids import possible_id
 from common.paging import Page
+from common.stock_client import InventoryUnavailable, NotHeld, ReservationChanged, StockAnswer
 from inventory import rules as inventory_rules
 from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
 from orders.rules import Order, StatusChanged, unknown_order
@@ -259,7 +260,7 @@ class InMemoryStock:
 
 
 class InMemoryInventory:
-    """The inventory as the orders use cases ask it (orders.service.Stock): every product
+    """The inventory as the orders use cases ask it (common.stock_client.Inventory): every product
     in stock for the check, and the stock moves made by the inventory's own rules
     (inventory.service.move_stock) on an InMemoryStock."""
 
@@ -268,15 +269,12 @@ class InMemoryInventory:
         self.down = False  # the inventory cannot be asked
 
     def check(self, producto_id, cantidad, on_behalf):
-        from orders.rules import StockAnswer
-
         return StockAnswer.AVAILABLE
 
     def move(
         self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
     ) -> bool:
         from inventory import service as inventory_service
-        from orders.rules import InventoryUnavailable, ReservationChanged
 
         if self.down:
             raise InventoryUnavailable(5)
@@ -287,7 +285,7 @@ class InMemoryInventory:
             moved = inventory_service.move_stock(self.stock, order.id, move, body, self._now)
         except Conflict as refused:
             if refused.code == stock.NOT_HELD:
-                raise StatusChanged(order.id) from None
+                raise NotHeld(order.id) from None
             if refused.code == stock.CHANGED:
                 raise ReservationChanged(order.id) from None
             raise

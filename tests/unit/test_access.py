@@ -8,10 +8,11 @@ import pytest
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Forbidden, Invalid, NotFound
 from common.service_calls import OnBehalf
+from common.stock_client import StockAnswer
 from inventory import access as inventory_access
 from orders import access as orders_access
 from orders import service as orders
-from orders.rules import StockAnswer, parse_order
+from orders.rules import parse_order
 from shipping import access as shipping_access
 from shipping import service as shipping
 from shipping.rules import parse_shipment

@@ -11,9 +11,9 @@ from common import stock
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Conflict, Unavailable
 from common.service_calls import OnBehalf
+from common.stock_client import NotHeld
 from inventory import rules as inventory_rules
 from orders import service
-from orders.rules import StatusChanged
 from tests.support.memory import (
     InMemoryInventory,
     InMemoryOrders,
@@ -244,7 +244,7 @@ def test_a_move_whose_order_keeps_changing_gives_up_with_a_conflict():
 
     class Moving(InMemoryInventory):
         def move(self, move, order, request_id=None):
-            raise StatusChanged(order.id)
+            raise NotHeld(order.id)  # another move holds or took the units, every time
 
     with pytest.raises(Conflict) as refused:
         service.change_status(

@@ -8,8 +8,8 @@ import pytest
 from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, Unavailable
 from common.service_calls import OnBehalf
+from common.stock_client import InventoryUnavailable, StockAnswer
 from orders import service
-from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
 
 BODY = {

@@ -19,6 +19,7 @@ from common.service_calls import OnBehalf
 from common.stock import UNDOING
 from common.stock_client import Inventory, InventoryUnavailable, NotHeld, StockAnswer
 from orders import access, rules
+from orders.commands import ChangeStatus, PlaceOrder
 from orders.rules import Order
 
 
@@ -68,27 +69,23 @@ _REFUSALS = {
 }
 
 
-def order_to_place(caller: Caller, body: dict) -> rules.NewOrder:
-    """The order a body asks for, checked (400), and the caller's to place (403)."""
+def order_to_place(on_behalf: OnBehalf, body: dict, at: datetime) -> PlaceOrder:
+    """The order a body asks for, checked (400), and the caller's to place (403): the
+    command to place it, asked at `at`."""
     new_order = rules.parse_order(body)
-    access.may_place(caller, new_order)
-    return new_order
+    access.may_place(on_behalf.caller, new_order)
+    return PlaceOrder(order=new_order, on_behalf=on_behalf, at=at)
 
 
 def place_order(
-    orders: Orders,
-    stock: Inventory,
-    events: Publisher,
-    outcomes: Outcomes,
-    new_order: rules.NewOrder,
-    on_behalf: OnBehalf,
-    now: datetime,
+    orders: Orders, stock: Inventory, events: Publisher, outcomes: Outcomes, command: PlaceOrder
 ) -> Order:
     """Check stock, save, publish PedidoAprobadoEvent for a checked new order
-    (order_to_place); `now` is its creadoEn.
+    (order_to_place); the command's `at` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
     sweep (republish_pending) publishes it. The order stands; its event is never lost."""
+    new_order, on_behalf = command.order, command.on_behalf
     try:
         answer = stock.check(new_order.producto_id, new_order.cantidad, on_behalf)
     except InventoryUnavailable as exc:
@@ -104,7 +101,7 @@ def place_order(
         raise Invalid(
             code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
         )
-    order = rules.pending_order(new_order, orders.next_id(), now, on_behalf.caller.role)
+    order = rules.pending_order(new_order, orders.next_id(), command.at, on_behalf.caller.role)
     orders.add(order)
     outcomes.placed()
     if events.publish(rules.approved_event(order)):
@@ -166,11 +163,7 @@ MOVE_PAUSES_SECONDS = (0.05, 0.1, 0.2, 0.4, 0.8)
 def change_status(
     orders: Orders,
     stock: Inventory,
-    caller: Caller,
-    order_id: int,
-    raw_status: str | None,
-    now: datetime,
-    request_id: str | None = None,
+    command: ChangeStatus,
     pause: Callable[[float], None] = time.sleep,
 ) -> Order:
     """Move an order along its lifecycle (docs/api.md#the-order-lifecycle) and its units
@@ -182,19 +175,21 @@ def change_status(
     stock move this one made is undone (unless the winner went where this one was going,
     with the same units) and the move is decided again from what it finds. What a crash
     between the two writes leaves, the repair (stock_repair) puts right."""
-    target = rules.parse_status(raw_status)
-    change = Entry(target, to_iso(now), caller.role)
+    target = rules.parse_status(command.status)
+    change = Entry(target, to_iso(command.at), command.caller.role)
     for seconds in (*MOVE_PAUSES_SECONDS, None):
-        order = get_order(orders, caller, order_id)
+        order = get_order(orders, command.caller, command.order_id)
         if order.status == target:
             return order  # already there: nothing moves, nothing is recorded
         rules.check_move(order, target)
         try:
-            return _move(orders, stock, order, target, change, request_id)
+            return _move(orders, stock, order, target, change, command.request_id)
         except rules.StatusChanged:
             if seconds is not None:
                 pause(seconds)
-    raise Conflict("CONCURRENT_UPDATE", f"Order {order_id} kept changing while being moved; retry")
+    raise Conflict(
+        "CONCURRENT_UPDATE", f"Order {command.order_id} kept changing while being moved; retry"
+    )
 
 
 def _move(

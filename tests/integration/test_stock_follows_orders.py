@@ -18,6 +18,7 @@ from common.service_app import InProcess
 from common.settings import Settings
 from common.stock_client import StockClient
 from infra.local.tokens import local_token
+from orders.commands import ChangeStatus
 from orders.repository import OrderRepository
 from orders.service import change_status
 from stock_repair import wiring as repair_wiring
@@ -425,9 +426,13 @@ def test_a_repair_and_a_retried_approval_exclude_each_other(shop, repair):
     def retry(interleaved: Interleaved):
         stock = SimpleNamespace(move=interleaved.retry_asks)
         with aws.acting_as("OrdersFunction"):
-            return change_status(
-                orders, stock, Caller("ops", OPERATOR), crashed["id"], "APROBADO", utcnow()
+            approve = ChangeStatus(
+                order_id=crashed["id"],
+                status="APROBADO",
+                caller=Caller("ops", OPERATOR),
+                at=utcnow(),
             )
+            return change_status(orders, stock, approve)
 
     interleaved = Interleaved(repair._inventory, retry)
     repair._inventory = interleaved

@@ -14,6 +14,7 @@ from common.service_calls import OnBehalf
 from common.stock_client import NotHeld
 from inventory import rules as inventory_rules
 from orders import service
+from orders.commands import ChangeStatus
 from tests.support.memory import (
     InMemoryInventory,
     InMemoryOrders,
@@ -59,15 +60,12 @@ class World:
             self.inventory,
             RecordingPublisher(),
             RecordingOutcomes(),
-            service.order_to_place(caller, body),
-            OnBehalf(caller, token=None, gateway_url=""),
-            PLACED,
+            service.order_to_place(OnBehalf(caller, token=None, gateway_url=""), body, PLACED),
         )
 
     def move(self, order_id: int, status: str, caller: Caller = ADMIN):
-        return service.change_status(
-            self.orders, self.inventory, caller, order_id, status, MOVED, pause=no_pause
-        )
+        asked = ChangeStatus(order_id=order_id, status=status, caller=caller, at=MOVED)
+        return service.change_status(self.orders, self.inventory, asked, pause=no_pause)
 
     def units(self) -> tuple[int, int, int]:
         p = self.products.get(self.product.id)
@@ -247,8 +245,7 @@ def test_a_move_whose_order_keeps_changing_gives_up_with_a_conflict():
             raise NotHeld(order.id)  # another move holds or took the units, every time
 
     with pytest.raises(Conflict) as refused:
-        service.change_status(
-            world.orders, Moving(world.stock), ADMIN, order.id, "APROBADO", MOVED, pause=no_pause
-        )
+        approve = ChangeStatus(order_id=order.id, status="APROBADO", caller=ADMIN, at=MOVED)
+        service.change_status(world.orders, Moving(world.stock), approve, pause=no_pause)
     assert refused.value.code == "CONCURRENT_UPDATE"
     assert world.orders.get(order.id).status == "PENDIENTE"

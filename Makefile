@@ -20,6 +20,11 @@ ON_313 = -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))'
 
 SAM_VENV := .venv-sam
 SAM_READY := $(SAM_VENV)/.ready-3.13
+# Python writes its bytecode (__pycache__, which git ignores) whatever the shell says: with
+# PYTHONDONTWRITEBYTECODE set, every process of a local stack compiled all it imports
+# again (a stack's start took 5.6 s of CPU where it takes 3.8 s), and make test starts
+# dozens. An empty value is unset to Python.
+export PYTHONDONTWRITEBYTECODE :=
 # sam-cli's telemetry would try to reach AWS; nothing here needs it.
 export SAM_CLI_TELEMETRY := 0
 # infra/template.yaml writes its alarms as loops (AWS::LanguageExtensions): sam build and
@@ -318,6 +323,11 @@ bench-stock: $(READY)
 .PHONY: bench-loop
 bench-loop: $(READY)
 	@$(PY) bench/loop.py --runs $(or $(RUNS),5) --load $(or $(LOAD),0) --ref $(or $(REF),HEAD)
+# A person with 10,000 orders on the local stack: their data read and exported, and their
+# erasure until it is done (a few minutes; docs/personal-data.md).
+.PHONY: bench-erasure
+bench-erasure: $(READY)
+	@$(PY) bench/personal_data.py
 
 # How soon a new local environment is ready (a fork of its function's snapshot), and the
 # whole stack's memory by PSS after the contract's requests, at 1 and at 8 clients.

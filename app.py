@@ -1,5 +1,5 @@
-"""The gateway: inventory, orders, shipping, webhooks and the dashboard behind one JWT
-authorizer, and signing in (no token), in one app.
+"""The gateway: inventory, orders, shipping, webhooks, the dashboard and personal data
+behind one JWT authorizer, and signing in (no token), in one app.
 
 Locally this is the app the local server (and `chalice local`) runs; on AWS each service
 is its own function behind API Gateway and its authorizer (infra/template.yaml), wired
@@ -11,6 +11,7 @@ import infra.chalice_local
 import inventory.wiring
 import orders.wiring
 import shipping.wiring
+import users.wiring
 import webhooks.wiring
 from auth import wiring as sign_in
 from authorizer import wiring as authorizer
@@ -37,6 +38,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         shipping.wiring.routes_for(settings),
         webhooks.wiring.routes_for(settings),
         dashboard.routes_for(settings),
+        users.wiring.routes_for(settings),
         sign_in.routes_for(settings),
         root,
     )

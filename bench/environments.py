@@ -148,7 +148,8 @@ def one_round(passes: int) -> dict:
     """The contract's requests one client at a time (as its checks send them), memory
     read; then at CLIENTS at once (the functions scale out), memory read again."""
     floor = interpreter_start_ms()
-    stack = StackProcess().start()
+    # The local Lambda service says each snapshot made and environment ready at DEBUG.
+    stack = StackProcess({"POWERTOOLS_LOG_LEVEL": "DEBUG"}).start()
     try:
         http = StackClient(stack, stack.token)
         for n in range(passes):

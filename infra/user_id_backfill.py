@@ -4,9 +4,10 @@
 Orders and shipments written before claims (an earlier version's, `make seed`'s of
 then, an import) carry userIds nothing claimed; so do the accounts of the user pool made
 before. This claims each one: an order's or shipment's as used, an account's as held by
-an active account. Each claim is one UpdateItem that keeps what a claim already says
-(who used the id first), so running it twice, or while the platform runs, changes
-nothing the second time.
+an active account, which the claim names (its username in the pool: how the users
+function finds the account of a userId). Each claim is one UpdateItem that keeps what
+a claim already says (who used the id first), so running it twice, or while the platform
+runs, changes nothing the second time.
 
 Without STAGE: the local stack's tables and pool (`make run` running); the local stack
 also runs it on the data it restores at start. With STAGE=dev|prod: that deployed
@@ -41,13 +42,14 @@ def carried(dynamodb: Any, table: str) -> Iterator[int]:
                 yield int(item["userId"]["N"])
 
 
-def accounts(cognito: Any, pool_id: str) -> Iterator[int]:
-    """The userId of each account of the pool that has one (operators may not)."""
+def accounts(cognito: Any, pool_id: str) -> Iterator[tuple[int, str]]:
+    """The userId of each account of the pool that has one (operators may not), and
+    the account's username."""
     for page in cognito.get_paginator("list_users").paginate(UserPoolId=pool_id):
         for user in page["Users"]:
             attributes = {a["Name"]: a["Value"] for a in user.get("Attributes", [])}
             if attributes.get(USER_ID_ATTRIBUTE, "").isdigit():
-                yield int(attributes[USER_ID_ATTRIBUTE])
+                yield int(attributes[USER_ID_ATTRIBUTE]), str(user["Username"])
 
 
 def backfill(
@@ -62,8 +64,8 @@ def backfill(
             ids.used(user_id)
             claimed[logical_id] += 1
     if cognito is not None and pool_id is not None:
-        for user_id in set(accounts(cognito, pool_id)):
-            ids.account_exists(user_id)
+        for user_id, username in set(accounts(cognito, pool_id)):
+            ids.account_exists(user_id, username)
             claimed["accounts"] += 1
     return claimed
 

@@ -139,22 +139,23 @@ def make_user(
     if role == CUSTOMER:
         user_id = _claim(pool, email, user_id)
     try:
-        _create(pool, email, role, password, user_id)
+        username = _create(pool, email, role, password, user_id)
     except Exception:
         if user_id is not None:  # the id stays claimed, held by no account
             pool.user_ids().account_not_created(user_id)
         raise
     if user_id is not None:
-        pool.user_ids().account_created(user_id)
+        pool.user_ids().account_created(user_id, username)
     return Account(email, role, user_id, password, True)
 
 
-def _create(pool: Pool, email: str, role: str, password: str, user_id: int | None) -> None:
+def _create(pool: Pool, email: str, role: str, password: str, user_id: int | None) -> str:
+    """The account made (its username in the pool: an id the pool generates)."""
     attributes = [{"Name": "email", "Value": email}, {"Name": "email_verified", "Value": "true"}]
     if user_id is not None:
         attributes.append({"Name": "custom:userId", "Value": str(user_id)})
     try:
-        pool.cognito.admin_create_user(
+        made = pool.cognito.admin_create_user(
             UserPoolId=pool.pool_id,
             Username=email,
             UserAttributes=attributes,
@@ -171,6 +172,7 @@ def _create(pool: Pool, email: str, role: str, password: str, user_id: int | Non
         pool.cognito.admin_add_user_to_group(
             UserPoolId=pool.pool_id, Username=email, GroupName=OPERATORS_GROUP
         )
+    return str(made["User"]["Username"])
 
 
 def local_pool() -> Pool:

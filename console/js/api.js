@@ -44,7 +44,10 @@ export class Api {
 
   async send(method, url, body, idempotencyKey) {
     // No token: signing in and registering (docs/api.md#signing-in) need none.
-    const headers = this.token ? {Authorization: `Bearer ${this.token}`} : {};
+    // JSON asked for by name: a large answer (a person's data) then comes compressed,
+    // which API Gateway passes on only to such a request (docs/api.md#personal-data).
+    const headers = {Accept: "application/json"};
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     // docs/api.md#retries-without-duplicates-idempotency-key: the same key for a retry
     // of the same submission, so a double click or a retry creates one item.

@@ -6,14 +6,20 @@ import {explain} from "./messages.js";
 import {forget, keep, restore, sessionFor} from "./session.js";
 import * as catalog from "./views/catalog.js";
 import * as dashboard from "./views/dashboard.js";
+import * as myData from "./views/my-data.js";
 import * as orders from "./views/orders.js";
+import * as requests from "./views/requests.js";
 import * as shipments from "./views/shipments.js";
 import * as signIn from "./views/sign-in.js";
 import * as webhooks from "./views/webhooks.js";
 
-const VIEWS = {dashboard, catalog, orders, shipments, webhooks};
+const VIEWS = {
+  dashboard, catalog, orders, shipments, webhooks, "mis-datos": myData, solicitudes: requests,
+};
 // Sections only a role may see: the rest see no link to them, and are sent where they land.
-const ONLY = {dashboard: "operator", webhooks: "operator"};
+const ONLY = {
+  dashboard: "operator", webhooks: "operator", solicitudes: "operator", "mis-datos": "customer",
+};
 const main = document.getElementById("main");
 const status = document.getElementById("status");
 const nav = document.getElementById("nav");
@@ -41,7 +47,7 @@ function fail(error, doing, facts) {
 
 function context() {
   return {
-    api: new Api(config.apiBaseUrl ?? "", session.token), session, say, fail,
+    api: new Api(config.apiBaseUrl ?? "", session.token), session, say, fail, signOut,
     go: (route) => { window.location.hash = route; },
   };
 }

@@ -1,25 +1,6 @@
-"""The table of sign-in attempts and registrations: one item per thing counted (the
-SHA-256 of an email and a client address, or of an address that registers), deleted by
-DynamoDB's TTL an hour after its last attempt (auth.rules.FORGET_AFTER_SECONDS), though
-every read compares that time with the clock itself (the TTL deletes late).
+"""The sign-in attempts' table's model: the layer's (common.attempts_model), as the users
+function counts password checks there too; named here as the sign-in function's own."""
 
-The key's attribute keeps its first name, `emailHash` (a table's key cannot be renamed);
-it holds the hash of whatever an item counts."""
+from common.attempts_model import AttemptsModel
 
-from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.models import Model
-
-from common.storage import model_meta
-
-
-class AttemptsModel(Model):
-    Meta = model_meta("SignInAttemptsTable")
-
-    key = UnicodeAttribute(hash_key=True, attr_name="emailHash")
-    # Sign-ins: how many since the last success; registrations: how many times the item
-    # was written (what each write's condition compares).
-    tries = NumberAttribute(default=0, attr_name="attempts")
-    locked_until = NumberAttribute(null=True, attr_name="lockedUntil")
-    # Registrations: when each account still in the window was made (epoch seconds).
-    made = ListAttribute(of=NumberAttribute, null=True, attr_name="made")
-    expires_at = NumberAttribute(attr_name="expiresAt")
+__all__ = ["AttemptsModel"]

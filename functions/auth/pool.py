@@ -46,7 +46,7 @@ class CognitoPool:
     def __init__(self, client: Any, pool_id: str, client_id: str):
         self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
 
-    def create_customer(self, registration: Registration, user_id: int) -> None:
+    def create_customer(self, registration: Registration, user_id: int) -> str:
         # Not marked verified: registering proves nothing about the email (the pool
         # signs in by it all the same: its usernames are emails).
         attributes = [
@@ -55,7 +55,7 @@ class CognitoPool:
         ]
         if registration.nombre:
             attributes.append({"Name": "name", "Value": registration.nombre})
-        self._call(
+        made = self._call(
             "AdminCreateUser",
             UserPoolId=self._pool_id,
             Username=registration.email,
@@ -75,6 +75,8 @@ class CognitoPool:
             # email: it goes, so the same registration can be sent again.
             self._remove(registration.email)
             raise
+        # The pool's name for the account (its sign-in is by email: a generated id).
+        return str(made["User"]["Username"])
 
     def sign_in(self, credentials: Credentials) -> str:
         # The administrator's password flow (IAM-signed: this function's role alone may):
@@ -105,10 +107,10 @@ class CognitoPool:
             )
         raise unavailable(f"the pool asked for {answer.get('ChallengeName') or 'nothing'}")
 
-    def _call(self, operation: str, **parameters: Any) -> None:
+    def _call(self, operation: str, **parameters: Any) -> dict:
         method = getattr(self._cognito, _snake(operation))
         try:
-            method(**parameters)
+            return method(**parameters)
         except ClientError as exc:
             code = _code(exc)
             if code == "UsernameExistsException" or code == "AliasExistsException":

@@ -1,9 +1,7 @@
-"""Sign-in attempts and registrations in DynamoDB (the only PynamoDB code of sign-in),
-and the users' ids.
+"""Registrations in DynamoDB (the only PynamoDB code of sign-in; its attempts are counted
+by the layer's common.attempts_repository), and the users' ids.
 
-A claim is a read and a write conditional on what was read: two sign-ins for one email at
-once cannot both count as its fifth (one of them reads again), so the lock the fifth
-earns is in place before any later attempt reaches the pool; two registrations from one
+A claim is a read and a write conditional on what was read: two registrations from one
 address cannot both take its last place.
 """
 
@@ -11,74 +9,18 @@ import functools
 import time
 from collections.abc import Callable
 
-from pynamodb.exceptions import DoesNotExist, PutError
-
 from auth.model import AttemptsModel
-from auth.rules import (
-    REGISTRATION_WINDOW_SECONDS,
-    Attempts,
-    kept_attempts,
-    next_registrations,
-    too_many,
-    without,
-)
+from auth.rules import REGISTRATION_WINDOW_SECONDS, next_registrations, without
 from common import counters, storage
+from common.attempts_repository import CLAIM_TRIES, DynamoAttempts, read, saved
 from common.counters import CounterModel
 from common.errors import TooManyRequests
 from common.id_blocks import IdBlocks
 from common.settings import Settings
 
-# A claim that keeps losing the race to other sign-ins for the same email (someone is
-# hammering it) waits like any locked attempt.
-CLAIM_TRIES = 3
 COUNTER = "users"
-
-
-def _saved(item: AttemptsModel, read: AttemptsModel | None) -> bool:
-    """Save `item` on the condition that the one `read` (None: none) is still there as
-    read; False when another write came first."""
-    condition = (
-        AttemptsModel.tries == read.tries
-        if read is not None
-        else AttemptsModel.key.does_not_exist()
-    )
-    try:
-        item.save(condition=condition)
-        return True
-    except PutError as exc:
-        if not storage.condition_failed(exc):
-            raise
-        return False
-
-
-class DynamoAttempts:
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
-        storage.bind(settings, AttemptsModel)
-        self._clock = clock
-
-    def claim(self, key: str, step: Callable[[Attempts], Attempts]) -> None:
-        for _ in range(CLAIM_TRIES):
-            item, now = _read(key), self._clock()
-            current = (
-                kept_attempts(
-                    Attempts(int(item.tries), _number(item.locked_until)), item.expires_at, now
-                )
-                if item is not None
-                else Attempts()
-            )
-            after = step(current)
-            stored = AttemptsModel(
-                key,
-                tries=after.count,
-                locked_until=after.locked_until,
-                expires_at=after.expires_at(now),
-            )
-            if _saved(stored, item):
-                return
-        raise too_many(1)
-
-    def forget(self, key: str) -> None:
-        AttemptsModel(key).delete()
+# Sign-in's attempts are counted by the layer's (the users function counts there too).
+__all__ = ["COUNTER", "DynamoAttempts", "DynamoRegistrations", "user_ids"]
 
 
 class DynamoRegistrations:
@@ -92,9 +34,9 @@ class DynamoRegistrations:
         """One more account made from key's address now (its time); TooManyRequests
         beyond the limit."""
         for _ in range(CLAIM_TRIES):
-            item, now = _read(key), self._clock()
+            item, now = read(key), self._clock()
             made = next_registrations(_made(item), now)
-            if _saved(self._item(key, item, made), item):
+            if saved(self._item(key, item, made), item):
                 return now
         raise TooManyRequests(
             "TOO_MANY_REGISTRATIONS",
@@ -106,8 +48,8 @@ class DynamoRegistrations:
         """The registration of `moment` made no account: its place is free again (best
         effort: a place left taken only makes the limit stricter for a while)."""
         for _ in range(CLAIM_TRIES):
-            item = _read(key)
-            if item is None or _saved(self._item(key, item, without(_made(item), moment)), item):
+            item = read(key)
+            if item is None or saved(self._item(key, item, without(_made(item), moment)), item):
                 return
 
     @staticmethod
@@ -122,17 +64,6 @@ class DynamoRegistrations:
 
 def _made(item: AttemptsModel | None) -> tuple[float, ...]:
     return tuple(float(moment) for moment in (item.made or [])) if item is not None else ()  # type: ignore[arg-type]
-
-
-def _read(key: str) -> AttemptsModel | None:
-    try:
-        return AttemptsModel.get(key, consistent_read=True)
-    except DoesNotExist:
-        return None
-
-
-def _number(value: object) -> float | None:
-    return float(value) if value is not None else None  # type: ignore[arg-type]
 
 
 def user_ids(settings: Settings) -> Callable[[], int]:

@@ -3,18 +3,35 @@ policy (declared once, here: tests hold infra/template.yaml's to it), how repeat
 sign-ins for one email from one client address are slowed, and how many accounts one
 address may make."""
 
-import hashlib
-import json
 import math
 import re
 from dataclasses import dataclass
 
+from common.attempts import (
+    FORGET_AFTER_SECONDS,
+    Attempts,
+    attempts_key,
+    hashed_key,
+    kept_attempts,
+    lock_seconds,
+    next_attempts,
+    too_many,
+)
 from common.errors import TooManyRequests, invalid_fields
-from common.validation import EMAIL, MAX_TEXT, normal_email
+from common.validation import EMAIL, MAX_EMAIL, MAX_TEXT, normal_email
 
-# Cognito's limits: an email attribute of at most 254 characters (RFC 5321's path), a
-# password of at most 256.
-MAX_EMAIL = 254
+# Sign-in's names for the slowing of guesses, which the users function shares.
+__all__ = [
+    "FORGET_AFTER_SECONDS",
+    "Attempts",
+    "attempts_key",
+    "kept_attempts",
+    "lock_seconds",
+    "next_attempts",
+    "too_many",
+]
+
+# Cognito's limit for a password (an email's is common.validation.MAX_EMAIL).
 MAX_PASSWORD = 256
 
 
@@ -136,71 +153,7 @@ def parse_credentials(body: dict) -> Credentials:
     return Credentials(normal_email(email), password)
 
 
-# -- Slowing guesses ---------------------------------------------------------------------
-
-# Sign-ins for one email from one client address that go through before each further
-# one waits: a user who mistypes is never slowed, a guesser gets FREE_ATTEMPTS tries, then
-# one try per lock, each lock twice the last (30 s, 60 s, ...), at most 15 minutes.
-FREE_ATTEMPTS = 5
-FIRST_LOCK_SECONDS = 30
-MAX_LOCK_SECONDS = 15 * 60
-# A count nobody added to for this long is forgotten: compared with the clock when it is
-# read (DynamoDB's TTL deletes the item too, but up to days late).
-FORGET_AFTER_SECONDS = 3600
-
-
-@dataclass(frozen=True)
-class Attempts:
-    """Sign-ins tried for one email from one address since its last success: how many, and
-    until when the next one must wait (epoch seconds; None: it need not)."""
-
-    count: int = 0
-    locked_until: float | None = None
-
-    def expires_at(self, now: float) -> int:
-        return math.ceil(max(now, self.locked_until or now) + FORGET_AFTER_SECONDS)
-
-
-def kept_attempts(stored: Attempts, expires_at: float, now: float) -> Attempts:
-    """The attempts as stored, or none once they are forgotten (past `expires_at`)."""
-    return stored if now < expires_at else Attempts()
-
-
-def lock_seconds(count: int) -> int:
-    """How long the sign-in after the `count`th must wait (0: not at all)."""
-    if count < FREE_ATTEMPTS:
-        return 0
-    return min(FIRST_LOCK_SECONDS * 2 ** min(count - FREE_ATTEMPTS, 16), MAX_LOCK_SECONDS)
-
-
-def next_attempts(current: Attempts, now: float) -> Attempts:
-    """The attempts once one more is let through, or TooManyRequests while locked. The lock
-    is set by the attempt that earns it, before it reaches the pool: however many try at
-    once, none gets past a lock it did not see."""
-    if current.locked_until is not None and now < current.locked_until:
-        raise too_many(math.ceil(current.locked_until - now))
-    count = current.count + 1
-    wait = lock_seconds(count)
-    return Attempts(count, now + wait if wait else None)
-
-
-def too_many(retry_after_seconds: int) -> TooManyRequests:
-    return TooManyRequests(
-        "TOO_MANY_ATTEMPTS",
-        f"Too many sign-ins for this email: try again in {retry_after_seconds} seconds",
-        retry_after_seconds=max(1, retry_after_seconds),
-    )
-
-
-def _key(*parts: str) -> str:
-    return hashlib.sha256(json.dumps(parts).encode("utf-8")).hexdigest()
-
-
-def attempts_key(email: str, address: str) -> str:
-    """Where sign-ins for an email from one client address are counted: someone guessing
-    from elsewhere never slows the owner. A SHA-256, so the table holds neither."""
-    return _key("sign-in", normal_email(email), address)
-
+# -- Slowing guesses: common.attempts (the users function counts password checks too) ----
 
 # -- Limiting registrations -------------------------------------------------------------
 
@@ -212,7 +165,7 @@ REGISTRATION_WINDOW_SECONDS = 600
 
 def registrations_key(address: str) -> str:
     """Where the accounts made from one client address are counted (its SHA-256)."""
-    return _key("register", address)
+    return hashed_key("register", address)
 
 
 def next_registrations(made: tuple[float, ...], now: float) -> tuple[float, ...]:

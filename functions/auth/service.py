@@ -27,9 +27,10 @@ class WrongCredentials(Exception):
 
 
 class IdentityProvider(Protocol):
-    def create_customer(self, registration: Registration, user_id: int) -> None:
-        """The account, signed in with its password from now on; Conflict EMAIL_TAKEN,
-        Invalid for what the provider refuses, Unavailable when it cannot be reached."""
+    def create_customer(self, registration: Registration, user_id: int) -> str:
+        """The account, signed in with its password from now on (its username in the
+        pool); Conflict EMAIL_TAKEN, Invalid for what the provider refuses, Unavailable
+        when it cannot be reached."""
 
     def sign_in(self, credentials: Credentials) -> str:
         """The access token; WrongCredentials, or Unavailable."""
@@ -41,7 +42,7 @@ class AccountIds(Protocol):
     def new_account(self, next_id: Callable[[], int]) -> int:
         """An id no one has used, from `next_id`, claimed for an account being made."""
 
-    def account_created(self, user_id: int) -> None: ...
+    def account_created(self, user_id: int, username: str | None = None) -> None: ...
     def account_not_created(self, user_id: int) -> None: ...
 
 
@@ -102,7 +103,7 @@ def _made(registration: Registration, registrar: Registrar) -> Account:
     ids = registrar.ids
     user_id = ids.new_account(registrar.next_user_id)
     try:
-        registrar.provider.create_customer(registration, user_id)
+        username = registrar.provider.create_customer(registration, user_id)
     except Exception:
         # The id stays claimed and unused; this failure is the answer, not that one's.
         with contextlib.suppress(Exception):
@@ -112,7 +113,7 @@ def _made(registration: Registration, registrar: Registrar) -> Account:
     # fail, the claim's pending mark lapses by itself (common.user_ids.PENDING_SECONDS);
     # the account is made, and saying otherwise would have the client register again.
     with contextlib.suppress(Exception):
-        ids.account_created(user_id)
+        ids.account_created(user_id, username)
     return Account(registration.email, user_id)
 
 

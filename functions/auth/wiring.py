@@ -19,7 +19,7 @@ FUNCTION = "AuthFunction"
 class NoPool:
     """Where no user pool is configured (chalice local without one, say)."""
 
-    def create_customer(self, registration: Registration, user_id: int) -> None:
+    def create_customer(self, registration: Registration, user_id: int) -> str:
         raise unavailable("this stack has no user pool")
 
     def sign_in(self, credentials: Credentials) -> str:

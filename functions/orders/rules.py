@@ -1,18 +1,18 @@
 """Order rules as plain functions: a valid order, a new order's state, its event, and
-the stock move each move of its lifecycle makes."""
+the stock move each move of its lifecycle makes. The order's shape (NewOrder, Order) is
+the layer's (common.records): the users function reads orders too."""
 
-from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import Decimal
 
 from common import stock
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, not_found
+from common.records import ORDER_CREATED, NewOrder, Order
 from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
-INITIAL_STATUS = "PENDIENTE"
+INITIAL_STATUS = ORDER_CREATED
 CANCELLED = "CANCELADO"
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.
@@ -26,32 +26,6 @@ NEXT = {
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
 
 
-@dataclass(frozen=True, kw_only=True)
-class NewOrder:
-    """What a client may set on a new order; id, status, creadoEn and observaciones are
-    the service's own and ignored when sent."""
-
-    user_id: int
-    user_email: str
-    cliente_nombre: str
-    total: Decimal | int
-    tipo_pedido: str
-    destino: str
-    producto_id: int
-    cantidad: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class Order(NewOrder):
-    """An order as stored and shown."""
-
-    id: int
-    status: str
-    observaciones: str | None
-    creado_en: str
-    # The role of the caller who placed it (its history's first entry); None for an
-    # order placed before it was kept.
-    creado_por: str | None = field(default=None, metadata={"internal": True})
 
 
 def unknown_order(order_id: int) -> NotFound:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from common import history
+from common import records
 from common.callers import Caller
 from common.clock import to_iso
 from common.errors import Conflict, DomainError, Invalid, Unavailable
@@ -234,5 +234,4 @@ def order_history(orders: Orders, caller: Caller, order_id: int) -> list[Entry]:
     order, changes = orders.history(order_id)
     if not access.sees(caller, order):
         raise rules.unknown_order(order_id)
-    creation = Entry(rules.INITIAL_STATUS, order.creado_en, order.creado_por)
-    return history.shown(creation, changes)
+    return records.order_history(order, changes)

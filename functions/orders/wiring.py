@@ -5,9 +5,9 @@ event as a Lambda async invoke."""
 
 from typing import Any
 
-from common import aws
+from common import aws, personal
 from common.breaker import DynamoDBStorage
-from common.creating import CreatedOnce
+from common.creating import CreatedOnce, PersonsCopy
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
@@ -16,6 +16,7 @@ from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.service_calls import ByInvoke, Routes, service
 from common.settings import Settings
 from common.stock_client import StockClient
+from common.user_ids import UserIds
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
 from orders.publisher import LambdaPublisher
@@ -38,7 +39,14 @@ def routes_for(
             LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
             OrderMetrics(),
             Lists.from_settings(settings),
-            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+            CreatedOnce(
+                Once(settings, CREATE_SCOPE, SERVICE),
+                PersonsCopy(
+                    personal.ORDER,
+                    lambda made: made.user_id,
+                    UserIds.for_function(settings).erased,
+                ),
+            ),
         )
     blueprint.function = FUNCTION
     return blueprint

@@ -1,45 +1,21 @@
 """Shipping rules as plain functions: what a valid new shipment is, what a shipment holds.
 
 The clock is a parameter (`now`), so the date arithmetic is tested with a fixed instant;
-the routes pass common.clock.utcnow().
+the routes pass common.clock.utcnow(). The shipment's shape (NewShipment, Shipment) is the
+layer's (common.records): the users function reads shipments too.
 """
 
-from dataclasses import dataclass, field
 from datetime import datetime
 
 from common.clock import to_iso
 from common.errors import NotFound, not_found
+from common.records import SHIPMENT_CREATED, NewShipment, Shipment
 from common.validation import Checker, query_choice, query_positive_integer, required_query_choice
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 
 # Lifecycle order; any state may follow any other (docs/api.md#shipping).
 STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
-INITIAL_STATUS = "CREADO"
-
-
-@dataclass(frozen=True, kw_only=True)
-class NewShipment:
-    """Everything a client sets on a shipment; the rest is generated."""
-
-    pedido_id: int
-    tipo_envio: str
-    transportista: str
-    destino: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Shipment(NewShipment):
-    """A shipment; its dates already in the platform's time format."""
-
-    id: int
-    status: str
-    guia_despecho: str
-    ruta_descripcion: str
-    fecha_estimada_entrega: str
-    creado_en: str
-    # Whose order it fulfils (the order's userId; None for an order unknown when it was
-    # created): its customer may follow it. Not shown in the API.
-    owner_id: int | None = field(default=None, metadata={"internal": True})
+INITIAL_STATUS = SHIPMENT_CREATED
 
 
 def unknown_shipment(shipment_id: int) -> NotFound:
@@ -64,6 +40,7 @@ def created_shipment(
 ) -> Shipment:
     """creadoEn, the estimate and the guide's date all come from the one instant `now`."""
     strategy = for_tipo(new_shipment.tipo_envio)
+    assert new_shipment.destino is not None  # parse_shipment's: a new one has its address
     return Shipment(
         id=shipment_id,
         pedido_id=new_shipment.pedido_id,

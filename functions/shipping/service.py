@@ -5,8 +5,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
-from common import history
-from common.callers import OPERATOR, Caller
+from common import records
+from common.callers import Caller
 from common.clock import to_iso
 from common.history import Entry
 from common.paging import Page
@@ -89,5 +89,4 @@ def shipment_history(shipments: Shipments, caller: Caller, shipment_id: int) -> 
     shipment, changes = shipments.history(shipment_id)
     if not access.sees(caller, shipment):
         raise rules.unknown_shipment(shipment_id)
-    creation = Entry(rules.INITIAL_STATUS, shipment.creado_en, OPERATOR)
-    return history.shown(creation, changes)
+    return records.shipment_history(shipment, changes)

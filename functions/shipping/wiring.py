@@ -3,14 +3,15 @@ is asked of the orders service (an invoke of its function on AWS, HTTP when give
 
 from typing import Any
 
-from common import aws
-from common.creating import CreatedOnce
+from common import aws, personal
+from common.creating import CreatedOnce, PersonsCopy
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.service_calls import service
 from common.settings import Settings
+from common.user_ids import UserIds
 from shipping import routes
 from shipping.order_owners import OrderOwners
 from shipping.repository import ShipmentRepository
@@ -35,7 +36,14 @@ def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprin
                 )
             ),
             Lists.from_settings(settings),
-            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+            CreatedOnce(
+                Once(settings, CREATE_SCOPE, SERVICE),
+                PersonsCopy(
+                    personal.SHIPMENT,
+                    lambda made: made.owner_id,
+                    UserIds.for_function(settings).erased,
+                ),
+            ),
         )
     blueprint.function = FUNCTION
     return blueprint

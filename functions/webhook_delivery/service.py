@@ -3,11 +3,13 @@ answered recorded, and what happens next (rules.decide). Storage and the sending
 passed in."""
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from common.clock import to_iso
 from common.errors import NotFound
+from common.personal import event_subject, stripped_event
 from webhook_delivery import rules, signatures
 from webhook_delivery.rules import Decision, Next
 from webhook_delivery.sender import Sent
@@ -53,12 +55,21 @@ NOTHING = Decision(Next.DONE, PENDING)
 GIVEN_UP = Decision(Next.DEAD, FAILED)
 
 
+@dataclass(frozen=True)
+class Stores:
+    """Where a delivery's state is kept, and whether the person an event is about was
+    erased (common.user_ids: their data then never goes out again)."""
+
+    endpoints: Endpoints
+    deliveries: Deliveries
+    attempts: Attempts
+    erased: Callable[[int | None], bool]
+
+
 def deliver(
     message: DeliveryMessage,
     attempt: int,
-    endpoints: Endpoints,
-    deliveries: Deliveries,
-    log: Attempts,
+    stores: Stores,
     send: Send,
     schedule: tuple[int, ...],
     now: datetime,
@@ -68,33 +79,44 @@ def deliver(
     replaced by a re-send (a message that came twice). Attempts before this one that
     have no record (their worker died: the message came back when its visibility ran
     out) are recorded first, as failed; once the last allowed one is among them, the
-    delivery is dead and nothing more is sent."""
+    delivery is dead and nothing more is sent. An event about a person who was erased
+    since it was made is sent, and kept for re-sends, without their data
+    (docs/personal-data.md)."""
     try:
-        endpoint = endpoints.get(message.webhook_id)
+        endpoint = stores.endpoints.get(message.webhook_id)
     except NotFound:
         return NOTHING
     if not endpoint.activo:
         return NOTHING
-    delivery = deliveries.open(message.delivery(), now)
+    erased = stores.erased(
+        message.user_id if message.user_id is not None else event_subject(message.body)
+    )
+    if erased:
+        message = replace(message, body=stripped_event(message.body))
+    delivery = stores.deliveries.open(message.delivery(), now)
     if delivery.envio != message.envio or delivery.estado != PENDING:
         return NOTHING
     last = len(schedule) + 1
     upto = min(attempt - 1, last)
     lost = delivery.intentos < upto
-    if lost and not _record_lost(delivery, upto, last, deliveries, log, now):
+    if lost and not _record_lost(delivery, upto, last, stores.deliveries, stores.attempts, now):
         return NOTHING  # a re-send replaced this send meanwhile
     if attempt > last:  # the last attempt was made (or lost): a dead letter
         if not lost:  # recorded, but its worker died before the delivery's state
-            deliveries.attempted(delivery, last, FAILED, now)
+            stores.deliveries.attempted(delivery, last, FAILED, now)
         return GIVEN_UP
+    if erased:  # kept before the erasure: its stored copy is stripped by the erasure
+        delivery = replace(delivery, body=stripped_event(delivery.body))
     sent = send(endpoint, delivery, now)
     decision = rules.decide(sent.status, attempt, schedule)
     due = now + timedelta(milliseconds=sent.duration_ms, seconds=decision.delay)
     siguiente = to_iso(due) if decision.next is Next.RETRY else None
-    log.add(endpoint.id, _attempt(delivery, attempt, sent, decision, now, siguiente), now)
-    deliveries.attempted(delivery, attempt, decision.estado, now, siguiente)
+    stores.attempts.add(
+        endpoint.id, _attempt(delivery, attempt, sent, decision, now, siguiente), now
+    )
+    stores.deliveries.attempted(delivery, attempt, decision.estado, now, siguiente)
     if sent.status == rules.GONE:
-        endpoints.deactivate(endpoint.id)
+        stores.endpoints.deactivate(endpoint.id)
     return decision
 
 

@@ -13,6 +13,7 @@ from common.clock import utcnow
 from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
+from common.user_ids import UserIds
 from webhook_delivery import sender, service
 from webhook_delivery.rules import Decision, Next
 from webhooks.delivery_queue import DeliveryQueue
@@ -31,9 +32,12 @@ class DeliveryHandler(FunctionHandler):
     def __init__(self, settings: Settings):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.endpoints = WebhookRepository(settings)
-            self.deliveries = Deliveries(settings)
-            self.attempts = Attempts(settings)
+            self.stores = service.Stores(
+                endpoints=WebhookRepository(settings),
+                deliveries=Deliveries(settings),
+                attempts=Attempts(settings),
+                erased=UserIds.for_function(settings).erased,
+            )
             self.queue = DeliveryQueue(settings)
             vault = Vault(settings)
         self._schedule = settings.webhook_retry_seconds
@@ -83,14 +87,7 @@ class DeliveryHandler(FunctionHandler):
         attempt = int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
         try:
             decision = service.deliver(
-                message,
-                attempt,
-                self.endpoints,
-                self.deliveries,
-                self.attempts,
-                self._send,
-                self._schedule,
-                utcnow(),
+                message, attempt, self.stores, self._send, self._schedule, utcnow()
             )
         except Exception:
             # Ours, not the receiver's: the message comes back after the queue's

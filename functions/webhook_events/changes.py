@@ -1,7 +1,12 @@
 """What a committed change makes, as plain functions (docs/api.md#webhooks): an order or a
 shipment created (`*.creado`), its status changed (`*.estado`, with `statusAnterior`), a
-product's stock going below its threshold (`inventario.stock_bajo`); any other change,
-none. `data` is the item as the API shows it.
+product's stock going below its threshold (`inventario.stock_bajo`), a person's data
+erased (`usuario.eliminado`, when the erasure's request becomes done); any other change,
+none. `data` is the item as the API shows it (the erased person's userId alone).
+
+An event about a person (an order's, a shipment's) names them (`user_id`: the order's
+userId, the shipment's order's): what carries it on sends it without their data once
+they are erased (common.personal).
 
 An event's id is derived from the stream record it comes from, so a record delivered
 again (a batch retried) makes the same event, with the same id, never a second one.
@@ -14,10 +19,19 @@ from typing import Any
 
 from common import jsonio
 from common.clock import to_iso
+from common.personal import ERASURE_DONE, USER_ERASED
 from common.responses import api_json
 from inventory.rules import in_alert
 
-ORDER, SHIPMENT, PRODUCT = "pedido", "envio", "producto"
+ORDER, SHIPMENT, PRODUCT, REQUEST = "pedido", "envio", "producto", "solicitud"
+
+
+@dataclass(frozen=True)
+class RequestState:
+    """A rights request's item as its stream shows it: whose, and an erasure's progress."""
+
+    user_id: int | None
+    estado: str | None
 
 
 @dataclass(frozen=True)
@@ -28,7 +42,7 @@ class Change:
     kind: str
     record: str
     at: datetime
-    old: Any  # an Order, a Shipment or a Product; None: it did not exist
+    old: Any  # an Order, a Shipment, a Product or a RequestState; None: it did not exist
     new: Any
 
 
@@ -37,6 +51,7 @@ class Event:
     id: str
     type: str
     body: str  # {"type", "timestamp", "data"}: the exact bytes every attempt sends
+    user_id: int | None = None  # whom it is about (its data is theirs)
 
 
 def events_of(change: Change) -> list[Event]:
@@ -44,7 +59,16 @@ def events_of(change: Change) -> list[Event]:
     if found is None:
         return []
     kind, data = found
-    return [_event(change, kind, data)]
+    return [_event(change, kind, data, _about(change))]
+
+
+def _about(change: Change) -> int | None:
+    """Whose data an event carries: an order's person, a shipment's order's; no one's."""
+    if change.kind == ORDER:
+        return int(change.new.user_id)
+    if change.kind == SHIPMENT and change.new.owner_id is not None:
+        return int(change.new.owner_id)
+    return None
 
 
 def _what_changed(change: Change) -> tuple[str, object] | None:
@@ -63,12 +87,25 @@ def _what_changed(change: Change) -> tuple[str, object] | None:
         return None
     if change.kind == PRODUCT and in_alert(new) and (old is None or not in_alert(old)):
         return "inventario.stock_bajo", api_json(new)
+    if _erasure_done(change):
+        return USER_ERASED, {"userId": new.user_id}
     return None
 
 
-def _event(change: Change, kind: str, data: object) -> Event:
+def _erasure_done(change: Change) -> bool:
+    """A rights request's erasure became done (never again: it stays done)."""
+    old, new = change.old, change.new
+    return (
+        change.kind == REQUEST
+        and new.estado == ERASURE_DONE
+        and new.user_id is not None
+        and (old is None or old.estado != ERASURE_DONE)
+    )
+
+
+def _event(change: Change, kind: str, data: object, user_id: int | None) -> Event:
     digest = hashlib.sha256(f"{change.record}:{kind}".encode()).hexdigest()
     body = jsonio.dumps(
         {"type": kind, "timestamp": to_iso(change.at), "data": data}, ascii_only=False
     )
-    return Event(id=f"evt_{digest[:32]}", type=kind, body=body)
+    return Event(id=f"evt_{digest[:32]}", type=kind, body=body, user_id=user_id)

@@ -17,15 +17,26 @@ from orders.model import OrderModel
 from orders.rules import Order
 from shipping.model import ShipmentModel
 from shipping.rules import Shipment
-from webhook_events.changes import ORDER, PRODUCT, SHIPMENT, Change
+from webhook_events.changes import ORDER, PRODUCT, REQUEST, SHIPMENT, Change, RequestState
 
-# Each table whose stream makes events: the kind of its items, their model, and how its
-# service reads one (the same reader as its repository: a product written before
-# reservations holds none reserved).
-READ: dict[str, tuple[str, type[Model], Callable[[Any], Any]]] = {
+
+def _request_state(image: dict) -> RequestState:
+    """A rights request's item (the users function's DataRequestsTable), read off its
+    image: whose it is, and an erasure's progress (its two fields an event needs)."""
+    user_id = image.get("userId", {}).get("N")
+    return RequestState(
+        int(user_id) if user_id is not None else None, image.get("estado", {}).get("S")
+    )
+
+
+# Each table whose stream makes events: the kind of its items, their model (None: the
+# image is read as it is), and how its service reads one (the same reader as its
+# repository: a product written before reservations holds none reserved).
+READ: dict[str, tuple[str, type[Model] | None, Callable[[Any], Any]]] = {
     "OrdersTable": (ORDER, OrderModel, partial(storage.to_domain, domain_cls=Order)),
     "ShipmentsTable": (SHIPMENT, ShipmentModel, partial(storage.to_domain, domain_cls=Shipment)),
     "ProductsTable": (PRODUCT, ProductModel, product_of),
+    "DataRequestsTable": (REQUEST, None, _request_state),
 }
 
 
@@ -57,7 +68,7 @@ class Images:
         )
 
 
-def _domain(model: type[Model], read: Callable[[Any], Any], image: dict | None) -> Any:
+def _domain(model: type[Model] | None, read: Callable[[Any], Any], image: dict | None) -> Any:
     if image is None:
         return None
-    return read(model.from_raw_data(image))
+    return read(model.from_raw_data(image) if model is not None else image)

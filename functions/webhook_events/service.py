@@ -26,7 +26,13 @@ def publish(changes: Sequence[Change], endpoints: Subscriptions, queue: Queue) -
         return 0, 0
     subscribed = endpoints.subscriptions()
     messages = [
-        DeliveryMessage(webhook_id=endpoint.id, event_id=event.id, type=event.type, body=event.body)
+        DeliveryMessage(
+            webhook_id=endpoint.id,
+            event_id=event.id,
+            type=event.type,
+            body=event.body,
+            user_id=event.user_id,
+        )
         for at, event in events
         for endpoint in subscribed
         if endpoint.receives(event.type, at)

@@ -2,8 +2,10 @@
 the events function sends, a re-send sends again, and the delivery function reads.
 
 It carries the event whole (its id, type and body, the exact bytes every attempt
-sends), so the first attempt needs nothing else; and which send of the delivery it is
-(`envio`: 0, then one more per re-send), so a message a re-send replaced does nothing.
+sends), so the first attempt needs nothing else; which send of the delivery it is
+(`envio`: 0, then one more per re-send), so a message a re-send replaced does nothing;
+and whom the event is about (`userId`, an order's or a shipment's person), so that it
+goes out without their data once they are erased (docs/personal-data.md).
 """
 
 import json
@@ -21,6 +23,7 @@ class DeliveryMessage:
     type: str
     body: str
     envio: int = 0
+    user_id: int | None = None
 
     def delivery(self) -> Delivery:
         """The delivery this message opens, if it is its event's first to the endpoint."""
@@ -32,21 +35,21 @@ class DeliveryMessage:
             estado=PENDING,
             envio=self.envio,
             actualizado_en="",
+            user_id=self.user_id,
         )
 
 
 def encoded(message: DeliveryMessage) -> str:
-    return json.dumps(
-        {
-            "webhookId": message.webhook_id,
-            "eventId": message.event_id,
-            "type": message.type,
-            "envio": message.envio,
-            "body": message.body,
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    fields = {
+        "webhookId": message.webhook_id,
+        "eventId": message.event_id,
+        "type": message.type,
+        "envio": message.envio,
+        "body": message.body,
+    }
+    if message.user_id is not None:
+        fields["userId"] = message.user_id
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
 
 
 def decoded(text: str) -> DeliveryMessage:
@@ -59,6 +62,7 @@ def decoded(text: str) -> DeliveryMessage:
             type=str(raw["type"]),
             body=str(raw["body"]),
             envio=int(raw.get("envio", 0)),
+            user_id=int(raw["userId"]) if raw.get("userId") is not None else None,
         )
     except (KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"not a delivery message: {exc!r}") from None
@@ -72,4 +76,5 @@ def resend_of(delivery: Delivery) -> DeliveryMessage:
         type=delivery.type,
         body=delivery.body,
         envio=delivery.envio + 1,
+        user_id=delivery.user_id,
     )

@@ -14,7 +14,7 @@ from pynamodb.attributes import (
     NumberAttribute,
     UnicodeAttribute,
 )
-from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyProjection
 from pynamodb.models import Model
 
 from common.storage import ListIndex, model_meta
@@ -64,6 +64,19 @@ class WebhookModel(Model):
     activos = ActiveIndex()
 
 
+class DeliveryUserIndex(GlobalSecondaryIndex):
+    """The deliveries of events about one person (an order's or a shipment's userId), by
+    which erasing their data finds them (functions/erasure); sparse: an event about no
+    one (a product's) is not in it."""
+
+    class Meta:
+        index_name = "byUser"
+        projection = KeysOnlyProjection()
+
+    user_id = NumberAttribute(hash_key=True, attr_name="userId")
+    event_id = UnicodeAttribute(range_key=True, attr_name="eventId")
+
+
 class DeliveryModel(Model):
     """One event's delivery to one endpoint; gone after `expiration` (DynamoDB's TTL)."""
 
@@ -79,6 +92,10 @@ class DeliveryModel(Model):
     actualizado_en = UnicodeAttribute(attr_name="actualizadoEn")
     siguiente_intento = UnicodeAttribute(attr_name="siguienteIntento", null=True)
     expiration = NumberAttribute()
+    # Whom its event is about (None: no one, or a delivery made before it was kept).
+    user_id = NumberAttribute(attr_name="userId", null=True)
+
+    by_user = DeliveryUserIndex()
 
 
 class AttemptModel(Model):

@@ -175,6 +175,7 @@ def _delivery_of(item: DeliveryModel) -> Delivery:
         intentos=int(item.intentos),
         actualizado_en=item.actualizado_en,
         siguiente_intento=item.siguiente_intento,
+        user_id=int(item.user_id) if item.user_id is not None else None,
     )
 
 
@@ -205,6 +206,7 @@ class Deliveries:
             actualizado_en=to_iso(now),
             siguiente_intento=to_iso(now),  # its first try: now
             expiration=_expiration(now),
+            user_id=delivery.user_id,
         )
         try:
             item.save(condition=DeliveryModel.event_id.does_not_exist())

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, TooManyRequests, not_found
+from common.personal import USER_ERASED
 from common.validation import Checker
 
 EVENT_TYPES = (
@@ -20,6 +21,7 @@ EVENT_TYPES = (
     "envio.creado",
     "envio.estado",
     "inventario.stock_bajo",
+    USER_ERASED,
 )
 # Standard Webhooks' secrets: "whsec_" and the base64 of 24 to 64 random bytes.
 SECRET_PREFIX = "whsec_"
@@ -118,6 +120,8 @@ class Delivery:
     actualizado_en: str
     # When its next try is due, while PENDIENTE (None: written before it was kept).
     siguiente_intento: str | None = None
+    # Whom its event is about (an order's or a shipment's person; None: no one).
+    user_id: int | None = field(default=None, metadata={"internal": True})
 
     def stalled(self, now: datetime) -> bool:
         """PENDIENTE long past its next try (or, written before that was kept, its last

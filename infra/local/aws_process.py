@@ -22,8 +22,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import boto3
-
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.persistence import DataDir, DataError
@@ -100,6 +98,8 @@ def _partition_writes() -> "PartitionWrites | None":
 def _backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> None:
     """What data saved by an earlier version lacks, given to it. Imported here: they read
     the functions' models, which an emulator with nothing to restore has no need of."""
+    import boto3
+
     dynamodb = boto3.client("dynamodb", endpoint_url=url)
     if any(restored.values()):
         # Saved before write-sharding: its items get their shard keys, or lists would not
@@ -143,7 +143,10 @@ def _stop_requested() -> threading.Event:
 
 
 def main(argv: list[str]) -> None:
-    # moto is this process's alone (0.6 s of CPU the stack does not pay at each start).
+    # moto (and boto3) are this process's alone: the stack, which imports this module for
+    # AwsProcess, does not pay their 0.6 s of CPU at each start.
+    import boto3
+
     from infra.local.emulator import emulator
     from infra.local.kms_keys import keep_keys
     from infra.local.user_pool import HASH_IDS, signing_key

@@ -104,7 +104,7 @@ from werkzeug.serving import make_server
 
 from infra.local import streams, user_pool
 from infra.local.persistence import DataDir, Snapshots
-from infra.local.servers import BackgroundServer
+from infra.local.servers import BackgroundServer, json_answer
 from infra.local.settings import PARTITION_WRITES_PATH
 from infra.local.user_pool import (
     COGNITO_TARGET,
@@ -508,14 +508,6 @@ def tables_named(target: str, body: bytes) -> set[str] | None:
 
 
 _STREAM_TABLE = re.compile(r":table/([^/]+)/stream/")
-
-
-def json_answer(start_response, status: str, content: dict) -> list[bytes]:
-    body = json.dumps(content).encode("utf-8")
-    start_response(
-        status, [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))]
-    )
-    return [body]
 
 
 class AtomicPerTable:

@@ -29,9 +29,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import boto3
-
 from common.logs import get_logger
+from infra.local import aws_client
 from infra.local.functions import EventSource, FunctionSpec
 
 # (function, event JSON) -> whether it failed, and its answer's JSON.
@@ -100,7 +99,7 @@ class QueueMapping:
         self, spec: FunctionSpec, source: EventSource, invoke: Invoke, endpoint: str, region: str
     ):
         self.spec, self.source, self._invoke, self._region = spec, source, invoke, region
-        self._sqs = boto3.Session().client("sqs", endpoint_url=endpoint, region_name=region)
+        self._sqs = aws_client("sqs", endpoint, region)
         self._url: str | None = None
 
     def step(self) -> None:
@@ -179,9 +178,8 @@ class StreamMapping:
         region: str,
     ):
         self.spec, self.source, self._invoke, self._send = spec, source, invoke, send_record
-        session = boto3.Session()
-        self._dynamodb = session.client("dynamodb", endpoint_url=endpoint, region_name=region)
-        self._streams = session.client("dynamodbstreams", endpoint_url=endpoint, region_name=region)
+        self._dynamodb = aws_client("dynamodb", endpoint, region)
+        self._streams = aws_client("dynamodbstreams", endpoint, region)
         self._stream: str | None = None
         self._iterator: str | None = None
         self._last: str | None = None  # the sequence number of the last record handed over

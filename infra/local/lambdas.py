@@ -333,7 +333,7 @@ class Snapshot:
         except InitFailed:
             self._stop()
             raise
-        _logger.info("snapshot made", extra={"function": spec.name, "init_ms": init_ms})
+        _logger.debug("snapshot made", extra={"function": spec.name, "init_ms": init_ms})
 
     def _stop(self) -> None:
         """Ends the snapshot (called holding the lock); its environments live on."""
@@ -507,7 +507,7 @@ class Pool:
         asked = time.perf_counter()
         try:
             environment = Environment(self._snapshot, self._log, generation)
-            _logger.info(
+            _logger.debug(
                 "execution environment ready",
                 extra={
                     "function": self.spec.name,

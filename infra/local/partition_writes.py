@@ -43,7 +43,7 @@ from moto.dynamodb.models.table import Table
 
 from common.ids import ascii_digits
 from infra.local import streams
-from infra.local.emulator import json_answer
+from infra.local.servers import json_answer
 from infra.local.settings import PARTITION_WRITES_PATH
 
 __all__ = ["PARTITION_WRITES_PATH", "Partition", "PartitionWrites", "written"]

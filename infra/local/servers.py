@@ -1,5 +1,6 @@
 """One way to run a local server: serve from a daemon thread, tell its URL, stop it."""
 
+import json
 import socketserver
 import threading
 from collections.abc import Callable
@@ -56,3 +57,12 @@ class BackgroundServer:
         self._thread.join(timeout=10)
         if self._on_stop is not None:
             self._on_stop()
+
+
+def json_answer(start_response, status: str, content: dict) -> list[bytes]:
+    """A WSGI answer of JSON, as AWS's JSON APIs (DynamoDB's) answer."""
+    body = json.dumps(content).encode("utf-8")
+    start_response(
+        status, [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))]
+    )
+    return [body]

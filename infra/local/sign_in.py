@@ -41,17 +41,9 @@ class UserPool:
 
 def find_pool(url: str, region: str) -> UserPool:
     """The template's pool in the emulator at `url` (LookupError if it has none)."""
-    import boto3
+    from infra.local import aws_client
 
-    from infra.local import LOCAL_AWS_ENV
-
-    client = boto3.client(
-        "cognito-idp",
-        endpoint_url=url,
-        region_name=region,
-        aws_access_key_id=LOCAL_AWS_ENV["AWS_ACCESS_KEY_ID"],
-        aws_secret_access_key=LOCAL_AWS_ENV["AWS_SECRET_ACCESS_KEY"],
-    )
+    client = aws_client("cognito-idp", url, region)
     listed = client.list_user_pools(MaxResults=60)["UserPools"]
     pools = [pool for pool in listed if pool["Name"] == POOL_NAME]
     if not pools:

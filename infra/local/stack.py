@@ -34,13 +34,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-import boto3
-
 from common.keys import FixedRing
 from common.logs import get_logger
 from common.settings import ConfigError, Settings, stop_process
 from infra import template
-from infra.local import LOCAL_AWS_ENV, console, docs, event_sources
+from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
@@ -264,8 +262,8 @@ class LocalStack:
         """A failed asynchronous invocation, sent to its on-failure destination. Raises
         when the queue cannot be reached (the emulator died): the Lambda service keeps
         the record and calls again later. A session of its own: the delivery threads
-        call at once, and boto3's default session builds clients unsafely across threads."""
-        sqs = boto3.Session().client("sqs", endpoint_url=self.dynamodb_url)
+        call at once (aws_client builds one at a time)."""
+        sqs = aws_client("sqs", self.dynamodb_url, self.settings.region)
         url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
         get_logger("local-lambda").error(

@@ -1218,3 +1218,142 @@ def test_an_operator_subscribes_a_webhook_sees_its_secret_once_and_its_deliverie
         receiver.stop()
     customer = signed_in(consoles, customer_token(45))
     expect(customer.page.get_by_role("link", name="Webhooks")).to_have_count(0)
+
+
+# -- personal data ---------------------------------------------------------------------------
+
+
+def _registered(console, stack) -> tuple[str, int]:
+    """A customer who registered, signed in to the console with their password."""
+    email = f"mine-{time.time_ns()}@example.com"
+    made = requests.post(
+        stack.gateway + "/api/auth/register",
+        json={"email": email, "password": PASSWORD, "nombre": "Ana Torres"},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    console.sign_in_with_password(email, PASSWORD)
+    expect(console.status).to_contain_text("Signed in as")
+    return email, made.json()["userId"]
+
+
+def test_a_customer_sees_takes_corrects_and_erases_their_data_in_mis_datos(consoles, api, stack):
+    console = consoles()
+    page = console.page
+    email, user_id = _registered(console, stack)
+    product = api.product(f"CON-MINE-{user_id}")
+    delivered = api.order(product["id"], user_id=user_id)
+    for status in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        api.ok("PATCH", f"/api/pedidos/{delivered['id']}/status", params={"status": status})
+    pending = api.order(product["id"], user_id=user_id)
+    expect(page.get_by_role("link", name="Data requests")).to_have_count(0)
+
+    console.go("Mis datos")
+    expect(console.fact("Email")).to_have_text(email)
+    expect(console.fact("Name")).to_have_text("Ana Torres")
+    expect(page.locator("tbody tr")).to_have_count(2)
+    with page.expect_download() as taken:
+        page.get_by_role("button", name="Download my data").click()
+    assert taken.value.suggested_filename == f"datos-{user_id}.json"
+    exported = json.loads(taken.value.path().read_text(encoding="utf-8"))
+    assert [o["id"] for o in exported["pedidos"]] == [delivered["id"], pending["id"]]
+    assert exported["pedidos"][0]["historial"][-1]["status"] == "ENTREGADO"
+
+    names = page.get_by_role("form", name="Correct your name")
+    names.get_by_label("Name").fill("Ana T. Ruiz")
+    names.get_by_role("button", name="Save the name").click()
+    expect(console.status).to_have_text("Your name was saved.")
+    expect(console.fact("Name")).to_have_text("Ana T. Ruiz")
+    emails = page.get_by_role("form", name="Change your email")
+    emails.get_by_label("New email").fill(f"new-{email}")
+    emails.get_by_label("Your password").fill("Not-my-Password-1")
+    emails.get_by_role("button", name="Change the email").click()
+    expect(console.status).to_contain_text("the password is wrong")
+    expect(emails.get_by_label("Your password")).to_have_attribute("aria-invalid", "true")
+
+    erase = page.get_by_role("form", name="Delete your account and your data")
+    erase.get_by_label("Your password").fill(PASSWORD)
+    erase.get_by_label("Type ELIMINAR_MI_CUENTA to confirm").fill("eliminar")
+    erase.get_by_role("button", name="Delete my account").click()
+    expect(page.locator("#my-erase-confirmacion-error")).to_contain_text("ELIMINAR_MI_CUENTA")
+    erase.get_by_label("Type ELIMINAR_MI_CUENTA to confirm").fill("ELIMINAR_MI_CUENTA")
+    erase.get_by_role("button", name="Delete my account").click()
+    expect(console.status).to_contain_text(f"order {pending['id']} is PENDIENTE")
+    expect(console.status).to_contain_text("nothing was erased")
+
+    api.ok("PATCH", f"/api/pedidos/{pending['id']}/status", params={"status": "CANCELADO"})
+    erase.get_by_role("button", name="Delete my account").click()
+    expect(console.status).to_contain_text("Your account was deleted")
+    expect(page.get_by_role("form", name="Sign in with your email")).to_be_visible()
+    console.sign_in_with_password(email, PASSWORD)
+    expect(console.status).to_contain_text("The email or the password is wrong.")
+
+
+def test_an_operator_answers_a_request_that_came_by_mail_and_reads_the_record(consoles, api):
+    user_id = 700_000 + time.time_ns() % 99_999
+    product = api.product(f"CON-REQ-{user_id}")
+    order = api.order(product["id"], user_id=user_id)
+    api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": "CANCELADO"})
+    console = signed_in(consoles, operator_token())
+    page = console.page
+    expect(page.get_by_role("link", name="Mis datos")).to_have_count(0)
+    console.go("Data requests")
+    form = page.get_by_role("form", name="A person's request, by mail or phone")
+    form.get_by_label("userId").fill(str(user_id))
+    form.get_by_role("button", name="See their data").click()
+    expect(page.locator("#person")).to_contain_text(f"userId {user_id} has no account")
+    expect(page.locator("#person tbody tr")).to_have_count(1)
+    with page.expect_download() as taken:
+        form.get_by_role("button", name="Download their data").click()
+    assert taken.value.suggested_filename == f"datos-{user_id}.json"
+
+    form.get_by_role("button", name="Erase their data").click()  # no reason given
+    expect(page.locator("#person-motivo-error")).not_to_be_empty()
+    form.get_by_label("Reason (to erase)").fill("Correo del 3 de diciembre, ticket 88")
+    form.get_by_role("button", name="Erase their data").click()
+    expect(console.status).to_contain_text(f"userId {user_id} is being erased")
+    # The record, newest first: this person's four requests, what each asked and got.
+    record = page.get_by_role("table", name="Rights requests, newest first")
+    theirs = record.locator("tbody tr").filter(
+        has=page.locator("td[data-label='userId']", has_text=re.compile(rf"^{user_id}$"))
+    )
+    expect(theirs).to_have_count(4)
+    expect(theirs.locator("td[data-label='Request']")).to_have_text(
+        [
+            "Erasure (SUPRESION)",
+            "Erasure (SUPRESION)",
+            "Portability (PORTABILIDAD)",
+            "Access (ACCESO)",
+        ]
+    )
+    expect(theirs.locator("td[data-label='Answer']")).to_have_text(
+        ["HTTP 200", "HTTP 400", "HTTP 200", "HTTP 200"]
+    )
+    expect(theirs.locator("td[data-label='From']")).to_have_text(["an operator"] * 4)
+
+
+@pytest.mark.parametrize("viewport", [None, PHONE], ids=["desktop", "phone"])
+def test_the_personal_data_screens_are_readable_labelled_and_fit(consoles, api, stack, viewport):
+    user_id = 710_000 + time.time_ns() % 99_999
+    api.ok("GET", f"/api/usuarios/{user_id}/datos")  # one request in the record, at least
+    operator = consoles(viewport)
+    operator.sign_in(operator_token())
+    operator.go("Data requests")
+    page = operator.page
+    expect(page.locator("tbody tr").first).to_be_visible()
+    page.get_by_role("button", name="Erase their data").click()  # errors shown
+    expect(page.locator(".field-error:not(:empty)").first).to_be_visible()
+    assert audit(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+    customer = consoles(viewport)
+    _, own = _registered(customer, stack)
+    api.order(api.product(f"CON-A11Y-MINE-{own}")["id"], user_id=own)
+    customer.go("Mis datos")
+    page = customer.page
+    expect(page.locator("tbody tr").first).to_be_visible()
+    page.get_by_role("form", name="Correct your name").get_by_label("Name").fill(" ")
+    page.get_by_role("button", name="Save the name").click()  # a blank name: its error shown
+    expect(page.locator(".field-error:not(:empty)").first).to_be_visible()
+    assert audit(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]

@@ -390,3 +390,54 @@ def test_make_user_and_make_token_find_the_running_stack_by_its_data_directory(t
     # Stopped: the tools say so, rather than reach for another stack's ports.
     gone = _make("user", tmp_path, "EMAIL=late@example.com", "ROLE=operator")
     assert gone.returncode != 0 and "make run" in gone.stderr
+
+
+def test_what_an_erasure_removes_from_the_tables_is_gone_from_the_data_on_disk(tmp_path):
+    """docs/personal-data.md: the data directory is a copy too. Once a person is erased,
+    the next snapshot of the tables, and the saved users of the pool, hold nothing of
+    them (the snapshot is rewritten whole, never appended to)."""
+    stack, http = started(tmp_path)
+    email, name, street = "erase.me@example.com", "Erasable Person", "Jirón Erasable 77"
+    try:
+        made = requests.post(
+            stack.gateway + "/api/auth/register",
+            json={"email": email, "password": "A-long-Passphrase-2026", "nombre": name},
+            timeout=30,
+        )
+        assert made.status_code == 201, made.text
+        user_id = made.json()["userId"]
+        product_id = http.gateway("POST", "/api/inventario", json=product("ERASE-1")).json()["id"]
+        order = http.gateway(
+            "POST",
+            "/api/pedidos",
+            json={
+                "userId": user_id,
+                "userEmail": email,
+                "clienteNombre": name,
+                "total": 5,
+                "tipoPedido": "NACIONAL",
+                "destino": street,
+                "productoId": product_id,
+                "cantidad": 1,
+            },
+        ).json()
+        http.gateway("PATCH", f"/api/pedidos/{order['id']}/status?status=CANCELADO")
+        saved = [tmp_path / SNAPSHOT_FILE, tmp_path / "users.json"]
+        deadline = time.monotonic() + 10
+        while not all(
+            street in p.read_text() or email in p.read_text() for p in saved if p.exists()
+        ):
+            assert time.monotonic() < deadline, "the data was never saved"
+            time.sleep(0.2)
+        erased = http.gateway(
+            "POST", f"/api/usuarios/{user_id}/cancelacion", json={"motivo": "ticket 17"}
+        )
+        assert erased.status_code == 200, erased.text
+        deadline = time.monotonic() + 60
+        while any(value in p.read_text() for p in saved for value in (email, name, street)):
+            assert time.monotonic() < deadline, "the data on disk still holds the person's"
+            time.sleep(0.5)
+        kept = json.loads((tmp_path / SNAPSHOT_FILE).read_text())
+        assert str(order["id"]) in json.dumps(kept)  # the order itself stays
+    finally:
+        stack.stop()

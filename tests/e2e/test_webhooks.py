@@ -372,3 +372,41 @@ def test_make_webhook_receiver_prints_what_it_receives_with_its_signature_checke
         assert f'"id": {order["id"]}' in "".join(printed)
     finally:
         processes.stop(receiver)
+
+
+def test_an_event_waiting_for_its_endpoint_when_its_person_is_erased_arrives_without_their_data(
+    http, hooks
+):
+    """docs/personal-data.md: an order's change queued while its endpoint was down, its
+    person erased meanwhile (by an operator: they have no account), then the endpoint
+    back: it gets the change without their data, a re-send too; and it is told whose
+    data to erase (usuario.eliminado)."""
+    receiver = Receiver(then=500)
+    made = hooks.endpoint(receiver, ["pedido.estado", "usuario.eliminado"])
+    user_id = 600_000 + int(time.time() * 1000) % 99_999
+    order = http.gateway(
+        "POST",
+        "/api/pedidos",
+        json={**ORDER, "userId": user_id, "productoId": product(http, "WH-ERASED")["id"]},
+    ).json()
+    cancelled = http.gateway("PATCH", f"/api/pedidos/{order['id']}/status?status=CANCELADO")
+    assert cancelled.status_code == 200, cancelled.text
+    (refused,) = receiver.wait_for(1, of_type="pedido.estado")
+    assert refused.event["data"]["userEmail"] == ORDER["userEmail"]
+    erased = http.gateway(
+        "POST", f"/api/usuarios/{user_id}/cancelacion", json={"motivo": "pedido por teléfono"}
+    )
+    assert erased.status_code == 200, erased.text
+    receiver.answer_from_now(200)
+    (told,) = receiver.wait_for(1, of_type="usuario.eliminado")
+    assert told.event["data"] == {"userId": user_id} and verified(made["secreto"], told)
+    delivered = receiver.wait_for(2, of_type="pedido.estado")[-1]
+    assert delivered.id == refused.id and verified(made["secreto"], delivered)
+    data = delivered.event["data"]
+    assert (data["id"], data["userId"], data["status"]) == (order["id"], user_id, "CANCELADO")
+    assert data["userEmail"] is data["clienteNombre"] is data["destino"] is None
+    recorded(http, made["id"], 3)
+    again = http.gateway("POST", f"/api/webhooks/{made['id']}/entregas/{refused.id}/reenviar")
+    assert again.status_code == 202, again.text
+    resent = receiver.wait_for(3, of_type="pedido.estado")[-1]
+    assert resent.event["data"]["userEmail"] is None

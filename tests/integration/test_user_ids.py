@@ -146,6 +146,14 @@ def test_the_userids_of_data_written_before_claims_are_claimed_by_the_backfill(
         UserAttributes=[{"Name": "custom:userId", "Value": "3"}],
         MessageAction="SUPPRESS",
     )
+    # One no other test's account of the session's pool has: named by its claim.
+    unique = 900_000 + uuid.uuid4().int % 99_999
+    earlier = cognito.admin_create_user(
+        UserPoolId=pool.id,
+        Username=new_email(),
+        UserAttributes=[{"Name": "custom:userId", "Value": str(unique)}],
+        MessageAction="SUPPRESS",
+    )["User"]
     names = {name: name for name in (*TABLES, TABLE)}
     claimed = backfill(tables, names, cognito, pool.id)
     assert (claimed["OrdersTable"], claimed["ShipmentsTable"]) == (1, 1)
@@ -158,3 +166,16 @@ def test_the_userids_of_data_written_before_claims_are_claimed_by_the_backfill(
 
     with pytest.raises(UserIdTaken):
         UserIds(lambda: tables, TABLE).for_account(3)
+    # ... and its claim names it: the account of userId 3 is found.
+    assert UserIds(lambda: tables, TABLE).account_of(unique) == earlier["Username"]
+
+
+def test_a_new_accounts_claim_names_the_account_in_the_pool(tables, platform, pool):
+    """What leads from a userId to its account (an operator's request about a person,
+    docs/personal-data.md): the pool's own name for it, which holds nothing of them."""
+    email = new_email()
+    user_id = body(register(platform, email))["userId"]
+    cognito = boto3.client("cognito-idp", endpoint_url=pool.url)
+    username = cognito.admin_get_user(UserPoolId=pool.id, Username=email)["Username"]
+    assert email not in username
+    assert UserIds(lambda: tables, TABLE).account_of(user_id) == username

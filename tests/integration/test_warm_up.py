@@ -50,6 +50,21 @@ def test_a_services_rehearsal_reads_one_item_no_one_has_and_changes_nothing(
     assert [operation for _, operation, _ in aws_calls] == ["GetItem"]
 
 
+def test_the_users_rehearsal_reads_a_person_no_one_is_and_records_no_request(tables, aws_calls):
+    """The data of a userId no one has: its claim and both customer indexes read (the
+    connection open, the path run); the platform's own warm-up is no one's rights
+    request, so the record holds nothing of it and no request id is taken."""
+    app, rehearse = service_app("users", Settings.from_env())
+    before = everything_stored(tables)
+    aws_calls.clear()
+    with captured_lines(app.logger) as lines:
+        rehearse(app, Settings.from_env())
+    assert everything_stored(tables) == before
+    (line,) = lines
+    assert (line["route"], line["status"]) == ("/api/usuarios/{userId}/datos", 200)
+    assert sorted(operation for _, operation, _ in aws_calls) == ["GetItem", "Query", "Query"]
+
+
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
     client = boto3.client("lambda")
     answer = client.invoke(FunctionName=Settings().order_events_function, InvocationType="DryRun")

@@ -420,3 +420,87 @@ def test_make_webhook_dead_letters_lists_them_and_make_redrive_webhooks_sends_th
     webhook_dead_letters.main(["redrive"])
     assert "1 sent again" in capsys.readouterr().err
     assert dead_letters(sqs) == [] and len(queued(sqs)) == 1
+
+
+def request_record(old: str | None, new: str, user_id: int = 31) -> dict:
+    """A change of a rights request's item (DataRequestsTable): an erasure's progress."""
+
+    def image(estado: str) -> dict:
+        return {
+            "id": {"N": "9"},
+            "userId": {"N": str(user_id)},
+            "tipo": {"S": "SUPRESION"},
+            "estado": {"S": estado},
+        }
+
+    stream = {"NewImage": image(new), "ApproximateCreationDateTime": time.time()}
+    if old is not None:
+        stream["OldImage"] = image(old)
+    return {
+        "eventID": f"record-request-{old}-{new}",
+        "eventName": "MODIFY" if old else "INSERT",
+        "eventSource": "aws:dynamodb",
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:1:table/DataRequestsTable/stream/2026",
+        "dynamodb": stream,
+    }
+
+
+def test_an_erasure_done_tells_the_subscribed_endpoints_whose_data_to_erase(sqs):
+    """usuario.eliminado, its data the userId alone, once: when the erasure's request
+    becomes COMPLETADA, never for its other changes."""
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    subscribed = endpoint("http://127.0.0.1:9/a", ["usuario.eliminado"])
+    endpoint("http://127.0.0.1:9/b", ["pedido.creado"])
+    records = [
+        request_record(None, "EN_CURSO"),
+        request_record("EN_CURSO", "EN_CURSO"),
+        request_record("EN_CURSO", "COMPLETADA"),
+        request_record("COMPLETADA", "COMPLETADA"),
+    ]
+    assert handler({"Records": records}, CONTEXT) == {"events": 1, "queued": 1}
+    (message,) = queued(sqs)
+    sent = json.loads(message["Body"])
+    assert (sent["webhookId"], sent["type"]) == (subscribed["id"], "usuario.eliminado")
+    assert json.loads(sent["body"])["data"] == {"userId": 31}
+
+
+def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs, tables):
+    """Queued before the erasure (its message holds the data), delivered after it: what
+    the endpoint gets, and what the delivery keeps for a re-send, has none of it; the
+    delivery is found by the person's index."""
+    from common.user_ids import TABLE, UserIds
+    from webhook_delivery.wiring import create
+    from webhook_events.wiring import create as events
+
+    receiver = Receiver()
+    try:
+        hook = endpoint(receiver.url, ["pedido.estado"])
+        events(settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
+        (message,) = queued(sqs)
+        assert json.loads(message["Body"])["userId"] == 3
+        assert "ana@example.com" in message["Body"]
+        url = sqs.get_queue_url(QueueName="WebhookDeliveryQueue")["QueueUrl"]
+        sqs.change_message_visibility(
+            QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+        )
+        UserIds(lambda: tables, TABLE).erasing(3, 1)
+        answer = create(settings())(sqs_event(sqs), CONTEXT)
+        assert answer == {"batchItemFailures": []}
+        (delivery,) = receiver.received
+        assert verified(hook["secreto"], delivery)
+        data = json.loads(delivery.body)["data"]
+        assert (data["id"], data["status"], data["userId"]) == (7, "B", 3)
+        assert data["userEmail"] is data["clienteNombre"] is data["destino"] is None
+        kept = Deliveries(settings()).get(hook["id"], delivery.id)
+        assert "ana@example.com" not in kept.body
+        keys = tables.query(
+            TableName="WebhookDeliveriesTable",
+            IndexName="byUser",
+            KeyConditionExpression="userId = :u",
+            ExpressionAttributeValues={":u": {"N": "3"}},
+        )["Items"]
+        assert [item["eventId"]["S"] for item in keys] == [delivery.id]
+    finally:
+        receiver.stop()

@@ -74,6 +74,12 @@ def test_every_call_a_customer_may_not_make_is_403_and_changes_nothing(orders_ga
         ("POST", "/api/pedidos", {**ORDER, "userId": 8, "productoId": product["id"]}),
         ("PATCH", f"/api/pedidos/{orders[7]['id']}/status?status=APROBADO", None),
         ("PATCH", f"/api/pedidos/{orders[8]['id']}/status?status=ENTREGADO", None),
+        # Someone else's data, and erasing them; the record of requests (403 before its
+        # query).
+        ("GET", "/api/usuarios/8/datos", None),
+        ("GET", "/api/usuarios/8/datos/exportar", None),
+        ("POST", "/api/usuarios/8/cancelacion", {"motivo": "x"}),
+        ("GET", "/api/usuarios/solicitudes?limit=0", None),
     ]
     for method, path, sent in forbidden:
         response = ana.request(method, path, sent, headers={"Idempotency-Key": "k-1"})

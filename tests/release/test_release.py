@@ -269,6 +269,7 @@ REQUEST_PATH = {
     "AuthFunction",
     "WebhooksFunction",
     "DashboardFunction",
+    "UsersFunction",
 }
 
 
@@ -337,11 +338,15 @@ IDEMPOTENCY = "IdempotencyTable"
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
 # The userIds' claims (common/user_ids.py): written with the client (no model, shared
-# with `make user` and the backfill), by the orders function (an order's, UpdateItem) and
-# the sign-in function (an account's, PutItem and UpdateItem) alone; kept (backed up).
+# with `make user` and the backfill), by the orders function (an order's, UpdateItem),
+# the sign-in function (an account's, PutItem and UpdateItem) and the users and erasure
+# functions (whose account an id is, its person erased); kept (backed up).
 USER_IDS = "UserIdsTable"
 CLAIMS = {
-    "OrdersFunction": {"dynamodb:UpdateItem"},
+    # ... and read, whether an order's person was erased (a create replayed for its
+    # Idempotency-Key answers without their data); a shipment's likewise.
+    "OrdersFunction": {"dynamodb:UpdateItem", "dynamodb:GetItem"},
+    "ShippingFunction": {"dynamodb:GetItem"},
     "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
 # The dashboard's figures (functions/dashboard/layout.py): items whose attributes are
@@ -485,10 +490,15 @@ def _service_models(package: str) -> list:
     from common.counters import CounterModel
 
     module = importlib.import_module(f"{package}.model")
+    # Its own, or the layer's that it names as its own (the orders' and the shipments'
+    # models are the layer's: the users function reads them too).
     own = [
         obj
         for obj in vars(module).values()
-        if isinstance(obj, type) and issubclass(obj, Model) and obj.__module__ == module.__name__
+        if isinstance(obj, type)
+        and issubclass(obj, Model)
+        and obj is not CounterModel
+        and (obj.__module__ == module.__name__ or obj.__name__ in getattr(module, "__all__", ()))
     ]
     return [*own, CounterModel]
 
@@ -508,7 +518,7 @@ def _logical_id(model) -> str:
 
 
 # Every package that declares models, by the function that owns its tables.
-MODELLED = {**SERVICES, "WebhooksFunction": "webhooks"}
+MODELLED = {**SERVICES, "WebhooksFunction": "webhooks", "UsersFunction": "users"}
 
 
 @pytest.mark.parametrize("function, package", MODELLED.items())
@@ -753,7 +763,9 @@ def invoke_artifact(
     return {**json.loads(last), "log": [json.loads(line) for line in log], "stderr": result.stderr}
 
 
-def rest_event(method: str, path: str, body: str | None = None) -> dict:
+def rest_event(
+    method: str, path: str, body: str | None = None, authorizer: dict | None = None
+) -> dict:
     return {
         "resource": path,
         "path": path,
@@ -774,7 +786,8 @@ def rest_event(method: str, path: str, body: str | None = None) -> dict:
             "requestId": "test",
             "domainName": "abc.execute-api.us-east-1.amazonaws.com",
             # as the authorizer's policy passes its caller on
-            "authorizer": {
+            "authorizer": authorizer
+            or {
                 "principalId": "ops@example.com",
                 "sub": "ops@example.com",
                 "role": "operator",
@@ -872,6 +885,13 @@ def runs(build_dir, emulator, local_lambda):
         # the same, within their 2 s.
         "DashboardFunction": rest_event("GET", "/api/dashboard"),
         "DashboardFiguresFunction": {"Records": []},
+        # A customer's own data: no account, no orders (read by the customer indexes).
+        "UsersFunction": rest_event(
+            "GET",
+            "/api/usuarios/me/datos",
+            authorizer={"sub": "c@b.co", "role": "customer", "userId": "424242"},
+        ),
+        "ErasureFunction": {"Records": []},
         "TokenClaimsFunction": {
             "version": "2",
             "triggerSource": "TokenGeneration_Authentication",
@@ -896,6 +916,7 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         "NotificationFunction",
         "WebhooksFunction",
         "DashboardFunction",
+        "UsersFunction",
     ):
         assert runs[function]["result"]["statusCode"] == 200, (function, runs[function])
         # The deployed app serves exactly the routes API Gateway sends it, and beside
@@ -920,6 +941,12 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     assert runs["DashboardFiguresFunction"]["result"] == {"changes": 0, "written": 0}
     dashboard = json.loads(runs["DashboardFunction"]["result"]["body"])
     assert dashboard["pedidos"]["total"] == 0 and len(dashboard["ventasPorDia"]) == 14
+    assert runs["ErasureFunction"]["result"] == {"batchItemFailures": []}
+    assert json.loads(runs["UsersFunction"]["result"]["body"]) == {
+        "cuenta": None,
+        "pedidos": [],
+        "envios": [],
+    }
     assert runs["TokenClaimsFunction"]["result"]["response"] == {
         "claimsAndScopeOverrideDetails": {
             "accessTokenGeneration": {"claimsToAddOrOverride": {"userId": "42"}}

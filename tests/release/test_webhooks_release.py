@@ -49,7 +49,12 @@ def test_the_management_function_touches_endpoints_deliveries_attempts_and_queue
 
 
 def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_only_queues():
-    streams = {f"{table}/StreamArn" for table in ("OrdersTable", "ShipmentsTable", "ProductsTable")}
+    # The orders', shipments' and products' changes; and the rights requests' (an erasure
+    # done: usuario.eliminado).
+    streams = {
+        f"{table}/StreamArn"
+        for table in ("OrdersTable", "ShipmentsTable", "ProductsTable", "DataRequestsTable")
+    }
     assert granted("WebhookEventsFunction") == {
         "dynamodb:Query": {"WebhooksTable/index/activos"},
         "sqs:SendMessage": {"WebhookDeliveryQueue", "WebhookEventsDeadLetterQueue"},
@@ -71,8 +76,10 @@ def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_only
 
 
 def test_the_delivery_function_consumes_its_queue_and_records_what_it_did():
+    # ... and asks whether an event's person was erased (UserIdsTable: sent without their
+    # data).
     assert granted("WebhookDeliveryFunction") == {
-        "dynamodb:GetItem": {"WebhooksTable", "WebhookDeliveriesTable"},
+        "dynamodb:GetItem": {"WebhooksTable", "WebhookDeliveriesTable", "UserIdsTable"},
         "dynamodb:UpdateItem": {"WebhooksTable", "WebhookDeliveriesTable"},
         "dynamodb:PutItem": {"WebhookDeliveriesTable", "WebhookAttemptsTable"},
         "sqs:ReceiveMessage": {"WebhookDeliveryQueue"},
@@ -127,7 +134,7 @@ def test_each_tables_stream_feeds_the_events_and_a_failing_batch_ends_in_a_dead_
         for props in mappings().values()
         if props["FunctionName"] == {"Ref": "WebhookEventsFunction"}
     }
-    assert set(streams) == {"OrdersTable", "ShipmentsTable", "ProductsTable"}
+    assert set(streams) == {"OrdersTable", "ShipmentsTable", "ProductsTable", "DataRequestsTable"}
     for table, mapping in streams.items():
         assert props(table)["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
         assert mapping["EventSourceArn"] == {"Fn::GetAtt": [table, "StreamArn"]}

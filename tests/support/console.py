@@ -79,13 +79,14 @@ class Api:
         quantity: int = 1,
         destination: str = "Lima",
         name: str = "Ana Pérez",
+        email: str | None = None,
     ) -> dict:
         return self.ok(
             "POST",
             "/api/pedidos",
             json={
                 "userId": user_id,
-                "userEmail": f"customer{user_id}@example.com",
+                "userEmail": email or f"customer{user_id}@example.com",
                 "clienteNombre": name,
                 "total": 10 * quantity,
                 "tipoPedido": "NACIONAL",

@@ -9,6 +9,7 @@ stack with demo data:
 import sys
 from pathlib import Path
 
+import requests
 from playwright.sync_api import expect
 
 from tests.support.browser import DESKTOP, PHONE, chromium
@@ -78,6 +79,44 @@ def seed(api: Api, customer: Api) -> dict:
         json={**{name: rolls[name] for name in fields}, "stockActual": 5},
     )
     return {"products": products, "orders": orders}
+
+
+def my_data(stack: StackProcess, api: Api, products: list[dict]) -> tuple[str, str]:
+    """A customer with an account (registered) and orders of theirs, one delivered and
+    shipped, one pending; their email and password."""
+    email, password = "carmen.vega@example.com", "A-long-Passphrase-2026"
+    made = requests.post(
+        stack.gateway + "/api/auth/register",
+        json={"email": email, "password": password, "nombre": "Carmen Vega"},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    user_id = made.json()["userId"]
+    delivered = api.order(
+        products[0]["id"],
+        user_id=user_id,
+        quantity=2,
+        destination="Jr. Ucayali 120, Lima",
+        name="Carmen Vega",
+        email=email,
+    )
+    for status in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        api.ok("PATCH", f"/api/pedidos/{delivered['id']}/status", params={"status": status})
+    shipment = api.shipment(delivered["id"], destination="Jr. Ucayali 120, Lima")
+    api.ok("PATCH", f"/api/envios/{shipment['id']}/status", params={"status": "ENTREGADO"})
+    api.order(
+        products[4]["id"],
+        user_id=user_id,
+        quantity=1,
+        destination="Jr. Ucayali 120, Lima",
+        name="Carmen Vega",
+        email=email,
+    )
+    # Requests that came by mail: a person's file sent to them, another erased (her one
+    # order was cancelled).
+    api.ok("GET", "/api/usuarios/7/datos/exportar")
+    api.ok("POST", "/api/usuarios/12/cancelacion", json={"motivo": "Correo, ticket 4411"})
+    return email, password
 
 
 def take(out: Path = OUT) -> list[Path]:
@@ -153,6 +192,22 @@ def take(out: Path = OUT) -> list[Path]:
                     "customer (no roles yet)",
                     file=sys.stderr,
                 )
+
+            # A customer's own data (an account of the pool, orders of theirs), and the
+            # operators' record of the requests about people's data.
+            mine = my_data(stack, Api(stack.gateway, operator_token()), data["products"])
+            customer = Console.open(browser, stack.gateway, DESKTOP)
+            customer.sign_in_with_password(*mine)
+            expect(customer.status).to_contain_text("Signed in as")
+            customer.go("Mis datos")
+            expect(customer.fact("Email")).to_have_text(mine[0])
+            shoot(customer, "my-data")
+            customer.close()
+            desk = Console.open(browser, stack.gateway, DESKTOP)
+            desk.sign_in(operator_token("ana.torres@example.com"))
+            desk.go("Data requests")
+            shoot(desk, "requests")
+            desk.close()
 
             phone = Console.open(browser, stack.gateway, PHONE)
             phone.sign_in(operator_token("ana.torres@example.com"))

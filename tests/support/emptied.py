@@ -25,13 +25,16 @@ def _described(client, name: str) -> dict | None:
 
 
 def emptied_tables(client) -> None:
-    """Every table of the template, as declared and with no item: one that is missing or
-    unlike its declaration is made again, the others lose their items."""
+    """Every table of the template, as declared and with no item: one that is missing,
+    unlike its declaration or streamed is made again, the others lose their items."""
     declared = template.tables()
+    # A table with a stream is made again whatever it holds: emptied, its stream would
+    # still hold an earlier test's records (and one more for each item deleted), which a
+    # test reading the stream from its start would take for its own.
     remade = [
         name
         for name, props in declared.items()
-        if _described(client, name) != _declared(name, props)
+        if "StreamSpecification" in props or _described(client, name) != _declared(name, props)
     ]
     for name in remade:
         if _described(client, name) is not None:

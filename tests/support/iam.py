@@ -39,6 +39,10 @@ _CALL_ACTIONS = {
         "cognito-idp:AdminUserGlobalSignOut",
         "UserPoolId",
     ),
+    ("cognito-idp", "AdminUpdateUserAttributes"): (
+        "cognito-idp:AdminUpdateUserAttributes",
+        "UserPoolId",
+    ),
     # A batch is authorized as its single action (IAM has no SendMessageBatch).
     ("sqs", "SendMessage"): ("sqs:SendMessage", "QueueUrl"),
     ("sqs", "SendMessageBatch"): ("sqs:SendMessage", "QueueUrl"),

@@ -78,6 +78,11 @@ class Receiver:
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    def answer_from_now(self, answer: int | str) -> None:
+        """What every later delivery gets (a receiver that was down, back up)."""
+        with self._lock:
+            self._answers, self._then = [], answer
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/hooks?from=test"

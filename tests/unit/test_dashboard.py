@@ -269,6 +269,19 @@ def test_the_newest_are_kept_per_list_shard_with_their_current_state():
     assert moved.lists == {}
 
 
+def test_an_erasure_reaches_the_newest_lists_though_no_figure_moves():
+    """The lists keep each order as the API shows it, personal fields too: the erasure's
+    write (the same status and total, the person's fields null) replaces the copy, so the
+    dashboard shows nothing of an erased person (docs/personal-data.md)."""
+    shown = {"id": 7, "status": "ENTREGADO", "userEmail": "ana@example.com", "destino": "Lima"}
+    made = order(7, status="ENTREGADO")
+    memory = applied(Memory(), Change(ORDER, 7, order_share(made), shown, Record(STREAM, 1)))
+    erased = {**shown, "userEmail": None, "destino": None}
+    applied(memory, Change(ORDER, 7, order_share(made), erased, Record(STREAM, 2)))
+    assert memory.answer()["pedidos"]["ultimos"] == [erased]
+    assert "ana@example.com" not in repr(memory.lists)
+
+
 def test_past_days_and_hours_are_neither_added_to_nor_kept():
     old = NOW - timedelta(days=layout.PAST_DAYS + 1)
     moved = plan(

@@ -73,3 +73,64 @@ def test_no_benchmark_shadows_a_package_the_stack_imports():
     } | {path.stem for path in ROOT.glob("*.py")}
     benches = {path.stem for path in (ROOT / "bench").glob("*.py")}
     assert not benches & ours
+
+
+# -- the local stack's weight (issue 48): ratchets that only go down -----------------
+
+# Registered uses of libraries' private parts (infra/private_uses.py) and the local stack's
+# lines: neither may grow; lower each when a change takes some away. The team's targets
+# are 10 and 3,000 (docs/architecture.md#the-local-stacks-weight).
+MAX_PRIVATE_USES = 35
+MAX_LOCAL_LINES = 6250
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """The modules of `package` that `path` imports, anywhere in it (under TYPE_CHECKING
+    and inside functions too: a cycle is a cycle to the reader)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name.startswith(package + ".")}
+    return found
+
+
+def test_no_two_modules_of_the_local_stack_import_each_other():
+    folder = ROOT / "infra" / "local"
+    modules = {f"infra.local.{path.stem}": path for path in folder.glob("*.py")}
+    graph = {name: _imports(path, "infra.local") & set(modules) for name, path in modules.items()}
+
+    def cycle_from(start: str) -> list[str] | None:
+        path, seen = [start], set()
+
+        def walk(node: str) -> list[str] | None:
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    return [*path, start]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    path.append(nxt)
+                    if found := walk(nxt):
+                        return found
+                    path.pop()
+            return None
+
+        return walk(start)
+
+    cycles = [found for name in sorted(graph) if (found := cycle_from(name))]
+    assert not cycles, "import cycles in infra/local:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_private_uses_and_the_local_stacks_lines_do_not_grow():
+    from infra.private_uses import USES
+
+    lines = sum(
+        len(path.read_text(encoding="utf-8").splitlines())
+        for path in (ROOT / "infra" / "local").glob("*.py")
+    )
+    assert len(USES) <= MAX_PRIVATE_USES, f"{len(USES)} private uses (at most {MAX_PRIVATE_USES})"
+    assert lines <= MAX_LOCAL_LINES, f"infra/local holds {lines} lines (at most {MAX_LOCAL_LINES})"

@@ -16,6 +16,7 @@ import notifications.wiring
 import orders.rules
 import shipping.rules
 import shipping.strategies
+import users.rules
 import webhooks.rules
 from app import create_gateway
 from common import creating, ids, paging, service_app, validation
@@ -123,7 +124,11 @@ def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
             }
             continue
         assert "security" not in operation, f"{method} {path} must keep the bearer token"
-        assert operation["responses"]["401"] == {"$ref": "#/components/responses/Unauthorized"}
+        # A route that checks a password answers its own 401 beside the token's.
+        assert operation["responses"]["401"] in (
+            {"$ref": "#/components/responses/Unauthorized"},
+            {"$ref": "#/components/responses/WrongPassword"},
+        )
     for _, _, operation in operations(notification_paths()):
         assert operation["security"] == []
         assert "401" not in operation["responses"]
@@ -144,8 +149,15 @@ def test_every_operation_with_a_body_documents_413():
             assert "413" in operation["responses"], f"{method} {path}"
 
 
+def test_a_wrong_password_is_documented_beside_a_refused_token():
+    answer = DESCRIBED["components"]["responses"]["WrongPassword"]
+    kinds = answer["content"]["application/json"]["schema"]["oneOf"]
+    assert {"$ref": "#/components/schemas/Unauthorized"} in kinds
+
+
 def test_every_list_documents_its_paging():
     lists = [
+        ("/api/usuarios/solicitudes", "get"),
         ("/api/inventario", "get"),
         ("/api/inventario/alertas", "get"),
         ("/api/pedidos", "get"),
@@ -208,6 +220,20 @@ def test_states_and_kinds_are_the_codes():
     ]
 
 
+def test_the_rights_and_their_words_are_the_codes():
+    rights = users.rules
+    tipos = (rights.ACCESS, rights.PORTABILITY, rights.RECTIFICATION, rights.ERASURE)
+    assert tuple(SCHEMAS["DataRequest"]["properties"]["tipo"]["enum"]) == tipos
+    assert SCHEMAS["OwnErasureInput"]["properties"]["confirmacion"]["const"] == (
+        rights.CONFIRMATION
+    )
+    assert SCHEMAS["ErasureAccepted"]["properties"]["estado"]["const"] == rights.CANCELLED
+    estados = SCHEMAS["Account"]["properties"]["estado"]["enum"]
+    assert tuple(estados) == (rights.ACTIVE, rights.DISABLED)
+    fields = SCHEMAS["InFlightDetail"]["properties"]["field"]["enum"]
+    assert fields == ["pedidos", "envios"]
+
+
 def test_the_webhooks_events_and_states_are_the_codes():
     assert tuple(SCHEMAS["EventType"]["enum"]) == webhooks.rules.EVENT_TYPES
     assert set(DESCRIBED["webhooks"]) == set(webhooks.rules.EVENT_TYPES)
@@ -228,7 +254,16 @@ def test_the_notification_texts_are_the_codes():
 
 
 def test_response_objects_are_closed_so_a_new_field_must_be_documented():
-    for name in ("Product", "Order", "Shipment", "Webhook", "WebhookWithSecret", "WebhookAttempt"):
+    for name in (
+        "Product",
+        "Order",
+        "Shipment",
+        "Webhook",
+        "WebhookWithSecret",
+        "WebhookAttempt",
+        "Account",
+        "DataRequest",
+    ):
         assert SCHEMAS[name]["additionalProperties"] is False, name
         assert set(SCHEMAS[name]["required"]) == set(SCHEMAS[name]["properties"]), name
 

@@ -71,7 +71,9 @@ def test_every_function_package_is_built_into_an_artifact():
 
 @pytest.mark.parametrize("path", sources(FUNCTIONS, COMMON), ids=lambda p: str(p.relative_to(ROOT)))
 def test_only_repositories_and_models_know_pynamodb(path):
-    storage = path.name in ("repository.py", "model.py") or path.name.endswith("_repository.py")
+    storage = path.name in ("repository.py", "model.py") or path.name.endswith(
+        ("_repository.py", "_model.py")
+    )
     allowed = storage or path in (COMMON / "storage.py", COMMON / "counters.py")
     assert allowed or "pynamodb" not in imported_roots(path)
 

@@ -103,6 +103,7 @@ class FakePool:
 
     def create_customer(self, registration, user_id):
         self.users[registration.email] = (registration.password, user_id)
+        return f"username-{user_id}"
 
     def sign_in(self, credentials):
         if self.users.get(credentials.email, ("", 0))[0] != credentials.password:
@@ -134,8 +135,8 @@ class FakeIds:
         self.accounts[user_id] = "pending"
         return user_id
 
-    def account_created(self, user_id):
-        self.accounts[user_id] = "active"
+    def account_created(self, user_id, username=None):
+        self.accounts[user_id] = ("active", username)
 
     def account_not_created(self, user_id):
         del self.accounts[user_id]
@@ -172,7 +173,7 @@ def test_register_then_sign_in_and_every_refusal_is_the_same_401():
     account = service.register(
         Registration("ana@x.co", GOOD, None), HERE, registrar(pool, claims, [6, 7, 8])
     )
-    assert claims.accounts == {7: "active"}
+    assert claims.accounts == {7: ("active", "username-7")}  # the claim names the account
     assert (account.email, account.user_id, account.rol) == ("ana@x.co", 7, "customer")
     assert service.sign_in(Credentials("ana@x.co", GOOD), HERE, pool, attempts) == (
         "token-of-ana@x.co"

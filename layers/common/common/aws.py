@@ -53,7 +53,8 @@ OPERATIONS = {
     "lambda": frozenset({"Invoke"}),
     # Sign-in (functions/auth): creating a customer, and a password's check; the
     # authorizer's check that a token's account is still there and enabled; revoking an
-    # account's tokens (common.accounts.revoke).
+    # account's tokens (common.accounts.revoke); a person's account corrected and
+    # deleted (functions/users, functions/erasure).
     "cognito-idp": frozenset(
         {
             "AdminCreateUser",
@@ -63,10 +64,11 @@ OPERATIONS = {
             "AdminGetUser",
             "AdminDisableUser",
             "AdminUserGlobalSignOut",
+            "AdminUpdateUserAttributes",
         }
     ),
     # The webhooks' delivery queue: events and re-sends put messages on it; the delivery
-    # function sets when a failed one is tried again.
+    # function sets when a failed one is tried again. The erasure queue likewise.
     "sqs": frozenset({"SendMessage", "SendMessageBatch", "ChangeMessageVisibility"}),
     # The keys' reads, and their rotation (key_rotation).
     "secretsmanager": frozenset(

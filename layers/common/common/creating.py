@@ -3,12 +3,13 @@
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 from chalice.app import Request
 
-from common import jsonio
+from common import jsonio, personal
 from common.errors import invalid_field
 from common.fingerprints import fingerprint
 from common.readers import caller_of, gateway_base_url
@@ -18,6 +19,16 @@ if TYPE_CHECKING:  # not at run time: functions without a POST never load the ut
     from common.idempotency import Once
 
 _IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+@dataclass(frozen=True)
+class PersonsCopy:
+    """What a created thing holds of a person (an order, a shipment): its personal fields,
+    whose they are, and whether that person's data was erased since (common.user_ids)."""
+
+    kind: personal.Kind
+    whose: Callable[[Any], int | None]
+    erased: Callable[[int | None], bool]
 
 
 class CreatedOnce:
@@ -31,10 +42,27 @@ class CreatedOnce:
 
     Every 201, replays included, says in `Location` where the new thing is read: the
     route's path and its id, on the gateway the request came in on.
+
+    The answer is kept as it was sent, for IDEMPOTENCY_TTL_SECONDS; replayed after the
+    data of the person it holds was erased (`persons`), it answers without their data
+    (docs/personal-data.md), as the thing itself is now read.
     """
 
-    def __init__(self, once: "Once"):
-        self._once = once
+    def __init__(self, once: "Once", persons: PersonsCopy | None = None):
+        self._once, self._persons = once, persons
+
+    def _first(self, create: Callable[[], object]) -> dict:
+        made = create()
+        whose = self._persons.whose(made) if self._persons is not None else None
+        return {"body": created(made).body, "userId": whose}
+
+    def _replayed(self, result: dict) -> str:
+        """A kept answer as it is replayed: without the data of a person erased since."""
+        body = str(result["body"])
+        if self._persons is None or not self._persons.erased(result.get("userId")):
+            return body
+        shown = jsonio.loads(body)
+        return jsonio.dumps(self._persons.kind.stripped_json(shown), ascii_only=False)
 
     def created(self, request: Request, body: dict, create: Callable[[], object]) -> Response:
         """The 201 of what `create()` makes (the use case, its command already checked
@@ -47,15 +75,15 @@ class CreatedOnce:
         outcome = self._once.run(
             {"caller": caller_of(request).sub, "key": key},
             fingerprint(body),
-            lambda: {"body": created(create()).body},
+            lambda: self._first(create),
             request.lambda_context,
         )
         headers: dict[str, str | list[str]] = {"Content-Type": JSON_CONTENT_TYPE}
+        answered = outcome.result["body"]
         if outcome.replayed:
             headers["Idempotent-Replayed"] = "true"
-        return _located(
-            request, Response(body=outcome.result["body"], status_code=201, headers=headers)
-        )
+            answered = self._replayed(outcome.result)
+        return _located(request, Response(body=answered, status_code=201, headers=headers))
 
 
 def _located(request: Request, response: Response) -> Response:

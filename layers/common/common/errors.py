@@ -41,6 +41,10 @@ class NotFound(DomainError):
     """The thing the request names does not exist."""
 
 
+class NotAcceptable(DomainError):
+    """No answer the client takes can be given (one too large for it to take uncompressed)."""
+
+
 class Conflict(DomainError):
     """The current state does not allow it now (a lost race, a forbidden transition)."""
 

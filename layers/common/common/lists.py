@@ -44,16 +44,19 @@ class Lists:
         fetch: Callable[[int, int], Page],
         filters: Mapping[str, str | None] | None = None,
         shown: Callable[[Any], object] = api_json,
+        position: Callable[[Any], int] = lambda item: item.id,
     ) -> Response:
         """Answer with the page that `fetch(after, limit)` reads, each item as `shown`
         makes it (by default as the API shows it); the filters (query parameters) bind
-        the token, so it cannot be used with other ones."""
+        the token, so it cannot be used with other ones. `position(item)`: the number
+        the list is in ascending order of, a page resuming after one (by default its id;
+        a newest-first list's is a number that falls as ids rise)."""
         filters = filters or {}
         query: Mapping[str, str] = request.query_params or {}
         limit = parse_limit(query.get("limit"))
         list_name = request.context.get("resourcePath", request.path)
         after = read_token(self.token_keys, query.get("nextToken"), list_name, filters)
-        body, resume_after = self._body(fetch, after, limit, shown)
+        body, resume_after = self._body(fetch, after, limit, shown, position)
         headers = {}
         if resume_after is not None:
             token = issue_token(self.token_keys, list_name, filters, resume_after)
@@ -71,6 +74,7 @@ class Lists:
         after: int,
         limit: int | None,
         shown: Callable[[Any], object] = api_json,
+        position: Callable[[Any], int] = lambda item: item.id,
     ) -> tuple[str, int | None]:
         """The JSON array of the page, cut where the next item would pass `max_bytes`
         (never before its first item), and where the list goes on after it.
@@ -89,7 +93,7 @@ class Lists:
                     return f"[{','.join(parts)}]", after
                 parts.append(encoded)
                 size += cost
-                after = item.id
+                after = position(item)
             if (
                 page.resume_after is None
                 or limit is not None

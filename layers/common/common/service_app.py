@@ -3,6 +3,7 @@ around its routes. Every error a route raises, and every answer Chalice gives it
 out here in the platform's format (common.responses), and each request is logged, once.
 """
 
+import base64
 import functools
 import time
 from collections.abc import Callable
@@ -63,7 +64,7 @@ class PlatformApp(Chalice):
         jmespath.compile(correlation_paths.API_GATEWAY_REST)
 
     def __call__(self, event: dict, context: Any) -> Any:
-        return self._invoke(event, context)
+        return binary(self._invoke(event, context))
 
     def rehearse(
         self,
@@ -97,6 +98,16 @@ class PlatformApp(Chalice):
         if status >= 500:
             raise RuntimeError(f"{method} {event['path']} answered {status}")
         return status
+
+
+def binary(answer: Any) -> Any:
+    """An answer whose body is bytes (a compressed document: common.responses), as API
+    Gateway takes it from a function: base64, saying so (Chalice leaves bytes as they
+    are for a type it does not call binary, and a Lambda answer is JSON)."""
+    if isinstance(answer, dict) and isinstance(answer.get("body"), bytes):
+        answer["body"] = base64.b64encode(answer["body"]).decode("ascii")
+        answer["isBase64Encoded"] = True
+    return answer
 
 
 def gateway_routes(app: Chalice) -> set[tuple[str, str]]:

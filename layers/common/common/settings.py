@@ -56,6 +56,7 @@ TABLES = (
     "WebhookDeliveriesTable",
     "WebhookAttemptsTable",
     "DashboardFiguresTable",
+    "DataRequestsTable",
 )
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
 # and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less three
@@ -324,6 +325,7 @@ VARIABLES = (
     "WEBHOOK_RETRY_SECONDS",
     "WEBHOOK_LOCAL_TARGETS",
     "WEBHOOK_SECRETS_KEY",
+    "ERASURE_QUEUE",
     *map(table_env_var, TABLES),
 )
 
@@ -381,6 +383,8 @@ class Settings:
     # The KMS key the endpoints' secrets are encrypted with (the stack's; locally the
     # emulator's, by its alias).
     webhook_secrets_key: str = "alias/WebhookSecretsKey"
+    # Where an accepted erasure waits for the erasure function (docs/personal-data.md).
+    erasure_queue: str = "ErasureQueue"
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -436,6 +440,9 @@ class Settings:
             ),
             docs_url=read.url("DOCS_URL"),
             **read.webhooks(),
+            erasure_queue=read.matching(
+                "ERASURE_QUEUE", _QUEUE, "ErasureQueue", "an SQS queue URL, or its name"
+            ),
             table_names=MappingProxyType(read.table_names()),
         )
 

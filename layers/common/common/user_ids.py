@@ -23,6 +23,14 @@ same new id at once, exactly one wins, and an order that succeeds for an account
 came after the account existed. A pending claim older than PENDING_SECONDS (a
 registration that died half-way) no longer holds orders back.
 
+An account's claim also names the account (`cuenta`: its username in the user pool, an
+opaque id that holds nothing of the person), so a userId leads to its account: the
+users function answers an operator's request about any userId (docs/personal-data.md).
+And an id whose person's data was erased says so (`suprimido`: the erasure's request), so
+what still carries that data on its way out (an event to deliver, a create replayed for
+its Idempotency-Key) leaves it out from that moment on. The id stays claimed: it is never
+given to another account (a person who registers again gets a new one).
+
 UserIds works on a DynamoDB client it is handed (botocore's) and the table's name: the
 functions' (`for_function`: the acting function's client, built at its first claim) and
 the tools' (`make user`, the backfill: with their own credentials) share one
@@ -42,7 +50,7 @@ from common.settings import Settings
 
 TABLE = "UserIdsTable"
 # claimedBy: who used the id first.
-ORDER, ACCOUNT, BACKFILL = "order", "account", "backfill"
+ORDER, ACCOUNT, BACKFILL, ERASURE = "order", "account", "backfill", "erasure"
 # account: the state of the account that holds the id (none: no account has it).
 PENDING, ACTIVE = "pending", "active"
 # How long a registration may take between its claim and the account's creation; past
@@ -171,14 +179,23 @@ class UserIds:
                 raise UserIdTaken(user_id) from None
             raise
 
-    def account_created(self, user_id: int) -> None:
-        """The account with this id exists: orders for it go through from now on."""
-        self._client.update_item(
-            TableName=self._table,
-            Key=_key(user_id),
-            UpdateExpression="SET account = :active REMOVE pendingSince",
-            ExpressionAttributeValues={":active": {"S": ACTIVE}},
-        )
+    def account_created(self, user_id: int, username: str | None = None) -> None:
+        """The account with this id exists (`username`: its name in the pool): orders for
+        it go through from now on."""
+        self._client.update_item(**self._holder(user_id, username, "SET account = :active"))
+
+    def _holder(self, user_id: int, username: str | None, update: str) -> dict:
+        """The update that records the account holding the id, `update` first."""
+        values = {":active": {"S": ACTIVE}}
+        if username is not None:
+            update += ", cuenta = :cuenta"
+            values[":cuenta"] = {"S": username}
+        return {
+            "TableName": self._table,
+            "Key": _key(user_id),
+            "UpdateExpression": f"{update} REMOVE pendingSince",
+            "ExpressionAttributeValues": values,
+        }
 
     def account_not_created(self, user_id: int) -> None:
         """The account could not be made (its email taken, say): the id holds no account,
@@ -195,10 +212,64 @@ class UserIds:
             if not _condition_failed(exc):
                 raise
 
-    def account_exists(self, user_id: int) -> None:
+    def account_exists(self, user_id: int, username: str | None = None) -> None:
         """Record an account that already holds this id (the backfill's: the pool's
-        users made before claims)."""
-        update = self._first_use(user_id, BACKFILL, self._clock())
-        update["UpdateExpression"] += ", account = :active REMOVE pendingSince"
-        update["ExpressionAttributeValues"][":active"] = {"S": ACTIVE}
+        users made before claims, or before claims named their account)."""
+        first = self._first_use(user_id, BACKFILL, self._clock())
+        update = self._holder(user_id, username, f"{first['UpdateExpression']}, account = :active")
+        update["ExpressionAttributeValues"].update(first["ExpressionAttributeValues"])
         self._client.update_item(**update)
+
+    def _claim(self, user_id: int) -> dict:
+        """The id's claim as stored (consistently), or {} for an id no one has used."""
+        answer = self._client.get_item(
+            TableName=self._table, Key=_key(user_id), ConsistentRead=True
+        )
+        return answer.get("Item") or {}
+
+    def account_of(self, user_id: int) -> str | None:
+        """The username in the pool of the account that holds `user_id`, if one does."""
+        claim = self._claim(user_id)
+        if claim.get("account", {}).get("S") != ACTIVE:
+            return None
+        return claim.get("cuenta", {}).get("S")
+
+    def erasure_of(self, user_id: int) -> int | None:
+        """The request that erased the data of `user_id`'s person, if one did."""
+        request = self._claim(user_id).get("suprimido", {}).get("N")
+        return int(request) if request is not None else None
+
+    def erased(self, user_id: int | None) -> bool:
+        """Whether the data of `user_id`'s person was erased (None: no one's)."""
+        return user_id is not None and self.erasure_of(user_id) is not None
+
+    def erasing(self, user_id: int, request_id: int) -> int:
+        """Mark `user_id`'s person as erased by request `request_id`, unless an earlier
+        request did (one conditional write): returns the request that erases them, this
+        one or that earlier one. An id no one had used is claimed by it (never given to
+        an account: someone asked that its person be erased)."""
+        now = str(int(self._clock()))
+        answer = self._client.update_item(
+            TableName=self._table,
+            Key=_key(user_id),
+            UpdateExpression="SET claimedBy = if_not_exists(claimedBy, :by), "
+            "claimedAt = if_not_exists(claimedAt, :now), "
+            "suprimido = if_not_exists(suprimido, :request), "
+            "suprimidoEn = if_not_exists(suprimidoEn, :now)",
+            ExpressionAttributeValues={
+                ":by": {"S": ERASURE},
+                ":now": {"N": now},
+                ":request": {"N": str(request_id)},
+            },
+            ReturnValues="ALL_NEW",
+        )
+        return int(answer["Attributes"]["suprimido"]["N"])
+
+    def account_gone(self, user_id: int) -> None:
+        """The account that held `user_id` left the pool (erased): the id holds none,
+        stays claimed, and is never given again."""
+        self._client.update_item(
+            TableName=self._table,
+            Key=_key(user_id),
+            UpdateExpression="REMOVE account, cuenta, pendingSince",
+        )

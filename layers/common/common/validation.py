@@ -22,6 +22,8 @@ MAX_TEXT = 1000
 # 32-bit integer, far beyond any warehouse, and any notation of a larger one is refused.
 MAX_COUNT = 2**31 - 1
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+# Cognito's limit for an account's email attribute (RFC 5321's path).
+MAX_EMAIL = 254
 
 
 def normal_email(email: str) -> str:

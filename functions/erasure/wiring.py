@@ -1,0 +1,101 @@
+"""What the erasure function is made of: the erasure queue's event source mapping hands it
+one message at a time, naming an accepted erasure's request; it carries that erasure on
+(erasure.saga) until it is done, or until its time nears its end, then goes on in a new
+message. A run that fails comes back within seconds; one that crashes, after the queue's
+visibility timeout; the tenth failure is a dead letter (an alarm)."""
+
+import contextvars
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from common import aws
+from common.clock import to_iso, utcnow
+from common.handlers import FunctionHandler
+from common.logs import get_logger
+from common.settings import Settings
+from common.user_ids import UserIds
+from erasure import saga
+from erasure.repository import Deliveries
+from users.queue import ErasureQueue, request_of
+from users.repository import ORDERS, SHIPMENTS, PersonsData, Requests
+from users.wiring import accounts_for
+
+SERVICE = "erasure"
+FUNCTION = "ErasureFunction"
+# A run stops between pages with this much of its time left, and carries on in a new
+# message (its timeout: infra/template.yaml).
+MARGIN_MILLIS = 20_000
+# A run that failed comes back after this long, not the queue's visibility timeout.
+RETRY_SECONDS = 10
+# Writes of a page at once: each waits on the network.
+PARALLEL = 16
+
+
+class ErasureHandler(FunctionHandler):
+    def __init__(self, settings: Settings):
+        logger = get_logger(SERVICE)
+        with aws.acting_as(FUNCTION):
+            PersonsData(settings)  # binds the orders' and shipments' models
+            self.copies = saga.Copies(
+                orders=ORDERS,
+                shipments=SHIPMENTS,
+                deliveries=Deliveries(settings),
+                accounts=accounts_for(settings),
+                claims=UserIds.for_function(settings),
+                progress=Requests(settings),
+                in_parallel=self._in_parallel,
+            )
+            self.queue = ErasureQueue(settings)
+            self._sqs, self._url = aws.sqs(settings), settings.erasure_queue
+        self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="erasure")
+        super().__init__(FUNCTION, logger, self.erase_batch)
+
+    def _in_parallel(self, calls: list[Callable[[], None]]) -> None:
+        # Each in a copy of this invocation's context: its calls are this function's.
+        for done in [self._pool.submit(contextvars.copy_context().run, call) for call in calls]:
+            done.result()
+
+    def erase_batch(self, event: dict, context: Any) -> dict:
+        records = event.get("Records") or []
+        failed = [record for record in records if not self._erased(record, context)]
+        return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in failed]}
+
+    def _erased(self, record: dict, context: Any) -> bool:
+        """One message: True when it is done with (delete it), False to try again."""
+        try:
+            request_id = request_of(record["body"])
+        except ValueError as exc:
+            self.logger.error("not an erasure message", extra={"error": str(exc)})
+            return False  # on to the dead letters, after its retries
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+        try:
+            done = saga.run(
+                self.copies,
+                request_id,
+                lambda: remaining is not None and remaining() < MARGIN_MILLIS,
+                to_iso(utcnow()),
+            )
+            if not done:
+                self.queue.send(request_id)  # the rest, in a run of its own
+        except Exception:
+            self.logger.exception("erasure failed, retrying", extra={"solicitud": request_id})
+            self._sqs.change_message_visibility(
+                QueueUrl=self._url,
+                ReceiptHandle=record["receiptHandle"],
+                VisibilityTimeout=RETRY_SECONDS,
+            )
+            return False
+        self.logger.info(
+            "erasure done" if done else "erasure continues",
+            extra={"solicitud": request_id, "done": done},
+        )
+        return True
+
+
+def create(settings: Settings) -> ErasureHandler:
+    return ErasureHandler(settings)
+
+
+# No `rehearse`: nobody waits on this function's first run (a queue's message), so its
+# init stays short and that run opens its own connections (common.lambda_init.start).

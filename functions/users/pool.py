@@ -1,0 +1,185 @@
+"""A person's account in the user pool (docs/identity.md): read, corrected, its password
+checked, its sessions ended and the account deleted, through the pool's administrator
+API (this function's role alone may).
+
+What the pool answers about the request (a taken email, an email it refuses, a wrong
+password) is the client's 4xx; anything else (the pool unreachable, throttled, failing)
+is 503 with Retry-After, never a 500.
+"""
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from common import accounts
+from common.attempts import Attempts, attempts_key, next_attempts
+from common.callers import CUSTOMER
+from common.clock import to_iso
+from common.errors import Conflict, Unavailable, invalid_field
+from users.rules import ACTIVE, DISABLED, Account
+
+RETRY_AFTER_SECONDS = 5
+_GONE = "UserNotFoundException"
+# The pool's answers about a password itself: each is a wrong password.
+_WRONG = {"NotAuthorizedException", "UserNotFoundException", "PasswordResetRequiredException"}
+
+
+def unavailable(why: str) -> Unavailable:
+    return Unavailable(
+        "USER_POOL_UNAVAILABLE",
+        f"The user pool cannot be asked at the moment ({why}): try again in a few seconds",
+        retry_after_seconds=RETRY_AFTER_SECONDS,
+    )
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def _attributes(user: dict) -> dict[str, str]:
+    listed = user.get("UserAttributes") or user.get("Attributes") or []
+    return {attribute["Name"]: attribute["Value"] for attribute in listed}
+
+
+def _created(user: dict) -> str:
+    made = user.get("UserCreateDate")
+    if not isinstance(made, datetime):
+        return ""
+    return to_iso(made.astimezone(UTC).replace(tzinfo=None) if made.tzinfo else made)
+
+
+class Accounts:
+    """The pool's accounts; `client()` gives the cognito-idp client (common.aws.cognito).
+    `client_id`: the app client the API signs in through (a password is checked as a
+    sign-in with it)."""
+
+    def __init__(self, client: Callable[[], Any], pool_id: str, client_id: str | None):
+        self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
+
+    def _call(self, operation: str, **parameters: Any) -> dict:
+        try:
+            return getattr(self._cognito(), operation)(UserPoolId=self._pool_id, **parameters)
+        except ClientError as exc:
+            if _code(exc) in ("AliasExistsException", "UsernameExistsException"):
+                raise Conflict(
+                    "EMAIL_TAKEN", "An account with this email exists", details=[]
+                ) from None
+            if _code(exc) == "InvalidParameterException":
+                raise invalid_field("email", "is refused by the user pool") from None
+            raise
+        except BotoCoreError as exc:
+            raise unavailable(type(exc).__name__) from None
+
+    def _failing(self, exc: ClientError) -> Unavailable:
+        return unavailable(f"the user pool answered {_code(exc) or 'an error'}")
+
+    def get(self, username: str, user_id: int) -> Account | None:
+        """The account of this username (the claim's of `user_id`), or None: gone."""
+        try:
+            user = self._call("admin_get_user", Username=username)
+        except ClientError as exc:
+            if _code(exc) == _GONE:
+                return None
+            raise self._failing(exc) from None
+        attributes = _attributes(user)
+        return Account(
+            user_id=user_id,
+            email=attributes.get("email", ""),
+            nombre=attributes.get("name"),
+            rol=CUSTOMER,  # an account found by its userId: a customer's (operators have none)
+            estado=ACTIVE if user.get("Enabled", True) else DISABLED,
+            creado_en=_created(user),
+        )
+
+    def _update(self, username: str, name: str, value: str) -> None:
+        try:
+            self._call(
+                "admin_update_user_attributes",
+                Username=username,
+                UserAttributes=[{"Name": name, "Value": value}],
+            )
+        except ClientError as exc:
+            raise self._failing(exc) from None
+
+    def rename(self, username: str, nombre: str) -> None:
+        self._update(username, "name", nombre)
+
+    def change_email(self, username: str, email: str) -> None:
+        """Sign-in is by the new email from now on (the pool's usernames are generated:
+        the email is what signs in), the old one no longer. Conflict EMAIL_TAKEN."""
+        self._update(username, "email", email)
+
+    def password_is(self, email: str, password: str) -> bool:
+        """Whether `password` is the account's: a sign-in with it (the administrator's
+        flow, as the API signs in), whose tokens are not kept."""
+        if self._client_id is None:
+            raise unavailable("this stack has no app client to sign in through")
+        try:
+            self._cognito().admin_initiate_auth(
+                UserPoolId=self._pool_id,
+                ClientId=self._client_id,
+                AuthFlow="ADMIN_USER_PASSWORD_AUTH",
+                AuthParameters={"USERNAME": email, "PASSWORD": password},
+            )
+        except ClientError as exc:
+            if _code(exc) in _WRONG:
+                return False
+            raise self._failing(exc) from None
+        except BotoCoreError as exc:
+            raise unavailable(type(exc).__name__) from None
+        return True  # a token, or a challenge only the right password gets
+
+    def revoke(self, username: str) -> None:
+        """End every session of the account (common.accounts.revoke): its tokens are
+        refused within 30 s, it cannot sign in. Gone already: nothing to end."""
+        try:
+            accounts.revoke(self._cognito(), self._pool_id, username)
+        except ClientError as exc:
+            if _code(exc) != _GONE:
+                raise self._failing(exc) from None
+        except BotoCoreError as exc:
+            raise unavailable(type(exc).__name__) from None
+
+    def delete(self, username: str) -> None:
+        """The account leaves the pool; its email may register again (a new account)."""
+        try:
+            self._call("admin_delete_user", Username=username)
+        except ClientError as exc:
+            if _code(exc) != _GONE:
+                raise self._failing(exc) from None
+
+
+class AttemptLog(Protocol):
+    """Password tries, counted (common.attempts_repository.DynamoAttempts)."""
+
+    def claim(self, key: str, step: Callable[[Attempts], Attempts]) -> None: ...
+    def forget(self, key: str) -> None: ...
+
+
+class PasswordCheck(Protocol):
+    def password_is(self, email: str, password: str) -> bool: ...
+
+
+class CountedPasswords:
+    """A password checked as a sign-in is, and counted as one: against the email from the
+    client's address, in the sign-in's own count (a guesser holding a stolen token gets
+    no more tries here than at the sign-in route), 429 TOO_MANY_ATTEMPTS past it."""
+
+    def __init__(
+        self,
+        accounts: PasswordCheck,
+        attempts: AttemptLog,
+        clock: Callable[[], float] = time.time,
+    ):
+        self._accounts, self._attempts, self._clock = accounts, attempts, clock
+
+    def check(self, email: str, password: str, address: str) -> bool:
+        key = attempts_key(email, address)
+        self._attempts.claim(key, lambda current: next_attempts(current, self._clock()))
+        if not self._accounts.password_is(email, password):
+            return False
+        self._attempts.forget(key)
+        return True

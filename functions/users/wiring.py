@@ -1,0 +1,93 @@
+"""Which implementations the personal data routes get: a person's orders and shipments
+and the record of requests in DynamoDB, their account in the user pool (none where the
+stack has no pool), the userIds' claims, and the erasure queue (SQS)."""
+
+import functools
+
+from common import aws
+from common.attempts_repository import DynamoAttempts
+from common.lambda_init import REHEARSAL_ID
+from common.lists import Lists
+from common.logs import get_logger
+from common.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.settings import Settings
+from common.user_ids import UserIds
+from users import routes, service
+from users.pool import Accounts, CountedPasswords, unavailable
+from users.queue import ErasureQueue
+from users.repository import PersonsData, Requests
+from users.rules import Account
+
+SERVICE = "users"
+FUNCTION = "UsersFunction"
+
+
+class NoPool:
+    """Where no user pool is configured (a stack that takes another provider's tokens):
+    no one has an account here; nothing about accounts can be changed."""
+
+    def get(self, username: str, user_id: int) -> Account | None:
+        return None
+
+    def rename(self, username: str, nombre: str) -> None:
+        raise unavailable("this stack has no user pool")
+
+    def change_email(self, username: str, email: str) -> None:
+        raise unavailable("this stack has no user pool")
+
+    def password_is(self, email: str, password: str) -> bool:
+        return False
+
+    def revoke(self, username: str) -> None:
+        return None
+
+    def delete(self, username: str) -> None:
+        return None
+
+
+def accounts_for(settings: Settings) -> Accounts | NoPool:
+    if settings.user_pool_id is None:
+        return NoPool()
+    return Accounts(
+        functools.partial(aws.cognito, settings),
+        settings.user_pool_id,
+        settings.user_pool_client_id,
+    )
+
+
+def routes_for(settings: Settings) -> ServiceBlueprint:
+    with aws.acting_as(FUNCTION):
+        accounts = accounts_for(settings)
+        persons = PersonsData(settings)
+        requests = Requests(settings)
+        identity = service.Identity(
+            UserIds.for_function(settings),
+            accounts,
+            CountedPasswords(accounts, DynamoAttempts(settings)),
+        )
+        eraser = service.Eraser(
+            persons, identity, requests, ErasureQueue(settings), get_logger(SERVICE)
+        )
+        blueprint = routes.blueprint(
+            routes.Deps(
+                persons,
+                identity,
+                eraser,
+                requests,
+                Lists.from_settings(settings),
+                settings.max_response_bytes,
+            )
+        )
+    blueprint.function = FUNCTION
+    return blueprint
+
+
+def create(settings: Settings) -> PlatformApp:
+    return create_app(SERVICE, settings, routes_for(settings))
+
+
+def rehearse(app: PlatformApp, settings: Settings) -> None:
+    """At init: the data of a userId no one has, read through the whole request path (its
+    claim, its orders and its shipments by their indexes: the clients built, their
+    connections open). The platform's own warm-up is no one's request: not recorded."""
+    app.rehearse("GET", "/api/usuarios/{userId}/datos", userId=REHEARSAL_ID)

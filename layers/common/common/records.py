@@ -1,0 +1,84 @@
+"""The order and the shipment as stored and shown (docs/api.md#the-order,
+docs/api.md#the-shipment).
+
+The orders and shipping functions own them; they are here, in the layer, because the
+users function reads them too (a person's data, docs/personal-data.md) without importing
+either function. Their personal fields (common.personal) may be None: an order or a
+shipment of a person whose data was erased keeps its facts and loses those.
+"""
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from common import history
+from common.callers import OPERATOR
+from common.history import Entry
+
+# The status each is created in: its history's first entry.
+ORDER_CREATED, SHIPMENT_CREATED = "PENDIENTE", "CREADO"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewOrder:
+    """What a client may set on a new order; id, status, creadoEn and observaciones are
+    the service's own and ignored when sent. (A new order's text fields are never None:
+    None is what erasing leaves on a stored one.)"""
+
+    user_id: int
+    user_email: str | None
+    cliente_nombre: str | None
+    total: Decimal | int
+    tipo_pedido: str
+    destino: str | None
+    producto_id: int
+    cantidad: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Order(NewOrder):
+    """An order as stored and shown."""
+
+    id: int
+    status: str
+    observaciones: str | None
+    creado_en: str
+    # The role of the caller who placed it (its history's first entry); None for an
+    # order placed before it was kept.
+    creado_por: str | None = field(default=None, metadata={"internal": True})
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewShipment:
+    """Everything a client sets on a shipment; the rest is generated."""
+
+    pedido_id: int
+    tipo_envio: str
+    transportista: str
+    destino: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shipment(NewShipment):
+    """A shipment; its dates already in the platform's time format."""
+
+    id: int
+    status: str
+    guia_despecho: str
+    ruta_descripcion: str | None
+    fecha_estimada_entrega: str
+    creado_en: str
+    # Whose order it fulfils (the order's userId; None for an order unknown when it was
+    # created): its customer may follow it. Not shown in the API.
+    owner_id: int | None = field(default=None, metadata={"internal": True})
+
+
+def order_history(order: Order, changes: list[Entry]) -> list[Entry]:
+    """An order's history as the API shows it (docs/api.md#history): its creation, by
+    whoever placed it, then its kept changes."""
+    return history.shown(Entry(ORDER_CREATED, order.creado_en, order.creado_por), changes)
+
+
+def shipment_history(shipment: Shipment, changes: list[Entry]) -> list[Entry]:
+    """A shipment's history as the API shows it: its creation (only operators create
+    shipments), then its kept changes."""
+    return history.shown(Entry(SHIPMENT_CREATED, shipment.creado_en, OPERATOR), changes)

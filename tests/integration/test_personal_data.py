@@ -1,0 +1,432 @@
+"""A person's rights over their data (docs/api.md#personal-data), through the gateway app
+in-process, against the emulator's tables, queues and user pool: each call the users and
+erasure functions make is one their roles allow (conftest). The erasure function is run
+here on the message the request queued, as its event source mapping would."""
+
+import gzip
+import json
+import os
+import uuid
+from types import SimpleNamespace
+
+import boto3
+import pytest
+
+from common.settings import Settings
+from infra import template
+from tests.support.api import body, error_code
+from tests.support.endpoints import point
+
+PASSWORD = "A-long-Passphrase-2026"
+ORDER = {"total": 3, "tipoPedido": "NACIONAL", "destino": "Av. Arequipa 1234", "cantidad": 1}
+CONTEXT = SimpleNamespace(
+    function_name="ErasureFunction",
+    memory_limit_in_mb=512,
+    aws_request_id="r",
+    invoked_function_arn="arn:aws:lambda:us-east-1:1:function:ErasureFunction",
+    get_remaining_time_in_millis=lambda: 100_000,
+)
+
+
+@pytest.fixture
+def queues(emulator, monkeypatch):
+    point(monkeypatch, "SQS", emulator.url)
+    sqs = boto3.client("sqs", endpoint_url=emulator.url)
+    for url in sqs.list_queues().get("QueueUrls", []):
+        sqs.delete_queue(QueueUrl=url)
+    template.create_queues(sqs)
+    return sqs
+
+
+@pytest.fixture
+def platform(orders_gateway, pool, queues, monkeypatch):
+    """The gateway with its sign-in routes (the emulator's pool), its orders (stock
+    checked over HTTP) and the erasure queue: an operator's token by default."""
+    point(monkeypatch, "COGNITO_IDENTITY_PROVIDER", pool.url)
+    api = orders_gateway(**pool.environment())
+    api.pool = pool
+    return api
+
+
+class Person:
+    """A customer with an account, and their token."""
+
+    def __init__(self, api, nombre: str = "Ana Torres"):
+        self.email = f"person-{uuid.uuid4().hex[:12]}@example.com"
+        made = api.post(
+            "/api/auth/register",
+            {"email": self.email, "password": PASSWORD, "nombre": nombre},
+            token=None,
+        )
+        assert made.status_code == 201, made.body
+        self.user_id = body(made)["userId"]
+        self.token = sign_in(api, self.email)
+
+
+def sign_in(api, email: str, password: str = PASSWORD) -> str | None:
+    answer = api.post("/api/auth/login", {"email": email, "password": password}, token=None)
+    return answer.body.decode() if answer.status_code == 200 else None
+
+
+def a_product(api) -> int:
+    made = api.post(
+        "/api/inventario",
+        {
+            "sku": uuid.uuid4().hex,
+            "nombre": "Caja",
+            "precioUnitario": 3,
+            "stockActual": 100,
+            "umbralMinimo": 0,
+        },
+    )
+    assert made.status_code == 201, made.body
+    return body(made)["id"]
+
+
+def an_order(api, person, product: int, status: str | None = None, **fields) -> dict:
+    sent = {
+        **ORDER,
+        "userId": person.user_id,
+        "userEmail": person.email,
+        "clienteNombre": "Ana Torres",
+        "productoId": product,
+        **fields,
+    }
+    placed = api.post("/api/pedidos", sent)
+    assert placed.status_code == 201, placed.body
+    order = body(placed)
+    for step in {
+        "CANCELADO": ["CANCELADO"],
+        "ENTREGADO": ["APROBADO", "EN_ENVIO", "ENTREGADO"],
+    }.get(status, []):
+        moved = api.patch(f"/api/pedidos/{order['id']}/status?status={step}")
+        assert moved.status_code == 200, moved.body
+        order = body(moved)
+    return order
+
+
+def a_shipment(api, order_id: int, status: str | None = None) -> dict:
+    made = api.post(
+        "/api/envios",
+        {"pedidoId": order_id, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"},
+    )
+    assert made.status_code == 201, made.body
+    shipment = body(made)
+    if status is not None:
+        moved = api.patch(f"/api/envios/{shipment['id']}/status?status={status}")
+        assert moved.status_code == 200, moved.body
+        shipment = body(moved)
+    return shipment
+
+
+def run_erasures(queues, pool) -> int:
+    """The erasure function on every message of the erasure queue, as its mapping hands
+    them over; how many it ran."""
+    from erasure.wiring import create
+
+    handler = create(Settings.from_env({**os.environ, **pool.environment()}))
+    url = queues.get_queue_url(QueueName="ErasureQueue")["QueueUrl"]
+    ran = 0
+    while messages := queues.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get(
+        "Messages", []
+    ):
+        for message in messages:
+            record = {
+                "messageId": message["MessageId"],
+                "receiptHandle": message["ReceiptHandle"],
+                "body": message["Body"],
+            }
+            answer = handler({"Records": [record]}, CONTEXT)
+            assert answer == {"batchItemFailures": []}, answer
+            queues.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+            ran += 1
+    return ran
+
+
+def test_a_person_sees_every_order_and_shipment_of_theirs_and_an_operator_anyones(platform):
+    ana, other = Person(platform), Person(platform)
+    product = a_product(platform)
+    first = an_order(platform, ana, product)
+    second = an_order(platform, ana, product, status="CANCELADO")
+    shipment = a_shipment(platform, first["id"])
+    an_order(platform, other, product)
+
+    mine = platform.get("/api/usuarios/me/datos", token=ana.token)
+    assert mine.status_code == 200, mine.body
+    assert mine.headers["Cache-Control"] == "no-store"
+    data = body(mine)
+    assert data["cuenta"] == {
+        "userId": ana.user_id,
+        "email": ana.email,
+        "nombre": "Ana Torres",
+        "rol": "customer",
+        "estado": "ACTIVA",
+        "creadoEn": data["cuenta"]["creadoEn"],
+    }
+    assert [o["id"] for o in data["pedidos"]] == [first["id"], second["id"]]
+    assert data["pedidos"][1] == {**second}
+    assert data["envios"] == [shipment]
+
+    by_operator = platform.get(f"/api/usuarios/{ana.user_id}/datos")
+    assert body(by_operator) == data
+    assert platform.get(f"/api/usuarios/{other.user_id}/datos", token=ana.token).status_code == 403
+    assert platform.get("/api/usuarios/me/datos", token=None).status_code == 401
+    assert error_code(platform.get("/api/usuarios/abc/datos")) == "INVALID_ID"
+
+
+def test_a_userid_without_an_account_has_its_orders_and_no_account(platform):
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=900_000 + uuid.uuid4().int % 99_999, email="x@example.com")
+    order = an_order(platform, nobody, product)
+    data = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos"))
+    assert data == {"cuenta": None, "pedidos": [order], "envios": []}
+
+
+def test_the_export_is_a_file_with_every_item_and_its_history_compressed_when_taken(platform):
+    ana = Person(platform)
+    product = a_product(platform)
+    order = an_order(platform, ana, product, status="ENTREGADO")
+    shipment = a_shipment(platform, order["id"], status="ENTREGADO")
+
+    exported = platform.get("/api/usuarios/me/datos/exportar", token=ana.token)
+    assert exported.status_code == 200, exported.body
+    assert exported.headers["Content-Type"].startswith("application/json")
+    assert exported.headers["Content-Disposition"] == (
+        f'attachment; filename="datos-{ana.user_id}.json"'
+    )
+    data = body(exported)
+    (kept,) = data["pedidos"]
+    assert [entry["status"] for entry in kept["historial"]] == [
+        "PENDIENTE",
+        "APROBADO",
+        "EN_ENVIO",
+        "ENTREGADO",
+    ]
+    assert {k: v for k, v in kept.items() if k != "historial"} == order
+    assert [e["status"] for e in data["envios"][0]["historial"]] == ["CREADO", "ENTREGADO"]
+    assert data["envios"][0]["id"] == shipment["id"]
+
+    # Compressed for a client that takes gzip and asks for JSON by name (what API
+    # Gateway passes on as binary: docs/api.md#personal-data); not for one asking */*.
+    compressed = platform.get(
+        "/api/usuarios/me/datos/exportar",
+        token=ana.token,
+        headers={"Accept-Encoding": "gzip, deflate", "Accept": "application/json"},
+    )
+    assert compressed.headers["Content-Encoding"] == "gzip"
+    assert json.loads(gzip.decompress(compressed.body)) == json.loads(exported.body)
+    anything = platform.get(
+        "/api/usuarios/me/datos/exportar",
+        token=ana.token,
+        headers={"Accept-Encoding": "gzip", "Accept": "*/*"},
+    )
+    assert "Content-Encoding" not in anything.headers
+
+
+def test_a_person_corrects_their_name_and_email_and_their_orders_in_flight_follow(platform):
+    ana, bea = Person(platform), Person(platform)
+    product = a_product(platform)
+    pending = an_order(platform, ana, product)
+    delivered = an_order(platform, ana, product, status="ENTREGADO")
+
+    renamed = platform.put("/api/usuarios/me", {"nombre": "Ana T. Ruiz"}, token=ana.token)
+    assert (renamed.status_code, body(renamed)["nombre"]) == (200, "Ana T. Ruiz"), renamed.body
+
+    wrong = platform.put(
+        "/api/usuarios/me/email", {"email": "x@example.com", "password": "no"}, token=ana.token
+    )
+    assert (wrong.status_code, error_code(wrong)) == (401, "INVALID_CREDENTIALS")
+    taken = platform.put(
+        "/api/usuarios/me/email", {"email": bea.email, "password": PASSWORD}, token=ana.token
+    )
+    assert (taken.status_code, error_code(taken)) == (409, "EMAIL_TAKEN")
+    bad = platform.put(
+        "/api/usuarios/me/email", {"email": "not-an-email", "password": PASSWORD}, token=ana.token
+    )
+    assert (bad.status_code, error_code(bad)) == (400, "VALIDATION_ERROR")
+
+    new_email = f"Ana-{uuid.uuid4().hex[:8]}@Example.com"
+    changed = platform.put(
+        "/api/usuarios/me/email", {"email": new_email, "password": PASSWORD}, token=ana.token
+    )
+    assert changed.status_code == 200, changed.body
+    assert body(changed)["email"] == new_email.lower()
+    assert sign_in(platform, new_email.lower()) is not None
+    assert sign_in(platform, ana.email) is None
+    orders = {
+        o["id"]: o for o in body(platform.get(f"/api/usuarios/{ana.user_id}/datos"))["pedidos"]
+    }
+    assert orders[pending["id"]]["userEmail"] == new_email.lower()
+    assert orders[delivered["id"]]["userEmail"] == ana.email  # a final order keeps its record
+
+
+def test_an_erasure_waits_while_anything_is_in_flight_naming_it(platform):
+    ana = Person(platform)
+    product = a_product(platform)
+    pending = an_order(platform, ana, product)
+    delivered = an_order(platform, ana, product, status="ENTREGADO")
+    shipment = a_shipment(platform, delivered["id"], status="EN_RUTA")
+
+    refused = platform.post(
+        "/api/usuarios/me/cancelacion",
+        {"password": PASSWORD, "confirmacion": "ELIMINAR_MI_CUENTA"},
+        token=ana.token,
+    )
+    assert (refused.status_code, error_code(refused)) == (409, "OPEN_ORDERS"), refused.body
+    named = {(d["field"], d["id"]) for d in body(refused)["details"]}
+    assert named == {("pedidos", pending["id"]), ("envios", shipment["id"])}
+    assert sign_in(platform, ana.email) is not None  # nothing changed
+    assert body(platform.get(f"/api/pedidos/{pending['id']}"))["userEmail"] == ana.email
+
+
+def test_a_person_erases_themselves_and_only_the_facts_of_the_business_stay(platform, queues):
+    ana = Person(platform)
+    product = a_product(platform)
+    order = an_order(platform, ana, product, status="ENTREGADO")
+    shipment = a_shipment(platform, order["id"], status="ENTREGADO")
+    cancelled = an_order(platform, ana, product, status="CANCELADO")
+
+    for sent, code in (
+        ({"password": PASSWORD}, 400),
+        ({"password": PASSWORD, "confirmacion": "eliminar"}, 400),
+        ({"password": "Wrong-Password-2026", "confirmacion": "ELIMINAR_MI_CUENTA"}, 401),
+    ):
+        answer = platform.post("/api/usuarios/me/cancelacion", sent, token=ana.token)
+        assert answer.status_code == code, answer.body
+    erased = platform.post(
+        "/api/usuarios/me/cancelacion",
+        {"password": PASSWORD, "confirmacion": "ELIMINAR_MI_CUENTA"},
+        token=ana.token,
+    )
+    assert erased.status_code == 200, erased.body
+    assert body(erased) == {"userId": ana.user_id, "estado": "CANCELADA"}
+    assert sign_in(platform, ana.email) is None  # its sessions ended at once
+    assert run_erasures(queues, platform.pool) == 1
+
+    data = body(platform.get(f"/api/usuarios/{ana.user_id}/datos"))
+    assert data["cuenta"] is None
+    stripped = {"userEmail": None, "clienteNombre": None, "destino": None, "observaciones": None}
+    assert data["pedidos"] == [{**order, **stripped}, {**cancelled, **stripped}]
+    assert data["envios"] == [{**shipment, "destino": None, "rutaDescripcion": None}]
+    assert body(platform.get(f"/api/pedidos/{order['id']}")) == {**order, **stripped}
+    history = body(platform.get(f"/api/pedidos/{order['id']}/historial"))
+    assert [entry["status"] for entry in history][-1] == "ENTREGADO"
+    # The email registers again: a new account, a new userId that owns nothing.
+    again = platform.post(
+        "/api/auth/register", {"email": ana.email, "password": PASSWORD}, token=None
+    )
+    assert again.status_code == 201, again.body
+    assert body(again)["userId"] != ana.user_id
+    token = sign_in(platform, ana.email)
+    assert body(platform.get("/api/usuarios/me/datos", token=token))["pedidos"] == []
+
+
+def test_an_operator_erases_someone_without_an_account_and_twice_changes_nothing(platform, queues):
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=800_000 + uuid.uuid4().int % 99_999, email="z@example.com")
+    order = an_order(platform, nobody, product, status="CANCELADO")
+    path = f"/api/usuarios/{nobody.user_id}/cancelacion"
+    assert platform.post(path, {}).status_code == 400  # why: the request that came
+    erased = platform.post(path, {"motivo": "Pedido por correo, ticket 4411"})
+    assert (erased.status_code, body(erased)) == (
+        200,
+        {"userId": nobody.user_id, "estado": "CANCELADA"},
+    )
+    assert run_erasures(queues, platform.pool) == 1
+    again = platform.post(path, {"motivo": "otra vez"})
+    assert (again.status_code, body(again)["estado"]) == (200, "CANCELADA")
+    assert run_erasures(queues, platform.pool) == 0  # done: nothing to run again
+    (kept,) = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos"))["pedidos"]
+    assert kept["id"] == order["id"] and kept["userEmail"] is None
+    customer = Person(platform)
+    assert platform.post(path, {"motivo": "x"}, token=customer.token).status_code == 403
+    # Their own userId is theirs to name, as `me`: with their password and confirmation.
+    own = f"/api/usuarios/{customer.user_id}/cancelacion"
+    answer = platform.post(own, {"motivo": "x"}, token=customer.token)
+    assert (answer.status_code, error_code(answer)) == (400, "VALIDATION_ERROR")
+    sent = {"password": PASSWORD, "confirmacion": "ELIMINAR_MI_CUENTA"}
+    answer = platform.post(own, sent, token=customer.token)
+    assert body(answer) == {"userId": customer.user_id, "estado": "CANCELADA"}
+
+
+def test_the_record_of_requests_holds_each_request_newest_first_and_no_erased_data(
+    platform, queues
+):
+    ana = Person(platform)
+    platform.get("/api/usuarios/me/datos", token=ana.token)
+    platform.get(f"/api/usuarios/{ana.user_id}/datos/exportar")
+    platform.put("/api/usuarios/me", {"nombre": "Ana"}, token=ana.token)
+    platform.post(
+        "/api/usuarios/me/cancelacion",
+        {"password": "Wrong-Password-2026", "confirmacion": "ELIMINAR_MI_CUENTA"},
+        token=ana.token,
+    )
+    platform.post(
+        "/api/usuarios/me/cancelacion",
+        {"password": PASSWORD, "confirmacion": "ELIMINAR_MI_CUENTA"},
+        token=ana.token,
+    )
+    run_erasures(queues, platform.pool)
+    listed = platform.get("/api/usuarios/solicitudes?limit=3")
+    assert listed.status_code == 200, listed.body
+    page = body(listed)
+    assert "X-Next-Token" in listed.headers
+    rest = body(
+        platform.get(f"/api/usuarios/solicitudes?nextToken={listed.headers['X-Next-Token']}")
+    )
+    mine = [r for r in page + rest if r["userId"] == ana.user_id]
+    assert [(r["tipo"], r["origen"], r["resultado"]) for r in mine] == [
+        ("SUPRESION", "customer", 200),
+        ("SUPRESION", "customer", 401),
+        ("RECTIFICACION", "customer", 200),
+        ("PORTABILIDAD", "operator", 200),
+        ("ACCESO", "customer", 200),
+    ]
+    assert mine[0]["completadaEn"] is not None
+    assert ana.email not in json.dumps(page + rest)
+    customer = Person(platform)
+    assert platform.get("/api/usuarios/solicitudes", token=customer.token).status_code == 403
+
+
+def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_data(
+    platform, queues
+):
+    """Powertools keeps a create's answer 24 h for its Idempotency-Key: replayed after
+    the person's erasure, it answers their order and shipment without their data."""
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email="k@example.com")
+    sent = {
+        **ORDER,
+        "userId": nobody.user_id,
+        "userEmail": nobody.email,
+        "clienteNombre": "Ana Torres",
+        "productoId": product,
+    }
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    placed = platform.post("/api/pedidos", sent, headers=key)
+    assert placed.status_code == 201, placed.body
+    order_id = body(placed)["id"]
+    shipment = {
+        "pedidoId": order_id,
+        "tipoEnvio": "EXPRESS",
+        "transportista": "DHL",
+        "destino": "Lima",
+    }
+    made = platform.post("/api/envios", shipment, headers=key)
+    assert made.status_code == 201, made.body
+    for step in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        platform.patch(f"/api/pedidos/{order_id}/status?status={step}")
+    platform.patch(f"/api/envios/{body(made)['id']}/status?status=ENTREGADO")
+    erased = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "mail"})
+    assert erased.status_code == 200, erased.body
+
+    again = platform.post("/api/pedidos", sent, headers=key)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert (body(again)["id"], body(again)["userEmail"], body(again)["destino"]) == (
+        order_id,
+        None,
+        None,
+    )
+    again = platform.post("/api/envios", shipment, headers=key)
+    assert again.headers.get("Idempotent-Replayed") == "true"
+    assert (body(again)["destino"], body(again)["rutaDescripcion"]) == (None, None)

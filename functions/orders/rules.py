@@ -1,13 +1,15 @@
-"""Order rules as plain functions: a valid order, a new order's state, its event, and
-the stock move each move of its lifecycle makes. The order's shape (NewOrder, Order) is
-the layer's (common.records): the users function reads orders too."""
+"""Order rules as plain functions: a valid order, a new order's state, and the stock move
+each move of its lifecycle makes. The order's shape (NewOrder, Order) is the layer's
+(common.records): the users function reads orders too; so is its event
+(common.order_outbox), which the event sweep publishes too."""
 
 from datetime import datetime
 
 from common import stock
 from common.clock import to_iso
-from common.errors import Conflict, NotFound, not_found
+from common.errors import Conflict
 from common.records import ORDER_CREATED, NewOrder, Order
+from common.records import unknown_order as unknown_order
 from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
@@ -24,12 +26,6 @@ NEXT = {
     "CANCELADO": (),
 }
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
-
-
-
-
-def unknown_order(order_id: int) -> NotFound:
-    return not_found("ORDER_NOT_FOUND", "Order", order_id)
 
 
 def parse_order(body: dict) -> NewOrder:
@@ -85,16 +81,6 @@ def invalid_transition(current: str, target: str) -> Conflict:
 
 def observaciones_for(tipo_pedido: str) -> str | None:
     return CUSTOMS_NOTE if tipo_pedido == "INTERNACIONAL" else None
-
-
-def approved_event(order: Order) -> dict:
-    """The PedidoAprobadoEvent payload (docs/api.md#the-order-event-pedidoaprobadoevent)."""
-    return {
-        "pedidoId": order.id,
-        "userEmail": order.user_email,
-        "total": order.total,
-        "tipoPedido": order.tipo_pedido,
-    }
 
 
 # The stock move each move of the lifecycle makes (docs/api.md#stock-follows-orders): the

@@ -7,13 +7,14 @@ import contextlib
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from common import records
 from common.callers import Caller
 from common.clock import to_iso
 from common.errors import Conflict, DomainError, Invalid, Unavailable
 from common.history import Entry
+from common.order_outbox import Publisher, approved_event
 from common.paging import Page
 from common.service_calls import OnBehalf
 from common.stock import UNDOING
@@ -40,13 +41,7 @@ class Orders(Protocol):
         """Saved with its userId claimed (common.user_ids: Conflict while an account is
         being made with it) and its event pending (an outbox)."""
 
-    def pending_events(self, limit: int) -> list[Order]: ...
     def event_published(self, order_id: int) -> None: ...
-
-
-class Publisher(Protocol):
-    def publish(self, payload: dict) -> bool:
-        """Queue the event; False when it could not be (never raises)."""
 
 
 class Outcomes(Protocol):
@@ -84,7 +79,8 @@ def place_order(
     (order_to_place); the command's `at` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
-    sweep (republish_pending) publishes it. The order stands; its event is never lost."""
+    event sweep publishes it (common.order_outbox.republish_pending). The order stands;
+    its event is never lost."""
     new_order, on_behalf = command.order, command.on_behalf
     try:
         answer = stock.check(new_order.producto_id, new_order.cantidad, on_behalf)
@@ -104,33 +100,9 @@ def place_order(
     order = rules.pending_order(new_order, orders.next_id(), command.at, on_behalf.caller.role)
     orders.add(order)
     outcomes.placed()
-    if events.publish(rules.approved_event(order)):
+    if events.publish(approved_event(order)):
         orders.event_published(order.id)
     return order
-
-
-class Swept(NamedTuple):
-    published: int
-    failed: bool  # a publish failed: the rest waits for the next run
-    more: bool  # the batch was full: more may be pending
-
-
-def republish_pending(
-    orders: Orders, events: Publisher, limit: int, created_before: datetime
-) -> Swept:
-    """Publish the events left pending, oldest first, at most `limit`, of orders created
-    before `created_before` (a younger one's own request may still be publishing it).
-    The listener handles an event once per order, so one published twice changes
-    nothing."""
-    pending = orders.pending_events(limit)
-    cutoff = to_iso(created_before)
-    for published, order in enumerate(pending):
-        if order.creado_en >= cutoff:
-            return Swept(published, failed=False, more=False)
-        if not events.publish(rules.approved_event(order)):
-            return Swept(published, failed=True, more=True)
-        orders.event_published(order.id)
-    return Swept(len(pending), failed=False, more=len(pending) == limit)
 
 
 def get_order(orders: Orders, caller: Caller, order_id: int) -> Order:

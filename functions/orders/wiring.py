@@ -12,6 +12,7 @@ from common.idempotency import Once
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.logs import get_logger
+from common.order_outbox import LambdaPublisher
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.service_calls import ByInvoke, Routes, service
 from common.settings import Settings
@@ -19,7 +20,6 @@ from common.stock_client import StockClient
 from common.user_ids import UserIds
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
-from orders.publisher import LambdaPublisher
 from orders.repository import OrderRepository
 
 FUNCTION = "OrdersFunction"

@@ -26,9 +26,9 @@ from common.clock import to_iso, utcnow
 from common.errors import DomainError
 from common.logs import Logger
 from common.paging import Page
+from common.records import Order
 from common.stock import FORCE, GIVE_BACK, HANDED_OVER, HELD, PUT_BACK, RELEASED, TAKE_OUT
 from common.stock_client import Inventory, InventoryUnavailable, NotHeld, ReservationChanged
-from orders.rules import Order
 
 # Orders and reservations read per batch; no batch is started with less than the
 # reserve left of the invocation.

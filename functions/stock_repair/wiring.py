@@ -1,6 +1,6 @@
 """What the stock-repair function is made of: the repair (stock_repair.repair) on a
-schedule. It reads the orders table through the orders package, which its artifact
-carries (functions/Makefile), and asks the inventory's function for its reservations and
+schedule. It reads the orders table through the layer's reader (common.order_repository),
+and asks the inventory's function for its reservations and
 moves (common.stock_client, through a breaker of its own: it runs alone); it loads
 neither the HTTP edge nor the order events."""
 
@@ -10,10 +10,10 @@ from typing import Any
 from common import aws
 from common.handlers import FunctionHandler
 from common.logs import get_logger
+from common.order_repository import OrderReader
 from common.service_calls import ByInvoke
 from common.settings import Settings
 from common.stock_client import StockClient
-from orders.repository import OrderRepository
 from stock_repair.repair import Repair
 
 SERVICE = "stock-repair"
@@ -24,7 +24,7 @@ class RepairHandler(FunctionHandler):
     def __init__(self, settings: Settings):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.orders = OrderRepository(settings)
+            self.orders = OrderReader(settings)
             self.inventory = inventory(settings)
         self.repair = Repair(
             self.orders,

@@ -1221,7 +1221,7 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
     assert {
         "## __call__",  # the handler: the Chalice app's call
         "## common.stock_client.StockClient.check",
-        "## orders.publisher.LambdaPublisher.publish",
+        "## common.order_outbox.LambdaPublisher.publish",
         "dynamodb",
         "lambda",
     } <= names, names  # and every AWS call

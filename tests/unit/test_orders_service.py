@@ -9,6 +9,7 @@ import pytest
 
 from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, Unavailable
+from common.order_outbox import republish_pending
 from common.service_calls import OnBehalf
 from common.stock_client import InventoryUnavailable, StockAnswer
 from orders import service
@@ -154,12 +155,12 @@ LATER = datetime(2026, 11, 22, 10, 0, 0)  # every order of these tests is older
 def test_the_sweep_publishes_pending_events_once_and_clears_them(orders, events):
     events.down = True
     first, second = place(orders, events), place(orders, events)
-    assert service.republish_pending(orders, events, 10, LATER) == (0, True, True)
+    assert republish_pending(orders, events, 10, LATER) == (0, True, True)
     events.down = False
-    assert service.republish_pending(orders, events, 10, LATER) == (2, False, False)
+    assert republish_pending(orders, events, 10, LATER) == (2, False, False)
     assert [event["pedidoId"] for event in events.published] == [first.id, second.id]
     assert orders.pending == set()
-    assert service.republish_pending(orders, events, 10, LATER) == (0, False, False)
+    assert republish_pending(orders, events, 10, LATER) == (0, False, False)
     assert len(events.published) == 2
 
 
@@ -167,7 +168,7 @@ def test_a_sweep_takes_at_most_its_batch_oldest_first(orders, events):
     events.down = True
     placed = [place(orders, events) for _ in range(3)]
     events.down = False
-    assert service.republish_pending(orders, events, 2, LATER) == (2, False, True)
+    assert republish_pending(orders, events, 2, LATER) == (2, False, True)
     assert orders.pending == {placed[2].id}
 
 
@@ -175,7 +176,7 @@ def test_the_sweep_leaves_a_young_order_to_its_own_request(orders, events):
     events.down = True
     order = place(orders, events)  # created at NOW
     events.down = False
-    assert service.republish_pending(orders, events, 10, NOW) == (0, False, False)
+    assert republish_pending(orders, events, 10, NOW) == (0, False, False)
     assert orders.pending == {order.id} and events.published == []
 
 

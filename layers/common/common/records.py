@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from common import history
 from common.callers import OPERATOR
+from common.errors import NotFound, not_found
 from common.history import Entry
 
 # The status each is created in: its history's first entry.
@@ -70,6 +71,10 @@ class Shipment(NewShipment):
     # Whose order it fulfils (the order's userId; None for an order unknown when it was
     # created): its customer may follow it. Not shown in the API.
     owner_id: int | None = field(default=None, metadata={"internal": True})
+
+
+def unknown_order(order_id: int) -> NotFound:
+    return not_found("ORDER_NOT_FOUND", "Order", order_id)
 
 
 def order_history(order: Order, changes: list[Entry]) -> list[Entry]:

@@ -5,6 +5,9 @@ An endpoint is listed like every other kind (byShard); the active ones are also 
 sparse index (`activos`) that the events read to find who subscribed: an endpoint is
 there only while it is active, with its subscriptions and nothing secret. Endpoints are
 few and rarely written, so one partition holds them all.
+
+The webhooks function owns the tables; their models are the layer's because the events
+and delivery functions read and write them too (common.webhook_repository).
 """
 
 from pynamodb.attributes import (
@@ -50,7 +53,7 @@ class WebhookModel(Model):
     activo = BooleanAttribute()
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     secreto = UnicodeAttribute()
-    # The secrets rotations replaced, newest first (rules.Endpoint.anteriores).
+    # The secrets rotations replaced, newest first (common.webhook_records.Endpoint.anteriores).
     secretos_anteriores = ListAttribute(
         of=ReplacedSecret, attr_name="secretosAnteriores", null=True
     )

@@ -1,12 +1,15 @@
-"""Inventory rules as plain functions: what a valid product is, alerts, stock checks."""
+"""Inventory rules as plain functions: what a valid product is, alerts, stock checks. The
+product's shape (ProductFields, Product) and its alert (in_alert) are the layer's
+(common.records): the dashboard's figures and the webhooks' events read products too."""
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from common import stock
 from common.errors import Conflict, Invalid, NotFound, invalid_field, not_found
 from common.ids import MAX_ID
+from common.records import Product, ProductFields
+from common.records import in_alert as in_alert
 from common.validation import Checker
 
 # A sku is a DynamoDB key (at most 2048 bytes); a code this long is a mistake anyway.
@@ -14,32 +17,6 @@ MAX_SKU = 100
 MAX_DESCRIPTION = 4000
 # As many digits as a stored quantity can have (DynamoDB: 38 significant digits).
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,40}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ProductFields:
-    """Everything a client sets on a product (POST and PUT take the same schema)."""
-
-    sku: str
-    nombre: str
-    precio_unitario: Decimal | int
-    stock_actual: int
-    umbral_minimo: int
-    bodega: str | None
-    descripcion: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Product(ProductFields):
-    """A product as stored and shown: what a client set, and the units orders hold
-    (docs/api.md#the-product). stockDisponible is derived, never set."""
-
-    id: int
-    stock_reservado: int = 0
-    stock_disponible: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "stock_disponible", self.stock_actual - self.stock_reservado)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,11 +119,6 @@ def parse_product(body: dict) -> ProductFields:
 
 def product(product_id: int, fields: ProductFields, stock_reservado: int = 0) -> Product:
     return Product(id=product_id, stock_reservado=stock_reservado, **vars(fields))
-
-
-def in_alert(product: ProductFields) -> bool:
-    """Strictly below the threshold; a threshold of 0 therefore never alerts."""
-    return product.stock_actual < product.umbral_minimo
 
 
 def has_stock(product: ProductFields, cantidad: int) -> bool:

@@ -8,14 +8,14 @@ from datetime import datetime
 from common import stock
 from common.clock import to_iso
 from common.errors import Conflict
-from common.records import ORDER_CREATED, NewOrder, Order
+from common.records import ORDER_CANCELLED, ORDER_CREATED, NewOrder, Order
 from common.records import unknown_order as unknown_order
 from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = ORDER_CREATED
-CANCELLED = "CANCELADO"
+CANCELLED = ORDER_CANCELLED
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.
 NEXT = {

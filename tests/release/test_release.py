@@ -349,7 +349,7 @@ CLAIMS = {
     "ShippingFunction": {"dynamodb:GetItem"},
     "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
-# The dashboard's figures (functions/dashboard/layout.py): items whose attributes are
+# The dashboard's figures (layers/common/common/dashboard_layout.py): items whose attributes are
 # named by what they count (a day, an hour, a status), which no model can declare; read
 # and written with the client.
 FIGURES = "DashboardFiguresTable"
@@ -651,8 +651,8 @@ def test_every_table_belongs_to_a_model():
 
 
 def test_the_figures_table_is_keyed_as_the_dashboard_reads_it():
-    from dashboard import layout
-    from dashboard.repository import TABLE
+    from common import dashboard_layout as layout
+    from common.dashboard_table import TABLE
 
     props = template.tables()[TABLE]
     assert TABLE == FIGURES

@@ -19,6 +19,8 @@ from common.history import Entry
 
 # The status each is created in: its history's first entry.
 ORDER_CREATED, SHIPMENT_CREATED = "PENDIENTE", "CREADO"
+# A cancelled order's status: final, its total no longer counts (the dashboard's day).
+ORDER_CANCELLED = "CANCELADO"
 
 
 @dataclass(frozen=True, kw_only=True)

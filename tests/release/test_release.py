@@ -17,7 +17,6 @@ import pytest
 from common.service_app import INTERNAL
 from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
-from infra.local.functions import artifact_packages
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "infra" / "template.yaml"
@@ -797,15 +796,13 @@ def rest_event(
 
 
 def test_each_artifact_holds_only_its_own_package(build_dir):
-    """Its handler's package, and those functions/Makefile says it carries (the event
-    sweep reads orders through the orders package; the webhooks' events read each table
-    through its service's)."""
+    """Its handler's package alone (functions/Makefile): what functions share is in the
+    layer."""
 
     for function, props in functions().items():
         package = props["Handler"].split(".")[0]
         contents = {p.name for p in (build_dir / function).iterdir()}
-        carried = set(artifact_packages()[function])
-        assert package in carried and contents == carried, f"{function}: {contents}"
+        assert contents == {package}, f"{function}: {contents}"
 
 
 @pytest.fixture(scope="module")

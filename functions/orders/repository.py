@@ -9,6 +9,7 @@ from pynamodb.exceptions import UpdateError
 
 from common import shards, storage
 from common.history import Entry
+from common.order_repository import COUNTER as COUNTER
 from common.order_repository import OrderReader, item_of
 from common.paging import Page
 from common.settings import Settings

@@ -28,10 +28,10 @@ import boto3
 
 from common.clock import utcnow
 from common.settings import Settings
+from common.webhook_messages import DeliveryMessage, decoded
+from common.webhook_queue import DeliveryQueue
+from common.webhook_repository import Deliveries, WebhookRepository
 from webhooks import service
-from webhooks.delivery_queue import DeliveryQueue
-from webhooks.messages import DeliveryMessage, decoded
-from webhooks.repository import Deliveries, WebhookRepository
 
 QUEUE = "WebhookDeliveryDeadLetterQueue"
 # Each dead letter redriven is hidden this long from other readers meanwhile.

@@ -4,7 +4,7 @@ The Lambda authorizer (lambda_app.py) and the local gateway both call `authorize
 local and cloud decide alike.
 """
 
-from authorizer.tokens import InvalidToken, Verifier, token_in
+from authorizer.claims import InvalidToken, Verifier, token_in
 
 
 class Unauthorized(Exception):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from common import restore
 from common.lambda_init import REHEARSAL_ID
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service
+from common.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
 from dashboard.rules import DOWN, UP
 
 CHECK_SECONDS = 2.0
@@ -39,7 +39,7 @@ CHECKS = {
 class Health:
     """The services, each reached as its settings say (wiring)."""
 
-    def __init__(self, services: Mapping[str, Service], seconds: float = CHECK_SECONDS):
+    def __init__(self, services: Mapping[str, Routes], seconds: float = CHECK_SECONDS):
         self._services = dict(services)
         self._seconds = seconds
         # A check that outlives its wait goes on in its thread until its own timeout:
@@ -69,8 +69,8 @@ class Health:
     def _one(self, name: str, on_behalf: OnBehalf) -> str:
         check = CHECKS[name]
         try:
-            status, _ = self._services[name].get(
-                check.route, dict(check.path_parameters), {}, on_behalf
+            status, _ = self._services[name].call(
+                "GET", check.route, dict(check.path_parameters), on_behalf
             )
         except (CallFailed, CannotAsk):
             return DOWN

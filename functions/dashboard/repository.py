@@ -1,53 +1,13 @@
-"""The dashboard's read of its figures table: the few items of dashboard.layout, in one
-BatchGetItem, whatever the data. The only dashboard module that talks to DynamoDB (the
-items' attributes are named by what they count, which a model cannot declare: the
-client's own calls, as common.aws builds it)."""
-
-import time
-from collections.abc import Iterable
-
-from boto3.dynamodb.types import TypeDeserializer
+"""The dashboard's read of its figures table: the few items of its layout
+(common.dashboard_layout), in one BatchGetItem, whatever the data (common.dashboard_table,
+which the figures function reads with too). The only dashboard module that talks to
+DynamoDB."""
 
 from common import aws, jsonio
+from common import dashboard_layout as layout
+from common.dashboard_table import TABLE, read_items
 from common.settings import Settings
-from dashboard import layout
 from dashboard.rules import Stored
-
-TABLE = "DashboardFiguresTable"
-# BatchGetItem's own limit of keys a call, and how often keys DynamoDB left unread (its
-# throughput, momentarily) are asked again.
-MAX_KEYS = 100
-MAX_ROUNDS = 5
-_plain = TypeDeserializer().deserialize
-
-
-def plain(item: dict) -> dict:
-    """An item as DynamoDB's JSON has it, as Python values (numbers as Decimal)."""
-    return {name: _plain(value) for name, value in item.items()}
-
-
-def read_items(client, table: str, keys: Iterable[str]) -> dict[str, dict]:
-    """{key: item} of those of `keys` that exist, read consistently."""
-    wanted = list(dict.fromkeys(keys))
-    found: dict[str, dict] = {}
-    for start in range(0, len(wanted), MAX_KEYS):
-        request = {
-            table: {
-                "Keys": [{layout.KEY: {"S": key}} for key in wanted[start : start + MAX_KEYS]],
-                "ConsistentRead": True,
-            }
-        }
-        for attempt in range(MAX_ROUNDS):
-            answer = client.batch_get_item(RequestItems=request)
-            for item in answer.get("Responses", {}).get(table, []):
-                found[item[layout.KEY]["S"]] = plain(item)
-            request = answer.get("UnprocessedKeys") or {}
-            if not request:
-                break
-            time.sleep(0.05 * 2**attempt)
-        else:
-            raise RuntimeError(f"{table}: keys left unread after {MAX_ROUNDS} rounds")
-    return found
 
 
 def newest_of(item: dict | None) -> list[dict]:

@@ -1,7 +1,7 @@
 """The dashboard's answer (docs/api.md#dashboard) from what its figures table holds, as a
 plain function of what was read and of the clock.
 
-Every figure is a sum of counters over the counter shards (dashboard.layout), but one:
+Every figure is a sum of counters over the counter shards (common.dashboard_layout), but one:
 how many shipments are late depends on the clock, and nothing is written when a
 shipment becomes late. The shipments not delivered are counted by the hour they are due
 in; those due in a later hour than now are not late, those due in an earlier hour are,
@@ -11,13 +11,13 @@ hour not yet due (this hour's items): a read of a few items whatever the data.
 """
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from common import dashboard_layout as layout
 from common.clock import to_iso
-from dashboard import layout
 
 # As the orders and the shipping services have them (tests/unit/test_dashboard.py holds
 # them together: this function carries neither package).
@@ -85,7 +85,7 @@ def _count(value: Decimal | int) -> int:
     return int(value)
 
 
-def _by_status(totals: Totals, counter, statuses: tuple[str, ...]) -> dict:
+def _by_status(totals: Totals, counter: Callable[[str], str], statuses: tuple[str, ...]) -> dict:
     by_status = {status: _count(totals[counter(status)]) for status in statuses}
     return {"total": sum(by_status.values()), "porEstado": by_status}
 

@@ -8,8 +8,9 @@ from typing import Protocol
 
 from snapshot_restore_py import register_after_restore
 
+from common import dashboard_layout as layout
 from common.service_calls import OnBehalf
-from dashboard import layout, rules
+from dashboard import rules
 from dashboard.rules import Stored
 
 

@@ -7,7 +7,7 @@ business acting as anyone on them (IAM lets it invoke nothing)."""
 
 from common import aws
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import OverHttp, Service
+from common.service_calls import OverHttp, Routes
 from common.settings import Settings
 from dashboard import routes
 from dashboard.health import CHECK_SECONDS, Health
@@ -17,7 +17,7 @@ SERVICE = "dashboard"
 FUNCTION = "DashboardFunction"
 
 
-def services_of(settings: Settings) -> dict[str, Service]:
+def services_of(settings: Settings) -> dict[str, Routes]:
     """Each service the dashboard checks, by the name it shows it under (None: the gateway
     the request came in on)."""
     where = {

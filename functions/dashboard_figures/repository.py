@@ -1,8 +1,9 @@
 """The figures function's reads and writes: a stream record's item, as its own service
-reads it (its artifact carries the inventory, orders and shipping packages:
-functions/Makefile), made into a Change; and the figures table read before a run of
-changes and written after it, in one transaction (dashboard_figures.figures.Plan). The
-only dashboard_figures module that knows PynamoDB or DynamoDB."""
+reads it (with the models and records the layer publishes: common.order_model,
+common.shipment_model, common.product_model, common.records), made into a Change; and
+the figures table read before a run of changes and written after it, in one transaction
+(dashboard_figures.figures.Plan). The only dashboard_figures module that knows PynamoDB
+or DynamoDB."""
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -13,10 +14,14 @@ from botocore.exceptions import ClientError
 from pynamodb.models import Model
 
 from common import aws, jsonio, storage
+from common import dashboard_layout as layout
+from common.dashboard_table import TABLE, read_items
+from common.order_model import OrderModel
+from common.product_model import ProductModel, product_of
+from common.records import Order, Shipment
 from common.responses import api_json
 from common.settings import Settings
-from dashboard import layout
-from dashboard.repository import TABLE, read_items
+from common.shipment_model import ShipmentModel
 from dashboard_figures.figures import (
     LISTED,
     Change,
@@ -39,11 +44,6 @@ from dashboard_figures.shares import (
     product_share,
     shipment_share,
 )
-from inventory.model import ProductModel, product_of
-from orders.model import OrderModel
-from orders.rules import Order
-from shipping.model import ShipmentModel
-from shipping.rules import Shipment
 
 # An hour's item of shipments due outlives its hour by this much, then DynamoDB deletes it
 # (its TTL, `expira`): the dashboard reads the current hour's alone.

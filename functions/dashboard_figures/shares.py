@@ -12,10 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from dashboard import layout
-from inventory.rules import Product, in_alert
-from orders.rules import CANCELLED, Order
-from shipping.rules import Shipment
+from common import dashboard_layout as layout
+from common.records import ORDER_CANCELLED, Order, Product, Shipment, in_alert
 
 PRODUCT, ORDER, SHIPMENT = "producto", "pedido", "envio"
 DELIVERED = "ENTREGADO"
@@ -56,7 +54,9 @@ def order_share(order: Order) -> Share:
             {
                 layout.order_status(order.status): 1,
                 layout.day_orders(day): 1,
-                layout.day_total(day): Decimal(order.total) if order.status != CANCELLED else 0,
+                layout.day_total(day): Decimal(order.total)
+                if order.status != ORDER_CANCELLED
+                else 0,
             }
         )
     )

@@ -1,5 +1,5 @@
 """The copies of a person's data the erasure finds beyond their orders and shipments
-(users.repository reads and strips those): each event's delivery to an endpoint, kept
+(common.erasure_repository reads and strips those): each event's delivery to an endpoint, kept
 for re-sends (WebhookDeliveriesTable, the webhooks functions' table), found by the
 person's index and its body stripped. The only erasure module that knows DynamoDB."""
 

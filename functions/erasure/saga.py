@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from common.erasures import COMPLETED, Erasure
 from common.paging import Page
-from users.rules import COMPLETED, Erasure
 
 # The steps, in order: the account's sessions first (its tokens stop working within
 # 30 s whatever the erasure's size), the account itself last, so the person has it,
@@ -33,7 +33,7 @@ PAGE = 500
 
 
 class Kind(Protocol):
-    """A person's orders or shipments (users.repository.Kind)."""
+    """A person's orders or shipments (common.erasure_repository.Kind)."""
 
     def page(self, user_id: int, after: int, limit: int, only: Any = None) -> Page: ...
     def holding_data(self) -> Any: ...

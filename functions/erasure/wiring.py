@@ -9,17 +9,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from common import aws
+from common import aws, erasure_repository
+from common.account_end import ends_for
 from common.clock import to_iso, utcnow
+from common.erasure_repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.erasures import ErasureQueue, request_of
 from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
 from common.user_ids import UserIds
 from erasure import saga
 from erasure.repository import Deliveries
-from users.queue import ErasureQueue, request_of
-from users.repository import ORDERS, SHIPMENTS, PersonsData, Requests
-from users.wiring import accounts_for
 
 SERVICE = "erasure"
 FUNCTION = "ErasureFunction"
@@ -36,14 +36,14 @@ class ErasureHandler(FunctionHandler):
     def __init__(self, settings: Settings):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            PersonsData(settings)  # binds the orders' and shipments' models
+            erasure_repository.bind(settings)  # the orders' and shipments' models
             self.copies = saga.Copies(
                 orders=ORDERS,
                 shipments=SHIPMENTS,
                 deliveries=Deliveries(settings),
-                accounts=accounts_for(settings),
+                accounts=ends_for(settings),
                 claims=UserIds.for_function(settings),
-                progress=Requests(settings),
+                progress=ErasureProgress(settings),
                 in_parallel=self._in_parallel,
             )
             self.queue = ErasureQueue(settings)

@@ -1,7 +1,8 @@
 """The event sweep: what its scheduled function (event_sweep.lambda_app) runs to publish
-the events orders left pending. It reads the orders table through the orders package,
-which its artifact carries (functions/Makefile), and needs the Lambda client; it loads
-neither the HTTP edge nor the stock check."""
+the events orders left pending. It reads the orders' outbox and publishes as the orders
+function does, through what the layer publishes of both (common.order_repository,
+common.order_outbox), and needs the Lambda client; it loads neither the HTTP edge nor
+the stock check."""
 
 from datetime import timedelta
 from typing import Any
@@ -9,11 +10,9 @@ from typing import Any
 from common import metrics
 from common.clock import utcnow
 from common.logs import Logger
+from common.order_outbox import SERVICE, LambdaPublisher, republish_pending
+from common.order_repository import OrderReader
 from common.settings import Settings
-from orders import service
-from orders.metrics import SERVICE
-from orders.publisher import LambdaPublisher
-from orders.repository import OrderRepository
 
 # Orders read per batch; orders younger than the grace are left to their own request;
 # no batch is started with less than the reserve left of the invocation.
@@ -27,7 +26,7 @@ class Sweep:
     a publish fails, or the invocation runs short of time."""
 
     def __init__(self, settings: Settings, logger: Logger, grace: timedelta = SWEEP_GRACE):
-        self._orders = OrderRepository(settings)
+        self._orders = OrderReader(settings)
         self._events = LambdaPublisher(settings, logger)
         self._logger, self._grace = logger, grace
 
@@ -38,7 +37,7 @@ class Sweep:
             and not swept.failed
             and (context is None or context.get_remaining_time_in_millis() > SWEEP_RESERVE_MS)
         ):
-            swept = service.republish_pending(
+            swept = republish_pending(
                 self._orders, self._events, SWEEP_BATCH, created_before=utcnow() - self._grace
             )
             published += swept.published

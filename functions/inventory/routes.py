@@ -2,12 +2,13 @@
 
 from chalice import Response
 
+from common import stock as moves
 from common.clock import to_iso, utcnow
 from common.creating import CreatedOnce
 from common.lists import Lists
 from common.readers import caller_of, json_object, path_id, query_param
 from common.responses import no_content, ok
-from common.service_app import INTERNAL, ServiceBlueprint
+from common.service_app import ServiceBlueprint
 from inventory import access, rules, service
 from inventory.service import Products, Stock
 
@@ -56,7 +57,7 @@ def blueprint(
         service.delete_product(products, path_id(id))
         return no_content()
 
-    @bp.route("/api/inventario/{id}/stock", methods=["GET"])
+    @bp.route(moves.STOCK_ROUTE, methods=["GET"])
     def check_stock(id: str) -> Response:
         product_id = path_id(id)
         cantidad = query_param(bp.current_request, "cantidad")
@@ -72,22 +73,23 @@ def blueprint(
 
 
 def stock_moves(bp: ServiceBlueprint, stock: Stock) -> None:
-    """The internal routes through which the orders service moves an order's units
-    (docs/api.md#stock-follows-orders), and reads the reservations to repair them."""
+    """The routes through which the orders service moves an order's units
+    (docs/api.md#stock-follows-orders), and reads the reservations to repair them:
+    internal ones (common.stock), which no token reaches."""
 
-    @bp.route(INTERNAL + "reservas", methods=["GET"])
+    @bp.route(moves.HOLDING_ROUTE, methods=["GET"])
     def holding_reservations() -> Response:
         request = bp.current_request
         access.may_move_stock(caller_of(request))
         after = query_param(request, "after")
         return ok(service.holding_reservations(stock, after))
 
-    @bp.route(INTERNAL + "reservas/{pedidoId}", methods=["GET"])
+    @bp.route(moves.RESERVATION_ROUTE, methods=["GET"])
     def order_reservation(pedidoId: str) -> Response:  # noqa: N803 - the route's name
         access.may_move_stock(caller_of(bp.current_request))
         return ok(service.reservation_of(stock, path_id(pedidoId)).to_service())
 
-    @bp.route(INTERNAL + "reservas/{pedidoId}/{accion}", methods=["POST"])
+    @bp.route(moves.MOVE_ROUTE, methods=["POST"])
     def move_stock(pedidoId: str, accion: str) -> Response:  # noqa: N803
         request = bp.current_request
         access.may_move_stock(caller_of(request))

@@ -1,11 +1,15 @@
-"""Inventory rules as plain functions: what a valid product is, alerts, stock checks."""
+"""Inventory rules as plain functions: what a valid product is, alerts, stock checks. The
+product's shape (ProductFields, Product) and its alert (in_alert) are the layer's
+(common.records): the dashboard's figures and the webhooks' events read products too."""
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 
+from common import stock
 from common.errors import Conflict, Invalid, NotFound, invalid_field, not_found
 from common.ids import MAX_ID
+from common.records import Product, ProductFields
+from common.records import in_alert as in_alert
 from common.validation import Checker
 
 # A sku is a DynamoDB key (at most 2048 bytes); a code this long is a mistake anyway.
@@ -13,37 +17,6 @@ MAX_SKU = 100
 MAX_DESCRIPTION = 4000
 # As many digits as a stored quantity can have (DynamoDB: 38 significant digits).
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,40}")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ProductFields:
-    """Everything a client sets on a product (POST and PUT take the same schema)."""
-
-    sku: str
-    nombre: str
-    precio_unitario: Decimal | int
-    stock_actual: int
-    umbral_minimo: int
-    bodega: str | None
-    descripcion: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Product(ProductFields):
-    """A product as stored and shown: what a client set, and the units orders hold
-    (docs/api.md#the-product). stockDisponible is derived, never set."""
-
-    id: int
-    stock_reservado: int = 0
-    stock_disponible: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "stock_disponible", self.stock_actual - self.stock_reservado)
-
-
-# A reservation's states (docs/api.md#stock-follows-orders): holding the order's units,
-# taken out with them (shipped), or given back (cancelled). Only the first holds units.
-HELD, TAKEN_OUT, GIVEN_BACK = "RESERVADA", "ENTREGADA", "LIBERADA"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,7 +28,7 @@ class Reservation:
     cantidad: int
     desde: str  # when it was taken (common.clock)
     producto_id: int = field(metadata={"internal": True})
-    estado: str = field(default=HELD, metadata={"internal": True})
+    estado: str = field(default=stock.HELD, metadata={"internal": True})  # common.stock
     cambio: str = field(default="", metadata={"internal": True})  # its last change
 
     @property
@@ -103,13 +76,13 @@ def product_gone(product_id: int) -> Conflict:
 def changed_since(pedido_id: int) -> Conflict:
     """A repair's move of units that moved since the repair read them: whoever moved them
     (an order's own request) decides, and the repair leaves them alone."""
-    return Conflict("RESERVATION_CHANGED", f"Order {pedido_id}'s units moved since they were read")
+    return Conflict(stock.CHANGED, f"Order {pedido_id}'s units moved since they were read")
 
 
 def not_held(pedido_id: int, estado: str | None) -> Conflict:
     """A take-out or give-back of units the order does not hold (another move won)."""
     now = f"its units are {estado.lower()}" if estado else "it holds no units"
-    return Conflict("RESERVATION_NOT_HELD", f"Order {pedido_id}: {now}")
+    return Conflict(stock.NOT_HELD, f"Order {pedido_id}: {now}")
 
 
 def product_reserved(product: Product) -> Conflict:
@@ -148,11 +121,6 @@ def product(product_id: int, fields: ProductFields, stock_reservado: int = 0) ->
     return Product(id=product_id, stock_reservado=stock_reservado, **vars(fields))
 
 
-def in_alert(product: ProductFields) -> bool:
-    """Strictly below the threshold; a threshold of 0 therefore never alerts."""
-    return product.stock_actual < product.umbral_minimo
-
-
 def has_stock(product: ProductFields, cantidad: int) -> bool:
     return product.stock_actual >= cantidad
 
@@ -175,16 +143,12 @@ def parse_after(raw: str | None) -> int:
     return int(raw)
 
 
-# The moves another service may ask of an order's units (the orders service: its
-# lifecycle, and the repair of what a crash left): reserve (approve), take out (ship),
-# give back (cancel); and the two that undo a move whose order then lost: put back (a
-# take-out's) and force (a give-back's, or a reservation an approved order lacks).
-MOVES = ("reservar", "retirar", "devolver", "reponer", "forzar")
-
-
 def parse_move(raw: str) -> str:
-    if raw not in MOVES:
-        raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {', '.join(MOVES)}")
+    """One of the moves another service may ask of an order's units (common.stock: the
+    orders service's lifecycle, and the repair of what a crash left)."""
+    if raw not in stock.MOVES:
+        moves = ", ".join(stock.MOVES)
+        raise NotFound("MOVE_NOT_FOUND", f"No stock move {raw!r}: one of {moves}")
     return raw
 
 

@@ -2,6 +2,7 @@
 
 from typing import Protocol
 
+from common import stock as moves
 from common.paging import Page
 from inventory import rules
 from inventory.rules import Product, Reservation
@@ -76,20 +77,20 @@ def product_reservations(products: Products, stock: Stock, product_id: int) -> l
 
 
 def move_stock(stock: Stock, pedido_id: int, raw_move: str, body: dict, now: str) -> dict:
-    """One stock move of an order (inventory.rules.MOVES): whether this request made it
+    """One stock move of an order (common.stock.MOVES): whether this request made it
     (False: it was made before, a retry). Nothing more is read to answer it. A repair's
     move names the reservation's `cambio` it read: made only on the reservation as read
     (409 RESERVATION_CHANGED otherwise)."""
     move = rules.parse_move(raw_move)
     seen = rules.parse_seen(body)
-    if move in ("reservar", "forzar"):
+    if move in (moves.RESERVE, moves.FORCE):
         reservation = rules.parse_reservation(pedido_id, body, now)
-        applied = stock.reserve(reservation, move == "forzar", seen)
+        applied = stock.reserve(reservation, move == moves.FORCE, seen)
     else:
         applied = {
-            "retirar": stock.take_out,
-            "devolver": stock.give_back,
-            "reponer": stock.put_back,
+            moves.TAKE_OUT: stock.take_out,
+            moves.GIVE_BACK: stock.give_back,
+            moves.PUT_BACK: stock.put_back,
         }[move](pedido_id, now, seen)
     return {"aplicada": applied}
 

@@ -25,12 +25,20 @@ from common.errors import Conflict
 from common.paging import Page
 from common.repository import merged_page
 from common.settings import Settings
+from common.stock import (
+    FROM,
+    GIVE_BACK,
+    HANDED_OVER,
+    HELD,
+    PUT_BACK,
+    RELEASED,
+    RESERVE,
+    TAKE_OUT,
+    TO,
+)
 from inventory.model import HOLDING, HOLDING_SHARDS, ProductModel, ReservationModel, product_of
 from inventory.repository import alert_mark
 from inventory.rules import (
-    GIVEN_BACK,
-    HELD,
-    TAKEN_OUT,
     Product,
     Reservation,
     changed_since,
@@ -152,9 +160,9 @@ class StockRepository:
         c = reservation.cantidad
         # Units given back may be held again: an order whose approval a crash cut short
         # (the repair gave them back) is approved again, or repaired (force).
-        new = m.pedido_id.does_not_exist() | (m.estado == GIVEN_BACK)
+        new = m.pedido_id.does_not_exist() | (m.estado == RELEASED)
         if seen is not None:
-            new = m.pedido_id.does_not_exist() | ((m.estado == GIVEN_BACK) & (m.cambio == seen))
+            new = m.pedido_id.does_not_exist() | ((m.estado == RELEASED) & (m.cambio == seen))
         available = (p.stock_disponible >= c) | (
             p.stock_disponible.does_not_exist() & (p.stock_actual >= c)
         )
@@ -184,9 +192,9 @@ class StockRepository:
         """After a refused reservation: held already, and claimed (False); given back
         before it could be claimed, so to be tried again (True); or why it may not be."""
         current = self.reservation(reservation.pedido_id)
-        if current is not None and current.estado == HELD:
+        if current is not None and current.estado == TO[RESERVE]:
             return not self._claimed(current, reservation.desde)
-        if current is not None and current.estado == TAKEN_OUT:
+        if current is not None and current.estado not in FROM[RESERVE]:
             raise not_held(reservation.pedido_id, current.estado)
         if seen is not None and current is not None and current.cambio != seen:
             raise changed_since(reservation.pedido_id)
@@ -201,11 +209,11 @@ class StockRepository:
         or never reserved)."""
         for _ in range(MAX_ATTEMPTS):
             current = self._as_seen(pedido_id, seen)
-            if current is not None and current.estado == GIVEN_BACK:
+            if current is not None and current.estado == TO[GIVE_BACK]:
                 if self._claimed(current, now):
                     return False
                 continue
-            if current is None or current.estado != HELD:
+            if current is None or current.estado not in FROM[GIVE_BACK]:
                 raise not_held(pedido_id, current.estado if current else None)
             try:
                 self._write_give_back(current, now)
@@ -219,7 +227,7 @@ class StockRepository:
         with TransactWrite(connection=self._connection) as tx:
             tx.update(
                 m(current.pedido_id),
-                actions=_done(GIVEN_BACK, now),
+                actions=_done(RELEASED, now),
                 condition=_as_read(current),
             )
             tx.update(
@@ -241,14 +249,14 @@ class StockRepository:
         return self._out_or_back(pedido_id, now, seen, out=False)
 
     def _out_or_back(self, pedido_id: int, now: str, seen: str | None, out: bool) -> bool:
-        source, target = (HELD, TAKEN_OUT) if out else (TAKEN_OUT, HELD)
+        move = TAKE_OUT if out else PUT_BACK
         for _ in range(MAX_ATTEMPTS):
             current = self._as_seen(pedido_id, seen)
-            if current is not None and current.estado == target:
+            if current is not None and current.estado == TO[move]:
                 if self._claimed(current, now):
                     return False
                 continue
-            if current is None or current.estado != source:
+            if current is None or current.estado not in FROM[move]:
                 raise not_held(pedido_id, current.estado if current else None)
             product = self._product(current.producto_id)
             if product is None:
@@ -268,7 +276,7 @@ class StockRepository:
         m, p = ReservationModel, ProductModel
         change = -reservation.cantidad if out else reservation.cantidad
         state = (
-            _done(TAKEN_OUT, now)
+            _done(HANDED_OVER, now)
             if out
             else [
                 m.estado.set(HELD),

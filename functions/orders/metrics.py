@@ -1,8 +1,7 @@
 """What operators count of orders, as CloudWatch metrics (service.Outcomes)."""
 
 from common import metrics
-
-SERVICE = "orders"
+from common.order_outbox import SERVICE as SERVICE
 
 
 class OrderMetrics:

@@ -9,30 +9,22 @@ from pynamodb.exceptions import UpdateError
 
 from common import shards, storage
 from common.history import Entry
-from common.logs import get_logger
+from common.order_repository import COUNTER as COUNTER
+from common.order_repository import OrderReader, item_of
 from common.paging import Page
-from common.repository import Repository
 from common.settings import Settings
 from common.user_ids import UserIds
 from orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
 from orders.rules import Order, StatusChanged, unknown_order
 
-COUNTER = "orders"
-_logger = get_logger("orders")
 
+class OrderRepository(OrderReader):
+    """The orders' own reader (common.order_repository: a page of a status, the outbox)
+    and the verbs only the orders function has: a customer's page, a status change, the
+    history, a new order saved with its event pending."""
 
-def item_of(order: Order) -> OrderModel:
-    """The item of an order: its fields, its shard of the whole list and of its status."""
-    item = storage.listed(storage.to_item(OrderModel, order))
-    item.status_shard = shards.key(order.status, order.id, STATUS_SHARDS)
-    return item
-
-
-class OrderRepository(Repository):
     def __init__(self, settings: Settings):
-        super().__init__(
-            settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order, item_of=item_of
-        )
+        super().__init__(settings)
         self._user_ids = UserIds.for_function(settings)
 
     def page(
@@ -43,9 +35,7 @@ class OrderRepository(Repository):
         if user_id is not None:
             only = OrderModel.status == status if status is not None else None
             return self._index_page(OrderModel.by_user, user_id, after, limit, only)
-        if status is None:
-            return super().page(after, limit)
-        return self._sharded_page(OrderModel.by_status, status, STATUS_SHARDS, after, limit)
+        return super().page(after, limit, status)
 
     def set_status(self, order: Order, target: str, change: Entry) -> Order:
         """Move `order` to `target`, on the condition that its status is still the one it
@@ -86,25 +76,3 @@ class OrderRepository(Repository):
         item = item_of(order)
         item.evento_pendiente = shards.key(PENDING, order.id, PENDING_SHARDS)
         storage.insert(item)
-
-    def pending_events(self, limit: int) -> list[Order]:
-        """The oldest orders (the lowest ids) whose event is still to be published, at
-        most `limit`, merged from the pending shards."""
-        return self._sharded_page(
-            OrderModel.pending_events, PENDING, PENDING_SHARDS, 0, limit
-        ).items
-
-    def event_published(self, order_id: int) -> None:
-        """The order's event is out: off the sweep's list. Best effort: left on it, the
-        event is published once more, which the listener absorbs, whereas failing now
-        would fail a request whose order is saved and whose event is out."""
-        try:
-            OrderModel(order_id).update(
-                actions=[OrderModel.evento_pendiente.remove()], condition=OrderModel.id.exists()
-            )
-        except UpdateError as exc:  # gone: nothing left to publish
-            if not storage.condition_failed(exc):
-                _logger.warning(
-                    "order left on the sweep's list",
-                    extra={"pedidoId": order_id, "error": repr(exc)},
-                )

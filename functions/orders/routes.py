@@ -8,14 +8,15 @@ from common.lists import Lists
 from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
 from common.responses import ok
 from common.service_app import ServiceBlueprint
+from common.stock_client import Inventory
 from orders import access, service
+from orders.commands import ChangeStatus
 from orders.service import Orders, Outcomes, Publisher
-from orders.stock_client import StockChecker
 
 
 def blueprint(
     orders: Orders,
-    stock: StockChecker,
+    stock: Inventory,
     events: Publisher,
     outcomes: Outcomes,
     lists: Lists,
@@ -39,13 +40,9 @@ def blueprint(
         # The stock check is asked as the caller: inventory sits behind the same authorizer.
         on_behalf = on_behalf_of(request)
         body = json_object(request)
-        new_order = service.order_to_place(on_behalf.caller, body)
+        placing = service.order_to_place(on_behalf, body, utcnow())
         return once.created(
-            request,
-            body,
-            lambda: service.place_order(
-                orders, stock, events, outcomes, new_order, on_behalf, utcnow()
-            ),
+            request, body, lambda: service.place_order(orders, stock, events, outcomes, placing)
         )
 
     @bp.route("/api/pedidos/{id}", methods=["GET"])
@@ -58,10 +55,14 @@ def blueprint(
         caller, status = caller_of(request), query_param(request, "status")
         # A role's refusal (403) comes before anything else of the request is read.
         access.may_move_to(caller, status)
-        moved = service.change_status(
-            orders, stock, caller, path_id(id), status, utcnow(), request.context.get("requestId")
+        asked = ChangeStatus(
+            order_id=path_id(id),
+            status=status,
+            caller=caller,
+            at=utcnow(),
+            request_id=request.context.get("requestId"),
         )
-        return ok(moved)
+        return ok(service.change_status(orders, stock, asked))
 
     @bp.route("/api/pedidos/{id}/historial", methods=["GET"])
     def order_history(id: str) -> Response:

@@ -1,19 +1,21 @@
-"""Order rules as plain functions: a valid order, a new order's state, its event, and
-what a stock check can answer. The order's shape (NewOrder, Order) is the layer's
-(common.records): the users function reads orders too."""
+"""Order rules as plain functions: a valid order, a new order's state, and the stock move
+each move of its lifecycle makes. The order's shape (NewOrder, Order) is the layer's
+(common.records): the users function reads orders too; so is its event
+(common.order_outbox), which the event sweep publishes too."""
 
-import enum
 from datetime import datetime
 
+from common import stock
 from common.clock import to_iso
-from common.errors import Conflict, NotFound, not_found
-from common.records import ORDER_CREATED, NewOrder, Order
+from common.errors import Conflict
+from common.records import ORDER_CANCELLED, ORDER_CREATED, NewOrder, Order
+from common.records import unknown_order as unknown_order
 from common.validation import Checker, query_choice, required_query_choice
 
 TIPOS_PEDIDO = ("NACIONAL", "INTERNACIONAL")
 STATUSES = ("PENDIENTE", "APROBADO", "EN_ENVIO", "ENTREGADO", "CANCELADO")
 INITIAL_STATUS = ORDER_CREATED
-CANCELLED = "CANCELADO"
+CANCELLED = ORDER_CANCELLED
 # The lifecycle (docs/api.md#the-order-lifecycle): each state and where it may go; the
 # last two are final.
 NEXT = {
@@ -24,27 +26,6 @@ NEXT = {
     "CANCELADO": (),
 }
 CUSTOMS_NOTE = "Pedido internacional — requiere documentación aduanera"
-
-
-class StockAnswer(enum.Enum):
-    """What the inventory said about a product and a quantity."""
-
-    AVAILABLE = "available"
-    INSUFFICIENT = "insufficient"
-    UNKNOWN_PRODUCT = "unknown product"
-    NOT_CONFIRMED = "not confirmed"  # the fallback: the call failed, the breaker is closed
-
-
-class InventoryUnavailable(Exception):
-    """The breaker is open: the inventory is not asked at all."""
-
-    def __init__(self, retry_after_seconds: int):
-        super().__init__(f"inventory unavailable, retry in {retry_after_seconds}s")
-        self.retry_after_seconds = retry_after_seconds
-
-
-def unknown_order(order_id: int) -> NotFound:
-    return not_found("ORDER_NOT_FOUND", "Order", order_id)
 
 
 def parse_order(body: dict) -> NewOrder:
@@ -102,25 +83,13 @@ def observaciones_for(tipo_pedido: str) -> str | None:
     return CUSTOMS_NOTE if tipo_pedido == "INTERNACIONAL" else None
 
 
-def approved_event(order: Order) -> dict:
-    """The PedidoAprobadoEvent payload (docs/api.md#the-order-event-pedidoaprobadoevent)."""
-    return {
-        "pedidoId": order.id,
-        "userEmail": order.user_email,
-        "total": order.total,
-        "tipoPedido": order.tipo_pedido,
-    }
-
-
 # The stock move each move of the lifecycle makes (docs/api.md#stock-follows-orders): the
-# inventory's move of the order's units; the other moves make none.
+# inventory's move of the order's units (common.stock); the other moves make none.
 STOCK_MOVES = {
-    ("PENDIENTE", "APROBADO"): "reservar",
-    ("APROBADO", "EN_ENVIO"): "retirar",
-    ("APROBADO", "CANCELADO"): "devolver",
+    ("PENDIENTE", "APROBADO"): stock.RESERVE,
+    ("APROBADO", "EN_ENVIO"): stock.TAKE_OUT,
+    ("APROBADO", "CANCELADO"): stock.GIVE_BACK,
 }
-# What undoes a stock move whose order then lost its move to another.
-UNDOING = {"reservar": "devolver", "retirar": "reponer", "devolver": "forzar"}
 
 
 def stock_move(current: str, target: str) -> str | None:
@@ -135,8 +104,3 @@ def check_move(order: Order, target: str) -> None:
 
 class StatusChanged(Exception):
     """The order's status was not what the move was decided on: another move won."""
-
-
-class ReservationChanged(Exception):
-    """The order's units moved since the repair read them: the request that moved them
-    decides, and the repair leaves them alone."""

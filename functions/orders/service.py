@@ -1,23 +1,27 @@
 """Order use cases, one function each; storage, the inventory (its stock check and its
-stock moves) and the event publisher are passed in. No order is saved unless the stock
-check says the units are there, and its lifecycle moves its units
-(docs/api.md#stock-follows-orders)."""
+stock moves: common.stock_client.Inventory) and the event publisher are passed in. No
+order is saved unless the stock check says the units are there, and its lifecycle moves
+its units (docs/api.md#stock-follows-orders)."""
 
 import contextlib
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from common import records
 from common.callers import Caller
 from common.clock import to_iso
 from common.errors import Conflict, DomainError, Invalid, Unavailable
 from common.history import Entry
+from common.order_outbox import Publisher, approved_event
 from common.paging import Page
 from common.service_calls import OnBehalf
+from common.stock import UNDOING
+from common.stock_client import Inventory, InventoryUnavailable, NotHeld, StockAnswer
 from orders import access, rules
-from orders.rules import InventoryUnavailable, Order, StockAnswer
+from orders.commands import ChangeStatus, PlaceOrder
+from orders.rules import Order
 
 
 class Orders(Protocol):
@@ -37,13 +41,7 @@ class Orders(Protocol):
         """Saved with its userId claimed (common.user_ids: Conflict while an account is
         being made with it) and its event pending (an outbox)."""
 
-    def pending_events(self, limit: int) -> list[Order]: ...
     def event_published(self, order_id: int) -> None: ...
-
-
-class Publisher(Protocol):
-    def publish(self, payload: dict) -> bool:
-        """Queue the event; False when it could not be (never raises)."""
 
 
 class Outcomes(Protocol):
@@ -51,17 +49,6 @@ class Outcomes(Protocol):
 
     def placed(self) -> None: ...
     def refused(self, reason: str) -> None: ...
-
-
-class Stock(Protocol):
-    def check(self, producto_id: int, cantidad: int, on_behalf: OnBehalf) -> StockAnswer:
-        """The inventory's answer, asked on behalf of the order's caller; raises
-        InventoryUnavailable when the breaker is open."""
-
-    def move(self, move: str, order: Order, request_id: str | None = None) -> bool:
-        """One stock move of the order's units (orders.rules.STOCK_MOVES): True when
-        this call made it, False when it was made before; a Conflict when the inventory
-        refuses it, InventoryUnavailable when it cannot be asked."""
 
 
 _REFUSALS = {
@@ -77,27 +64,24 @@ _REFUSALS = {
 }
 
 
-def order_to_place(caller: Caller, body: dict) -> rules.NewOrder:
-    """The order a body asks for, checked (400), and the caller's to place (403)."""
+def order_to_place(on_behalf: OnBehalf, body: dict, at: datetime) -> PlaceOrder:
+    """The order a body asks for, checked (400), and the caller's to place (403): the
+    command to place it, asked at `at`."""
     new_order = rules.parse_order(body)
-    access.may_place(caller, new_order)
-    return new_order
+    access.may_place(on_behalf.caller, new_order)
+    return PlaceOrder(order=new_order, on_behalf=on_behalf, at=at)
 
 
 def place_order(
-    orders: Orders,
-    stock: Stock,
-    events: Publisher,
-    outcomes: Outcomes,
-    new_order: rules.NewOrder,
-    on_behalf: OnBehalf,
-    now: datetime,
+    orders: Orders, stock: Inventory, events: Publisher, outcomes: Outcomes, command: PlaceOrder
 ) -> Order:
     """Check stock, save, publish PedidoAprobadoEvent for a checked new order
-    (order_to_place); `now` is its creadoEn.
+    (order_to_place); the command's `at` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
-    sweep (republish_pending) publishes it. The order stands; its event is never lost."""
+    event sweep publishes it (common.order_outbox.republish_pending). The order stands;
+    its event is never lost."""
+    new_order, on_behalf = command.order, command.on_behalf
     try:
         answer = stock.check(new_order.producto_id, new_order.cantidad, on_behalf)
     except InventoryUnavailable as exc:
@@ -113,36 +97,12 @@ def place_order(
         raise Invalid(
             code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
         )
-    order = rules.pending_order(new_order, orders.next_id(), now, on_behalf.caller.role)
+    order = rules.pending_order(new_order, orders.next_id(), command.at, on_behalf.caller.role)
     orders.add(order)
     outcomes.placed()
-    if events.publish(rules.approved_event(order)):
+    if events.publish(approved_event(order)):
         orders.event_published(order.id)
     return order
-
-
-class Swept(NamedTuple):
-    published: int
-    failed: bool  # a publish failed: the rest waits for the next run
-    more: bool  # the batch was full: more may be pending
-
-
-def republish_pending(
-    orders: Orders, events: Publisher, limit: int, created_before: datetime
-) -> Swept:
-    """Publish the events left pending, oldest first, at most `limit`, of orders created
-    before `created_before` (a younger one's own request may still be publishing it).
-    The listener handles an event once per order, so one published twice changes
-    nothing."""
-    pending = orders.pending_events(limit)
-    cutoff = to_iso(created_before)
-    for published, order in enumerate(pending):
-        if order.creado_en >= cutoff:
-            return Swept(published, failed=False, more=False)
-        if not events.publish(rules.approved_event(order)):
-            return Swept(published, failed=True, more=True)
-        orders.event_published(order.id)
-    return Swept(len(pending), failed=False, more=len(pending) == limit)
 
 
 def get_order(orders: Orders, caller: Caller, order_id: int) -> Order:
@@ -174,12 +134,8 @@ MOVE_PAUSES_SECONDS = (0.05, 0.1, 0.2, 0.4, 0.8)
 
 def change_status(
     orders: Orders,
-    stock: Stock,
-    caller: Caller,
-    order_id: int,
-    raw_status: str | None,
-    now: datetime,
-    request_id: str | None = None,
+    stock: Inventory,
+    command: ChangeStatus,
     pause: Callable[[float], None] = time.sleep,
 ) -> Order:
     """Move an order along its lifecycle (docs/api.md#the-order-lifecycle) and its units
@@ -191,28 +147,38 @@ def change_status(
     stock move this one made is undone (unless the winner went where this one was going,
     with the same units) and the move is decided again from what it finds. What a crash
     between the two writes leaves, the repair (stock_repair) puts right."""
-    target = rules.parse_status(raw_status)
-    change = Entry(target, to_iso(now), caller.role)
+    target = rules.parse_status(command.status)
+    change = Entry(target, to_iso(command.at), command.caller.role)
     for seconds in (*MOVE_PAUSES_SECONDS, None):
-        order = get_order(orders, caller, order_id)
+        order = get_order(orders, command.caller, command.order_id)
         if order.status == target:
             return order  # already there: nothing moves, nothing is recorded
         rules.check_move(order, target)
         try:
-            return _move(orders, stock, order, target, change, request_id)
+            return _move(orders, stock, order, target, change, command.request_id)
         except rules.StatusChanged:
             if seconds is not None:
                 pause(seconds)
-    raise Conflict("CONCURRENT_UPDATE", f"Order {order_id} kept changing while being moved; retry")
+    raise Conflict(
+        "CONCURRENT_UPDATE", f"Order {command.order_id} kept changing while being moved; retry"
+    )
 
 
 def _move(
-    orders: Orders, stock: Stock, order: Order, target: str, change: Entry, request_id: str | None
+    orders: Orders,
+    stock: Inventory,
+    order: Order,
+    target: str,
+    change: Entry,
+    request_id: str | None,
 ) -> Order:
-    """The stock move, then the status write; StatusChanged when another move won."""
+    """The stock move, then the status write; StatusChanged when another move won (its
+    units, or its status)."""
     move = rules.stock_move(order.status, target)
     try:
         made = stock.move(move, order, request_id) if move else False
+    except NotHeld:
+        raise rules.StatusChanged(order.id) from None
     except InventoryUnavailable as exc:
         raise Unavailable(
             "INVENTORY_UNAVAILABLE",
@@ -227,11 +193,11 @@ def _move(
         raise
 
 
-def _undo(stock: Stock, move: str, order: Order, request_id: str | None) -> None:
+def _undo(stock: Inventory, move: str, order: Order, request_id: str | None) -> None:
     """Undo the stock move of a move that lost; if the inventory cannot be asked now, the
     repair undoes it within minutes (the reservation no longer matches the order)."""
-    with contextlib.suppress(InventoryUnavailable, DomainError, rules.StatusChanged):
-        stock.move(rules.UNDOING[move], order, request_id)
+    with contextlib.suppress(InventoryUnavailable, DomainError, NotHeld):
+        stock.move(UNDOING[move], order, request_id)
 
 
 def order_history(orders: Orders, caller: Caller, order_id: int) -> list[Entry]:

@@ -1,24 +1,26 @@
-"""Which implementations the orders routes get: DynamoDB, the stock check through this
-process's breaker (an invoke of the inventory function on AWS, HTTP when given a URL),
-and the event as a Lambda async invoke."""
+"""Which implementations the orders routes get: DynamoDB, the inventory through the breaker
+every environment shares (its stock check an invoke of the inventory function on AWS,
+HTTP when given a URL; its moves an invoke, or this very app's routes locally), and the
+event as a Lambda async invoke."""
 
 from typing import Any
 
 from common import aws, personal
+from common.breaker import DynamoDBStorage
 from common.creating import CreatedOnce, PersonsCopy
 from common.idempotency import Once
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.logs import get_logger
+from common.order_outbox import LambdaPublisher
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import Routes
+from common.service_calls import ByInvoke, Routes, service
 from common.settings import Settings
+from common.stock_client import StockClient
 from common.user_ids import UserIds
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
-from orders.publisher import LambdaPublisher
 from orders.repository import OrderRepository
-from orders.stock_client import StockChecker
 
 FUNCTION = "OrdersFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
@@ -33,7 +35,7 @@ def routes_for(
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
             OrderRepository(settings),
-            StockChecker.from_settings(settings, lambda_client, inventory_here),
+            inventory(settings, lambda_client, inventory_here),
             LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
             OrderMetrics(),
             Lists.from_settings(settings),
@@ -48,6 +50,36 @@ def routes_for(
         )
     blueprint.function = FUNCTION
     return blueprint
+
+
+def inventory(
+    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+) -> StockClient:
+    """The inventory as the settings say: the stock check over HTTP when given a URL,
+    else by invoking its function when given one, else over HTTP through the gateway the
+    order came in on; the moves, only another service's invoke reaches: its function's,
+    or else, in an app that holds the inventory's routes too, `inventory_here`. One
+    breaker for both, its state in CircuitBreakersTable."""
+    function = settings.inventory_function
+    client = (lambda_client or aws.lambda_client(settings)) if function else None
+    checks = service(
+        settings.inventory_service_url,
+        function,
+        settings.stock_check_timeout_seconds,
+        lambda: client,
+    )
+    return StockClient(
+        fail_max=settings.breaker_fail_max,
+        reset_seconds=settings.breaker_reset_seconds,
+        service=SERVICE,
+        checks=checks,
+        moves=ByInvoke(function, client) if function else inventory_here,
+        storage=DynamoDBStorage(
+            aws.dynamodb(settings),
+            settings.table_name("CircuitBreakersTable"),
+            settings.breaker_reset_seconds,
+        ),
+    )
 
 
 def create(settings: Settings) -> PlatformApp:

@@ -3,12 +3,9 @@ creates the shipment (common.service_calls), so that its customer can follow it
 (docs/api.md#who-may-do-what). The shipping service never reads the orders' table."""
 
 import json
-from typing import Any
 
-from common import aws
 from common.errors import Unavailable
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, Service, service
-from common.settings import Settings
+from common.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
 
 ORDER_ROUTE = "/api/pedidos/{id}"
 RETRY_AFTER_SECONDS = 5
@@ -23,25 +20,15 @@ def _unavailable() -> Unavailable:
 
 
 class OrderOwners:
-    def __init__(self, orders: Service):
+    def __init__(self, orders: Routes):
+        """`orders`: the orders service, reached as the wiring chose."""
         self._orders = orders
-
-    @classmethod
-    def from_settings(cls, settings: Settings, lambda_client: Any = None) -> "OrderOwners":
-        return cls(
-            service(
-                settings.orders_service_url,
-                settings.orders_function,
-                settings.stock_check_timeout_seconds,
-                lambda: lambda_client or aws.lambda_client(settings),
-            )
-        )
 
     def owner_of(self, pedido_id: int, on_behalf: OnBehalf) -> int | None:
         """The order's userId; None when no order has that id (a shipment may name one
         the orders service does not know: docs/api.md#shipping)."""
         try:
-            status, body = self._orders.get(ORDER_ROUTE, {"id": str(pedido_id)}, {}, on_behalf)
+            status, body = self._orders.call("GET", ORDER_ROUTE, {"id": str(pedido_id)}, on_behalf)
         except (CallFailed, CannotAsk):
             raise _unavailable() from None
         if status == 404:

@@ -9,6 +9,7 @@ from common.idempotency import Once
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.service_calls import service
 from common.settings import Settings
 from common.user_ids import UserIds
 from shipping import routes
@@ -26,7 +27,14 @@ def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprin
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
             ShipmentRepository(settings),
-            OrderOwners.from_settings(settings, lambda_client),
+            OrderOwners(
+                service(
+                    settings.orders_service_url,
+                    settings.orders_function,
+                    settings.stock_check_timeout_seconds,
+                    lambda: lambda_client or aws.lambda_client(settings),
+                )
+            ),
             Lists.from_settings(settings),
             CreatedOnce(
                 Once(settings, CREATE_SCOPE, SERVICE),

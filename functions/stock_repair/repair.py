@@ -26,8 +26,9 @@ from common.clock import to_iso, utcnow
 from common.errors import DomainError
 from common.logs import Logger
 from common.paging import Page
-from orders.rules import InventoryUnavailable, Order, ReservationChanged, StatusChanged
-from orders.stock_moves import GIVEN_BACK, HELD, TAKEN_OUT
+from common.records import Order
+from common.stock import FORCE, GIVE_BACK, HANDED_OVER, HELD, PUT_BACK, RELEASED, TAKE_OUT
+from common.stock_client import Inventory, InventoryUnavailable, NotHeld, ReservationChanged
 
 # Orders and reservations read per batch; no batch is started with less than the
 # reserve left of the invocation.
@@ -39,27 +40,19 @@ def repair_move(status: str | None, estado: str | None) -> str | None:
     """The stock move that brings an order's units (their reservation's `estado`, None:
     never reserved) in line with its `status` (None: no such order); None when they are."""
     if estado == HELD and status in ("PENDIENTE", "CANCELADO"):
-        return "devolver"  # an approval that lost its status write, or a cancel's undo
+        return GIVE_BACK  # an approval that lost its status write, or a cancel's undo
     if estado == HELD and status in ("EN_ENVIO", "ENTREGADO"):
-        return "retirar"  # a ship whose undo was lost
-    if status == "APROBADO" and estado in (None, GIVEN_BACK):
-        return "forzar"  # a cancel that lost its status write; an order approved before
-    if status == "APROBADO" and estado == TAKEN_OUT:
-        return "reponer"  # a ship that lost its status write
+        return TAKE_OUT  # a ship whose undo was lost
+    if status == "APROBADO" and estado in (None, RELEASED):
+        return FORCE  # a cancel that lost its status write; an order approved before
+    if status == "APROBADO" and estado == HANDED_OVER:
+        return PUT_BACK  # a ship that lost its status write
     return None
 
 
 class Orders(Protocol):
     def several(self, idents: list[int]) -> dict[int, Order]: ...
     def page(self, after: int, limit: int, status: str | None = None) -> Page: ...
-
-
-class Inventory(Protocol):
-    def move(
-        self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
-    ) -> bool: ...
-    def reservation(self, pedido_id: int) -> dict | None: ...
-    def holding(self, after: int = 0) -> tuple[list[dict], int | None]: ...
 
 
 @dataclass
@@ -138,7 +131,7 @@ class Repair:
                 self._inventory.move(move, order, seen=seen)
             except ReservationChanged:
                 continue  # moved since read (a retried move claimed it): that move decides
-            except (DomainError, StatusChanged) as refused:
+            except (DomainError, NotHeld) as refused:
                 outcome.failed += 1
                 self._logger.warning(
                     "stock repair refused",

@@ -1,7 +1,8 @@
 """What the stock-repair function is made of: the repair (stock_repair.repair) on a
-schedule. It reads the orders table through the orders package, which its artifact
-carries (functions/Makefile), and asks the inventory's function for its reservations and
-moves; it loads neither the HTTP edge nor the order events."""
+schedule. It reads the orders table through the layer's reader (common.order_repository),
+and asks the inventory's function for its reservations and
+moves (common.stock_client, through a breaker of its own: it runs alone); it loads
+neither the HTTP edge nor the order events."""
 
 from datetime import timedelta
 from typing import Any
@@ -9,9 +10,10 @@ from typing import Any
 from common import aws
 from common.handlers import FunctionHandler
 from common.logs import get_logger
+from common.order_repository import OrderReader
+from common.service_calls import ByInvoke
 from common.settings import Settings
-from orders.repository import OrderRepository
-from orders.stock_moves import StockMoves
+from common.stock_client import StockClient
 from stock_repair.repair import Repair
 
 SERVICE = "stock-repair"
@@ -22,8 +24,8 @@ class RepairHandler(FunctionHandler):
     def __init__(self, settings: Settings):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.orders = OrderRepository(settings)
-            self.inventory = StockMoves.invoking(settings)
+            self.orders = OrderReader(settings)
+            self.inventory = inventory(settings)
         self.repair = Repair(
             self.orders,
             self.inventory,
@@ -35,6 +37,19 @@ class RepairHandler(FunctionHandler):
     def run(self, event: dict, context: Any) -> dict:
         with aws.acting_as(FUNCTION):
             return self.repair(context)
+
+
+def inventory(settings: Settings) -> StockClient:
+    """The inventory's function (INVENTORY_FUNCTION) invoked, through a breaker kept in
+    this process: the repair runs alone, and its openings refuse no order."""
+    function = settings.inventory_function
+    return StockClient(
+        fail_max=settings.breaker_fail_max,
+        reset_seconds=settings.breaker_reset_seconds,
+        service=SERVICE,
+        moves=ByInvoke(function, aws.lambda_client(settings)) if function else None,
+        alarmed=False,
+    )
 
 
 def create(settings: Settings) -> RepairHandler:

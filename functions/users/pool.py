@@ -14,29 +14,15 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from common import accounts
+from common.account_end import GONE, AccountEnd, error_code, unavailable
 from common.attempts import Attempts, attempts_key, next_attempts
 from common.callers import CUSTOMER
 from common.clock import to_iso
-from common.errors import Conflict, Unavailable, invalid_field
+from common.errors import Conflict, invalid_field
 from users.rules import ACTIVE, DISABLED, Account
 
-RETRY_AFTER_SECONDS = 5
-_GONE = "UserNotFoundException"
 # The pool's answers about a password itself: each is a wrong password.
 _WRONG = {"NotAuthorizedException", "UserNotFoundException", "PasswordResetRequiredException"}
-
-
-def unavailable(why: str) -> Unavailable:
-    return Unavailable(
-        "USER_POOL_UNAVAILABLE",
-        f"The user pool cannot be asked at the moment ({why}): try again in a few seconds",
-        retry_after_seconds=RETRY_AFTER_SECONDS,
-    )
-
-
-def _code(error: ClientError) -> str:
-    return str(error.response.get("Error", {}).get("Code", ""))
 
 
 def _attributes(user: dict) -> dict[str, str]:
@@ -51,37 +37,35 @@ def _created(user: dict) -> str:
     return to_iso(made.astimezone(UTC).replace(tzinfo=None) if made.tzinfo else made)
 
 
-class Accounts:
-    """The pool's accounts; `client()` gives the cognito-idp client (common.aws.cognito).
-    `client_id`: the app client the API signs in through (a password is checked as a
-    sign-in with it)."""
+class Accounts(AccountEnd):
+    """The pool's accounts (their end, revoke and delete: common.account_end); `client()`
+    gives the cognito-idp client (common.aws.cognito). `client_id`: the app client the
+    API signs in through (a password is checked as a sign-in with it)."""
 
     def __init__(self, client: Callable[[], Any], pool_id: str, client_id: str | None):
-        self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
+        super().__init__(client, pool_id)
+        self._client_id = client_id
 
     def _call(self, operation: str, **parameters: Any) -> dict:
         try:
             return getattr(self._cognito(), operation)(UserPoolId=self._pool_id, **parameters)
         except ClientError as exc:
-            if _code(exc) in ("AliasExistsException", "UsernameExistsException"):
+            if error_code(exc) in ("AliasExistsException", "UsernameExistsException"):
                 raise Conflict(
                     "EMAIL_TAKEN", "An account with this email exists", details=[]
                 ) from None
-            if _code(exc) == "InvalidParameterException":
+            if error_code(exc) == "InvalidParameterException":
                 raise invalid_field("email", "is refused by the user pool") from None
             raise
         except BotoCoreError as exc:
             raise unavailable(type(exc).__name__) from None
-
-    def _failing(self, exc: ClientError) -> Unavailable:
-        return unavailable(f"the user pool answered {_code(exc) or 'an error'}")
 
     def get(self, username: str, user_id: int) -> Account | None:
         """The account of this username (the claim's of `user_id`), or None: gone."""
         try:
             user = self._call("admin_get_user", Username=username)
         except ClientError as exc:
-            if _code(exc) == _GONE:
+            if error_code(exc) == GONE:
                 return None
             raise self._failing(exc) from None
         attributes = _attributes(user)
@@ -125,31 +109,12 @@ class Accounts:
                 AuthParameters={"USERNAME": email, "PASSWORD": password},
             )
         except ClientError as exc:
-            if _code(exc) in _WRONG:
+            if error_code(exc) in _WRONG:
                 return False
             raise self._failing(exc) from None
         except BotoCoreError as exc:
             raise unavailable(type(exc).__name__) from None
         return True  # a token, or a challenge only the right password gets
-
-    def revoke(self, username: str) -> None:
-        """End every session of the account (common.accounts.revoke): its tokens are
-        refused within 30 s, it cannot sign in. Gone already: nothing to end."""
-        try:
-            accounts.revoke(self._cognito(), self._pool_id, username)
-        except ClientError as exc:
-            if _code(exc) != _GONE:
-                raise self._failing(exc) from None
-        except BotoCoreError as exc:
-            raise unavailable(type(exc).__name__) from None
-
-    def delete(self, username: str) -> None:
-        """The account leaves the pool; its email may register again (a new account)."""
-        try:
-            self._call("admin_delete_user", Username=username)
-        except ClientError as exc:
-            if _code(exc) != _GONE:
-                raise self._failing(exc) from None
 
 
 class AttemptLog(Protocol):

@@ -1,26 +1,15 @@
 """A person's data in DynamoDB, and the record of rights requests: the only users module
-that knows PynamoDB.
-
-A person's orders and shipments are read by the customer index their lists already use
-(`byUser`, in id order), a page at a time, never by a scan: what a person's request
-costs follows what they have, not the tables. Their personal fields (common.personal) are
-removed item by item, each one UpdateItem on the item's key that keeps everything else,
-so doing it twice changes nothing the second time.
-"""
+that knows PynamoDB. How a person's orders and shipments are read and stripped, and an
+erasure's progress recorded, is the layer's (common.erasure_repository): the erasure
+function does both too."""
 
 import functools
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
-from pynamodb.attributes import Attribute
 from pynamodb.exceptions import UpdateError
-from pynamodb.expressions.condition import Condition
-from pynamodb.expressions.update import Action
 
-from common import counters, personal, storage
-from common.counters import CounterModel
-from common.history import Entry
+from common import counters, storage
+from common.erasure_repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.erasure_repository import bind as bind_persons
 from common.id_blocks import IdBlocks
 from common.ids import MAX_ID
 from common.order_model import OrderModel
@@ -30,85 +19,9 @@ from common.repository import merged_page
 from common.settings import Settings
 from common.shipment_model import ShipmentModel
 from users.model import SHARDS, DataRequestModel
-from users.rules import (
-    COMPLETED,
-    IN_PROGRESS,
-    ORDERS_IN_FLIGHT,
-    SHIPMENT_DONE,
-    DataRequest,
-    Erasure,
-)
+from users.rules import ORDERS_IN_FLIGHT, SHIPMENT_DONE, DataRequest
 
 COUNTER = "solicitudes"
-# What one read of a person's orders or shipments asks for: DynamoDB's page (1 MB) holds
-# about this many.
-BATCH = 1000
-
-
-@dataclass(frozen=True)
-class Kept:
-    """An order or a shipment as stored, and its kept status changes (its history)."""
-
-    value: Any
-    changes: list[Entry]
-
-
-class Kind:
-    """One table of a person's data: its model, read by its customer index, its domain
-    type, and which of its attributes are the person's."""
-
-    def __init__(self, model: Any, record: type, fields: personal.Kind):
-        self.model, self.record = model, record
-        self.personal: list[Attribute] = [getattr(model, field) for field in fields.fields]
-
-    def page(self, user_id: int, after: int, limit: int, only: Condition | None = None) -> Page:
-        """The person's items after id `after`, ascending, at most `limit` read (`only`
-        may keep fewer), and where the next page starts."""
-        results = self.model.by_user.query(
-            user_id,
-            self.model.id > after,
-            limit=limit,
-            page_size=limit,
-            filter_condition=only,
-        )
-        items = [
-            Kept(storage.to_domain(item, self.record), storage.entries(item.historial))
-            for item in results
-        ]
-        resume = results.last_evaluated_key
-        return Page(items, int(resume["id"]["N"]) if resume else None)
-
-    def every(self, user_id: int, only: Condition | None = None) -> Iterator[Kept]:
-        """Every item of the person's (that `only` keeps), in id order, a page at a time."""
-        after: int | None = 0
-        while after is not None:
-            page = self.page(user_id, after, BATCH, only)
-            yield from page.items
-            after = page.resume_after
-
-    def holding_data(self) -> Condition:
-        """Keeps the items that still hold a personal field."""
-        condition: Condition | None = None
-        for attribute in self.personal:
-            exists = attribute.exists()
-            condition = exists if condition is None else condition | exists
-        assert condition is not None  # every kind has personal fields
-        return condition
-
-    def strip(self, ident: int) -> None:
-        """Remove the item's personal fields, keeping everything else (gone: nothing)."""
-        try:
-            self.model(ident).update(
-                actions=[attribute.remove() for attribute in self.personal],
-                condition=self.model.id.exists(),
-            )
-        except UpdateError as exc:
-            if not storage.condition_failed(exc):
-                raise
-
-
-ORDERS = Kind(OrderModel, Order, personal.ORDER)
-SHIPMENTS = Kind(ShipmentModel, Shipment, personal.SHIPMENT)
 
 
 class PersonsData:
@@ -116,7 +29,7 @@ class PersonsData:
     and stripped by key)."""
 
     def __init__(self, settings: Settings):
-        storage.bind(settings, OrderModel, ShipmentModel)
+        bind_persons(settings)
         self.orders, self.shipments = ORDERS, SHIPMENTS
 
     def orders_in_flight(self, user_id: int) -> list[Order]:
@@ -157,12 +70,12 @@ def _position(request_id: int) -> int:
     return MAX_ID - request_id
 
 
-class Requests:
+class Requests(ErasureProgress):
     """The record of rights requests (users.model), and an accepted erasure's progress on
-    its request's item."""
+    its request's item (common.erasure_repository)."""
 
     def __init__(self, settings: Settings):
-        storage.bind(settings, DataRequestModel, CounterModel)
+        super().__init__(settings)
         self._ids = IdBlocks(functools.partial(counters.reserve, COUNTER))
 
     def next_id(self) -> int:
@@ -199,55 +112,3 @@ class Requests:
     @staticmethod
     def position(request: DataRequest) -> int:
         return _position(request.id)
-
-    def erasure(self, request_id: int) -> Erasure | None:
-        """The progress of the erasure request `request_id` records, if it was accepted."""
-        try:
-            item = DataRequestModel.get(request_id, consistent_read=True)
-        except DataRequestModel.DoesNotExist:
-            return None
-        if item.estado is None or item.user_id is None:
-            return None
-        return Erasure(
-            request_id=request_id,
-            user_id=int(item.user_id),
-            estado=item.estado,
-            paso=item.paso,
-            desde=int(item.desde or 0),
-            cuenta=item.cuenta,
-        )
-
-    def start_erasure(self, request_id: int, user_id: int, cuenta: str | None) -> None:
-        """The erasure accepted: in progress from its first step (kept as it is when it
-        was started before: a repeat never moves it back)."""
-        actions: list[Action] = [
-            DataRequestModel.user_id.set(user_id),
-            DataRequestModel.estado.set(DataRequestModel.estado | IN_PROGRESS),
-        ]
-        if cuenta is not None:
-            actions.append(DataRequestModel.cuenta.set(DataRequestModel.cuenta | cuenta))
-        DataRequestModel(request_id).update(actions=actions)
-
-    def progressed(self, request_id: int, paso: str, desde: int) -> None:
-        """Where the erasure is: a step, and the last id done in it."""
-        DataRequestModel(request_id).update(
-            actions=[DataRequestModel.paso.set(paso), DataRequestModel.desde.set(desde)]
-        )
-
-    def erased(self, request_id: int, now: str) -> None:
-        """The erasure done: its item's stream record of this change is what tells the
-        integrators (usuario.eliminado); the account it deleted is no longer named."""
-        try:
-            DataRequestModel(request_id).update(
-                actions=[
-                    DataRequestModel.estado.set(COMPLETED),
-                    DataRequestModel.completada_en.set(now),
-                    DataRequestModel.cuenta.remove(),
-                    DataRequestModel.paso.remove(),
-                    DataRequestModel.desde.remove(),
-                ],
-                condition=DataRequestModel.estado != COMPLETED,
-            )
-        except UpdateError as exc:  # done before (a message that came twice): as it is
-            if not storage.condition_failed(exc):
-                raise

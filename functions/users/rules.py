@@ -4,7 +4,6 @@ orders and shipments still in flight), and what the record of requests holds."""
 
 from dataclasses import dataclass
 
-from common import personal
 from common.callers import Caller
 from common.errors import Conflict, Forbidden, NotFound
 from common.ids import possible_id
@@ -28,8 +27,6 @@ ORDERS_IN_FLIGHT = ("PENDIENTE", "APROBADO", "EN_ENVIO")
 SHIPMENT_DONE = "ENTREGADO"
 # What an erasure answers, once accepted: the account is cancelled.
 CANCELLED = "CANCELADA"
-# An accepted erasure's progress (the record of its request).
-IN_PROGRESS, COMPLETED = "EN_CURSO", personal.ERASURE_DONE
 # An account's state as `cuenta` shows it.
 ACTIVE, DISABLED = "ACTIVA", "DESACTIVADA"
 MAX_PASSWORD = 256  # Cognito's
@@ -59,19 +56,6 @@ class DataRequest:
     fecha: str
     resultado: int
     completada_en: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Erasure:
-    """An accepted erasure's progress: the request that records it, whose data it
-    erases, the step it is at and where in it, and the account it deletes last."""
-
-    request_id: int
-    user_id: int
-    estado: str
-    paso: str | None = None
-    desde: int = 0
-    cuenta: str | None = None
 
 
 def target_of(caller: Caller, user_id: int | None) -> int:

@@ -9,16 +9,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from common.callers import Caller, require_operator
+from common.erasures import COMPLETED, Erasure
 from common.errors import Unauthenticated
 from common.logs import Logger
 from common.paging import Page
 from common.records import Order, Shipment
 from users import rules
-from users.rules import COMPLETED, Account, Erasure
+from users.rules import Account
 
 
 class Kind(Protocol):
-    """A person's orders or their shipments (users.repository.Kind)."""
+    """A person's orders or their shipments (common.erasure_repository.Kind)."""
 
     def every(self, user_id: int, only: Any = None) -> Iterator[Any]: ...
 
@@ -100,7 +101,7 @@ class Data:
     shipment of theirs, oldest first, each with its kept history."""
 
     cuenta: Account | None
-    pedidos: list = field(default_factory=list)  # users.repository.Kept
+    pedidos: list = field(default_factory=list)  # common.erasure_repository.Kept
     envios: list = field(default_factory=list)
 
 

@@ -4,8 +4,10 @@ stack has no pool), the userIds' claims, and the erasure queue (SQS)."""
 
 import functools
 
-from common import aws
+from common import account_end, aws
+from common.account_end import unavailable
 from common.attempts_repository import DynamoAttempts
+from common.erasures import ErasureQueue
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.logs import get_logger
@@ -13,8 +15,7 @@ from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
 from common.user_ids import UserIds
 from users import routes, service
-from users.pool import Accounts, CountedPasswords, unavailable
-from users.queue import ErasureQueue
+from users.pool import Accounts, CountedPasswords
 from users.repository import PersonsData, Requests
 from users.rules import Account
 
@@ -22,9 +23,10 @@ SERVICE = "users"
 FUNCTION = "UsersFunction"
 
 
-class NoPool:
+class NoPool(account_end.NoPool):
     """Where no user pool is configured (a stack that takes another provider's tokens):
-    no one has an account here; nothing about accounts can be changed."""
+    no one has an account here (none to end: common.account_end); nothing about accounts
+    can be changed."""
 
     def get(self, username: str, user_id: int) -> Account | None:
         return None
@@ -37,12 +39,6 @@ class NoPool:
 
     def password_is(self, email: str, password: str) -> bool:
         return False
-
-    def revoke(self, username: str) -> None:
-        return None
-
-    def delete(self, username: str) -> None:
-        return None
 
 
 def accounts_for(settings: Settings) -> Accounts | NoPool:

@@ -10,11 +10,8 @@ from typing import Protocol
 from common.clock import to_iso
 from common.errors import NotFound
 from common.personal import event_subject, stripped_event
-from webhook_delivery import rules, signatures
-from webhook_delivery.rules import Decision, Next
-from webhook_delivery.sender import Sent
-from webhooks.messages import DeliveryMessage
-from webhooks.rules import (
+from common.webhook_messages import DeliveryMessage
+from common.webhook_records import (
     FAILED,
     PENDING,
     RETRYING,
@@ -24,6 +21,9 @@ from webhooks.rules import (
     Endpoint,
     position,
 )
+from webhook_delivery import rules, signatures
+from webhook_delivery.rules import Decision, Next
+from webhook_delivery.sender import Sent
 
 
 class Endpoints(Protocol):
@@ -182,7 +182,7 @@ Deliver = Callable[[str, bool, dict[str, str], bytes], Sent]
 
 
 class Secrets(Protocol):
-    """The secrets at rest (webhooks.vault): opened only here, to sign."""
+    """The secrets at rest (common.webhook_vault): opened only here, to sign."""
 
     def open(self, webhook_id: int, stored: str) -> str: ...
 

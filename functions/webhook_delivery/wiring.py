@@ -14,13 +14,13 @@ from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
 from common.user_ids import UserIds
+from common.webhook_messages import DeliveryMessage, decoded
+from common.webhook_queue import DeliveryQueue
+from common.webhook_records import DELIVERED
+from common.webhook_repository import Attempts, Deliveries, WebhookRepository
+from common.webhook_vault import Vault
 from webhook_delivery import sender, service
 from webhook_delivery.rules import Decision, Next
-from webhooks.delivery_queue import DeliveryQueue
-from webhooks.messages import DeliveryMessage, decoded
-from webhooks.repository import Attempts, Deliveries, WebhookRepository
-from webhooks.rules import DELIVERED
-from webhooks.vault import Vault
 
 SERVICE = "webhook-delivery"
 FUNCTION = "WebhookDeliveryFunction"

@@ -20,8 +20,8 @@ from typing import Any
 from common import jsonio
 from common.clock import to_iso
 from common.personal import ERASURE_DONE, USER_ERASED
+from common.records import in_alert
 from common.responses import api_json
-from inventory.rules import in_alert
 
 ORDER, SHIPMENT, PRODUCT, REQUEST = "pedido", "envio", "producto", "solicitud"
 

@@ -1,7 +1,8 @@
 """A stream record's item, before and after, as the domain object of its service: read
-with that service's own model and domain type (its artifact carries the inventory,
-orders and shipping packages: functions/Makefile), so an event's `data` is the item as
-the API shows it. The only webhook_events module that knows PynamoDB."""
+with that service's own model and domain type, which the layer publishes
+(common.order_model, common.shipment_model, common.product_model, common.records), so an
+event's `data` is the item as the API shows it. The only webhook_events module that
+knows PynamoDB."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -11,12 +12,11 @@ from typing import Any
 from pynamodb.models import Model
 
 from common import storage
+from common.order_model import OrderModel
+from common.product_model import ProductModel, product_of
+from common.records import Order, Shipment
 from common.settings import Settings
-from inventory.model import ProductModel, product_of
-from orders.model import OrderModel
-from orders.rules import Order
-from shipping.model import ShipmentModel
-from shipping.rules import Shipment
+from common.shipment_model import ShipmentModel
 from webhook_events.changes import ORDER, PRODUCT, REQUEST, SHIPMENT, Change, RequestState
 
 

@@ -5,9 +5,9 @@ when the batch made an event (most writes make none: an order taken off its outb
 from collections.abc import Sequence
 from typing import Protocol
 
+from common.webhook_messages import DeliveryMessage
+from common.webhook_records import Subscription
 from webhook_events.changes import Change, events_of
-from webhooks.messages import DeliveryMessage
-from webhooks.rules import Subscription
 
 
 class Subscriptions(Protocol):

@@ -9,10 +9,10 @@ from common import aws, metrics
 from common.handlers import FunctionHandler
 from common.logs import get_logger
 from common.settings import Settings
+from common.webhook_queue import DeliveryQueue
+from common.webhook_repository import WebhookRepository
 from webhook_events import service
 from webhook_events.repository import Images
-from webhooks.delivery_queue import DeliveryQueue
-from webhooks.repository import WebhookRepository
 
 SERVICE = "webhook-events"
 FUNCTION = "WebhookEventsFunction"

@@ -9,10 +9,10 @@ from typing import NamedTuple, Protocol
 from common.clock import to_iso
 from common.errors import Conflict, NotFound, Unavailable, invalid_field
 from common.paging import Page
+from common.webhook_messages import DeliveryMessage, resend_of
+from common.webhook_records import Delivery, Endpoint, NewEndpoint, Replaced
+from common.webhook_targets import Refused
 from webhooks import rules
-from webhooks.messages import DeliveryMessage, resend_of
-from webhooks.rules import Delivery, Endpoint, NewEndpoint, Replaced
-from webhooks.targets import Refused
 
 
 class Endpoints(Protocol):
@@ -40,7 +40,7 @@ class Queue(Protocol):
 
 
 class Secrets(Protocol):
-    """The secrets at rest (webhooks.vault): encrypted for their endpoint."""
+    """The secrets at rest (common.webhook_vault): encrypted for their endpoint."""
 
     def seal(self, webhook_id: int, secret: str) -> str: ...
 
@@ -52,7 +52,7 @@ class Issued(NamedTuple):
     secreto: str
 
 
-# Checks a URL is a target the platform delivers to (webhooks.targets.checked, with the
+# Checks a URL is a target the platform delivers to (common.webhook_targets.checked, with the
 # deployment's rule for local targets); raises Refused saying why not.
 TargetCheck = Callable[[str], object]
 

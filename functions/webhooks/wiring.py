@@ -5,14 +5,15 @@ rule (locally, loopback and http are targets too)."""
 import functools
 
 from common import aws
+from common import webhook_targets as targets
 from common.lambda_init import REHEARSAL_ID
 from common.lists import Lists
 from common.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.settings import Settings
-from webhooks import routes, targets
-from webhooks.delivery_queue import DeliveryQueue
-from webhooks.repository import Attempts, Deliveries, WebhookRepository
-from webhooks.vault import Vault
+from common.webhook_queue import DeliveryQueue
+from common.webhook_repository import Attempts, Deliveries, WebhookRepository
+from common.webhook_vault import Vault
+from webhooks import routes
 
 SERVICE = "webhooks"
 FUNCTION = "WebhooksFunction"

@@ -120,8 +120,8 @@ def _backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> 
         # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
         # encrypt-webhook-secrets` (the functions read both forms meanwhile).
         from common.settings import Settings
+        from common.webhook_vault import Vault
         from infra import webhook_secrets
-        from webhooks.vault import Vault
 
         vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
         webhook_secrets.encrypt_all(dynamodb, webhook_secrets.TABLE, vault.seal)

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import jwt
 
-from authorizer.tokens import ALGORITHM, MAX_LIFETIME_SECONDS
+from authorizer.claims import MAX_LIFETIME_SECONDS
+from authorizer.shared_key import ALGORITHM
 from common.callers import CUSTOMER, OPERATOR
 from common.keys import FixedRing, Key
 from common.settings import MIN_JWT_SECRET_BYTES, ConfigError, Env, Settings

@@ -11,9 +11,8 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 from common.callers import CUSTOMER, Caller
 from common.service_calls import ByInvoke, OnBehalf
 from common.settings import Settings
+from common.stock_client import InventoryUnavailable, StockAnswer, StockClient
 from infra.local.tokens import local_token
-from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import StockChecker
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER
 from tests.support.tokens import SECRET
@@ -110,8 +109,10 @@ CALLER = OnBehalf(
 )
 
 
-def checker(client) -> StockChecker:
-    return StockChecker(fail_max=1, reset_seconds=60, inventory=ByInvoke("inventory-fn", client))
+def checker(client) -> StockClient:
+    return StockClient(
+        fail_max=1, reset_seconds=60, service="orders", checks=ByInvoke("inventory-fn", client)
+    )
 
 
 @pytest.mark.parametrize(

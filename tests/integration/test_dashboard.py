@@ -262,14 +262,12 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     the lists show it, before and after."""
     from datetime import timedelta
 
-    import pybreaker
-
     from common.callers import service_caller
     from common.logs import get_logger
     from common.service_app import InProcess
     from common.service_calls import OnBehalf
+    from common.stock_client import StockClient
     from orders.repository import OrderRepository
-    from orders.stock_moves import StockMoves
     from stock_repair.repair import Repair
 
     product = dashboard.made(
@@ -290,7 +288,13 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     assert dashboard.check()["productos"]["enAlerta"] == 1  # 3 units on hand, below 5
     settings = Settings.from_env()
     # The repair's moves asked of the inventory's routes, here those of the gateway app.
-    moves = StockMoves(pybreaker.CircuitBreaker(), InProcess(lambda: dashboard.api.app), lambda: 1)
+    moves = StockClient(
+        fail_max=5,
+        reset_seconds=30,
+        service="stock-repair",
+        moves=InProcess(lambda: dashboard.api.app),
+        alarmed=False,
+    )
     with aws.acting_as("StockRepairFunction"):
         repair = Repair(
             OrderRepository(settings), moves, get_logger("stock-repair"), grace=timedelta(0)

@@ -16,8 +16,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from authorizer import tokens
-from authorizer.tokens import SharedKeyVerifier
+from authorizer import oidc
+from authorizer.shared_key import SharedKeyVerifier
 from common import aws
 from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
 from common.lists import Lists
@@ -375,8 +375,8 @@ def test_an_issuers_user_outside_the_operators_group_is_a_customer_by_its_user_i
 
 
 def test_keys_already_fetched_keep_working_while_the_issuer_is_down(oidc_api, issuer, monkeypatch):
-    monkeypatch.setattr(tokens, "JWKS_CACHE_SECONDS", 0)  # every request wants them afresh
-    monkeypatch.setattr(tokens, "JWKS_RETRY_SECONDS", 0)
+    monkeypatch.setattr(oidc, "JWKS_CACHE_SECONDS", 0)  # every request wants them afresh
+    monkeypatch.setattr(oidc, "JWKS_RETRY_SECONDS", 0)
     assert status_with(oidc_api, issuer.token()) == 200
     issuer.server.stop()
     assert status_with(oidc_api, issuer.token()) == 200

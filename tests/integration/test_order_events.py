@@ -9,9 +9,9 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 
 from common import aws
 from common.logs import get_logger
+from common.order_outbox import LambdaPublisher
 from common.settings import Settings
 from order_events.listener import SERVICE, NotForwarded
-from orders.publisher import LambdaPublisher
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from common import aws
+from common import stock as stock_contract
 from common.errors import Conflict, Invalid, NotFound
 from common.history import Entry
 from common.paging import Page
@@ -402,3 +403,50 @@ def test_a_reserved_product_is_not_removed_and_keeps_its_units_when_replaced(cat
     assert (recounted.stock_reservado, recounted.stock_disponible) == (2, -1)
     stock.give_back(1, "t1")
     products.remove(item.id)
+
+
+def in_state(stock, products, pedido_id: int, state: str | None) -> int:
+    """Order `pedido_id`'s reservation of one unit of a product of its own (its id), in
+    `state` (None: no reservation), by the moves that lead there."""
+    item = product(products, sku=f"S-{pedido_id}", stockActual=5, umbralMinimo=0)
+    products.add(item)
+    if state is not None:
+        stock.reserve(reservation(pedido_id, item.id, 1))
+    if state == stock_contract.HANDED_OVER:
+        stock.take_out(pedido_id, "t1")
+    elif state == stock_contract.RELEASED:
+        stock.give_back(pedido_id, "t1")
+    return item.id
+
+
+def make(stock, move: str, pedido_id: int, producto_id: int) -> bool:
+    """One move of the contract, as inventory.service.move_stock makes it."""
+    if move in (stock_contract.RESERVE, stock_contract.FORCE):
+        held = reservation(pedido_id, producto_id, 1)
+        return stock.reserve(held, force=move == stock_contract.FORCE)
+    return {
+        stock_contract.TAKE_OUT: stock.take_out,
+        stock_contract.GIVE_BACK: stock.give_back,
+        stock_contract.PUT_BACK: stock.put_back,
+    }[move](pedido_id, "t2")
+
+
+@pytest.mark.parametrize("move", stock_contract.MOVES)
+def test_each_move_goes_from_and_to_the_states_the_stock_contract_names(catalog, move):
+    """common.stock's rules are the inventory's: a move from a state it starts from is
+    made and leaves the state it names; found there already, it was made (False); from
+    any other, RESERVATION_NOT_HELD."""
+    products, stock = catalog
+    states = (None, stock_contract.HELD, stock_contract.HANDED_OVER, stock_contract.RELEASED)
+    for pedido_id, state in enumerate(states, start=1):
+        producto_id = in_state(stock, products, pedido_id, state)
+        if state in stock_contract.FROM[move]:
+            assert make(stock, move, pedido_id, producto_id) is True, state
+        elif state == stock_contract.TO[move]:
+            assert make(stock, move, pedido_id, producto_id) is False, state
+        else:
+            with pytest.raises(Conflict) as refused:
+                make(stock, move, pedido_id, producto_id)
+            assert refused.value.code == stock_contract.NOT_HELD, state
+            continue
+        assert stock.reservation(pedido_id).estado == stock_contract.TO[move], state

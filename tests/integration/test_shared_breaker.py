@@ -1,6 +1,6 @@
 """The stock check's breaker shared by every execution environment of the orders function
-(orders/breaker.py): its state in one item of CircuitBreakersTable, in the emulator.
-Each "environment" here is a StockChecker of its own, as each Lambda sandbox holds one."""
+(common/breaker.py): its state in one item of CircuitBreakersTable, in the emulator.
+Each "environment" here is a StockClient of its own, as each Lambda sandbox holds one."""
 
 import threading
 import time
@@ -9,12 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from common import aws
+from common.breaker import READ_EVERY_SECONDS, DynamoDBStorage
 from common.callers import SYSTEM
 from common.service_calls import CallFailed, OnBehalf
 from common.settings import Settings
-from orders.breaker import READ_EVERY_SECONDS, DynamoDBStorage
-from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import StockChecker
+from common.stock_client import InventoryUnavailable, StockAnswer, StockClient
 
 WHO = OnBehalf(SYSTEM, token=None, gateway_url="http://unused")
 
@@ -26,7 +25,7 @@ class Inventory:
     def __init__(self):
         self.down, self.calls, self.hang_seconds = False, 0, 0.0
 
-    def get(self, route, path_parameters, query, on_behalf):
+    def call(self, method, route, path_parameters, on_behalf, *, query=None, body=None):
         self.calls += 1
         time.sleep(self.hang_seconds)
         if self.down:
@@ -42,10 +41,11 @@ def environments(tables):
 
         def environment(fail_max=3, reset_seconds=30.0):
             storage = DynamoDBStorage(aws.dynamodb(settings), "CircuitBreakersTable", reset_seconds)
-            return StockChecker(
+            return StockClient(
                 fail_max=fail_max,
                 reset_seconds=reset_seconds,
-                inventory=inventory,
+                service="orders",
+                checks=inventory,
                 storage=storage,
             )
 

@@ -9,8 +9,7 @@ import pytest
 from common.callers import SYSTEM
 from common.service_calls import OnBehalf
 from common.service_calls import OverHttp as InventoryOverHttp
-from orders.rules import InventoryUnavailable, StockAnswer
-from orders.stock_client import StockChecker
+from common.stock_client import InventoryUnavailable, StockAnswer, StockClient
 from tests.support.fakes import ScriptedServer, closed_port_url, elapsed
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl"
@@ -26,7 +25,7 @@ def server():
 class OverHttp:
     """A stock checker over HTTP whose caller came in on the gateway at `url`."""
 
-    def __init__(self, stock: StockChecker):
+    def __init__(self, stock: StockClient):
         self.stock = stock
         self.breaker = stock.breaker
 
@@ -37,10 +36,11 @@ class OverHttp:
 
 def checker(fail_max=3, reset_seconds=30.0, timeout_seconds=2.0) -> OverHttp:
     return OverHttp(
-        StockChecker(
+        StockClient(
             fail_max=fail_max,
             reset_seconds=reset_seconds,
-            inventory=InventoryOverHttp(None, timeout_seconds),
+            service="orders",
+            checks=InventoryOverHttp(None, timeout_seconds),
         )
     )
 

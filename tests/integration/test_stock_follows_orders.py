@@ -16,10 +16,12 @@ from common.clock import utcnow
 from common.logs import get_logger
 from common.service_app import InProcess
 from common.settings import Settings
+from common.stock_client import StockClient
 from infra.local.tokens import local_token
+from orders.commands import ChangeStatus
 from orders.repository import OrderRepository
 from orders.service import change_status
-from orders.stock_moves import StockMoves
+from stock_repair import wiring as repair_wiring
 from stock_repair.repair import Repair
 from tests.support.api import body
 from tests.support.samples import ORDER, PRODUCT, SHIPMENT
@@ -311,8 +313,8 @@ def repair(shop):
     """The repair as its function runs it, asking the inventory's routes of the gateway
     app, with no grace (every move is old enough)."""
     settings = Settings.from_env()
-    moves = StockMoves.invoking(settings)
-    moves._inventory = InProcess(lambda: shop.api.app)  # the inventory's function, here
+    moves = repair_wiring.inventory(settings)
+    moves._moves = InProcess(lambda: shop.api.app)  # the inventory's function, here
     with aws.acting_as("StockRepairFunction"):
         orders = OrderRepository(settings)
     return Repair(orders, moves, get_logger("stock-repair"), grace=timedelta(0))
@@ -385,7 +387,7 @@ class Interleaved:
     waits; the repair's give-back goes; then the retry writes its status. What a repair
     running beside a retried approval can do, step by step rather than by timing."""
 
-    def __init__(self, moves: StockMoves, retry):
+    def __init__(self, moves: StockClient, retry):
         self._moves, self._retry = moves, retry
         self.asked, self.repaired = threading.Event(), threading.Event()
         self.retried = None
@@ -424,9 +426,13 @@ def test_a_repair_and_a_retried_approval_exclude_each_other(shop, repair):
     def retry(interleaved: Interleaved):
         stock = SimpleNamespace(move=interleaved.retry_asks)
         with aws.acting_as("OrdersFunction"):
-            return change_status(
-                orders, stock, Caller("ops", OPERATOR), crashed["id"], "APROBADO", utcnow()
+            approve = ChangeStatus(
+                order_id=crashed["id"],
+                status="APROBADO",
+                caller=Caller("ops", OPERATOR),
+                at=utcnow(),
             )
+            return change_status(orders, stock, approve)
 
     interleaved = Interleaved(repair._inventory, retry)
     repair._inventory = interleaved

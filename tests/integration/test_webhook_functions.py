@@ -12,13 +12,13 @@ import boto3
 import pytest
 
 from common.settings import Settings
+from common.webhook_messages import DeliveryMessage, encoded
+from common.webhook_repository import Attempts, Deliveries, WebhookRepository
+from common.webhook_vault import Vault
 from infra import template
 from tests.support.endpoints import point
 from tests.support.webhook_receiver import Receiver, verified
-from webhooks.messages import DeliveryMessage, encoded
-from webhooks.repository import Attempts, Deliveries, WebhookRepository
 from webhooks.rules import NewEndpoint, new_endpoint, new_secret
-from webhooks.vault import Vault
 
 SETTINGS = {"WEBHOOK_LOCAL_TARGETS": "true", "WEBHOOK_RETRY_SECONDS": "1,2,3,4,5"}
 # What a handler reads of Lambda's context; invoked as Lambda does (handler(event,
@@ -315,9 +315,9 @@ def test_an_attempt_whose_worker_died_is_listed_failed_and_the_next_goes_on(sqs)
 
 def test_a_last_attempt_whose_worker_died_is_dead_and_is_sent_again_on_request(sqs):
     from common import aws
+    from common.webhook_queue import DeliveryQueue
     from webhook_delivery.wiring import create
     from webhooks import service
-    from webhooks.delivery_queue import DeliveryQueue
 
     receiver = Receiver(then=500)
     try:
@@ -363,10 +363,10 @@ def test_a_failed_attempt_says_when_the_next_one_is(sqs):
 
 def test_redriving_the_dead_letters_sends_each_again_once(sqs):
     from common import aws
+    from common.webhook_queue import DeliveryQueue
     from infra.webhook_dead_letters import redrive_all
     from webhook_delivery.wiring import create
     from webhooks import service
-    from webhooks.delivery_queue import DeliveryQueue
 
     kept, gone = endpoint("http://127.0.0.1:9/kept"), endpoint("http://127.0.0.1:9/gone")
     handler = create(settings())

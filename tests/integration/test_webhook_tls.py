@@ -15,9 +15,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from common.webhook_targets import Target
 from tests.support.webhook_receiver import HANG, Receiver
 from webhook_delivery import sender
-from webhooks.targets import Target
 
 
 def self_signed(directory) -> tuple[str, str]:

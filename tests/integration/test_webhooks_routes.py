@@ -12,13 +12,13 @@ from botocore.exceptions import ClientError
 
 from common import aws
 from common.settings import Settings
+from common.webhook_records import DELIVERED, FAILED, Attempt, Delivery
+from common.webhook_repository import Attempts, Deliveries, WebhookRepository
+from common.webhook_vault import Vault
 from infra import template
 from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.tokens import make_token
-from webhooks.repository import Attempts, Deliveries, WebhookRepository
-from webhooks.rules import DELIVERED, FAILED, Attempt, Delivery
-from webhooks.vault import Vault
 
 LOCAL = {"WEBHOOK_LOCAL_TARGETS": "true"}
 HOOK = {"url": "http://127.0.0.1:9/hook", "eventos": ["pedido.creado"]}
@@ -244,7 +244,7 @@ def attempts_at(webhook_id: int, count: int) -> list[Attempt]:
     made = []
     for number in range(count):
         now = start + timedelta(seconds=number)
-        from webhooks.rules import position
+        from common.webhook_records import position
 
         attempt = Attempt(
             id=position(now),

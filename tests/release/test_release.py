@@ -17,7 +17,6 @@ import pytest
 from common.service_app import INTERNAL
 from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
-from infra.local.functions import artifact_packages
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "infra" / "template.yaml"
@@ -349,7 +348,7 @@ CLAIMS = {
     "ShippingFunction": {"dynamodb:GetItem"},
     "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
-# The dashboard's figures (functions/dashboard/layout.py): items whose attributes are
+# The dashboard's figures (layers/common/common/dashboard_layout.py): items whose attributes are
 # named by what they count (a day, an hour, a status), which no model can declare; read
 # and written with the client.
 FIGURES = "DashboardFiguresTable"
@@ -651,8 +650,8 @@ def test_every_table_belongs_to_a_model():
 
 
 def test_the_figures_table_is_keyed_as_the_dashboard_reads_it():
-    from dashboard import layout
-    from dashboard.repository import TABLE
+    from common import dashboard_layout as layout
+    from common.dashboard_table import TABLE
 
     props = template.tables()[TABLE]
     assert TABLE == FIGURES
@@ -797,15 +796,13 @@ def rest_event(
 
 
 def test_each_artifact_holds_only_its_own_package(build_dir):
-    """Its handler's package, and those functions/Makefile says it carries (the event
-    sweep reads orders through the orders package; the webhooks' events read each table
-    through its service's)."""
+    """Its handler's package alone (functions/Makefile): what functions share is in the
+    layer."""
 
     for function, props in functions().items():
         package = props["Handler"].split(".")[0]
         contents = {p.name for p in (build_dir / function).iterdir()}
-        carried = set(artifact_packages()[function])
-        assert package in carried and contents == carried, f"{function}: {contents}"
+        assert contents == {package}, f"{function}: {contents}"
 
 
 @pytest.fixture(scope="module")
@@ -1220,8 +1217,8 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
     assert {doc["trace_id"] for doc in documents} == {trace.split(";")[0].split("=")[1]}
     assert {
         "## __call__",  # the handler: the Chalice app's call
-        "## orders.stock_client.StockChecker.check",
-        "## orders.publisher.LambdaPublisher.publish",
+        "## common.stock_client.StockClient.check",
+        "## common.order_outbox.LambdaPublisher.publish",
         "dynamodb",
         "lambda",
     } <= names, names  # and every AWS call

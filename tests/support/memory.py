@@ -9,10 +9,12 @@ import dataclasses
 import itertools
 import threading
 
+from common import stock
 from common.errors import Conflict, NotFound
 from common.history import Entry, newest
 from common.ids import possible_id
 from common.paging import Page
+from common.stock_client import InventoryUnavailable, NotHeld, ReservationChanged, StockAnswer
 from inventory import rules as inventory_rules
 from inventory.rules import Product, duplicate_sku, in_alert, unknown_product
 from orders.rules import Order, StatusChanged, unknown_order
@@ -192,14 +194,12 @@ class InMemoryStock:
         return [
             r
             for _, r in sorted(self._reservations.items())
-            if r.producto_id == producto_id and r.estado == inventory_rules.HELD
+            if r.producto_id == producto_id and r.estado == stock.HELD
         ]
 
     def holding_page(self, after: int, limit: int) -> Page:
         held = [
-            r
-            for i, r in sorted(self._reservations.items())
-            if i > after and r.estado == inventory_rules.HELD
+            r for i, r in sorted(self._reservations.items()) if i > after and r.estado == stock.HELD
         ]
         return Page(held[:limit], held[limit - 1].pedido_id if len(held) > limit else None)
 
@@ -208,10 +208,10 @@ class InMemoryStock:
     ) -> bool:
         with self._lock:
             current = self._as_seen(reservation.pedido_id, seen)
-            if current is not None and current.estado == inventory_rules.HELD:
+            if current is not None and current.estado == stock.HELD:
                 self._claim(current, reservation.desde)
                 return False
-            if current is not None and current.estado != inventory_rules.GIVEN_BACK:
+            if current is not None and current.estado != stock.RELEASED:
                 raise inventory_rules.not_held(reservation.pedido_id, current.estado)
             try:
                 product = self._products.get(reservation.producto_id)
@@ -224,16 +224,13 @@ class InMemoryStock:
             return True
 
     def give_back(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, given_back = inventory_rules.HELD, inventory_rules.GIVEN_BACK
-        return self._move(pedido_id, now, seen, held, given_back, 0, -1)
+        return self._move(pedido_id, now, seen, stock.GIVE_BACK, 0, -1)
 
     def take_out(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
-        return self._move(pedido_id, now, seen, held, taken_out, -1, -1)
+        return self._move(pedido_id, now, seen, stock.TAKE_OUT, -1, -1)
 
     def put_back(self, pedido_id: int, now: str, seen=None) -> bool:
-        held, taken_out = inventory_rules.HELD, inventory_rules.TAKEN_OUT
-        return self._move(pedido_id, now, seen, taken_out, held, 1, 1)
+        return self._move(pedido_id, now, seen, stock.PUT_BACK, 1, 1)
 
     def _as_seen(self, pedido_id: int, seen: str | None):
         current = self._reservations.get(pedido_id)
@@ -245,13 +242,16 @@ class InMemoryStock:
         """A move found made before: claimed for the retry (its `cambio` anew)."""
         self._reservations[current.pedido_id] = dataclasses.replace(current, cambio=now)
 
-    def _move(self, pedido_id, now, seen, source: str, target: str, actual: int, held: int):
+    def _move(self, pedido_id, now, seen, move: str, actual: int, held: int):
+        """`move` by the contract's rules (common.stock), `actual` and `held` units of the
+        order's each: what stockActual and stockReservado change by."""
+        target = stock.TO[move]
         with self._lock:
             current = self._as_seen(pedido_id, seen)
             if current is not None and current.estado == target:
                 self._claim(current, now)
                 return False
-            if current is None or current.estado != source:
+            if current is None or current.estado not in stock.FROM[move]:
                 raise inventory_rules.not_held(pedido_id, current.estado if current else None)
             c = current.cantidad
             self._products.counted(current.producto_id, actual * c, held * c)
@@ -260,7 +260,7 @@ class InMemoryStock:
 
 
 class InMemoryInventory:
-    """The inventory as the orders use cases ask it (orders.service.Stock): every product
+    """The inventory as the orders use cases ask it (common.stock_client.Inventory): every product
     in stock for the check, and the stock moves made by the inventory's own rules
     (inventory.service.move_stock) on an InMemoryStock."""
 
@@ -269,15 +269,12 @@ class InMemoryInventory:
         self.down = False  # the inventory cannot be asked
 
     def check(self, producto_id, cantidad, on_behalf):
-        from orders.rules import StockAnswer
-
         return StockAnswer.AVAILABLE
 
     def move(
         self, move: str, order: Order, request_id: str | None = None, seen: str | None = None
     ) -> bool:
         from inventory import service as inventory_service
-        from orders.rules import InventoryUnavailable, ReservationChanged
 
         if self.down:
             raise InventoryUnavailable(5)
@@ -287,9 +284,9 @@ class InMemoryInventory:
         try:
             moved = inventory_service.move_stock(self.stock, order.id, move, body, self._now)
         except Conflict as refused:
-            if refused.code == "RESERVATION_NOT_HELD":
-                raise StatusChanged(order.id) from None
-            if refused.code == "RESERVATION_CHANGED":
+            if refused.code == stock.NOT_HELD:
+                raise NotHeld(order.id) from None
+            if refused.code == stock.CHANGED:
                 raise ReservationChanged(order.id) from None
             raise
         return bool(moved["aplicada"])

@@ -13,7 +13,7 @@ eventually consistent one 0.5; a query the size of what it read, rounded up to 4
 
 Writes of the counters' table (a block of ids, common.id_blocks) are counted apart, in
 `counter_writes`: one create in a block's size reserves a block. So are reads of the
-stock-check breaker's shared state (orders.breaker), in `breaker_reads`: an
+stock-check breaker's shared state (common.breaker), in `breaker_reads`: an
 environment reads it at most once a second whatever its traffic, so whether one falls
 inside a request depends on the time since the last, not on the request.
 """

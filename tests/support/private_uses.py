@@ -58,7 +58,7 @@ PUBLIC = {
 }
 # Objects of our own whose private names tests reach for, by file: not a library's.
 OWN = {
-    # orders.stock_moves.StockMoves; stock_repair.repair.Repair
+    # common.stock_client.StockClient; stock_repair.repair.Repair
     "tests/integration/test_stock_follows_orders.py": {"moves", "repair"},
     "tests/support/fake_lambda.py": {"lam"},  # the fake Lambda service
     "tests/support/fakes.py": {"scripted"},  # the scripted fake service

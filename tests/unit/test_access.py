@@ -1,6 +1,7 @@
 """Who may do what (docs/api.md#who-may-do-what): each service's rules, per rule and role,
 and the use cases that apply them, against in-memory storage."""
 
+import dataclasses
 from datetime import datetime
 
 import pytest
@@ -8,10 +9,12 @@ import pytest
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Forbidden, Invalid, NotFound
 from common.service_calls import OnBehalf
+from common.stock_client import StockAnswer
 from inventory import access as inventory_access
 from orders import access as orders_access
 from orders import service as orders
-from orders.rules import StockAnswer, parse_order
+from orders.commands import ChangeStatus
+from orders.rules import parse_order
 from shipping import access as shipping_access
 from shipping import service as shipping
 from shipping.rules import parse_shipment
@@ -83,9 +86,7 @@ def place(store, caller, body=ORDER):
         InStock(),
         RecordingPublisher(),
         RecordingOutcomes(),
-        orders.order_to_place(caller, body),
-        OnBehalf(caller, token=None, gateway_url=""),
-        NOW,
+        orders.order_to_place(OnBehalf(caller, token=None, gateway_url=""), body, NOW),
     )
 
 
@@ -115,10 +116,10 @@ def test_a_customer_sees_only_their_own_orders(store):
 def test_a_customer_cancels_their_own_order_and_no_one_elses(store):
     mine, theirs = place(store, ANA), place(store, LUIS, {**ORDER, "userId": 8})
     inventory = InMemoryInventory(InMemoryStock(InMemoryProducts()))
-    cancelled = orders.change_status(store, inventory, ANA, mine.id, "CANCELADO", NOW)
-    assert cancelled.status == "CANCELADO"
+    cancel = ChangeStatus(order_id=mine.id, status="CANCELADO", caller=ANA, at=NOW)
+    assert orders.change_status(store, inventory, cancel).status == "CANCELADO"
     with pytest.raises(NotFound):
-        orders.change_status(store, inventory, ANA, theirs.id, "CANCELADO", NOW)
+        orders.change_status(store, inventory, dataclasses.replace(cancel, order_id=theirs.id))
     assert orders.get_order(store, ADMIN, theirs.id).status == "PENDIENTE"
     # and the history of someone else's order is as unknown as an order no one has
     assert [e.status for e in orders.order_history(store, ANA, mine.id)] == [

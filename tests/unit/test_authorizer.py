@@ -5,7 +5,8 @@ import time
 import jwt
 import pytest
 
-from authorizer import lambda_app, tokens
+from authorizer import lambda_app, shared_key
+from authorizer.claims import InvalidToken, caller_of, token_in
 from authorizer.policy import Unauthorized, authorize
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.keys import FixedRing
@@ -19,7 +20,7 @@ RING = FixedRing(SECRET)
 
 
 def verify(token: str, ring=RING) -> Caller:
-    return tokens.SharedKeyVerifier(ring)(token)
+    return shared_key.SharedKeyVerifier(ring)(token)
 
 
 def handler(header: str) -> dict:
@@ -34,7 +35,7 @@ def test_a_valid_token_yields_its_caller():
 
 
 def test_bearer_scheme_is_case_insensitive():
-    assert tokens.token_in("bearer abc") == "abc"
+    assert token_in("bearer abc") == "abc"
 
 
 @pytest.mark.parametrize("header", BAD_HEADERS.values(), ids=BAD_HEADERS.keys())
@@ -45,7 +46,7 @@ def test_bad_tokens_are_rejected_by_the_lambda_authorizer_with_unauthorized(head
 
 def test_the_reason_of_a_refusal_is_kept_for_the_logs():
     with pytest.raises(Unauthorized) as err:
-        authorize(BAD_HEADERS["expired"], ARN, tokens.SharedKeyVerifier(RING))
+        authorize(BAD_HEADERS["expired"], ARN, shared_key.SharedKeyVerifier(RING))
     assert "expired" in err.value.reason
 
 
@@ -77,7 +78,7 @@ def test_a_token_without_a_role_is_an_operators_as_every_token_was_before_roles(
 @pytest.mark.parametrize("role", ["admin", "Operator", "", 7, None])
 def test_a_role_the_platform_does_not_know_is_refused(role):
     claims = {"role": role} if role is not None else {"role": "superuser"}
-    with pytest.raises(tokens.InvalidToken, match="role"):
+    with pytest.raises(InvalidToken, match="role"):
         verify(make_token(**claims))
 
 
@@ -92,20 +93,20 @@ def test_a_customer_without_a_positive_integer_user_id_is_refused(user_id):
     claims = {"role": "customer", "userId": user_id}
     if user_id is None:
         claims["userId"] = None  # make_token drops it: no userId at all
-    with pytest.raises(tokens.InvalidToken, match="userId"):
+    with pytest.raises(InvalidToken, match="userId"):
         verify(make_token(**claims))
 
 
 def test_a_customer_user_id_may_come_as_cognitos_string_attribute():
     claims = {"sub": "u", "exp": 1, "role": "customer", "custom:userId": "42"}
-    assert tokens.caller_of(claims, OPERATOR) == Caller("u", CUSTOMER, 42)
+    assert caller_of(claims, OPERATOR) == Caller("u", CUSTOMER, 42)
 
 
 def test_an_issuers_token_is_a_customers_unless_in_the_operators_group():
     base = {"sub": "u", "exp": 1, "userId": 9}
-    assert tokens.caller_of(base, CUSTOMER).role == CUSTOMER
-    assert tokens.caller_of({**base, "cognito:groups": ["operators"]}, CUSTOMER).role == OPERATOR
-    assert tokens.caller_of({**base, "cognito:groups": ["staff"]}, CUSTOMER).role == CUSTOMER
+    assert caller_of(base, CUSTOMER).role == CUSTOMER
+    assert caller_of({**base, "cognito:groups": ["operators"]}, CUSTOMER).role == OPERATOR
+    assert caller_of({**base, "cognito:groups": ["staff"]}, CUSTOMER).role == CUSTOMER
 
 
 def test_an_edited_role_fails_the_signature():
@@ -113,7 +114,7 @@ def test_an_edited_role_fails_the_signature():
     forged = jwt.utils.base64url_encode(
         b'{"sub":"ana@example.com","role":"operator","exp":%d}' % (time.time() + 60)
     ).decode()
-    with pytest.raises(tokens.InvalidToken):
+    with pytest.raises(InvalidToken):
         verify(f"{header}.{forged}.{signature}")
 
 
@@ -121,7 +122,7 @@ def test_an_edited_role_fails_the_signature():
 
 
 def test_a_token_without_exp_is_refused_whatever_its_signature():
-    with pytest.raises(tokens.InvalidToken, match="exp"):
+    with pytest.raises(InvalidToken, match="exp"):
         verify(make_token(exp=None))
     with pytest.raises(Exception, match="^Unauthorized$"):
         handler("Bearer " + jwt.encode({"sub": "a"}, SECRET, "HS256"))
@@ -151,7 +152,7 @@ def test_a_time_claim_of_the_wrong_type_is_unauthorized_never_an_error(claims):
     now = int(time.time())
     payload = {"sub": "ana@example.com", "iat": now, "exp": now + 60, **claims}
     token = jwt.encode({k: v for k, v in payload.items() if k != "exp" or v is not None}, SECRET)
-    with pytest.raises(tokens.InvalidToken):
+    with pytest.raises(InvalidToken):
         verify(token)
     with pytest.raises(Exception, match="^Unauthorized$"):
         handler(f"Bearer {token}")
@@ -160,16 +161,16 @@ def test_a_time_claim_of_the_wrong_type_is_unauthorized_never_an_error(claims):
 def test_a_token_issued_in_the_future_is_refused_beyond_a_small_leeway():
     now = int(time.time())
     assert verify(make_token(iat=now + 5))  # clock skew
-    with pytest.raises(tokens.InvalidToken, match="future"):
+    with pytest.raises(InvalidToken, match="future"):
         verify(make_token(iat=now + 120, exp=now + 300))
 
 
 def test_a_token_may_not_live_longer_than_a_day():
     now = int(time.time())
     assert verify(make_token(iat=now, exp=now + 24 * 3600))
-    with pytest.raises(tokens.InvalidToken, match="more than"):
+    with pytest.raises(InvalidToken, match="more than"):
         verify(make_token(iat=now, exp=now + 24 * 3600 + 1))
-    with pytest.raises(tokens.InvalidToken, match="more than"):
+    with pytest.raises(InvalidToken, match="more than"):
         verify(make_token(iat=None, exp=253402300799))  # the year 9999, no iat
 
 
@@ -192,7 +193,7 @@ def test_a_token_naming_a_key_version_the_platform_does_not_hold_is_refused():
         "HS256",
         headers={"kid": "some-other-version"},
     )
-    with pytest.raises(tokens.InvalidToken, match="version"):
+    with pytest.raises(InvalidToken, match="version"):
         verify(token)
 
 
@@ -201,7 +202,7 @@ def test_the_secret_comes_from_jwt_secret():
     ring = FixedRing(Settings.from_env({"JWT_SECRET": secret}).jwt_secret)
     token = issue("dev", ring.signing())
     assert verify(token, ring).sub == "dev"
-    with pytest.raises(tokens.InvalidToken):
+    with pytest.raises(InvalidToken):
         verify(token)
 
 
@@ -238,3 +239,21 @@ def test_junk_fails_the_identity_validation(header):
     from infra import template
 
     assert not re.search(template.identity_validation(), header)
+
+
+def test_each_concern_of_verifying_a_token_is_a_module_of_its_own():
+    """What a token must claim and whose it is; the shared key's verifier; the OIDC
+    issuer's verifier and its keys; the choice of one by the token's algorithm."""
+    import importlib
+    from pathlib import Path
+
+    holds = {
+        "claims": {"InvalidToken", "caller_of", "check_times", "decoded", "token_in"},
+        "shared_key": {"ALGORITHM", "SharedKeyVerifier"},
+        "oidc": {"OIDC_ALGORITHM", "IssuerKeys", "OidcVerifier"},
+        "tokens": {"ByAlgorithm", "verifier_for"},
+    }
+    for name, names in holds.items():
+        module = importlib.import_module(f"authorizer.{name}")
+        assert names <= set(vars(module)), name
+        assert len(Path(module.__file__).read_text().splitlines()) <= 200, name

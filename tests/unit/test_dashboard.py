@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import pytest
 
+from common import dashboard_layout as layout
 from common.clock import to_iso
 from common.history import Entry
-from dashboard import layout, rules
+from dashboard import rules
 from dashboard.rules import Stored
 from dashboard_figures import service
 from dashboard_figures.figures import Change, Contended, Counted, Newest, Record, plan

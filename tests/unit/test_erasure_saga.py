@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 
 import pytest
 
+from common.erasures import COMPLETED, IN_PROGRESS, Erasure
 from common.paging import Page
 from erasure import saga
-from users.rules import COMPLETED, IN_PROGRESS, Erasure
 
 USER = 7
 

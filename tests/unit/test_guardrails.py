@@ -134,3 +134,36 @@ def test_private_uses_and_the_local_stacks_lines_do_not_grow():
     )
     assert len(USES) <= MAX_PRIVATE_USES, f"{len(USES)} private uses (at most {MAX_PRIVATE_USES})"
     assert lines <= MAX_LOCAL_LINES, f"infra/local holds {lines} lines (at most {MAX_LOCAL_LINES})"
+
+
+# -- functions never import each other (issue 48) ------------------------------------
+
+
+def _function_packages() -> set[str]:
+    return {path.name for path in (ROOT / "functions").iterdir() if (path / "__init__.py").exists()}
+
+
+def _imported_roots(path: Path) -> set[str]:
+    """The top-level packages `path` imports, anywhere in it (inside functions and under
+    TYPE_CHECKING too); relative imports stay inside the package."""
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_no_function_imports_another():
+    """What two functions share is a published contract in the layer (common/): a function
+    importing another's package ships its code in two artifacts, and a change to one
+    breaks the other at deploy time, not at review."""
+    packages = _function_packages()
+    crossings = [
+        f"{path.relative_to(ROOT)} imports {', '.join(sorted(others))}"
+        for package in sorted(packages)
+        for path in sorted((ROOT / "functions" / package).rglob("*.py"))
+        if (others := _imported_roots(path) & (packages - {package}))
+    ]
+    assert not crossings, "functions importing another's package:\n" + "\n".join(crossings)

@@ -7,12 +7,14 @@ from datetime import datetime
 
 import pytest
 
+from common import stock
 from common.callers import CUSTOMER, OPERATOR, Caller
 from common.errors import Conflict, Unavailable
 from common.service_calls import OnBehalf
+from common.stock_client import NotHeld
 from inventory import rules as inventory_rules
 from orders import service
-from orders.rules import StatusChanged
+from orders.commands import ChangeStatus
 from tests.support.memory import (
     InMemoryInventory,
     InMemoryOrders,
@@ -58,15 +60,12 @@ class World:
             self.inventory,
             RecordingPublisher(),
             RecordingOutcomes(),
-            service.order_to_place(caller, body),
-            OnBehalf(caller, token=None, gateway_url=""),
-            PLACED,
+            service.order_to_place(OnBehalf(caller, token=None, gateway_url=""), body, PLACED),
         )
 
     def move(self, order_id: int, status: str, caller: Caller = ADMIN):
-        return service.change_status(
-            self.orders, self.inventory, caller, order_id, status, MOVED, pause=no_pause
-        )
+        asked = ChangeStatus(order_id=order_id, status=status, caller=caller, at=MOVED)
+        return service.change_status(self.orders, self.inventory, asked, pause=no_pause)
 
     def units(self) -> tuple[int, int, int]:
         p = self.products.get(self.product.id)
@@ -191,7 +190,7 @@ def test_two_approvals_of_one_order_reserve_it_once_and_the_loser_keeps_the_winn
     orders.winner = ("APROBADO", ADMIN)
     assert world.move(order.id, "APROBADO").status == "APROBADO"
     assert world.units() == (5, 2, 3)
-    assert world.stock.reservation(order.id).estado == inventory_rules.HELD
+    assert world.stock.reservation(order.id).estado == stock.HELD
 
 
 def test_a_ship_racing_a_cancel_applies_exactly_one_of_them():
@@ -243,11 +242,10 @@ def test_a_move_whose_order_keeps_changing_gives_up_with_a_conflict():
 
     class Moving(InMemoryInventory):
         def move(self, move, order, request_id=None):
-            raise StatusChanged(order.id)
+            raise NotHeld(order.id)  # another move holds or took the units, every time
 
     with pytest.raises(Conflict) as refused:
-        service.change_status(
-            world.orders, Moving(world.stock), ADMIN, order.id, "APROBADO", MOVED, pause=no_pause
-        )
+        approve = ChangeStatus(order_id=order.id, status="APROBADO", caller=ADMIN, at=MOVED)
+        service.change_status(world.orders, Moving(world.stock), approve, pause=no_pause)
     assert refused.value.code == "CONCURRENT_UPDATE"
     assert world.orders.get(order.id).status == "PENDIENTE"

@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from common.errors import Invalid
+from common.order_outbox import approved_event
 from orders import rules
 
 VALID = {
@@ -108,7 +109,7 @@ def test_a_new_order_is_pending_with_its_creation_time_and_customs_note(tipo, ob
 
 def test_the_event_payload_has_exactly_the_four_fields():
     order = rules.pending_order(rules.parse_order({**VALID, "total": Decimal("1.10")}), 5, NOW)
-    assert rules.approved_event(order) == {
+    assert approved_event(order) == {
         "pedidoId": 5,
         "userEmail": "ana@example.com",
         "total": Decimal("1.10"),

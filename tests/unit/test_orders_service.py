@@ -1,5 +1,7 @@
 """Order use cases with in-memory storage, a scripted stock check and a recording publisher."""
 
+import inspect
+import typing
 from datetime import datetime
 from decimal import Decimal
 
@@ -7,9 +9,10 @@ import pytest
 
 from common.callers import SYSTEM as OPERATOR
 from common.errors import Invalid, Unavailable
+from common.order_outbox import republish_pending
 from common.service_calls import OnBehalf
+from common.stock_client import InventoryUnavailable, StockAnswer
 from orders import service
-from orders.rules import InventoryUnavailable, StockAnswer
 from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
 
 BODY = {
@@ -64,9 +67,7 @@ def place(orders, events, stock=None, body=BODY, outcomes=None, caller=OPERATOR)
         stock or StockCheck(),
         events,
         outcomes or RecordingOutcomes(),
-        service.order_to_place(caller, body),
-        OnBehalf(caller, token=None, gateway_url=""),
-        NOW,
+        service.order_to_place(OnBehalf(caller, token=None, gateway_url=""), body, NOW),
     )
 
 
@@ -154,12 +155,12 @@ LATER = datetime(2026, 11, 22, 10, 0, 0)  # every order of these tests is older
 def test_the_sweep_publishes_pending_events_once_and_clears_them(orders, events):
     events.down = True
     first, second = place(orders, events), place(orders, events)
-    assert service.republish_pending(orders, events, 10, LATER) == (0, True, True)
+    assert republish_pending(orders, events, 10, LATER) == (0, True, True)
     events.down = False
-    assert service.republish_pending(orders, events, 10, LATER) == (2, False, False)
+    assert republish_pending(orders, events, 10, LATER) == (2, False, False)
     assert [event["pedidoId"] for event in events.published] == [first.id, second.id]
     assert orders.pending == set()
-    assert service.republish_pending(orders, events, 10, LATER) == (0, False, False)
+    assert republish_pending(orders, events, 10, LATER) == (0, False, False)
     assert len(events.published) == 2
 
 
@@ -167,7 +168,7 @@ def test_a_sweep_takes_at_most_its_batch_oldest_first(orders, events):
     events.down = True
     placed = [place(orders, events) for _ in range(3)]
     events.down = False
-    assert service.republish_pending(orders, events, 2, LATER) == (2, False, True)
+    assert republish_pending(orders, events, 2, LATER) == (2, False, True)
     assert orders.pending == {placed[2].id}
 
 
@@ -175,5 +176,20 @@ def test_the_sweep_leaves_a_young_order_to_its_own_request(orders, events):
     events.down = True
     order = place(orders, events)  # created at NOW
     events.down = False
-    assert service.republish_pending(orders, events, 10, NOW) == (0, False, False)
+    assert republish_pending(orders, events, 10, NOW) == (0, False, False)
     assert orders.pending == {order.id} and events.published == []
+
+
+@pytest.mark.parametrize(
+    "use_case, command",
+    [(service.place_order, "PlaceOrder"), (service.change_status, "ChangeStatus")],
+)
+def test_a_use_case_that_changes_an_order_takes_what_was_asked_as_one_command(use_case, command):
+    """Its collaborators, then the request as one object (orders.commands), which the
+    routes build and every step below reads, rather than 7 or 8 arguments."""
+    from orders import commands
+
+    hints = typing.get_type_hints(use_case)
+    taken = [name for name, kind in hints.items() if kind is getattr(commands, command)]
+    assert taken == ["command"]
+    assert len(inspect.signature(use_case).parameters) <= 5

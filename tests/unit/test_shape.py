@@ -50,19 +50,16 @@ def test_nothing_below_the_http_edge_imports_chalice(path):
     assert at_edge or "chalice" not in imported_roots(path)
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_services_never_import_each_other(package):
-    """A function's package imports no other function's, but those its artifact carries
-    (functions/Makefile: the event sweep reads the orders table through orders')."""
-    carried = {
-        other
-        for packages in artifact_packages().values()
-        if packages[0] == package
-        for other in packages
+def test_each_artifact_carries_its_own_package_only():
+    """functions/Makefile packages each function's package alone: what two functions
+    share is in the layer (test_guardrails: no function imports another), so no artifact
+    needs another's code."""
+    carrying_more = {
+        function: packages
+        for function, packages in artifact_packages().items()
+        if len(packages) != 1
     }
-    others = set(PACKAGES) - {package} - carried
-    for path in sources(FUNCTIONS / package):
-        assert not imported_roots(path) & others, path
+    assert carrying_more == {}
 
 
 def test_every_function_package_is_built_into_an_artifact():

@@ -14,16 +14,17 @@ from decimal import Decimal
 import pytest
 
 from common import jsonio
+from common import webhook_targets as targets
 from common.errors import TooManyRequests
 from common.settings import ConfigError, Settings
+from common.webhook_messages import DeliveryMessage, decoded, encoded
 from inventory.rules import Product
 from orders.rules import Order
 from shipping.rules import Shipment
 from webhook_delivery import signatures
 from webhook_delivery.rules import Next, decide
 from webhook_events.changes import ORDER, PRODUCT, SHIPMENT, Change, events_of
-from webhooks import rules, targets
-from webhooks.messages import DeliveryMessage, decoded, encoded
+from webhooks import rules
 
 NOW = datetime(2026, 5, 1, 12, 0, 0)
 

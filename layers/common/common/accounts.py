@@ -13,7 +13,8 @@ the platform promises.
 access tokens are refused within CHECK_SECONDS, it cannot sign in again) and signs it
 out everywhere (its refresh tokens stop working). Whatever deletes an account later
 (erasure) calls it first; the caller's role needs cognito-idp:AdminDisableUser and
-AdminUserGlobalSignOut on the pool.
+AdminUserGlobalSignOut on the pool (common.account_end, for the users and erasure
+functions).
 """
 
 import threading

@@ -223,7 +223,7 @@ def sqs(settings: Settings) -> Any:
 
 
 def kms(settings: Settings) -> Any:
-    """The acting function's KMS client (the webhooks' secrets, webhooks.vault): a
+    """The acting function's KMS client (the webhooks' secrets, common.webhook_vault): a
     delivery or a create waits on it, so it gives up soon and retries once."""
     return _own(
         "kms",

@@ -1,10 +1,12 @@
-"""The order and the shipment as stored and shown (docs/api.md#the-order,
-docs/api.md#the-shipment).
+"""The order, the shipment and the product as stored and shown (docs/api.md#the-order,
+docs/api.md#the-shipment, docs/api.md#the-product).
 
-The orders and shipping functions own them; they are here, in the layer, because the
-users function reads them too (a person's data, docs/personal-data.md) without importing
-either function. Their personal fields (common.personal) may be None: an order or a
-shipment of a person whose data was erased keeps its facts and loses those.
+The orders, shipping and inventory functions own them; they are here, in the layer,
+because other functions read them too without importing their owner: the users function
+(a person's data, docs/personal-data.md), the dashboard's figures and the webhooks'
+events (the tables' stream images). Their personal fields (common.personal) may be None:
+an order or a shipment of a person whose data was erased keeps its facts and loses
+those.
 """
 
 from dataclasses import dataclass, field
@@ -12,10 +14,13 @@ from decimal import Decimal
 
 from common import history
 from common.callers import OPERATOR
+from common.errors import NotFound, not_found
 from common.history import Entry
 
 # The status each is created in: its history's first entry.
 ORDER_CREATED, SHIPMENT_CREATED = "PENDIENTE", "CREADO"
+# A cancelled order's status: final, its total no longer counts (the dashboard's day).
+ORDER_CANCELLED = "CANCELADO"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +75,41 @@ class Shipment(NewShipment):
     # Whose order it fulfils (the order's userId; None for an order unknown when it was
     # created): its customer may follow it. Not shown in the API.
     owner_id: int | None = field(default=None, metadata={"internal": True})
+
+
+def unknown_order(order_id: int) -> NotFound:
+    return not_found("ORDER_NOT_FOUND", "Order", order_id)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProductFields:
+    """Everything a client sets on a product (POST and PUT take the same schema)."""
+
+    sku: str
+    nombre: str
+    precio_unitario: Decimal | int
+    stock_actual: int
+    umbral_minimo: int
+    bodega: str | None
+    descripcion: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Product(ProductFields):
+    """A product as stored and shown: what a client set, and the units orders hold
+    (docs/api.md#the-product). stockDisponible is derived, never set."""
+
+    id: int
+    stock_reservado: int = 0
+    stock_disponible: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stock_disponible", self.stock_actual - self.stock_reservado)
+
+
+def in_alert(product: ProductFields) -> bool:
+    """Strictly below the threshold; a threshold of 0 therefore never alerts."""
+    return product.stock_actual < product.umbral_minimo
 
 
 def order_history(order: Order, changes: list[Entry]) -> list[Entry]:

@@ -13,7 +13,7 @@ runtime runs; docs/operations.md#snapstart):
 - open connections (our clients', common.aws): on AWS they are dead after a restore,
   locally the forks would share one socket;
 - what an environment read of shared state and trusts for a while (the stock check's
-  breaker, orders.breaker).
+  breaker, common.breaker).
 
 Secrets come from `secrets`/`os.urandom`, which a restore does not repeat, and on
 SnapStart botocore's credentials come from the container provider, which it refreshes.

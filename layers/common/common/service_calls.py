@@ -1,13 +1,13 @@
 """One service asking another a question, as a client of its API would: the orders
 service asks the inventory for stock, the shipping service asks the orders service whose
-an order is. Services never import each other; they call.
-
-Two ways to send the same request:
+an order is. Services never import each other; they call, through one protocol (Routes),
+whichever way the caller's wiring chose:
 - on AWS, a synchronous invoke of the other service's function with the API Gateway event
   of the request, authorized as the original caller, so the call crosses API Gateway
   once (IAM says which function may invoke which);
 - when given a URL, and locally, the endpoint over HTTP on one connection pool per
-  process, with the caller's own bearer token.
+  process, with the caller's own bearer token;
+- under `chalice local`, the same app's routes (common.service_app.InProcess).
 """
 
 import json
@@ -48,22 +48,9 @@ class OnBehalf:
     request_id: str | None = None  # its correlation id: the services' log lines join on it
 
 
-class Service(Protocol):
-    """Another service, asked a GET of its API (OverHttp or ByInvoke, as `service` picks)."""
-
-    def get(
-        self,
-        route: str,
-        path_parameters: dict[str, str],
-        query: dict[str, str],
-        on_behalf: OnBehalf,
-    ) -> tuple[int, bytes]:
-        """The route's status and body; CallFailed when the service cannot answer,
-        CannotAsk when the request cannot be built."""
-
-
 class Routes(Protocol):
-    """Another service's routes, any method, with a JSON body (ByInvoke, InProcess)."""
+    """Another service's routes, any method, with a JSON body (OverHttp, ByInvoke,
+    InProcess)."""
 
     def call(
         self,
@@ -75,7 +62,8 @@ class Routes(Protocol):
         query: dict[str, str] | None = None,
         body: dict | None = None,
     ) -> tuple[int, bytes]:
-        """The route's status and body; CallFailed when the service cannot answer."""
+        """The route's status and body; CallFailed when the service cannot answer,
+        CannotAsk when the request cannot be built."""
 
 
 class OverHttp:
@@ -87,21 +75,29 @@ class OverHttp:
             maxsize=64, retries=False, timeout=urllib3.Timeout(total=timeout_seconds)
         )
 
-    def get(
+    def call(
         self,
+        method: str,
         route: str,
         path_parameters: dict[str, str],
-        query: dict[str, str],
         on_behalf: OnBehalf,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict | None = None,
     ) -> tuple[int, bytes]:
+        """The route of the API, as its client would ask it: the caller's token, if it is
+        one the authorizer would take."""
         path = route.format(**path_parameters)
         url = f"{self._url or on_behalf.gateway_url}{path}"
         if query:
             url += f"?{urlencode(query)}"
         token = on_behalf.token
         headers = {"Authorization": f"Bearer {token}"} if token and _JWT.fullmatch(token) else {}
+        sent = None if body is None else json.dumps(body).encode()
+        if sent is not None:
+            headers["Content-Type"] = "application/json"
         try:
-            response = self._http.request("GET", url, headers=headers)
+            response = self._http.request(method, url, headers=headers, body=sent)
         except (LocationValueError, ValueError) as exc:
             raise CannotAsk(str(exc)) from exc
         except (urllib3.exceptions.HTTPError, OSError) as exc:
@@ -116,15 +112,6 @@ class ByInvoke:
     def __init__(self, function_name: str, client: Any):
         self._function = function_name
         self._lambda = client  # quick to give up, never retried inline (common.aws)
-
-    def get(
-        self,
-        route: str,
-        path_parameters: dict[str, str],
-        query: dict[str, str],
-        on_behalf: OnBehalf,
-    ) -> tuple[int, bytes]:
-        return self.call("GET", route, path_parameters, on_behalf, query=query)
 
     def call(
         self,
@@ -185,7 +172,7 @@ def answered(response: Any) -> tuple[int, bytes]:
 
 def service(
     url: str | None, function: str | None, timeout_seconds: float, lambda_client: Callable[[], Any]
-) -> Service:
+) -> Routes:
     """How to reach a service, as the settings say: over HTTP when given a URL, else by
     invoking its function when given one, else over HTTP through the gateway the request
     came in on. `lambda_client()` builds the Lambda client, only when needed."""

@@ -350,7 +350,7 @@ class Settings:
     user_pool_id: str | None = None
     user_pool_client_id: str | None = None
     # The stock check: over HTTP at this URL; else by invoking this function; else over
-    # HTTP through the gateway the order came in on (see orders.stock_client).
+    # HTTP through the gateway the order came in on (see common.stock_client and orders.wiring).
     inventory_service_url: str | None = None
     inventory_function: str | None = None
     # Whose order a new shipment fulfils, asked of the orders service the same ways.

@@ -1,18 +1,36 @@
-"""The erasure queue (SQS): where an accepted erasure waits for the erasure function, off
-the request's path (docs/personal-data.md). A message names the erasure's request; the
-function reads its progress there, so a message that comes twice, or after a crash,
-carries on from where the erasure is."""
+"""An accepted erasure, as the users function (which accepts it) and the erasure function
+(which carries it out) both know it: its progress as its request's item records it, and
+the erasure queue (SQS), where it waits for the erasure function, off the request's path
+(docs/personal-data.md). A message names the erasure's request; the function reads its
+progress there, so a message that comes twice, or after a crash, carries on from where
+the erasure is."""
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from common import aws
+from common import aws, personal
 from common.errors import Unavailable
 from common.settings import Settings
 
 RETRY_AFTER_SECONDS = 5
+# An accepted erasure's progress (the record of its request).
+IN_PROGRESS, COMPLETED = "EN_CURSO", personal.ERASURE_DONE
+
+
+@dataclass(frozen=True, kw_only=True)
+class Erasure:
+    """An accepted erasure's progress: the request that records it, whose data it
+    erases, the step it is at and where in it, and the account it deletes last."""
+
+    request_id: int
+    user_id: int
+    estado: str
+    paso: str | None = None
+    desde: int = 0
+    cuenta: str | None = None
 
 
 class ErasureQueue:

@@ -11,7 +11,7 @@ goes out without their data once they are erased (docs/personal-data.md).
 import json
 from dataclasses import dataclass
 
-from webhooks.rules import PENDING, Delivery
+from common.webhook_records import PENDING, Delivery
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,13 +1,14 @@
 """The endpoints' secrets at rest: encrypted with the stack's KMS key (WEBHOOK_SECRETS_KEY;
 locally the emulator's), never stored in plain text (docs/api.md#endpoints).
 
-A secret is sealed when it is issued (a create, a rotation) and opened only to sign a
-delivery (the delivery function). Each is bound to its endpoint: the encryption context
-names the webhook, so a sealed secret copied onto another endpoint does not open. What
-is stored is `kms:` and the ciphertext's base64; an endpoint written before secrets
-were encrypted holds the plain `whsec_` text, which is read as it is until a rotation or
-the backfill (infra/webhook_secrets.py) seals it. No secret, sealed or open, is ever
-logged or shown but in the one answer that issues it.
+A secret is sealed when it is issued (a create, a rotation: the webhooks function) and
+opened only to sign a delivery (the delivery function): both through this. Each is bound
+to its endpoint: the encryption context names the webhook, so a sealed secret copied
+onto another endpoint does not open. What is stored is `kms:` and the ciphertext's
+base64; an endpoint written before secrets were encrypted holds the plain `whsec_` text,
+which is read as it is until a rotation or the backfill (infra/webhook_secrets.py) seals
+it. No secret, sealed or open, is ever logged or shown but in the one answer that issues
+it.
 """
 
 import base64

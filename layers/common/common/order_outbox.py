@@ -1,4 +1,8 @@
-"""Publishing PedidoAprobadoEvent: an asynchronous invoke of the order-events function.
+"""The orders' outbox (docs/api.md#the-order-event-pedidoaprobadoevent): the event each
+new order publishes, how it is published (an asynchronous invoke of the order-events
+function), and the sweep's rule for those left pending. The orders function publishes
+each new order's; the event sweep, another function, those left pending: both read it
+here, neither imports the other.
 
 InvocationType=Event returns as soon as Lambda has queued the event, so the order's
 HTTP response never waits for the listener. Locally AWS_ENDPOINT_URL_LAMBDA points at
@@ -6,14 +10,20 @@ the local stack's invoke endpoint, which runs the same handler in the background
 """
 
 import time
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple, Protocol
 
 from common import aws, jsonio, metrics
+from common.clock import to_iso
 from common.events import ORDER_APPROVED
 from common.logs import Logger
+from common.records import Order
 from common.settings import Settings
 from common.tracing import tracer
-from orders.metrics import SERVICE
+
+# Whose events these are: the dimension of their metrics (and of the orders' own),
+# whichever function publishes them; the template's alarms read the orders service's.
+SERVICE = "orders"
 
 # Tries per publish, the pause before each retry, and no new try once this long has gone
 # by: a publish that fails at once (refused, throttled) costs the order's request about a
@@ -22,6 +32,52 @@ from orders.metrics import SERVICE
 ATTEMPTS = 3
 BACKOFF_SECONDS = (0.05, 0.25)
 BUDGET_SECONDS = 1.0
+
+
+def approved_event(order: Order) -> dict:
+    """The PedidoAprobadoEvent payload (docs/api.md#the-order-event-pedidoaprobadoevent)."""
+    return {
+        "pedidoId": order.id,
+        "userEmail": order.user_email,
+        "total": order.total,
+        "tipoPedido": order.tipo_pedido,
+    }
+
+
+class Publisher(Protocol):
+    def publish(self, payload: dict) -> bool:
+        """Queue the event; False when it could not be (never raises)."""
+
+
+class Pending(Protocol):
+    """The outbox as stored (common.order_repository.OrderReader, or a fake in tests)."""
+
+    def pending_events(self, limit: int) -> list[Order]: ...
+    def event_published(self, order_id: int) -> None: ...
+
+
+class Swept(NamedTuple):
+    published: int
+    failed: bool  # a publish failed: the rest waits for the next run
+    more: bool  # the batch was full: more may be pending
+
+
+def republish_pending(
+    orders: Pending, events: Publisher, limit: int, created_before: datetime
+) -> Swept:
+    """Publish the events left pending, oldest first, at most `limit`, of orders created
+    before `created_before` (a younger one's own request may still be publishing it).
+    The listener handles an event once per order, so one published twice changes
+    nothing."""
+    pending = orders.pending_events(limit)
+    cutoff = to_iso(created_before)
+    for published, order in enumerate(pending):
+        if order.creado_en >= cutoff:
+            return Swept(published, failed=False, more=False)
+        if not events.publish(approved_event(order)):
+            return Swept(published, failed=True, more=True)
+        orders.event_published(order.id)
+    return Swept(len(pending), failed=False, more=len(pending) == limit)
 
 
 class LambdaPublisher:

@@ -8,7 +8,7 @@ from typing import Any
 
 from common import aws
 from common.settings import Settings
-from webhooks.messages import DeliveryMessage, encoded
+from common.webhook_messages import DeliveryMessage, encoded
 
 # SendMessageBatch's most entries per call.
 BATCH = 10

@@ -1,5 +1,6 @@
-"""The stock check's circuit breaker: pybreaker's, its state in one item of
-CircuitBreakersTable that every execution environment of the orders function shares.
+"""The inventory's circuit breaker (common.stock_client): pybreaker's, its state in one
+item of CircuitBreakersTable that every execution environment of the orders function
+shares.
 
 pybreaker keeps a breaker's state in a storage (`CircuitBreakerStorage`, as its Redis
 storage does): here a DynamoDB item, so an inventory outage opens the breaker after

@@ -1,7 +1,8 @@
 """What the dashboard's figures table (DashboardFiguresTable) holds, and under which keys
 (docs/architecture.md, "The dashboard's figures"). Its writer is the figures function
-(functions/dashboard_figures), its reader the dashboard's; this is the one place both
-read the layout from.
+(functions/dashboard_figures), its reader the dashboard's (functions/dashboard); this is
+the one place both read the layout from, and common.dashboard_table the one way both
+read its items.
 
 - `cifras#<n>`, n < COUNTER_SHARDS: counters, each a top-level number named for what it
   counts (`productos`, `pedidos:APROBADO`, `dia:2026-11-27:total`, `vence:2026-11-28T14`

@@ -1,5 +1,6 @@
 """Where a webhook may be delivered: guarding the platform's network from its own
-deliveries (server-side request forgery).
+deliveries (server-side request forgery). The webhooks function checks an endpoint's URL
+when it is set, the delivery function each attempt's address: both through this.
 
 A target is an https URL (locally http too) whose host resolves only to public
 addresses: never a private, loopback, link-local (the cloud's metadata service at

@@ -1,5 +1,8 @@
-"""Webhooks in DynamoDB; the only webhooks module that knows PynamoDB: the endpoints, each
-event's delivery to each, and the attempts.
+"""Webhooks in DynamoDB: the endpoints, each event's delivery to each, and the attempts.
+The webhooks function (the API), the events function (the active endpoints, a
+delivery's opening) and the delivery function (its attempts) read and write them
+through this, the one module of theirs that knows PynamoDB besides their model
+(common.webhook_model).
 
 An endpoint's changes after its create (a rotation, a 410 turning it off) are
 UpdateItems of the attributes they change, never a put of the whole item read before,
@@ -20,8 +23,8 @@ from common.clock import to_iso
 from common.paging import Page
 from common.repository import Repository
 from common.settings import Settings
-from webhooks.model import ACTIVE, AttemptModel, DeliveryModel, ReplacedSecret, WebhookModel
-from webhooks.rules import (
+from common.webhook_model import ACTIVE, AttemptModel, DeliveryModel, ReplacedSecret, WebhookModel
+from common.webhook_records import (
     PENDING,
     RETRYING,
     Attempt,
@@ -109,7 +112,7 @@ class WebhookRepository(Repository):
             raise
 
     def rotate(self, endpoint: Endpoint, replacing: str) -> bool:
-        """Store a rotated endpoint's secrets (rules.rotated), nothing else of it, on the
+        """Store a rotated endpoint's secrets (webhooks.rules.rotated), nothing else of it, on the
         condition that its current secret is still `replacing` (as stored): False when
         another rotation came first (a secret it answered must not be lost)."""
         m = WebhookModel

@@ -62,7 +62,11 @@ def verifier_for(settings: Settings) -> Verifier:
     assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
     # The stack's own pool (USER_POOL_ID names it): its accounts are checked as well.
     accounts = (
-        AccountCheck(functools.partial(aws.cognito, settings), settings.user_pool_id)
+        AccountCheck(
+            functools.partial(aws.cognito, settings),
+            settings.user_pool_id,
+            keep_seconds=settings.account_check_seconds,
+        )
         if settings.user_pool_id is not None
         else None
     )

@@ -50,6 +50,20 @@ def test_an_account_disabled_or_deleted_is_refused_within_the_check_time():
     assert CHECK_SECONDS < 60  # API Gateway keeps no authorizer result (template)
 
 
+def test_the_time_an_answer_is_kept_is_a_setting():
+    """ACCOUNT_CHECK_SECONDS (the tests' stacks keep it short, not to wait 30 s)."""
+    from common.settings import Settings
+
+    assert Settings.from_env({}).account_check_seconds == CHECK_SECONDS
+    assert Settings.from_env({"ACCOUNT_CHECK_SECONDS": "2"}).account_check_seconds == 2
+    pool, clock = Pool({"ana": True}), Clock()
+    check = AccountCheck(lambda: pool, "pool-1", clock, keep_seconds=2)
+    assert check.active("ana") is True
+    pool.users["ana"] = False
+    clock.now += 2
+    assert check.active("ana") is False
+
+
 def test_when_the_pool_cannot_be_asked_the_last_answer_stands_and_none_is_unknown():
     pool, clock = Pool({"ana": False}), Clock()
     check = AccountCheck(lambda: pool, "pool-1", clock)

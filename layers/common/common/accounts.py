@@ -26,8 +26,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-# How long the pool's answer about an account is kept (both ways).
-CHECK_SECONDS = 30
+# How long the pool's answer about an account is kept (both ways), unless told otherwise
+# (ACCOUNT_CHECK_SECONDS: tests that wait for a revocation keep it short).
+CHECK_SECONDS = 30.0
 # Accounts whose answers one environment keeps (the least recently asked go first).
 KEPT_ACCOUNTS = 10_000
 _GONE = "UserNotFoundException"
@@ -48,8 +49,10 @@ class AccountCheck:
         cognito: Callable[[], Any],
         pool_id: str,
         clock: Callable[[], float] = time.monotonic,
+        keep_seconds: float = CHECK_SECONDS,
     ):
         self._cognito, self._pool_id, self._clock = cognito, pool_id, clock
+        self._keep_seconds = keep_seconds
         self._lock = threading.Lock()
         self._known: OrderedDict[str, _Answer] = OrderedDict()
 
@@ -72,7 +75,7 @@ class AccountCheck:
         except BotoCoreError:
             return known.active if known is not None else None
         with self._lock:
-            self._known[username] = _Answer(active, now + CHECK_SECONDS)
+            self._known[username] = _Answer(active, now + self._keep_seconds)
             self._known.move_to_end(username)
             while len(self._known) > KEPT_ACCOUNTS:
                 self._known.popitem(last=False)

@@ -304,6 +304,7 @@ VARIABLES = (
     "JWT_JWKS_URL",
     "USER_POOL_ID",
     "USER_POOL_CLIENT_ID",
+    "ACCOUNT_CHECK_SECONDS",
     "PAGE_TOKEN_KEY",
     "PAGE_TOKEN_KEY_ID",
     "INVENTORY_SERVICE_URL",
@@ -361,6 +362,9 @@ class Settings:
     # gateway the request came in on).
     shipping_service_url: str | None = None
     breaker_fail_max: int = 5
+    # How long the authorizer keeps the pool's answer about a token's account: a disabled
+    # or deleted account's token is refused within it (docs/identity.md: at most 60 s).
+    account_check_seconds: float = 30.0
     breaker_reset_seconds: float = 30.0
     stock_check_timeout_seconds: float = 2.0
     notification_service_url: str | None = None
@@ -424,6 +428,7 @@ class Settings:
             orders_function=read.function("ORDERS_FUNCTION"),
             shipping_service_url=read.url("SHIPPING_SERVICE_URL"),
             breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
+            account_check_seconds=read.number("ACCOUNT_CHECK_SECONDS", 30.0, minimum=0),
             breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
             stock_check_timeout_seconds=read.number(
                 "STOCK_CHECK_TIMEOUT_SECONDS", 2.0, minimum=0.001

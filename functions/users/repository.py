@@ -3,6 +3,7 @@ that knows PynamoDB. How a person's orders and shipments are read and stripped, 
 erasure's progress recorded, is the layer's (common.erasure_repository): the erasure
 function does both too."""
 
+import contextlib
 import functools
 
 from pynamodb.exceptions import UpdateError
@@ -80,6 +81,16 @@ class Requests(ErasureProgress):
 
     def next_id(self) -> int:
         return self._ids.next_id()
+
+    def warm(self, absent_id: int) -> None:
+        """At init: a read of a request no one made and of the requests' counter, which
+        open the connections a request's record writes through (PynamoDB's own, one per
+        table), so the first request records at the cost of the next. Reads only: the
+        warm-up is no one's request."""
+        with contextlib.suppress(DataRequestModel.DoesNotExist):
+            DataRequestModel.get(absent_id)
+        with contextlib.suppress(counters.CounterModel.DoesNotExist):
+            counters.CounterModel.get(COUNTER)
 
     def record(self, request: DataRequest) -> None:
         """The request as answered. An update, not a put: an accepted erasure's progress

@@ -85,5 +85,9 @@ def create(settings: Settings) -> PlatformApp:
 def rehearse(app: PlatformApp, settings: Settings) -> None:
     """At init: the data of a userId no one has, read through the whole request path (its
     claim, its orders and its shipments by their indexes: the clients built, their
-    connections open). The platform's own warm-up is no one's request: not recorded."""
+    connections open), and a read of the record of requests and its counter (their
+    connections open too: the first request records). The platform's own warm-up is no
+    one's request: nothing is recorded."""
     app.rehearse("GET", "/api/usuarios/{userId}/datos", userId=REHEARSAL_ID)
+    with aws.acting_as(FUNCTION):
+        Requests(settings).warm(int(REHEARSAL_ID))

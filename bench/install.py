@@ -7,7 +7,7 @@ it, so neither pip nor uv finds anything it downloaded before), times:
 
 - `make run`: from the command to the line "Ready." (.venv installed, the stack up; ports
   chosen by the system, data in memory, reload off), then Ctrl-C to its process group;
-- `make test`'s installs, in a second fresh clone: `make .venv/.ready .venv-sam/.ready`,
+- `make test`'s installs, in a second fresh clone: `make .venv/.ready-3.13 .venv-sam/.ready-3.13`,
   what `make test` runs before ruff and pytest;
 - both again in new clones with the caches the first ones filled ("warm").
 
@@ -80,7 +80,7 @@ def installs(checkout: Path, env: dict) -> float:
     """Seconds `make test` spends installing: both venvs, from nothing."""
     started = time.monotonic()
     subprocess.run(
-        ["make", "-s", ".venv/.ready", ".venv-sam/.ready"],
+        ["make", "-s", ".venv/.ready-3.13", ".venv-sam/.ready-3.13"],
         cwd=checkout,
         env=env,
         check=True,

@@ -6,7 +6,8 @@ Usage: `make bench-loop [RUNS=5] [LOAD=2] [REF=<commit>]` (or .venv/bin/python
 bench/loop.py --runs 5 --load 2 --ref HEAD). The clone is made once (`git clone`, as CI
 does; its package caches are this machine's, warm after the first run) and each run is
 `make test` in it, timed; with --load N, N processes spin on the CPU for as long as the
-runs last. Prints each run's time and result, and the failed tests of a failed one.
+runs last. Prints each run's time and result, and the failed tests of a failed one; each
+run's whole output is kept in a folder under the temporary directory, named in the table.
 """
 
 import argparse
@@ -33,10 +34,15 @@ def clone(ref: str, into: Path) -> Path:
     return checkout
 
 
-def run_once(checkout: Path) -> tuple[float, int, list[str]]:
+def run_once(checkout: Path, log: Path) -> tuple[float, int, list[str]]:
+    """One `make test`, its whole output kept in `log` (a failure's traceback is what a
+    flaky test's fix needs)."""
     started = time.monotonic()
-    done = subprocess.run(["make", "test"], cwd=checkout, capture_output=True, text=True)
+    done = subprocess.run(
+        ["make", "test"], cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     took = time.monotonic() - started
+    log.write_text(done.stdout)
     failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, re.M)
     return took, done.returncode, failed
 
@@ -54,6 +60,7 @@ def main() -> None:
     for spinner in spinners:
         spinner.start()
     passed = 0
+    logs = Path(tempfile.mkdtemp(prefix="loop-logs-"))
     try:
         with tempfile.TemporaryDirectory(prefix="loop-") as scratch:
             checkout = clone(ref, Path(scratch))
@@ -61,9 +68,10 @@ def main() -> None:
             print("| run | seconds | result | failed |")
             print("|---|---|---|---|")
             for number in range(1, args.runs + 1):
-                took, code, failed = run_once(checkout)
+                log = logs / f"run-{number}.txt"
+                took, code, failed = run_once(checkout, log)
                 passed += code == 0
-                result = "passed" if code == 0 else f"FAILED ({code})"
+                result = "passed" if code == 0 else f"FAILED ({code}; {log})"
                 print(f"| {number} | {took:.0f} | {result} | {', '.join(failed)} |", flush=True)
     finally:
         for spinner in spinners:

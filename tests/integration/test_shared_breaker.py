@@ -193,5 +193,10 @@ def test_while_one_environment_runs_the_trial_the_others_are_refused_at_once(env
     with ThreadPoolExecutor(len(many)) as pool:
         results = list(pool.map(one_check, many))
     assert inventory.calls == calls + 1  # the one trial
-    refused_at_once = [s for answer, s in results if answer == "503" and s < 0.5]
-    assert len(refused_at_once) == len(many) - 1
+    # The others were refused, not made to wait for the trial: one that waited would have
+    # seen it close the breaker and asked the inventory itself (a second call) or answered
+    # as the trial did. Which answer, not how soon (a bound of 0.5 s failed under load,
+    # eight threads sharing two busy cores).
+    refused = [seconds for answer, seconds in results if answer == "503"]
+    assert len(refused) == len(many) - 1, results
+    assert [answer for answer, _ in results if answer != "503"] == ["AVAILABLE"]  # the trial

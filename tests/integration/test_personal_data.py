@@ -430,3 +430,17 @@ def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_da
     again = platform.post("/api/envios", shipment, headers=key)
     assert again.headers.get("Idempotent-Replayed") == "true"
     assert (body(again)["destino"], body(again)["rutaDescripcion"]) == (None, None)
+
+
+def test_requests_made_in_different_environments_are_numbered_in_the_order_they_came(tables):
+    """The record lists newest first by id: two environments of the users function (each
+    its own repository) alternating must hand out rising ids, which a block of ids per
+    environment did not (the console's record listed an operator's two erasures of one
+    person in the wrong order when a second environment had answered one of them)."""
+    from common import aws
+    from users.repository import Requests
+
+    with aws.acting_as("UsersFunction"):
+        first, second = Requests(Settings.from_env()), Requests(Settings.from_env())
+        ids = [environment.next_id() for _ in range(20) for environment in (first, second)]
+    assert ids == sorted(ids) and len(set(ids)) == 40

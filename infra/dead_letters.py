@@ -57,7 +57,7 @@ def _clients(stage: str | None):
     )
 
 
-def _messages(sqs, url: str, hide_seconds: int):
+def messages(sqs, url: str, hide_seconds: int):
     """Every message of the queue, each once; one received is hidden `hide_seconds` (0: it
     stays for the next reader, and the walk ends when one comes round again)."""
     seen: set[str] = set()
@@ -85,7 +85,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     sqs, lam, url = _clients(args.stage)
     done = 0
-    for message in _messages(sqs, url, 0 if args.action == "list" else 60):
+    for message in messages(sqs, url, 0 if args.action == "list" else 60):
         record = json.loads(message["Body"])
         if args.action == "list":
             print(

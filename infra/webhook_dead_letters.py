@@ -21,7 +21,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import boto3
@@ -31,6 +31,7 @@ from common.settings import Settings
 from common.webhook_messages import DeliveryMessage, decoded
 from common.webhook_queue import DeliveryQueue
 from common.webhook_repository import Deliveries, WebhookRepository
+from infra.dead_letters import messages
 from webhooks import service
 
 QUEUE = "WebhookDeliveryDeadLetterQueue"
@@ -38,21 +39,6 @@ QUEUE = "WebhookDeliveryDeadLetterQueue"
 HIDE_SECONDS = 60
 # (a dead letter) -> what came of sending it again (webhooks.service's outcomes).
 Redrive = Callable[[DeliveryMessage], str]
-
-
-def messages(sqs: Any, url: str, hide_seconds: int) -> Iterator[dict]:
-    """Every message of the queue, each once (one received is hidden `hide_seconds`; 0:
-    it stays for the next reader, and the walk ends when one comes round again)."""
-    seen: set[str] = set()
-    while True:
-        batch = sqs.receive_message(
-            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0, VisibilityTimeout=hide_seconds
-        ).get("Messages", [])
-        fresh = [message for message in batch if message["MessageId"] not in seen]
-        if not fresh:
-            return
-        seen.update(message["MessageId"] for message in fresh)
-        yield from fresh
 
 
 def redrive_all(sqs: Any, url: str, redrive: Redrive) -> Counter:

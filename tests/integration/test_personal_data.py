@@ -14,6 +14,7 @@ import pytest
 
 from common.settings import Settings
 from infra import template
+from tests.integration.test_user_ids import a_product
 from tests.support.api import body, error_code
 from tests.support.endpoints import point
 
@@ -66,21 +67,6 @@ class Person:
 def sign_in(api, email: str, password: str = PASSWORD) -> str | None:
     answer = api.post("/api/auth/login", {"email": email, "password": password}, token=None)
     return answer.body.decode() if answer.status_code == 200 else None
-
-
-def a_product(api) -> int:
-    made = api.post(
-        "/api/inventario",
-        {
-            "sku": uuid.uuid4().hex,
-            "nombre": "Caja",
-            "precioUnitario": 3,
-            "stockActual": 100,
-            "umbralMinimo": 0,
-        },
-    )
-    assert made.status_code == 201, made.body
-    return body(made)["id"]
 
 
 def an_order(api, person, product: int, status: str | None = None, **fields) -> dict:

@@ -52,7 +52,7 @@ MAKE_VENV = if $(PYTHON) -m pip --python "$(PYTHON)" --version >/dev/null 2>&1; 
 BOOTSTRAP_UV = if $(PY) -m pip --version >/dev/null 2>&1; then $(PY) -m pip $(PIP_INSTALL); \
 	else $(PYTHON) -m pip --python $(PY) $(PIP_INSTALL); fi
 
-.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-user-ids encrypt-webhook-secrets backfill-figures bench-dashboard clean
+.PHONY: run emulators seed user reset test test-unit token lint typecheck lock validate build chromium bench bench-hardening bench-fuzz bench-lists bench-idempotency bench-costs bench-cold-start bench-install bench-tracing bench-throttle bench-concurrency bench-scale bench-stock bench-lines dead-letters redrive webhook-dead-letters redrive-webhooks backfill-shards backfill-tracking backfill-user-ids encrypt-webhook-secrets backfill-figures migrate-stock check-stock bench-dashboard clean
 
 # Install output goes to stderr so `make -s token` prints the token and nothing else. The
 # install is quiet, so say first what is coming.
@@ -191,6 +191,12 @@ webhook-receiver: $(READY)
 backfill-shards: $(READY)
 	@$(PY) -m infra.shard_backfill $(if $(STAGE),--stage $(STAGE))
 
+# Shipments stored before tracking given a tracking code and a place in the late check
+# (docs/operations.md#tracking), on the local stack's tables or STAGE=dev|prod's; `make
+# run` does it to the data it restores.
+backfill-tracking: $(READY)
+	@$(PY) -m infra.tracking_backfill $(if $(STAGE),--stage $(STAGE))
+
 # The userIds that data written before claims carries (orders, shipments, the pool's
 # accounts), claimed so no new account is given one (docs/identity.md#userids), on the
 # local stack or STAGE=dev|prod's; `make run` does it to the data it restores.
@@ -208,6 +214,17 @@ encrypt-webhook-secrets: $(READY)
 # STAGE=dev|prod's; `make run` does it to the data it restores (docs/operations.md).
 backfill-figures: $(READY)
 	@$(PY) -m infra.figures_backfill $(if $(STAGE),--stage $(STAGE))
+
+# Data stored before warehouses and orders of several lines carried into them (every
+# unit and reservation into PRINCIPAL, every order its one line), on the local stack's
+# tables or STAGE=dev|prod's; `make run` does it to the data it restores.
+migrate-stock: $(READY)
+	@$(PY) -m infra.stock_migration $(if $(STAGE),--stage $(STAGE))
+
+# The stock's invariants checked (reserved is the sum of the reservations, available
+# is on hand less reserved, in each warehouse); prints what differs, exits 1 if any.
+check-stock: $(READY)
+	@$(PY) -m infra.stock_check $(if $(STAGE),--stage $(STAGE))
 
 # ruff's rules, and its formatting (`ruff format .` applies it).
 lint: $(READY)
@@ -301,6 +318,12 @@ bench-throttle: $(READY)
 bench-webhooks: $(READY)
 	@$(PY) bench/webhook_deliveries.py
 
+# A carrier's burst of 1,000 tracking events for 100 shipments, and the API's requests
+# meanwhile against a baseline of the same run (docs/api.md#carriers).
+.PHONY: bench-tracking
+bench-tracking: $(READY)
+	@$(PY) bench/tracking.py
+
 # Requests a second at 1 and at 4 clients (POST /api/pedidos, GET /api/inventario/{id}),
 # the CPU each request costs and the ceiling that puts on 4 clients, and the local
 # stack's memory with every function warm.
@@ -317,6 +340,11 @@ bench-scale: $(READY)
 # the ceiling per product (docs/capacity.md).
 bench-stock: $(READY)
 	@$(PY) bench/stock.py
+
+# Approving an order of 20 lines over 3 warehouses against 20 one-line orders: write
+# units and time (bench/README.md, Order lines).
+bench-lines: $(READY)
+	@$(PY) bench/order_lines.py
 
 # make test in a clean clone, RUNS times in a row, with LOAD processes keeping the cores
 # busy beside it (REF=<commit>; docs/development.md#tests).

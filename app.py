@@ -16,9 +16,10 @@ import webhooks.wiring
 from auth import wiring as sign_in
 from authorizer import wiring as authorizer
 from authorizer.policy import authorize
-from common import aws, index
-from common.service_app import InProcess, PlatformApp, create_app
-from common.settings import Settings
+from common.http import index
+from common.http.service_app import InProcess, PlatformApp, create_app
+from common.platform import aws
+from common.platform.settings import Settings
 from dashboard import wiring as dashboard
 from infra import template
 
@@ -36,6 +37,7 @@ def create_gateway(settings: Settings) -> PlatformApp:
         inventory.wiring.routes_for(settings),
         orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
         shipping.wiring.routes_for(settings),
+        shipping.wiring.public_routes_for(settings),
         webhooks.wiring.routes_for(settings),
         dashboard.routes_for(settings),
         users.wiring.routes_for(settings),

@@ -102,17 +102,17 @@ if sys.argv[3].startswith("="):  # no handler starts so: FLOOR
     raise SystemExit
 warming = []
 try:
-    import common.lambda_init  # tiny (gc, contextlib): lets the probe time the warm-up
+    import common.platform.lambda_init  # tiny (gc, contextlib): lets the probe time the warm-up
 except ImportError:  # a checkout from before warm-ups (--checkout)
     pass
 else:
-    warm_up = common.lambda_init.warm_up
+    warm_up = common.platform.lambda_init.warm_up
     def timed_warm_up(*args):
         started = time.perf_counter()
         if sys.argv[4] != "skip":  # --no-warm-up: what the warm-up buys the first request
             warm_up(*args)
         warming.append(time.perf_counter() - started)
-    common.lambda_init.warm_up = timed_warm_up
+    common.platform.lambda_init.warm_up = timed_warm_up
 module, _, attribute = sys.argv[3].rpartition(".")
 started = time.perf_counter()
 handler = getattr(__import__(module, fromlist=[attribute]), attribute)
@@ -220,7 +220,7 @@ def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
     AWS path (tests.support.recorded_aws), as the functions would write them."""
     import dataclasses
 
-    from common.settings import Settings
+    from common.platform.settings import Settings
     from infra.local.tokens import local_token
     from tests.support.recorded_aws import RecordedAws
 
@@ -449,7 +449,7 @@ def main() -> None:
         "POWERTOOLS_LOG_LEVEL": "WARNING",
         "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false",
     }
-    from common.keys import Key
+    from common.platform.keys import Key
     from infra.local.tokens import LOCAL_SUBJECT, issue
 
     functions = template.resources("AWS::Serverless::Function", template_file)
@@ -457,7 +457,7 @@ def main() -> None:
     secrets = boto3.client("secretsmanager", endpoint_url=dynamodb.url)
     created = secrets.create_secret(Name="bench/key", SecretString=os.environ["JWT_SECRET"])
     secret = created["ARN"]
-    # A token as the deployed key signs one: naming the secret's version (common.keys).
+    # A token as the deployed key signs one: naming the secret's version (common.platform.keys).
     given = events(
         issue(LOCAL_SUBJECT, Key(created["VersionId"], os.environ["JWT_SECRET"].encode("utf-8")))
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import boto3
 
-from common.settings import Settings
+from common.platform.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator

@@ -158,9 +158,13 @@ def timed_rounds(small: StackClient, large: StackClient, count: int, requests: i
     return results
 
 
-def compare(orders: int = LARGE, rounds: int = 6, requests: int = 30) -> tuple[list[tuple], float]:
-    """Both stacks, seeded; the rounds, and how long the large one took to start (its
-    figures counted the restored orders then)."""
+def compare(
+    orders: int = LARGE, rounds: int = 6, requests: int = 30
+) -> tuple[list[tuple], float, float]:
+    """Both stacks, seeded; the rounds, how long the large one took to start (its figures
+    counted the restored orders then), and how soon after the last of its orders was
+    answered the small one's figures counted it (docs/api.md#dashboard: within 5 s; the
+    tests wait for it rather than time it)."""
     env = {"POWERTOOLS_LOG_LEVEL": "WARNING"}  # the request lines of both would drown the table
     data = Path(tempfile.mkdtemp(prefix="bench-dashboard-"))
     saved(data, orders - SMALL)
@@ -174,9 +178,9 @@ def compare(orders: int = LARGE, rounds: int = 6, requests: int = 30) -> tuple[l
         large = StackClient(large_stack, large_stack.token)
         placed(small, SMALL)
         placed(large, SMALL)
-        caught_up(small, SMALL)
+        fresh = caught_up(small, SMALL)
         caught_up(large, orders)
-        return timed_rounds(small, large, rounds, requests), took
+        return timed_rounds(small, large, rounds, requests), took, fresh
     finally:
         small_stack.stop()
         large_stack.stop()
@@ -199,10 +203,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--requests", type=int, default=30)
     args = parser.parse_args()
-    results, took = compare(args.orders, args.rounds, args.requests)
+    results, took, fresh = compare(args.orders, args.rounds, args.requests)
     print(
         f"The stack restoring {args.orders - SMALL} orders started in {took:.1f} s (the "
-        "figures of them counted at its start).\n"
+        "figures of them counted at its start). The other's figures counted its last order "
+        f"{fresh:.1f} s after that order's answer (the promise: within 5 s).\n"
     )
     print(f"| round | {SMALL} orders, median ms | {args.orders} orders, median ms | ratio |")
     print("|---|---|---|---|")

@@ -10,6 +10,11 @@ drives it over HTTP from this process; it prints one Markdown table per part.
 3. 20 orders while 120 products are being created (stock checks queued behind writes).
 4. 16 concurrent orders against an inventory that never answers (pybreaker held its
    lock across each call).
+5. The connection limit plus 100 connections held open, idle or with half a request
+   each, then the next client (the server accepted one connection a round of its loop,
+   each round polling them all: the next client waited 14.6 s on a slow machine).
+
+`--only NAME` runs one part (connections, creates, orders, hung, held).
 
 Times are ratios against a baseline taken in the same run where that is meaningful:
 the machine is shared and has two cores.
@@ -21,7 +26,9 @@ import statistics
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
+from infra.local.http_server import CONNECTION_LIMIT
 from tests.support.processes import resident_mib
 from tests.support.stack_process import StackClient, StackProcess
 
@@ -214,14 +221,62 @@ def hung_inventory(orders: int = 16, timeout: float = 2.0) -> None:
     )
 
 
+def hold(address: tuple[str, int], count: int, sent: bytes, held: list) -> None:
+    """`count` connections to `address`, each sent `sent`, kept in `held`."""
+    for _ in range(count):
+        held.append(socket.create_connection(address))
+        if sent:
+            held[-1].sendall(sent)
+
+
+def held_connections(past_the_limit: int = 100) -> None:
+    """The next client's answer with CONNECTION_LIMIT + `past_the_limit` connections held
+    (idle, then half-open), against one request alone; an hour's idle timeout, so only
+    the server making room frees a place."""
+    stack, http = started_stack(HTTP_IDLE_TIMEOUT_SECONDS="3600")
+    address = ("127.0.0.1", int(stack.gateway.rsplit(":", 1)[1]))
+    rows = []
+    try:
+        http.gateway("GET", "/api/inventario")
+        baseline = statistics.median(
+            timed(lambda: http.gateway("GET", "/api/inventario"))[1] for _ in range(10)
+        )
+        rows.append(("one request alone, median ms (baseline)", f"{baseline:.1f}"))
+        for kind, sent in (("idle", b""), ("half-open", b"GET /api/inventario HTTP/1.1\r\n")):
+            held: list[socket.socket] = []
+            try:
+                _, opened_ms = timed(
+                    partial(hold, address, CONNECTION_LIMIT + past_the_limit, sent, held)
+                )
+                answer, millis = timed(lambda: http.gateway("GET", "/api/inventario"))
+            finally:
+                for sock in held:
+                    sock.close()
+            rows.append((f"{kind}: opening them, ms", f"{opened_ms:.0f}"))
+            rows.append((f"{kind}: the next client, ms ({answer.status_code})", f"{millis:.0f}"))
+            rows.append((f"{kind}: the next client / baseline", f"{millis / baseline:.1f}x"))
+    finally:
+        stack.stop()
+    table(f"{CONNECTION_LIMIT} + {past_the_limit} connections held, then the next client", rows)
+
+
+PARTS = {
+    "connections": connections,
+    "creates": None,  # takes --creates
+    "orders": orders_under_writes,
+    "hung": hung_inventory,
+    "held": held_connections,
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--creates", type=int, default=5000)
+    parser.add_argument("--only", choices=sorted(PARTS))
     args = parser.parse_args()
-    connections()
-    creates(args.creates)
-    orders_under_writes()
-    hung_inventory()
+    for name, part in PARTS.items():
+        if args.only in (None, name):
+            creates(args.creates) if part is None else part()
 
 
 if __name__ == "__main__":

@@ -18,8 +18,8 @@ import boto3
 import requests
 
 from app import create_gateway
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator

@@ -18,10 +18,11 @@ import boto3
 import requests
 
 from app import create_gateway
-from common import aws, keys
-from common.counters import CounterModel
-from common.paging import issue_token
-from common.settings import Settings
+from common.orders.model import OrderModel
+from common.platform import aws, keys
+from common.platform.settings import Settings
+from common.storage.counters import CounterModel
+from common.storage.paging import issue_token
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
@@ -30,7 +31,6 @@ from inventory import repository as products
 from inventory.model import ProductModel
 from inventory.rules import Product
 from orders import repository as orders
-from orders.model import OrderModel
 from orders.rules import STATUSES, Order
 from tests.support.metering import metered
 from tests.support.served_app import serve

@@ -28,14 +28,14 @@ from decimal import Decimal
 import boto3
 import requests
 
-from common import aws
-from common.history import Entry
-from common.order_model import OrderModel
-from common.records import Order, Shipment
-from common.settings import Settings
-from common.shipment_model import ShipmentModel
-from common.storage import bind
-from common.user_ids import TABLE, UserIds
+from common.identity.user_ids import TABLE, UserIds
+from common.orders.model import OrderModel
+from common.orders.records import Order, Shipment
+from common.orders.shipment_model import ShipmentModel
+from common.platform import aws
+from common.platform.history import Entry
+from common.platform.settings import Settings
+from common.storage.tables import bind
 from infra.local import LOCAL_AWS_ENV
 from orders.repository import item_of as order_item
 from shipping.repository import item_of as shipment_item
@@ -106,7 +106,7 @@ def load(user_id: int, email: str, orders: int, shipments: int) -> None:
 
 
 def _entry(entry: Entry):
-    from common.storage import history_entry
+    from common.storage.tables import history_entry
 
     return history_entry(entry)
 

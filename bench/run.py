@@ -170,7 +170,7 @@ def main() -> None:
     print("| request | n | concurrency | p50 ms | p95 ms | p99 ms | req/s | statuses |")
     print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
-    results, _ = dashboard_time.compare(rounds=DASHBOARD_ROUNDS)
+    results, _, _ = dashboard_time.compare(rounds=DASHBOARD_ROUNDS)
     print()
     print(dashboard_time.summary(results, dashboard_time.LARGE))
 

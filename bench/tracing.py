@@ -7,7 +7,7 @@ which are the bench's alone and never in a lock. Then each round starts a fresh 
 -I` interpreter per setup, in turn, and times its imports and setup:
 
 - baseline: `import chalice, boto3` (bench/cold_start.py's baseline);
-- X-Ray: the baseline, then Powertools' Tracer as common/tracing.py builds it on Lambda
+- X-Ray: the baseline, then Powertools' Tracer as common/platform/tracing.py builds it on Lambda
   (the X-Ray SDK, botocore patched);
 - OpenTelemetry: the baseline, then the SDK's TracerProvider with X-Ray's trace ids,
   a batch processor and the OTLP/HTTP exporter, X-Ray's propagator, and botocore

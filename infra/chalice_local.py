@@ -53,8 +53,8 @@ from chalice.local import (
 )
 
 from authorizer.policy import Unauthorized
-from common.service_app import log_request
-from common.settings import ConfigError
+from common.http.service_app import log_request
+from common.platform.settings import ConfigError
 from infra import template
 
 LOCAL_STAGE = "local"

@@ -24,9 +24,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
-from common import dashboard_layout as layout
-from common.clock import utcnow
-from common.dashboard_table import TABLE, plain
+from common.dashboard import layout
+from common.dashboard.table import TABLE, plain
+from common.platform.clock import utcnow
 from dashboard_figures.figures import Change, Contended, Counted, Key, plan, stands_apart
 from dashboard_figures.repository import READ, FiguresStore, change_of_item
 from dashboard_figures.service import MAX_ATTEMPTS, RUN

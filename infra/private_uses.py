@@ -455,6 +455,11 @@ def _waitress_server() -> None:
         has(server, "_map", "adj", "accepting", "readable", "channel_class", "trigger")
         has(server, "task_dispatcher", "effective_host", "effective_port", "run", "close")
         is_a(server._map, dict, "the server's _map")
+        # http_server accepts in a loop of handle_accept until one adds no channel.
+        before = len(server._map)
+        server.handle_accept()
+        if len(server._map) != before:
+            raise Changed("handle_accept with no connection waiting added a channel")
         has(server.adj, "connection_limit", "sockets")
         has(server.trigger, "pull_trigger")
         takes(wasyncore.close_all, "map")
@@ -874,11 +879,12 @@ USES = (
         ("LambdaSimpleBackend.invoke", "moto.awslambda_simple.models"),
     ),
     PrivateUse(
-        "waitress server internals (create_server, _map, adj, readable, trigger)",
+        "waitress server internals (create_server, _map, adj, readable, handle_accept, trigger)",
         "waitress",
         _HTTP,
         "waitress documents serve() alone: the stack needs its port before it serves, room "
-        "made at the connection limit, and a drain when it stops",
+        "made at the connection limit, the waiting connections accepted many a round, and "
+        "a drain when it stops",
         _waitress_server,
         ("server._map", "self._server._map", "waitress.server", "waitress.wasyncore"),
     ),

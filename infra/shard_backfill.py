@@ -19,11 +19,11 @@ from collections import Counter
 
 from botocore.exceptions import ClientError
 
-from common import shards
-from common.storage import LIST_SHARDS
+from common.orders.model import PENDING, PENDING_SHARDS
+from common.orders.model import STATUS_SHARDS as ORDER_STATUS_SHARDS
+from common.storage import shards
+from common.storage.tables import LIST_SHARDS
 from inventory.model import ALERT_SHARDS, IN_ALERT
-from orders.model import PENDING, PENDING_SHARDS
-from orders.model import STATUS_SHARDS as ORDER_STATUS_SHARDS
 from shipping.model import STATUS_SHARDS as SHIPMENT_STATUS_SHARDS
 
 # logical id: (shards of its status, {sparse mark: (its plain value, its shards)})

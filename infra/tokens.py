@@ -6,7 +6,7 @@ the one kept in LOCAL_DATA_DIR (infra/local/tokens.py); when a stack runs on tha
 LOCAL_DATA_DIR (infra/local/running.py) and signs with another key, it says so instead.
 With STAGE=dev|prod, for that deployed stack: signed with the key its template generated
 in Secrets Manager (`<stack name>/jwt-signing-key`), in the version the stack's own
-functions would sign with now (common.keys), read with the caller's own AWS credentials,
+functions would sign with now (common.platform.keys), read with the caller's own AWS credentials,
 so only someone allowed to read that secret can mint one. A stack that takes tokens from
 an OIDC issuer (JWT_ISSUER) refuses these: sign in with the issuer instead.
 """
@@ -17,8 +17,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from common.callers import CUSTOMER, OPERATOR, ROLES
-from common.ids import ascii_digits
+from common.identity.callers import CUSTOMER, OPERATOR, ROLES
+from common.platform.ids import ascii_digits
 from infra.local.tokens import LOCAL_SUBJECT, issue, local_settings, local_token
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def stage_token(stage: str, subject: str, role: str, user_id: int | None) -> str
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
-    from common.keys import SecretRing
+    from common.platform.keys import SecretRing
 
     stack, region = stage_stack(stage)
     secret_id = f"{stack}/{JWT_SECRET_NAME}"
@@ -67,7 +67,7 @@ def _user_id(raw: str | None) -> int | None:
 def _same_key_as_the_running_stack(settings) -> None:
     """A token the running stack would refuse is not printed: it says why instead (the
     stack was given a JWT_SECRET this was not, or another)."""
-    from common.keys import FixedRing
+    from common.platform.keys import FixedRing
     from infra.local.running import running
 
     found = running()
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> None:
         subject = args.subject or f"{getpass.getuser()}@{args.stage}"
         print(stage_token(args.stage, subject, role, user_id))
     else:
-        from common.settings import ConfigError, stop_process
+        from common.platform.settings import ConfigError, stop_process
 
         subject = args.subject or (
             f"customer-{user_id}@localhost" if role == CUSTOMER else LOCAL_SUBJECT

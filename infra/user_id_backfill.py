@@ -1,5 +1,5 @@
 """`make backfill-user-ids`: every userId that data written before claims carries, claimed
-(common.user_ids; docs/identity.md#userids), so that no new account is given it.
+(common.identity.user_ids; docs/identity.md#userids), so that no new account is given it.
 
 Orders and shipments written before claims (an earlier version's, `make seed`'s of
 then, an import) carry userIds nothing claimed; so do the accounts of the user pool made
@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from common.user_ids import TABLE, UserIds
+from common.identity.user_ids import TABLE, UserIds
 
 # The tables whose items carry a userId (logical ids).
 TABLES = ("OrdersTable", "ShipmentsTable")
@@ -42,14 +42,18 @@ def carried(dynamodb: Any, table: str) -> Iterator[int]:
                 yield int(item["userId"]["N"])
 
 
-def accounts(cognito: Any, pool_id: str) -> Iterator[tuple[int, str]]:
-    """The userId of each account of the pool that has one (operators may not), and
-    the account's username."""
+def accounts(cognito: Any, pool_id: str) -> Iterator[tuple[int, str, str | None]]:
+    """The userId of each account of the pool that has one (operators may not), the
+    account's username and its email."""
     for page in cognito.get_paginator("list_users").paginate(UserPoolId=pool_id):
         for user in page["Users"]:
             attributes = {a["Name"]: a["Value"] for a in user.get("Attributes", [])}
             if attributes.get(USER_ID_ATTRIBUTE, "").isdigit():
-                yield int(attributes[USER_ID_ATTRIBUTE]), str(user["Username"])
+                yield (
+                    int(attributes[USER_ID_ATTRIBUTE]),
+                    str(user["Username"]),
+                    attributes.get("email"),
+                )
 
 
 def backfill(
@@ -64,8 +68,8 @@ def backfill(
             ids.used(user_id)
             claimed[logical_id] += 1
     if cognito is not None and pool_id is not None:
-        for user_id, username in set(accounts(cognito, pool_id)):
-            ids.account_exists(user_id, username)
+        for user_id, username, email in set(accounts(cognito, pool_id)):
+            ids.account_exists(user_id, username, email)
             claimed["accounts"] += 1
     return claimed
 

@@ -5,7 +5,7 @@ Without STAGE, in the local stack's pool (the emulator of the running `make run`
 emulators`); with STAGE=dev|prod, in that deployed stack's pool, with your AWS
 credentials (cognito-idp:Admin* on it, dynamodb:UpdateItem on its counters and
 PutItem/UpdateItem on its userIds). A customer gets a userId no order, shipment or
-account has used (common.user_ids: as registering gives one), or USER_ID: a number
+account has used (common.identity.user_ids: as registering gives one), or USER_ID: a number
 orders or shipments carry is theirs to take (the customer of orders placed before they
 had an account), one an account has is refused. An operator joins the group
 `operators`. Without PASSWORD one is generated and printed, once.
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from auth.rules import PASSWORD_POLICY, weak_password_message
-from common.callers import CUSTOMER, OPERATOR, ROLES
-from common.ids import possible_id
-from common.user_ids import TABLE as USER_IDS_TABLE
-from common.user_ids import UserIds, UserIdTaken
-from common.validation import normal_email
+from common.identity.callers import CUSTOMER, OPERATOR, ROLES
+from common.identity.user_ids import TABLE as USER_IDS_TABLE
+from common.identity.user_ids import UserIdErased, UserIds, UserIdTaken
+from common.platform.ids import possible_id
+from common.platform.validation import normal_email
 from infra.local.running import url_of
 from infra.local.sign_in import find_pool
 from infra.tokens import stage_stack
@@ -89,6 +89,12 @@ def _claim(pool: Pool, email: str, wanted: int | None) -> int:
         return ids.new_account(lambda: _reserve(pool))
     try:
         ids.for_account(wanted)
+    except UserIdErased:
+        raise Refused(
+            f"make user: userId {wanted} was a person's whose data was erased, in "
+            f"{pool.where}: an erased userId is never given again. {email} was not "
+            "created, nothing changed; leave USER_ID out for a new one"
+        ) from None
     except UserIdTaken:
         raise Refused(
             f"make user: userId {wanted} already belongs to an account (or one being made) "
@@ -145,7 +151,7 @@ def make_user(
             pool.user_ids().account_not_created(user_id)
         raise
     if user_id is not None:
-        pool.user_ids().account_created(user_id, username)
+        pool.user_ids().account_created(user_id, username, email)
     return Account(email, role, user_id, password, True)
 
 

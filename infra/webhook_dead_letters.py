@@ -26,11 +26,11 @@ from typing import Any
 
 import boto3
 
-from common.clock import utcnow
-from common.settings import Settings
-from common.webhook_messages import DeliveryMessage, decoded
-from common.webhook_queue import DeliveryQueue
-from common.webhook_repository import Deliveries, WebhookRepository
+from common.platform.clock import utcnow
+from common.platform.settings import Settings
+from common.webhooks.messages import DeliveryMessage, decoded
+from common.webhooks.queue import DeliveryQueue
+from common.webhooks.repository import Deliveries, WebhookRepository
 from infra.dead_letters import messages
 from webhooks import service
 
@@ -65,7 +65,7 @@ def shown(message: dict) -> str:
     except ValueError:
         return json.dumps({"messageId": message["MessageId"], "error": "not a delivery"})
     fields = {"webhookId": dead.webhook_id, "eventId": dead.event_id, "type": dead.type}
-    return json.dumps({**fields, "envio": dead.envio})
+    return json.dumps({**fields, "envio": dead.reenvios})
 
 
 def _stack(stage: str | None) -> tuple[Any, str, Settings]:
@@ -76,7 +76,7 @@ def _stack(stage: str | None) -> tuple[Any, str, Settings]:
 
         endpoint = f"http://127.0.0.1:{LocalSettings.from_env().dynamodb_port}"
         for key, value in {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": endpoint}.items():
-            os.environ[key] = value  # PynamoDB's models read them (common.storage)
+            os.environ[key] = value  # PynamoDB's models read them (common.storage.tables)
         sqs = boto3.client("sqs", endpoint_url=endpoint)
         return sqs, sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"], Settings()
     from infra.tokens import stage_stack

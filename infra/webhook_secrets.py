@@ -2,7 +2,7 @@
 before secrets were encrypted, encrypted (docs/operations.md#webhooks).
 
 Since then every secret is stored encrypted with the stack's KMS key for its endpoint
-(layers/common/common/webhook_vault.py), and the functions read both forms: an endpoint written
+(layers/common/common/webhooks/vault.py), and the functions read both forms: an endpoint written
 before keeps working, and its secrets are encrypted by its next rotation, or here. Each
 endpoint with a plain secret (its current one, or one a rotation replaced) gets them all
 encrypted in one conditional UpdateItem, on the condition that its current secret is
@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 from botocore.exceptions import ClientError
 
-from common.settings import Settings
-from common.webhook_vault import Vault, sealed
+from common.platform.settings import Settings
+from common.webhooks.vault import Vault, sealed
 
 TABLE, KEY = "WebhooksTable", "WebhookSecretsKey"
 # (webhook id, a secret in plain text) -> the secret as stored, encrypted.

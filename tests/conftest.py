@@ -53,7 +53,7 @@ def tables(emulator):
 def no_function_runs_this_process(monkeypatch):
     """Importing a function's entry point (a test of its handler does) makes the process
     that function's, as on Lambda; the tests run many: each says whose code it runs."""
-    from common import aws
+    from common.platform import aws
 
     monkeypatch.setattr(aws, "HOME", None)
 

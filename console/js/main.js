@@ -11,14 +11,17 @@ import * as orders from "./views/orders.js";
 import * as requests from "./views/requests.js";
 import * as shipments from "./views/shipments.js";
 import * as signIn from "./views/sign-in.js";
+import * as warehouses from "./views/warehouses.js";
 import * as webhooks from "./views/webhooks.js";
 
 const VIEWS = {
-  dashboard, catalog, orders, shipments, webhooks, "mis-datos": myData, solicitudes: requests,
+  dashboard, catalog, bodegas: warehouses, orders, shipments, webhooks, "mis-datos": myData,
+  solicitudes: requests,
 };
 // Sections only a role may see: the rest see no link to them, and are sent where they land.
 const ONLY = {
-  dashboard: "operator", webhooks: "operator", solicitudes: "operator", "mis-datos": "customer",
+  dashboard: "operator", bodegas: "operator", webhooks: "operator", solicitudes: "operator",
+  "mis-datos": "customer",
 };
 const main = document.getElementById("main");
 const status = document.getElementById("status");

@@ -54,7 +54,15 @@ function conflict(error, {cantidad, reserved} = {}) {
         "meanwhile). Its current status is now shown.";
     case "INSUFFICIENT_STOCK": {
       // Approving: details name `cantidad` and the units available ("only 3 of product 7
-      // available"); may be negative after a recount.
+      // available"); may be negative after a recount. An order of several lines: each
+      // short line (`lineas[1].cantidad`).
+      const short = (error.details ?? []).filter((each) => /^lineas\[\d+\]/.test(each.field));
+      if (short.length > 1 || (short.length && unitsAvailable(error) === null)) {
+        const which = short.map((each) => `line ${Number(/\d+/.exec(each.field)[0]) + 1}: ` +
+          each.message).join("; ");
+        return `some lines cannot be covered by the units available (${which}), so nothing ` +
+          "was reserved. The order stays PENDIENTE: approve it when more stock comes in.";
+      }
       const units = unitsAvailable(error);
       const asks = cantidad ? `, and the order asks for ${cantidad}` : "";
       const what = units === null
@@ -78,6 +86,27 @@ function conflict(error, {cantidad, reserved} = {}) {
       return `approved orders hold ${reserved ? `${reserved} of its units` : "some of its units"}, ` +
         "so it was not deleted. Ship or cancel those orders first: the product's details " +
         "list them.";
+    case "WAREHOUSE_IN_USE":
+      return error.details?.length
+        ? "it still holds units or reservations of some products, so it was not deleted. " +
+          "Transfer them to another warehouse (each product's screen) first."
+        : "PRINCIPAL is every stack's warehouse: it is never deleted.";
+    case "DUPLICATE_CODE":
+      return "another warehouse has this code: choose another.";
+    case "STOCK_IN_SEVERAL_WAREHOUSES":
+      return "its units are in several warehouses, so a new stock cannot say which one it " +
+        "counts: nothing was changed. Set each warehouse's count on the product's screen.";
+    case "USER_EMAIL_MISMATCH":
+      return "that User ID belongs to an account with another email, so the order was not " +
+        "placed: an order for an account carries its email. Check the User ID (each " +
+        "customer has their own) or the email.";
+    case "USER_ID_ERASED":
+      return "that User ID belonged to a person whose data was erased: nothing can be " +
+        "placed under it any more, so nothing was saved. A person who comes back has a " +
+        "new User ID.";
+    case "USER_ID_REGISTERING":
+      return "that User ID is being given to a new account at this very moment, so " +
+        "nothing was saved. Try again in a second: the order will be that account's.";
     case "CONCURRENT_UPDATE":
       return "other changes were being made to it at the same moment and this one could " +
         "not get through, so nothing was changed. Check what is shown now and try again.";

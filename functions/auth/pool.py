@@ -14,7 +14,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from auth.rules import Credentials, Registration, weak_password_message
 from auth.service import WrongCredentials
-from common.errors import Conflict, Unauthenticated, Unavailable, invalid_field
+from common.identity.attempts import FIRST_LOCK_SECONDS, pool_locked, too_many
+from common.platform.errors import Conflict, Unauthenticated, Unavailable, invalid_field
 
 USER_ID_ATTRIBUTE = "custom:userId"
 # The pool's answers about the credentials themselves; every one is the same 401.
@@ -41,7 +42,7 @@ def _code(error: ClientError) -> str:
 
 
 class CognitoPool:
-    """`client`: a cognito-idp client (common.aws.cognito)."""
+    """`client`: a cognito-idp client (common.platform.aws.cognito)."""
 
     def __init__(self, client: Any, pool_id: str, client_id: str):
         self._cognito, self._pool_id, self._client_id = client, pool_id, client_id
@@ -90,6 +91,8 @@ class CognitoPool:
                 AuthParameters={"USERNAME": credentials.email, "PASSWORD": credentials.password},
             )
         except ClientError as exc:
+            if pool_locked(_code(exc), _message(exc)):
+                raise too_many(FIRST_LOCK_SECONDS) from None
             if _code(exc) in _REFUSED:
                 raise WrongCredentials() from None
             raise _failure(exc) from None
@@ -124,6 +127,9 @@ class CognitoPool:
             raise _failure(exc) from None
         except BotoCoreError as exc:
             raise unavailable(type(exc).__name__) from None
+
+    def remove_customer(self, email: str) -> None:
+        self._remove(email)
 
     def _remove(self, email: str) -> None:
         # The registration's own failure is the answer; an account left behind by this

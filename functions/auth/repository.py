@@ -1,5 +1,5 @@
 """Registrations in DynamoDB (the only PynamoDB code of sign-in; its attempts are counted
-by the layer's common.attempts_repository), and the users' ids.
+by the layer's common.identity.attempts_repository), and the users' ids.
 
 A claim is a read and a write conditional on what was read: two registrations from one
 address cannot both take its last place.
@@ -9,14 +9,15 @@ import functools
 import time
 from collections.abc import Callable
 
-from auth.model import AttemptsModel
 from auth.rules import REGISTRATION_WINDOW_SECONDS, next_registrations, without
-from common import counters, storage
-from common.attempts_repository import CLAIM_TRIES, DynamoAttempts, read, saved
-from common.counters import CounterModel
-from common.errors import TooManyRequests
-from common.id_blocks import IdBlocks
-from common.settings import Settings
+from common.identity.attempts_model import AttemptsModel
+from common.identity.attempts_repository import CLAIM_TRIES, DynamoAttempts, read, saved
+from common.platform.errors import TooManyRequests
+from common.platform.settings import Settings
+from common.storage import counters
+from common.storage import tables as storage
+from common.storage.counters import CounterModel
+from common.storage.id_blocks import IdBlocks
 
 COUNTER = "users"
 # Sign-in's attempts are counted by the layer's (the users function counts there too).
@@ -68,6 +69,6 @@ def _made(item: AttemptsModel | None) -> tuple[float, ...]:
 
 def user_ids(settings: Settings) -> Callable[[], int]:
     """The next customer's userId: from a counter of its own, a block at a time, as every
-    other id (common.id_blocks), so users and orders never wait on one another."""
+    other id (common.storage.id_blocks), so users and orders never wait on one another."""
     storage.bind(settings, CounterModel)
     return IdBlocks(functools.partial(counters.reserve, COUNTER)).next_id

@@ -5,9 +5,9 @@ from chalice import Response
 
 from auth import rules, service
 from auth.service import AttemptLog, IdentityProvider, Registrar
-from common.readers import client_address, json_object
-from common.responses import created, text
-from common.service_app import ServiceBlueprint
+from common.http.readers import client_address, json_object
+from common.http.responses import created, text
+from common.http.service_app import ServiceBlueprint
 
 
 def blueprint(

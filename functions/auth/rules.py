@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from common.attempts import (
+from common.identity.attempts import (
     FORGET_AFTER_SECONDS,
     Attempts,
     attempts_key,
@@ -17,8 +17,8 @@ from common.attempts import (
     next_attempts,
     too_many,
 )
-from common.errors import TooManyRequests, invalid_fields
-from common.validation import EMAIL, MAX_EMAIL, MAX_TEXT, normal_email
+from common.platform.errors import TooManyRequests, invalid_fields
+from common.platform.validation import EMAIL, MAX_EMAIL, MAX_TEXT, normal_email
 
 # Sign-in's names for the slowing of guesses, which the users function shares.
 __all__ = [
@@ -31,7 +31,7 @@ __all__ = [
     "too_many",
 ]
 
-# Cognito's limit for a password (an email's is common.validation.MAX_EMAIL).
+# Cognito's limit for a password (an email's is common.platform.validation.MAX_EMAIL).
 MAX_PASSWORD = 256
 
 
@@ -153,7 +153,7 @@ def parse_credentials(body: dict) -> Credentials:
     return Credentials(normal_email(email), password)
 
 
-# -- Slowing guesses: common.attempts (the users function counts password checks too) ----
+# -- Slowing guesses: common.identity.attempts (the users function counts password checks too) ----
 
 # -- Limiting registrations -------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Sign-in's use cases: a customer's account, and an access token for an email and its
 password. The identity provider (a Cognito user pool: auth.pool), the counts of attempts
 and of registrations (auth.repository), the users counter and the userIds' claims
-(common.user_ids) are passed in, each behind a Protocol or a callable."""
+(common.identity.user_ids) are passed in, each behind a Protocol or a callable."""
 
 import contextlib
 import time
@@ -17,8 +17,8 @@ from auth.rules import (
     next_attempts,
     registrations_key,
 )
-from common.callers import CUSTOMER
-from common.errors import Unauthenticated
+from common.identity.callers import CUSTOMER
+from common.platform.errors import Conflict, Unauthenticated, Unavailable
 
 
 class WrongCredentials(Exception):
@@ -32,17 +32,22 @@ class IdentityProvider(Protocol):
         pool); Conflict EMAIL_TAKEN, Invalid for what the provider refuses, Unavailable
         when it cannot be reached."""
 
+    def remove_customer(self, email: str) -> None:
+        """The account just made, undone (best effort)."""
+
     def sign_in(self, credentials: Credentials) -> str:
         """The access token; WrongCredentials, or Unavailable."""
 
 
 class AccountIds(Protocol):
-    """The userIds' claims (common.user_ids.UserIds)."""
+    """The userIds' claims (common.identity.user_ids.UserIds)."""
 
     def new_account(self, next_id: Callable[[], int]) -> int:
         """An id no one has used, from `next_id`, claimed for an account being made."""
 
-    def account_created(self, user_id: int, username: str | None = None) -> None: ...
+    def account_created(
+        self, user_id: int, username: str | None = None, email: str | None = None
+    ) -> None: ...
     def account_not_created(self, user_id: int) -> None: ...
 
 
@@ -86,13 +91,17 @@ INVALID_CREDENTIALS = "INVALID_CREDENTIALS"
 
 def register(registration: Registration, address: str, registrar: Registrar) -> Account:
     """A customer's account with a userId no order, shipment or account has carried,
-    claimed first (common.user_ids): an id is never given twice, even to an account whose
+    claimed first (common.identity.user_ids): an id is never given twice, even to an account whose
     creation then failed. Counted against the client's address first (429 beyond its
     limit); a registration that makes no account gives its place back."""
     key = registrations_key(address)
     made_at = registrar.registrations.add(key)
     try:
         return _made(registration, registrar)
+    except Conflict:
+        # A taken email counts as an account made: else one address could test emails
+        # for existence without limit, and burn a userId each try.
+        raise
     except Exception:
         with contextlib.suppress(Exception):  # this failure is the answer, not that one's
             registrar.registrations.take_back(key, made_at)
@@ -109,11 +118,21 @@ def _made(registration: Registration, registrar: Registrar) -> Account:
         with contextlib.suppress(Exception):
             ids.account_not_created(user_id)
         raise
-    # The account exists: orders for its id go through from now on. Should this write
-    # fail, the claim's pending mark lapses by itself (common.user_ids.PENDING_SECONDS);
-    # the account is made, and saying otherwise would have the client register again.
-    with contextlib.suppress(Exception):
-        ids.account_created(user_id, username)
+    # The account exists: orders for its id go through from now on. Never suppressed: a
+    # claim that does not name its account cannot lead an erasure to it. Should it fail,
+    # the account is undone and the registration can be sent again.
+    try:
+        ids.account_created(user_id, username, registration.email)
+    except Exception:
+        with contextlib.suppress(Exception):
+            registrar.provider.remove_customer(registration.email)
+        with contextlib.suppress(Exception):
+            ids.account_not_created(user_id)
+        raise Unavailable(
+            "SIGN_IN_UNAVAILABLE",
+            "The account could not be recorded: nothing was made; register again",
+            retry_after_seconds=5,
+        ) from None
     return Account(registration.email, user_id)
 
 

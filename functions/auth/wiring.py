@@ -7,10 +7,10 @@ from auth.pool import CognitoPool, unavailable
 from auth.repository import DynamoAttempts, DynamoRegistrations, user_ids
 from auth.rules import Credentials, Registration
 from auth.service import IdentityProvider, Registrar
-from common import aws
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.settings import Settings
-from common.user_ids import UserIds
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.identity.user_ids import UserIds
+from common.platform import aws
+from common.platform.settings import Settings
 
 SERVICE = "auth"
 FUNCTION = "AuthFunction"
@@ -24,6 +24,9 @@ class NoPool:
 
     def sign_in(self, credentials: Credentials) -> str:
         raise unavailable("this stack has no user pool")
+
+    def remove_customer(self, email: str) -> None:
+        return None
 
 
 def provider_for(settings: Settings) -> IdentityProvider:

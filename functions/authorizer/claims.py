@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 import jwt
 
-from common.bearer import bearer_token
-from common.callers import CUSTOMER, OPERATOR, ROLES, Caller
-from common.ids import ascii_digits, possible_id
+from common.http.bearer import bearer_token
+from common.identity.callers import CUSTOMER, OPERATOR, ROLES, Caller
+from common.platform.ids import ascii_digits, possible_id
 
 # A leaked token is a credential until it expires: none may live longer than a day.
 MAX_LIFETIME_SECONDS = 24 * 3600
@@ -75,7 +75,7 @@ def caller_of(claims: dict, default_role: str) -> Caller:
 
 
 def _user_id(raw: object) -> int | None:
-    """A userId as an order's body may name it (common.ids): an integer, or its digits."""
+    """A userId as an order's body may name it (common.platform.ids): an integer, or its digits."""
     if isinstance(raw, bool):
         return None
     if isinstance(raw, str) and ascii_digits(raw) and len(raw) <= 19:

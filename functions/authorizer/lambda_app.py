@@ -2,10 +2,10 @@
 authorizer.lambda_app.handler).
 
 Everything below runs once, in Lambda's init, before the first request; every function's
-entry point reads the same (common.lambda_init.start).
+entry point reads the same (common.platform.lambda_init.start).
 """
 
-from common.lambda_init import collector_paused, start
+from common.platform.lambda_init import collector_paused, start
 
 with collector_paused():
     from authorizer import wiring

@@ -3,6 +3,7 @@ checked against the keys it publishes (its JWKS), its name and the client they w
 issued for: the users' own, from signing in (docs/identity.md)."""
 
 import contextlib
+import dataclasses
 import json
 import threading
 import time
@@ -12,8 +13,8 @@ from collections.abc import Callable
 import jwt
 
 from authorizer.claims import InvalidToken, caller_of, decoded, key_id
-from common.accounts import AccountCheck
-from common.callers import CUSTOMER, Caller
+from common.identity.accounts import AccountCheck
+from common.identity.callers import CUSTOMER, Caller
 
 OIDC_ALGORITHM = "RS256"
 # The issuer's keys are kept this long; a token naming a key not among them, or the keys
@@ -108,7 +109,7 @@ class OidcVerifier:
     (`token_use` "id") are for the client application, never for the API.
 
     With `accounts` (the issuer is the stack's own user pool), the token's account must
-    still be there and enabled (common.accounts: asked of the pool, kept 30 s), so a
+    still be there and enabled (common.identity.accounts: asked of the pool, kept 30 s), so a
     token of an account disabled or deleted is refused before it expires. When the pool
     cannot be asked and nothing is known of the account, the token passes on its
     signature (as keys already fetched keep working when the issuer is down)."""
@@ -145,6 +146,7 @@ class OidcVerifier:
             username = _text_claim(claims, "username") or caller.sub
             if self.accounts.active(username) is False:
                 raise InvalidToken("the token's account is disabled or deleted")
+            return dataclasses.replace(caller, username=username)
         return caller
 
     def rehearse(self) -> None:

@@ -1,5 +1,5 @@
 """The platform's own tokens: HS256, signed with a version of its shared key
-(common.keys: the environment locally, a rotated Secrets Manager secret on AWS; a token
+(common.platform.keys: the environment locally, a rotated Secrets Manager secret on AWS; a token
 names the key's version in `kid`): `make token`'s, for scripts and tests. Issuing them is
 the token tool's (infra/tokens.py)."""
 
@@ -8,9 +8,9 @@ import time
 import jwt
 
 from authorizer.claims import InvalidToken, OtherKey, caller_of, decoded, key_id
-from common.callers import OPERATOR, Caller
-from common.keys import KeyRing
-from common.lambda_init import REHEARSAL
+from common.identity.callers import OPERATOR, Caller
+from common.platform.keys import KeyRing
+from common.platform.lambda_init import REHEARSAL
 
 ALGORITHM = "HS256"
 

@@ -18,11 +18,11 @@ import jwt
 from authorizer.claims import InvalidToken, Verifier
 from authorizer.oidc import OIDC_ALGORITHM, OidcVerifier
 from authorizer.shared_key import ALGORITHM, SharedKeyVerifier
-from common import aws
-from common.accounts import AccountCheck
-from common.callers import Caller
-from common.keys import jwt_keys
-from common.settings import Settings
+from common.identity.accounts import AccountCheck, Revocations
+from common.identity.callers import Caller
+from common.platform import aws
+from common.platform.keys import jwt_keys
+from common.platform.settings import Settings
 
 
 class ByAlgorithm:
@@ -66,6 +66,7 @@ def verifier_for(settings: Settings) -> Verifier:
             functools.partial(aws.cognito, settings),
             settings.user_pool_id,
             keep_seconds=settings.account_check_seconds,
+            revocations=Revocations.for_function(settings),
         )
         if settings.user_pool_id is not None
         else None

@@ -5,10 +5,10 @@ from typing import Any
 
 from authorizer.policy import Unauthorized, authorize
 from authorizer.tokens import verifier_for
-from common import aws, metrics
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform import aws, metrics
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 
 SERVICE = "authorizer"
 FUNCTION = "AuthorizerFunction"

@@ -1,7 +1,7 @@
 """Who may read the dashboard (docs/api.md#who-may-do-what): operators only; a customer
 is refused (403) before anything is read."""
 
-from common.callers import Caller, require_operator
+from common.identity.callers import Caller, require_operator
 
 
 def may_read_dashboard(caller: Caller) -> None:

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from common import restore
-from common.lambda_init import REHEARSAL_ID
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
+from common.http.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
+from common.platform import restore
+from common.platform.lambda_init import REHEARSAL_ID
 from dashboard.rules import DOWN, UP
 
 CHECK_SECONDS = 2.0
@@ -48,7 +48,7 @@ class Health:
         restore.on_restore(self._new_pool)
 
     def _new_pool(self) -> None:
-        """Also in a restored environment (common.restore), which has none of the
+        """Also in a restored environment (common.platform.restore), which has none of the
         snapshot's threads."""
         self._pool = ThreadPoolExecutor(
             max_workers=4 * len(CHECKS), thread_name_prefix="health-check"

@@ -1,13 +1,19 @@
 """The dashboard's read of its figures table: the few items of its layout
-(common.dashboard_layout), in one BatchGetItem, whatever the data (common.dashboard_table,
+(common.dashboard.layout), in one BatchGetItem, whatever the data (common.dashboard.table,
 which the figures function reads with too). The only dashboard module that talks to
 DynamoDB."""
 
-from common import aws, jsonio
-from common import dashboard_layout as layout
-from common.dashboard_table import TABLE, read_items
-from common.settings import Settings
-from dashboard.rules import Stored
+from collections.abc import Mapping
+
+from common.dashboard import layout
+from common.dashboard.table import TABLE, read_items
+from common.platform import aws, jsonio
+from common.platform.settings import Settings
+from dashboard.rules import Stored, warehouse_ids
+
+WAREHOUSES = "WarehousesTable"
+# The warehouse every stack has: its code never changes (nor does any), so it is not read.
+PRINCIPAL = {1: "PRINCIPAL"}
 
 
 def newest_of(item: dict | None) -> list[dict]:
@@ -23,6 +29,7 @@ class FiguresReader:
     def __init__(self, settings: Settings):
         self._client = aws.dynamodb(settings)
         self._table = settings.table_name(TABLE)
+        self._warehouses = settings.table_name(WAREHOUSES)
 
     def read(self, hour: str) -> Stored:
         """The counters, the items of the shipments due in `hour`, the newest lists."""
@@ -31,10 +38,29 @@ class FiguresReader:
         found = read_items(
             self._client, self._table, [*counters, *due, *(k for ks in lists.values() for k in ks)]
         )
+        counted: list[Mapping[str, object]] = [found[key] for key in counters if key in found]
         return Stored(
-            counters=[found[key] for key in counters if key in found],
+            counters=counted,
             due_now=[found[key] for key in due if key in found],
             newest={
                 kind: [newest_of(found.get(key)) for key in keys] for kind, keys in lists.items()
             },
+            codes=self.codes(warehouse_ids(counted)),
         )
+
+    def codes(self, idents: list[int]) -> dict[int, str]:
+        """The code of each of these warehouses that exists (one BatchGetItem of a handful;
+        none when only PRINCIPAL holds units)."""
+        codes: dict[int, str] = {
+            ident: code for ident, code in PRINCIPAL.items() if ident in idents
+        }
+        others = [ident for ident in idents if ident not in PRINCIPAL]
+        for start in range(0, len(others), 100):
+            keys = [{"id": {"N": str(ident)}} for ident in others[start : start + 100]]
+            request = {self._warehouses: {"Keys": keys, "ProjectionExpression": "id, codigo"}}
+            while request:
+                answer = self._client.batch_get_item(RequestItems=request)
+                for item in answer.get("Responses", {}).get(self._warehouses, []):
+                    codes[int(item["id"]["N"])] = item["codigo"]["S"]
+                request = answer.get("UnprocessedKeys") or {}
+        return codes

@@ -6,10 +6,10 @@ from datetime import datetime
 
 from chalice import Response
 
-from common.clock import utcnow
-from common.readers import caller_of, on_behalf_of
-from common.responses import ok
-from common.service_app import ServiceBlueprint
+from common.http.readers import caller_of, on_behalf_of
+from common.http.responses import ok
+from common.http.service_app import ServiceBlueprint
+from common.platform.clock import utcnow
 from dashboard import access, service
 from dashboard.service import Figures, Services
 

@@ -1,7 +1,7 @@
 """The dashboard's answer (docs/api.md#dashboard) from what its figures table holds, as a
 plain function of what was read and of the clock.
 
-Every figure is a sum of counters over the counter shards (common.dashboard_layout), but one:
+Every figure is a sum of counters over the counter shards (common.dashboard.layout), but one:
 how many shipments are late depends on the clock, and nothing is written when a
 shipment becomes late. The shipments not delivered are counted by the hour they are due
 in; those due in a later hour than now are not late, those due in an earlier hour are,
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from common import dashboard_layout as layout
-from common.clock import to_iso
+from common.dashboard import layout
+from common.platform.clock import to_iso
 
 # As the orders and the shipping services have them (tests/unit/test_dashboard.py holds
 # them together: this function carries neither package).
@@ -38,17 +38,21 @@ class Stored:
     counters: list[Mapping[str, object]]
     due_now: list[Mapping[str, object]]
     newest: Mapping[str, list[list[dict]]] = field(default_factory=dict)
+    codes: Mapping[int, str] = field(default_factory=dict)  # each warehouse's, by its id
 
 
 def answer(stored: Stored, services: Mapping[str, str], now: datetime) -> dict:
     """The dashboard as GET /api/dashboard answers it, at `now` (UTC)."""
     totals = summed(stored.counters)
+    by_warehouse = warehouses(totals, stored.codes)
     return {
         "productos": {
             "total": _count(totals[layout.PRODUCTS]),
             "enAlerta": _count(totals[layout.IN_ALERT]),
             "valorStock": totals[layout.STOCK_VALUE],
+            "bodegas": by_warehouse,  # what valorStock is made of, beside it
         },
+        "bodegas": by_warehouse,
         "pedidos": {
             **_by_status(totals, layout.order_status, ORDER_STATUSES),
             "ultimos": newest(stored.newest.get(layout.ORDERS, []), layout.NEWEST[layout.ORDERS]),
@@ -79,6 +83,32 @@ def summed(counters: Iterable[Mapping[str, object]]) -> Totals:
             if isinstance(value, int | Decimal) and not isinstance(value, bool):
                 totals[name] += Decimal(value)
     return totals
+
+
+def warehouse_ids(counters: Iterable[Mapping[str, object]]) -> list[int]:
+    """The warehouses the counters count units of."""
+    found = {layout.warehouse_of(name) for shard in counters for name in shard}
+    return sorted({place[0] for place in found if place is not None})
+
+
+def warehouses(totals: Totals, codes: Mapping[int, str]) -> list[dict]:
+    """Each warehouse's units and their value, in ascending id: those holding units (and
+    that exist: a warehouse is deleted only once it holds none)."""
+    by_warehouse: dict[int, dict[str, Decimal]] = defaultdict(dict)
+    for name, value in totals.items():
+        place = layout.warehouse_of(name)
+        if place is not None:
+            by_warehouse[place[0]][place[1]] = value
+    return [
+        {
+            "bodegaId": ident,
+            "codigo": codes[ident],
+            "unidades": _count(counts.get(layout.UNITS, 0)),
+            "valor": counts.get(layout.VALUE, Decimal(0)),
+        }
+        for ident, counts in sorted(by_warehouse.items())
+        if ident in codes and counts.get(layout.UNITS)
+    ]
 
 
 def _count(value: Decimal | int) -> int:

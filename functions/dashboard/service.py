@@ -8,8 +8,8 @@ from typing import Protocol
 
 from snapshot_restore_py import register_after_restore
 
-from common import dashboard_layout as layout
-from common.service_calls import OnBehalf
+from common.dashboard import layout
+from common.http.service_calls import OnBehalf
 from dashboard import rules
 from dashboard.rules import Stored
 
@@ -28,7 +28,7 @@ _beside = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dashboard")
 
 @register_after_restore
 def _new_pool() -> None:
-    """A restored environment (common.restore) has none of the snapshot's threads."""
+    """A restored environment (common.platform.restore) has none of the snapshot's threads."""
     global _beside
     _beside = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dashboard")
 

@@ -1,14 +1,14 @@
 """Which implementations the dashboard's route gets: its figures table, and each service
-asked over HTTP (common.service_calls.OverHttp): the inventory, orders and shipping
+asked over HTTP (common.http.service_calls.OverHttp): the inventory, orders and shipping
 through the gateway the request came in on, with the caller's own token (or at their
 URL, when given one), the notification service at its URL. Never by invoking their
 functions: an invoke carries whatever caller its event names, and this function has no
 business acting as anyone on them (IAM lets it invoke nothing)."""
 
-from common import aws
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import OverHttp, Routes
-from common.settings import Settings
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.http.service_calls import OverHttp, Routes
+from common.platform import aws
+from common.platform.settings import Settings
 from dashboard import routes
 from dashboard.health import CHECK_SECONDS, Health
 from dashboard.repository import FiguresReader

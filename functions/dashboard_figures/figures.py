@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from common import dashboard_layout as layout
+from common.dashboard import layout
 from dashboard_figures.shares import NOTHING, ORDER, SHIPMENT, Share
 
 # The changes whose item the dashboard lists among the newest, and in which list.

@@ -1,6 +1,7 @@
 """The figures function's reads and writes: a stream record's item, as its own service
-reads it (with the models and records the layer publishes: common.order_model,
-common.shipment_model, common.product_model, common.records), made into a Change; and
+reads it (with the models and records the layer publishes: common.orders.model,
+common.orders.shipment_model, common.orders.records, common.stock.product_model,
+common.stock.records), made into a Change; and
 the figures table read before a run of changes and written after it, in one transaction
 (dashboard_figures.figures.Plan). The only dashboard_figures module that knows PynamoDB
 or DynamoDB."""
@@ -13,15 +14,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 from pynamodb.models import Model
 
-from common import aws, jsonio, storage
-from common import dashboard_layout as layout
-from common.dashboard_table import TABLE, read_items
-from common.order_model import OrderModel
-from common.product_model import ProductModel, product_of
-from common.records import Order, Shipment
-from common.responses import api_json
-from common.settings import Settings
-from common.shipment_model import ShipmentModel
+from common.dashboard import layout
+from common.dashboard.table import TABLE, list_item, read_items
+from common.http.responses import api_json
+from common.orders.model import OrderModel
+from common.orders.records import Order, Shipment
+from common.orders.shipment_model import ShipmentModel
+from common.platform import aws, jsonio
+from common.platform.settings import Settings
+from common.stock.product_model import ProductModel, product_of
+from common.storage import tables as storage
 from dashboard_figures.figures import (
     LISTED,
     Change,
@@ -216,12 +218,7 @@ class FiguresStore:
         return self._conditional_put(item, held.version)
 
     def _list(self, key: str, held: Newest, new: Newest) -> dict:
-        item = {
-            layout.KEY: {"S": key},
-            "items": {"S": jsonio.dumps(list(new.items), ascii_only=False)},
-            "version": {"N": str(held.version + 1)},
-        }
-        return self._conditional_put(item, held.version)
+        return self._conditional_put(list_item(key, list(new.items), held.version), held.version)
 
     def _counter(self, moved: Plan, shard: int) -> dict | None:
         names: dict[str, str] = {}

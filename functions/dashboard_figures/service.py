@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from common import dashboard_layout as layout
+from common.dashboard import layout
 from dashboard_figures.figures import Change, Contended, Counted, Key, Newest, Plan, plan
 
 # Changes a transaction applies at most: their shares, the lists and hours they touch and

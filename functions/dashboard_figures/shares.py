@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from common import dashboard_layout as layout
-from common.records import ORDER_CANCELLED, Order, Product, Shipment, in_alert
+from common.dashboard import layout
+from common.orders.records import ORDER_CANCELLED, Order, Shipment
+from common.stock.records import Product, in_alert
 
 PRODUCT, ORDER, SHIPMENT = "producto", "pedido", "envio"
 DELIVERED = "ENTREGADO"
@@ -36,15 +37,18 @@ def _counted(counts: Mapping[str, Decimal | int]) -> dict[str, Decimal]:
 
 
 def product_share(product: Product) -> Share:
-    return Share(
-        _counted(
-            {
-                layout.PRODUCTS: 1,
-                layout.IN_ALERT: int(in_alert(product)),
-                layout.STOCK_VALUE: Decimal(product.precio_unitario) * product.stock_actual,
-            }
-        )
-    )
+    """Its count, its alert, the value of its stock over every warehouse, and its units
+    and their value in each warehouse."""
+    price = Decimal(product.precio_unitario)
+    counts: dict[str, Decimal | int] = {
+        layout.PRODUCTS: 1,
+        layout.IN_ALERT: int(in_alert(product)),
+        layout.STOCK_VALUE: price * product.stock_actual,
+    }
+    for row in product.existencias:
+        counts[layout.warehouse(row.bodega_id, layout.UNITS)] = row.stock_actual
+        counts[layout.warehouse(row.bodega_id, layout.VALUE)] = price * row.stock_actual
+    return Share(_counted(counts))
 
 
 def order_share(order: Order) -> Share:

@@ -4,11 +4,11 @@ service's own model (repository.Images) and applies the changes to the figures t
 
 from typing import Any
 
-from common import aws
-from common.clock import utcnow
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform import aws
+from common.platform.clock import utcnow
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from dashboard_figures import service
 from dashboard_figures.repository import FiguresStore, Images
 
@@ -37,4 +37,4 @@ def create(settings: Settings) -> FiguresHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init
-# stays short and that run opens its own connections (common.lambda_init.start).
+# stays short and that run opens its own connections (common.platform.lambda_init.start).

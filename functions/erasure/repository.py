@@ -1,61 +1,83 @@
-"""The copies of a person's data the erasure finds beyond their orders and shipments
-(common.erasure_repository reads and strips those): each event's delivery to an endpoint, kept
-for re-sends (WebhookDeliveriesTable, the webhooks functions' table), found by the
-person's index and its body stripped. The only erasure module that knows DynamoDB."""
+"""The copies of a person's data the erasure finds beyond their orders, shipments
+(common.personal_data.repository) and webhook deliveries (common.webhooks.repository):
+the dashboard's newest lists. The only erasure module that knows DynamoDB."""
 
-from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from common import aws, personal
-from common.settings import Settings
+from common.dashboard import layout, table
+from common.platform import aws, jsonio, personal
+from common.platform.settings import Settings
 
-TABLE, INDEX = "WebhookDeliveriesTable", "byUser"
 
+class DashboardLists:
+    """The dashboard's newest orders and shipments (DashboardFiguresTable, the figures
+    function's: common.dashboard.layout), as they show the person: stripped here, not
+    left to the stream's records of the stripped items, which a failing batch may never
+    apply. Each list item is written on the condition that its version is still the one
+    read, as the figures function writes it, so neither loses the other's change."""
 
-class Deliveries:
+    ROUNDS = 5  # reads and writes again when the figures function wrote a list meanwhile
+
     def __init__(self, settings: Settings, client: Any = None):
         self._client = client or aws.dynamodb(settings)
-        self._table = settings.table_name(TABLE)
+        self._table = settings.table_name(table.TABLE)
+        self._shipments = settings.table_name("ShipmentsTable")
 
-    def of(self, user_id: int) -> Iterator[tuple[int, str]]:
-        """The (webhookId, eventId) of each delivery of an event about the person."""
-        start: dict | None = None
-        while True:
-            page = self._client.query(
-                TableName=self._table,
-                IndexName=INDEX,
-                KeyConditionExpression="userId = :user",
-                ExpressionAttributeValues={":user": {"N": str(user_id)}},
-                **({"ExclusiveStartKey": start} if start else {}),
-            )
-            for item in page.get("Items", []):
-                yield int(item["webhookId"]["N"]), item["eventId"]["S"]
-            start = page.get("LastEvaluatedKey")
-            if not start:
+    def strip(self, user_id: int) -> None:
+        for _ in range(self.ROUNDS):
+            try:
+                self._strip_once(user_id)
                 return
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                    raise
+        raise RuntimeError("the dashboard's lists kept changing: the erasure tries again")
 
-    def strip(self, webhook_id: int, event_id: str) -> None:
-        """The delivery's body without the person's data (common.personal), as every
-        later attempt and re-send sends it; on the condition that it is still the body
-        read (its only other writes touch its state)."""
-        key = {"webhookId": {"N": str(webhook_id)}, "eventId": {"S": event_id}}
-        item = self._client.get_item(TableName=self._table, Key=key, ConsistentRead=True)
-        body = item.get("Item", {}).get("body", {}).get("S")
-        if body is None:
-            return  # gone (its 30 days are up)
-        stripped = personal.stripped_event(body)
-        if stripped == body:
-            return
-        try:
-            self._client.update_item(
-                TableName=self._table,
-                Key=key,
-                UpdateExpression="SET body = :stripped",
-                ConditionExpression="body = :read",
-                ExpressionAttributeValues={":stripped": {"S": stripped}, ":read": {"S": body}},
-            )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
+    def _strip_once(self, user_id: int) -> None:
+        keys = {key: kind for kind in KINDS for key in layout.list_keys(kind)}
+        held = table.read_items(self._client, self._table, keys)
+        lists = {key: jsonio.loads(item["items"], max_depth=None) for key, item in held.items()}
+        # An order shows its userId; a shipment is its order's person's, as its table says.
+        owners = self._shipment_owners(
+            [e["id"] for key, items in lists.items() if keys[key] == SHIPMENTS for e in items]
+        )
+        for key, items in lists.items():
+            kind = keys[key]
+            stripped = [
+                KINDS[kind].stripped_json(entry)
+                if (entry.get("userId") if kind == ORDERS else owners.get(entry["id"])) == user_id
+                else entry
+                for entry in items
+            ]
+            if stripped != items:
+                self._put(key, stripped, int(held[key]["version"]))
+
+    def _shipment_owners(self, idents: list[int]) -> dict[int, int | None]:
+        if not idents:
+            return {}
+        answer = self._client.batch_get_item(
+            RequestItems={
+                self._shipments: {
+                    "Keys": [{"id": {"N": str(ident)}} for ident in set(idents)],
+                    "ProjectionExpression": "id, userId",
+                }
+            }
+        )
+        return {
+            int(item["id"]["N"]): int(item["userId"]["N"]) if "userId" in item else None
+            for item in answer.get("Responses", {}).get(self._shipments, [])
+        }
+
+    def _put(self, key: str, items: list, version: int) -> None:
+        self._client.put_item(
+            TableName=self._table,
+            Item=table.list_item(key, items, version),
+            ConditionExpression="version = :held",
+            ExpressionAttributeValues={":held": {"N": str(version)}},
+        )
+
+
+ORDERS, SHIPMENTS = layout.ORDERS, layout.SHIPMENTS
+KINDS = {ORDERS: personal.ORDER, SHIPMENTS: personal.SHIPMENT}

@@ -7,25 +7,31 @@ visibility timeout; the tenth failure is a dead letter (an alarm)."""
 import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from typing import Any
 
-from common import aws, erasure_repository
-from common.account_end import ends_for
-from common.clock import to_iso, utcnow
-from common.erasure_repository import ORDERS, SHIPMENTS, ErasureProgress
-from common.erasures import ErasureQueue, request_of
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
-from common.user_ids import UserIds
+from common.identity.account_end import ends_for
+from common.identity.user_ids import UserIds
+from common.personal_data import repository as erasure_repository
+from common.personal_data.erasures import ErasureQueue, request_of
+from common.personal_data.repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.platform import aws, metrics
+from common.platform.clock import to_iso, utcnow
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.webhooks.repository import Deliveries
 from erasure import saga
-from erasure.repository import Deliveries
+from erasure.repository import DashboardLists
 
 SERVICE = "erasure"
 FUNCTION = "ErasureFunction"
 # A run stops between pages with this much of its time left, and carries on in a new
 # message (its timeout: infra/template.yaml).
 MARGIN_MILLIS = 20_000
+# An erasure still in progress this long after its request lost its message: the sweep
+# (every 5 minutes: infra/template.yaml) sends it again.
+STUCK_SECONDS = 600
 # A run that failed comes back after this long, not the queue's visibility timeout.
 RETRY_SECONDS = 10
 # Writes of a page at once: each waits on the network.
@@ -41,6 +47,7 @@ class ErasureHandler(FunctionHandler):
                 orders=ORDERS,
                 shipments=SHIPMENTS,
                 deliveries=Deliveries(settings),
+                dashboard=DashboardLists(settings),
                 accounts=ends_for(settings),
                 claims=UserIds.for_function(settings),
                 progress=ErasureProgress(settings),
@@ -57,6 +64,8 @@ class ErasureHandler(FunctionHandler):
             done.result()
 
     def erase_batch(self, event: dict, context: Any) -> dict:
+        if event.get("source") == "aws.events":  # the schedule's: the sweep
+            return {"requeued": self.sweep(utcnow())}
         records = event.get("Records") or []
         failed = [record for record in records if not self._erased(record, context)]
         return {"batchItemFailures": [{"itemIdentifier": r["messageId"]} for r in failed]}
@@ -92,10 +101,24 @@ class ErasureHandler(FunctionHandler):
         )
         return True
 
+    def sweep(self, now: datetime) -> int:
+        """Send again each erasure accepted in the last day and still in progress after
+        STUCK_SECONDS (its message lost: the queue's send failed after the request's
+        revoke), and count them: any is an alarm (ErasuresRequeuedAlarm)."""
+        stuck = erasure_repository.stuck_erasures(
+            to_iso(now - timedelta(days=1)), to_iso(now - timedelta(seconds=STUCK_SECONDS))
+        )
+        for request_id in stuck:
+            self.queue.send(request_id)
+        if stuck:
+            self.logger.warning("erasures sent again", extra={"solicitudes": stuck[:20]})
+            metrics.count(metrics.ERASURES_REQUEUED, len(stuck), service=SERVICE)
+        return len(stuck)
+
 
 def create(settings: Settings) -> ErasureHandler:
     return ErasureHandler(settings)
 
 
 # No `rehearse`: nobody waits on this function's first run (a queue's message), so its
-# init stays short and that run opens its own connections (common.lambda_init.start).
+# init stays short and that run opens its own connections (common.platform.lambda_init.start).

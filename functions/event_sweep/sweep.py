@@ -1,18 +1,18 @@
 """The event sweep: what its scheduled function (event_sweep.lambda_app) runs to publish
 the events orders left pending. It reads the orders' outbox and publishes as the orders
-function does, through what the layer publishes of both (common.order_repository,
-common.order_outbox), and needs the Lambda client; it loads neither the HTTP edge nor
+function does, through what the layer publishes of both (common.orders.repository,
+common.orders.outbox), and needs the Lambda client; it loads neither the HTTP edge nor
 the stock check."""
 
 from datetime import timedelta
 from typing import Any
 
-from common import metrics
-from common.clock import utcnow
-from common.logs import Logger
-from common.order_outbox import SERVICE, LambdaPublisher, republish_pending
-from common.order_repository import OrderReader
-from common.settings import Settings
+from common.orders.outbox import SERVICE, LambdaPublisher, republish_pending
+from common.orders.repository import OrderReader
+from common.platform import metrics
+from common.platform.clock import utcnow
+from common.platform.logs import Logger
+from common.platform.settings import Settings
 
 # Orders read per batch; orders younger than the grace are left to their own request;
 # no batch is started with less than the reserve left of the invocation.

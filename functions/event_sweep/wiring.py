@@ -2,10 +2,10 @@
 
 from typing import Any
 
-from common import aws
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform import aws
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from event_sweep.sweep import Sweep
 
 SERVICE = "event-sweep"
@@ -28,4 +28,4 @@ def create(settings: Settings) -> SweepHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (a schedule), so its init
-# stays short and that run opens its own connections (common.lambda_init.start).
+# stays short and that run opens its own connections (common.platform.lambda_init.start).

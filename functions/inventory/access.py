@@ -1,7 +1,8 @@
-"""Who may do what with the catalog (docs/api.md#who-may-do-what): everyone may read it;
-only operators may change it or read the low-stock alerts."""
+"""Who may do what with the catalog and the warehouses (docs/api.md#who-may-do-what):
+everyone may read the catalog; only operators may change it, read the low-stock alerts,
+the stock per warehouse and the reservations, or manage warehouses."""
 
-from common.callers import Caller, require_operator, require_service
+from common.identity.callers import Caller, require_operator, require_service
 
 
 def may_change_catalog(caller: Caller) -> None:
@@ -14,6 +15,14 @@ def may_read_alerts(caller: Caller) -> None:
 
 def may_read_reservations(caller: Caller) -> None:
     require_operator(caller, "read a product's reservations")
+
+
+def may_keep_stock(caller: Caller) -> None:
+    require_operator(caller, "read or change the stock per warehouse")
+
+
+def may_manage_warehouses(caller: Caller) -> None:
+    require_operator(caller, "manage warehouses")
 
 
 def may_move_stock(caller: Caller) -> None:

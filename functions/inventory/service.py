@@ -1,11 +1,13 @@
-"""Inventory use cases, one function each; the repository is passed in."""
+"""Inventory use cases, one function each; the repositories are passed in."""
 
 from typing import Protocol
 
-from common import stock as moves
-from common.paging import Page
+from common.platform.errors import Invalid, NotFound, invalid_field
+from common.stock import moves
+from common.stock.records import Warehouse
+from common.storage.paging import Page
 from inventory import rules
-from inventory.rules import Product, Reservation
+from inventory.rules import Holding, Moved, Product, Reservation, ReserveRequest
 
 
 class Products(Protocol):
@@ -13,18 +15,82 @@ class Products(Protocol):
 
     def next_id(self) -> int: ...
     def get(self, product_id: int) -> Product: ...
+    def several(self, idents: list[int]) -> dict[int, Product]: ...
     def page(self, after: int, limit: int) -> Page: ...
     def alerts_page(self, after: int, limit: int) -> Page: ...
-    def add(self, product: Product) -> None: ...
+    def add(self, product: Product, bodega_id: int = ...) -> None: ...
     def replace(self, product: Product) -> Product: ...
     def remove(self, product_id: int) -> None: ...
 
 
-def create_product(products: Products, fields: rules.ProductFields) -> Product:
-    """A product of checked fields (rules.parse_product), under the next id."""
+class Warehouses(Protocol):
+    """What the use cases need of warehouse storage (inventory.warehouse_repository)."""
+
+    def next_id(self) -> int: ...
+    def get(self, ident: int) -> Warehouse: ...
+    def several(self, idents: list[int]) -> dict[int, Warehouse]: ...
+    def page(self, after: int, limit: int) -> Page: ...
+    def add(self, warehouse: Warehouse) -> None: ...
+    def replace(self, warehouse: Warehouse) -> Warehouse: ...
+    def close(self, ident: int, now: str) -> None: ...
+    def reopen(self, ident: int, closed_at: str) -> None: ...
+    def remove(self, ident: int, closed_at: str) -> None: ...
+
+
+class Stock(Protocol):
+    """What the stock moves need of storage (inventory.stock_repository)."""
+
+    def reservation(self, pedido_id: int) -> Reservation | None: ...
+    def holding(self, producto_id: int) -> list[Holding]: ...
+    def holding_page(self, after: int, limit: int) -> Page: ...
+    def reserve(
+        self, request: ReserveRequest, force: bool = False, seen: str | None = None
+    ) -> Moved: ...
+    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
+    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
+    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
+    def set_count(self, producto_id: int, bodega_id: int, actual: int, now: str) -> Product: ...
+    def transfer(
+        self, producto_id: int, desde: int, hacia: int, cantidad: int, now: str
+    ) -> Product: ...
+    def products_in(self, bodega_id: int) -> list[Product]: ...
+    def forget(self, bodega_id: int, products: list[Product]) -> None: ...
+
+
+class Balance(Protocol):
+    def page(
+        self, shard: int, after: int, limit: int, settled_before: str, now: str
+    ) -> tuple[list[dict], int | None]: ...
+
+
+# -- products ----------------------------------------------------------------------------
+
+
+def create_product(
+    products: Products, warehouses: Warehouses, checked: tuple[rules.ProductFields, int]
+) -> Product:
+    """A product of checked fields (rules.parse_new_product), under the next id, its units
+    in the warehouse named (400 when there is none)."""
+    fields, bodega = checked
+    if bodega != rules.PRINCIPAL_ID:  # PRINCIPAL is every stack's
+        _known_warehouse(warehouses, bodega)
     product = rules.product(products.next_id(), fields)
-    products.add(product)
+    try:
+        products.add(product, bodega)
+    except NotFound:  # deleted meanwhile
+        raise _no_such_warehouse() from None
     return product
+
+
+def _known_warehouse(warehouses: Warehouses, bodega: int) -> None:
+    try:
+        warehouses.get(bodega)
+    except NotFound:
+        raise _no_such_warehouse() from None
+
+
+def _no_such_warehouse() -> Invalid:
+    return invalid_field("bodegaId", "no warehouse has this id")
 
 
 def get_product(products: Products, product_id: int) -> Product:
@@ -56,43 +122,128 @@ def check_stock(products: Products, product_id: int, raw_cantidad: str | None) -
     return rules.has_stock(products.get(product_id), cantidad)
 
 
-class Stock(Protocol):
-    """What the stock moves need of storage (inventory.stock_repository)."""
-
-    def reservation(self, pedido_id: int) -> Reservation | None: ...
-    def holding(self, producto_id: int) -> list[Reservation]: ...
-    def holding_page(self, after: int, limit: int) -> Page: ...
-    def reserve(
-        self, reservation: Reservation, force: bool = False, seen: str | None = None
-    ) -> bool: ...
-    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
-    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
-    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool: ...
+def check_lines(products: Products, warehouses: Warehouses, body: dict) -> dict:
+    """The stock check of an order being placed, every line at once (the contract's rule,
+    stockActual >= cantidad, of each line's product, or of its warehouse when it names
+    one): what each line finds, and what its product is now."""
+    request = rules.parse_reservation(0, body, "")
+    found = products.several([line.producto_id for line in request.lineas])
+    pinned = {line.bodega_id for line in request.lineas if line.bodega_id is not None}
+    known = warehouses.several(sorted(pinned)) if pinned else {}
+    return {"lineas": [rules.checked_line(line, found, known) for line in request.lineas]}
 
 
-def product_reservations(products: Products, stock: Stock, product_id: int) -> list[Reservation]:
-    """The reservations holding the product's units (404 for a product that is not)."""
+# -- stock per warehouse ------------------------------------------------------------------
+
+
+def _shown_rows(warehouses: Warehouses, product: Product, only: tuple[int, ...] = ()) -> list:
+    """The product's rows with each warehouse's code; a row of a warehouse deleted since
+    is not one."""
+    rows = [row for row in product.existencias if not only or row.bodega_id in only]
+    codes = warehouses.several([row.bodega_id for row in rows])
+    return [
+        rules.shown_row(row, codes[row.bodega_id].codigo) for row in rows if row.bodega_id in codes
+    ]
+
+
+def stock_rows(products: Products, warehouses: Warehouses, product_id: int) -> list[dict]:
+    return _shown_rows(warehouses, products.get(product_id))
+
+
+def set_stock_row(
+    products: Products,
+    warehouses: Warehouses,
+    stock: Stock,
+    product_id: int,
+    bodega_id: int,
+    body: dict,
+    now: str,
+) -> dict:
+    """A warehouse's count of the product set; 404 for an unknown product or warehouse."""
+    actual = rules.parse_count(body)
+    products.get(product_id)
+    warehouses.get(bodega_id)
+    product = stock.set_count(product_id, bodega_id, actual, now)
+    return _shown_rows(warehouses, product, (bodega_id,))[0]
+
+
+def transfer_stock(
+    products: Products, warehouses: Warehouses, stock: Stock, product_id: int, body: dict, now: str
+) -> list[dict]:
+    """Available units moved between two warehouses in one step: both rows after it."""
+    desde, hacia, cantidad = rules.parse_transfer(body)
+    products.get(product_id)
+    for bodega in (desde, hacia):
+        warehouses.get(bodega)
+    product = stock.transfer(product_id, desde, hacia, cantidad, now)
+    rows = {row["bodegaId"]: row for row in _shown_rows(warehouses, product, (desde, hacia))}
+    return [rows[desde], rows[hacia]]
+
+
+# -- warehouses ----------------------------------------------------------------------------
+
+
+def create_warehouse(warehouses: Warehouses, fields: rules.WarehouseFields, now: str) -> Warehouse:
+    warehouse = Warehouse(id=warehouses.next_id(), creado_en=now, **vars(fields))
+    warehouses.add(warehouse)
+    return warehouse
+
+
+def replace_warehouse(warehouses: Warehouses, bodega_id: int, body: dict) -> Warehouse:
+    current = warehouses.get(bodega_id)
+    return warehouses.replace(rules.parse_warehouse_changes(current, body))
+
+
+def delete_warehouse(warehouses: Warehouses, stock: Stock, bodega_id: int, now: str) -> None:
+    """Gone, unless it is PRINCIPAL or holds units or reservations of any product
+    (WAREHOUSE_IN_USE). It is closed first, so that no unit is put there while its
+    products are looked at, and opened again if it is in use."""
+    if bodega_id == rules.PRINCIPAL_ID:
+        warehouses.get(bodega_id)
+        raise rules.warehouse_in_use(bodega_id)
+    warehouses.close(bodega_id, now)
+    held = stock.products_in(bodega_id)
+    busy = rules.in_use(bodega_id, held)
+    if busy:
+        warehouses.reopen(bodega_id, now)
+        raise rules.warehouse_in_use(bodega_id, busy)
+    warehouses.remove(bodega_id, now)
+    stock.forget(bodega_id, held)
+
+
+# -- the stock moves of an order's units ------------------------------------------------------
+
+
+def product_reservations(products: Products, stock: Stock, product_id: int) -> list[Holding]:
+    """The units of the product that orders hold, by line and warehouse (404 for a
+    product that is not)."""
     products.get(product_id)
     return stock.holding(product_id)
 
 
 def move_stock(stock: Stock, pedido_id: int, raw_move: str, body: dict, now: str) -> dict:
-    """One stock move of an order (common.stock.MOVES): whether this request made it
-    (False: it was made before, a retry). Nothing more is read to answer it. A repair's
-    move names the reservation's `cambio` it read: made only on the reservation as read
-    (409 RESERVATION_CHANGED otherwise)."""
+    """One stock move of an order (common.stock.moves.MOVES): whether this request made it
+    (False: it was made before, a retry), and where each line's units are held. A
+    repair's move names the reservation's `cambio` it read: made only on the
+    reservation as read (409 RESERVATION_CHANGED otherwise)."""
     move = rules.parse_move(raw_move)
     seen = rules.parse_seen(body)
     if move in (moves.RESERVE, moves.FORCE):
-        reservation = rules.parse_reservation(pedido_id, body, now)
-        applied = stock.reserve(reservation, move == moves.FORCE, seen)
+        request = rules.parse_reservation(pedido_id, body, now)
+        moved = stock.reserve(request, move == moves.FORCE, seen)
     else:
-        applied = {
+        moved = {
             moves.TAKE_OUT: stock.take_out,
             moves.GIVE_BACK: stock.give_back,
             moves.PUT_BACK: stock.put_back,
         }[move](pedido_id, now, seen)
-    return {"aplicada": applied}
+    return {
+        "aplicada": moved.applied,
+        "lineas": [
+            {"linea": line.linea, "asignaciones": rules.shown_units(line.asignaciones)}
+            for line in moved.reservation.lineas
+        ],
+    }
 
 
 # Reservations per page of the repair's reading (the services' own route: no body limit).
@@ -115,3 +266,15 @@ def reservation_of(stock: Stock, pedido_id: int) -> Reservation:
     if found is None:
         raise rules.unknown_reservation(pedido_id)
     return found
+
+
+# Products per page of the invariant check.
+BALANCE_PAGE = 100
+
+
+def balance(balance: Balance, body: dict, now: str) -> dict:
+    """The invariant check of one page of one slice of the catalog, what differs put
+    right (the repair asks it each run): what it found, and where the slice goes on."""
+    shard, after, settled_before = rules.parse_balance(body)
+    found, resume = balance.page(shard, after, BALANCE_PAGE, settled_before, now)
+    return {"hallazgos": found, "siguiente": resume}

@@ -1,31 +1,38 @@
-"""The units orders hold, in DynamoDB: each stock move of an order is one transaction of
-two conditional writes, the order's reservation and its product's counters
-(docs/api.md#stock-follows-orders).
+"""The units orders hold, in DynamoDB (docs/api.md#stock-follows-orders,
+docs/api.md#orders-of-several-lines): each stock move of an order is one transaction of
+its lines in the stock ledger and their products' counters, per warehouse.
 
-A reservation is keyed by its order, so a move is done once however often it is asked
-(a retry, a second delivery, a repair): its condition is the reservation's state, and
-when it fails the move reads that state back to tell "already done" (False) from "not
-possible" (a domain error). The product's counters change by arithmetic on the server
-(`stockDisponible >= n`, `stockReservado + n`), so concurrent approvals of one product
-never oversell and never retry; a take-out, which can bring the product into alert,
-changes the stock by arithmetic too, on the condition that the stock is still on the side
-of the threshold it read (only a move that crossed it meanwhile makes it read again),
-and that the units are on hand: a recount may leave fewer than the orders hold, and
-stockActual never goes below zero (INSUFFICIENT_STOCK; the order stays APROBADO).
+An order's lines are keyed by (order, line), so a move is done once however often it is
+asked (a retry, a second delivery, a repair): each line's condition is its state as
+read, and when the transaction is refused the move reads the lines back to tell "already
+done" (not applied) from "not possible" (a domain error). The lines move together: the
+transaction holds them all or none, so no reader ever sees an order half reserved.
+
+An approval is planned, then committed (inventory.allocation): from a plain read of its
+products it picks, per line, the warehouses its units come from, then writes every line
+and every product in one transaction whose conditions check every count again
+(`existencias.<w>.disponible >= n`); if another write took the units meanwhile it plans
+again, a bounded number of times. An order names a product once, so a transaction holds
+each product item once whatever the number of warehouses: at most 50 lines and 50
+products, the 100 items DynamoDB allows (docs/architecture.md).
+
+A take-out changes the stock by arithmetic too, on the condition that the stock is still
+on the side of the threshold it read (only a move that crossed it meanwhile reads again),
+and that each warehouse has the units on hand: a recount may leave fewer than the orders
+hold, and no count goes below zero (INSUFFICIENT_STOCK; the order stays APROBADO).
 """
 
-import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
+from pynamodb.expressions.condition import Condition
 from pynamodb.transactions import TransactWrite
 
-from common import shards, storage
-from common.errors import Conflict
-from common.paging import Page
-from common.repository import merged_page
-from common.settings import Settings
-from common.stock import (
+from common.platform.errors import Conflict
+from common.platform.settings import Settings
+from common.stock.moves import (
     FROM,
     GIVE_BACK,
     HANDED_OVER,
@@ -36,97 +43,62 @@ from common.stock import (
     TAKE_OUT,
     TO,
 )
-from inventory.model import HOLDING, HOLDING_SHARDS, ProductModel, ReservationModel, product_of
-from inventory.repository import alert_mark
+from common.stock.product_model import row_map
+from common.stock.records import PRINCIPAL_ID, Product, StockRow, Warehouse
+from common.storage import tables as storage
+from inventory import allocation, rules
+from inventory.ledger_repository import (
+    ProductChange,
+    StockItems,
+    add_change,
+    alert_mark,
+    conflicted,
+    done_keys,
+    held_item,
+    holding_keys,
+    line_of,
+    pause,
+    puts_units,
+    row_path,
+)
+from inventory.model import (
+    ORDER_CAUSE,
+    LedgerModel,
+    ProductModel,
+    WarehouseModel,
+    cause,
+    product_of,
+)
 from inventory.rules import (
-    Product,
+    HeldLine,
+    Moved,
     Reservation,
+    ReserveRequest,
     changed_since,
-    insufficient_stock,
     not_held,
-    not_on_hand,
     product_gone,
 )
 
-# How long a reservation that holds nothing more keeps its state, so that a move asked
-# again (a retry, a repair) finds it done: far longer than any retry or repair takes.
-KEEP_DONE_SECONDS = 7 * 24 * 3600
-# Rounds of a take-out whose product crossed its threshold, or had it changed, between
-# its read and its write.
-MAX_ATTEMPTS = 5
+# Rounds of a write whose items another write changed between its read and its own:
+# each reads and plans again. An approval loses a round only when a warehouse it planned
+# on ran out meanwhile, or when DynamoDB cancels it for a transaction on the same items
+# at the same moment: each round some other write was made.
+MAX_ATTEMPTS = 12
 
 
-def reservation_of(item: ReservationModel) -> Reservation:
-    return Reservation(
-        pedido_id=int(item.pedido_id),
-        producto_id=int(item.producto_id),
-        cantidad=int(item.cantidad),
-        desde=item.desde,
-        estado=item.estado,
-        cambio=item.cambio,
-    )
+def _kept_changing(what: str) -> Conflict:
+    return Conflict("CONCURRENT_UPDATE", f"{what} kept changing; retry")
 
 
-def _holding(pedido_id: int, producto_id: int) -> list[Any]:
-    """The index keys a holding reservation carries (inventory.model)."""
-    m = ReservationModel
-    return [
-        m.retiene.set(producto_id),
-        m.retiene_shard.set(shards.key(HOLDING, pedido_id, HOLDING_SHARDS)),
-        m.expira.remove(),
-    ]
+def _as_read(line: HeldLine) -> Condition:
+    """The condition that a line is still as it was read."""
+    m = LedgerModel
+    return (m.status == line.status) & (m.cambio == line.cambio)
 
 
-def _as_read(reservation: Reservation) -> Any:
-    """The condition that the reservation is still as it was read."""
-    m = ReservationModel
-    return (m.estado == reservation.estado) & (m.cambio == reservation.cambio)
-
-
-def _kept_changing(pedido_id: int) -> Conflict:
-    return Conflict("CONCURRENT_UPDATE", f"Order {pedido_id}'s stock kept changing; retry")
-
-
-def _done(estado: str, now: str) -> list[Any]:
-    """A reservation that holds nothing more: off the indexes, kept a while, then gone."""
-    m = ReservationModel
-    return [
-        m.estado.set(estado),
-        m.cambio.set(now),
-        m.retiene.remove(),
-        m.retiene_shard.remove(),
-        m.expira.set(int(time.time()) + KEEP_DONE_SECONDS),
-    ]
-
-
-class StockRepository:
+class StockRepository(StockItems):
     def __init__(self, settings: Settings):
-        storage.bind(settings, ReservationModel, ProductModel)
-        self._connection = storage.connection(settings)
-
-    # -- reading -------------------------------------------------------------------------
-
-    def reservation(self, pedido_id: int) -> Reservation | None:
-        try:
-            return reservation_of(ReservationModel.get(pedido_id, consistent_read=True))
-        except DoesNotExist:
-            return None
-
-    def holding(self, producto_id: int) -> list[Reservation]:
-        """The reservations holding the product's units, in ascending pedidoId."""
-        return [reservation_of(item) for item in ReservationModel.by_product.query(producto_id)]
-
-    def holding_page(self, after: int, limit: int) -> Page:
-        """A page of every reservation holding units, in ascending pedidoId."""
-        page = merged_page(
-            ReservationModel.holding,
-            ReservationModel.pedido_id,
-            shards.keys(HOLDING, HOLDING_SHARDS),
-            after,
-            limit,
-            id_of=lambda item: int(item.pedido_id),
-        )
-        return Page([reservation_of(item) for item in page.items], page.resume_after)
+        super().__init__(settings)
 
     # -- the moves -----------------------------------------------------------------------
     #
@@ -139,172 +111,181 @@ class StockRepository:
     # is about to write its status for.
 
     def reserve(
-        self, reservation: Reservation, force: bool = False, seen: str | None = None
-    ) -> bool:
-        """Hold the order's units (again, if they were given back): True when this call
-        did, False when the order already held them. Only while available, unless `force`
-        (a repair of an order already approved: the units are its, whatever is left).
-        INSUFFICIENT_STOCK, or PRODUCT_NOT_FOUND, when it may not."""
-        for _ in range(MAX_ATTEMPTS):
-            try:
-                self._write_reservation(reservation, force, seen)
-            except TransactWriteError:
-                if not self._why_not_reserved(reservation, seen):
-                    return False
-                continue  # given back between the write and the claim: reserve again
-            return True
-        raise _kept_changing(reservation.pedido_id)
+        self, request: ReserveRequest, force: bool = False, seen: str | None = None
+    ) -> Moved:
+        """Hold the order's units (again, if they were given back), every line or none.
+        Only from units available, unless `force` (a repair of an order already approved:
+        the units are its, whatever is left). INSUFFICIENT_STOCK, or PRODUCT_NOT_FOUND,
+        when it may not.
 
-    def _write_reservation(self, reservation: Reservation, force: bool, seen: str | None) -> None:
-        m, p = ReservationModel, ProductModel
-        c = reservation.cantidad
-        # Units given back may be held again: an order whose approval a crash cut short
-        # (the repair gave them back) is approved again, or repaired (force).
-        new = m.pedido_id.does_not_exist() | (m.estado == RELEASED)
-        if seen is not None:
-            new = m.pedido_id.does_not_exist() | ((m.estado == RELEASED) & (m.cambio == seen))
-        available = (p.stock_disponible >= c) | (
-            p.stock_disponible.does_not_exist() & (p.stock_actual >= c)
-        )
-        with TransactWrite(connection=self._connection) as tx:
-            tx.update(
-                m(reservation.pedido_id),
-                actions=[
-                    m.producto_id.set(reservation.producto_id),
-                    m.cantidad.set(c),
-                    m.estado.set(HELD),
-                    m.desde.set(reservation.desde),
-                    m.cambio.set(reservation.desde),
-                    *_holding(reservation.pedido_id, reservation.producto_id),
-                ],
-                condition=new,
-            )
-            tx.update(
-                p(reservation.producto_id),
-                actions=[
-                    p.stock_reservado.set((p.stock_reservado | 0) + c),
-                    p.stock_disponible.set((p.stock_disponible | p.stock_actual) - c),
-                ],
-                condition=p.id.exists() if force else p.id.exists() & available,
-            )
-
-    def _why_not_reserved(self, reservation: Reservation, seen: str | None) -> bool:
-        """After a refused reservation: held already, and claimed (False); given back
-        before it could be claimed, so to be tried again (True); or why it may not be."""
-        current = self.reservation(reservation.pedido_id)
-        if current is not None and current.estado == TO[RESERVE]:
-            return not self._claimed(current, reservation.desde)
-        if current is not None and current.estado not in FROM[RESERVE]:
-            raise not_held(reservation.pedido_id, current.estado)
-        if seen is not None and current is not None and current.cambio != seen:
-            raise changed_since(reservation.pedido_id)
-        product = self._product(reservation.producto_id)
-        if product is None:
-            raise product_gone(reservation.producto_id)
-        raise insufficient_stock(product, reservation.cantidad)
-
-    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
-        """Release the order's units (a cancel): True when this call did, False when they
-        were given back already; RESERVATION_NOT_HELD when they are not held (taken out,
-        or never reserved)."""
-        for _ in range(MAX_ATTEMPTS):
-            current = self._as_seen(pedido_id, seen)
-            if current is not None and current.estado == TO[GIVE_BACK]:
-                if self._claimed(current, now):
-                    return False
+        An order's first approval reads its products alone: its lines are written on the
+        condition that they are not there (or given back); only when that fails, or the
+        plan finds too few units, are they read, to tell a retry (held already) from a
+        refusal. A repair's (`seen`) reads them first."""
+        known = seen is not None  # whether `current` is the reservation as read
+        current = self._as_seen(request.pedido_id, seen) if known else None
+        for attempt in range(MAX_ATTEMPTS):
+            if current is not None and current.status == TO[RESERVE]:
+                if self._claimed(current, request.desde):
+                    return Moved(False, current)
+                current = self._as_seen(request.pedido_id, seen)
                 continue
-            if current is None or current.estado not in FROM[GIVE_BACK]:
-                raise not_held(pedido_id, current.estado if current else None)
+            if current is not None and current.status not in FROM[RESERVE]:
+                raise not_held(request.pedido_id, current.status)
+            found, products = self._plan(request, force)
+            if not found.feasible and not known:
+                current, known = self.reservation(request.pedido_id), True
+                continue  # held already (a retry)? else refused below
+            if found.missing:
+                raise product_gone(found.missing[0])
+            if found.short:
+                raise rules.insufficient_stock(found.short)
             try:
-                self._write_give_back(current, now)
-            except TransactWriteError:
-                continue  # the reservation changed since read: read again
-            return True
-        raise _kept_changing(pedido_id)
-
-    def _write_give_back(self, current: Reservation, now: str) -> None:
-        m, p, c = ReservationModel, ProductModel, current.cantidad
-        with TransactWrite(connection=self._connection) as tx:
-            tx.update(
-                m(current.pedido_id),
-                actions=_done(RELEASED, now),
-                condition=_as_read(current),
-            )
-            tx.update(
-                p(current.producto_id),
-                actions=[
-                    p.stock_reservado.set(p.stock_reservado - c),
-                    p.stock_disponible.set(p.stock_disponible + c),
-                ],
-                condition=p.id.exists(),
-            )
-
-    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
-        """The order's units leave the warehouse (a shipment): stockActual and
-        stockReservado both go down; True when this call did it, False when done before."""
-        return self._out_or_back(pedido_id, now, seen, out=True)
-
-    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> bool:
-        """Undo a take-out whose order then lost its move: the units are held again."""
-        return self._out_or_back(pedido_id, now, seen, out=False)
-
-    def _out_or_back(self, pedido_id: int, now: str, seen: str | None, out: bool) -> bool:
-        move = TAKE_OUT if out else PUT_BACK
-        for _ in range(MAX_ATTEMPTS):
-            current = self._as_seen(pedido_id, seen)
-            if current is not None and current.estado == TO[move]:
-                if self._claimed(current, now):
-                    return False
+                held = self._write_reservation(request, current, found.assigned, products, force)
+            except TransactWriteError as exc:
+                if conflicted(exc):
+                    pause(attempt)
+                # a count or a line changed since read: read and plan again
+                current, known = self._as_seen(request.pedido_id, seen), True
                 continue
-            if current is None or current.estado not in FROM[move]:
-                raise not_held(pedido_id, current.estado if current else None)
-            product = self._product(current.producto_id)
-            if product is None:
-                raise product_gone(current.producto_id)
-            if out and product.stock_actual < current.cantidad:
-                raise not_on_hand(product, current.cantidad)
-            try:
-                self._write_out_or_back(current, product, now, out)
-            except TransactWriteError:
-                continue  # the reservation or the product's stock changed: read again
-            return True
-        raise _kept_changing(pedido_id)
+            return Moved(True, held)
+        raise _kept_changing(f"Order {request.pedido_id}'s stock")
 
-    def _write_out_or_back(
-        self, reservation: Reservation, product: Product, now: str, out: bool
-    ) -> None:
-        m, p = ReservationModel, ProductModel
-        change = -reservation.cantidad if out else reservation.cantidad
-        state = (
-            _done(HANDED_OVER, now)
-            if out
-            else [
-                m.estado.set(HELD),
-                m.cambio.set(now),
-                *_holding(reservation.pedido_id, reservation.producto_id),
-            ]
+    def _plan(
+        self, request: ReserveRequest, force: bool
+    ) -> tuple[allocation.Plan, dict[int, Product]]:
+        """Where each line's units would come from, as its products are now. The
+        warehouses' priorities are read only when some line has a choice."""
+        products = self.products(line.producto_id for line in request.lineas)
+        pinned = [line.bodega_id for line in request.lineas if line.bodega_id]
+        choice = pinned or any(
+            sum(row.stock_disponible > 0 for row in p.existencias) > 1 for p in products.values()
         )
-        # The units change by arithmetic, so concurrent moves of one product never
-        # conflict; the alert mark follows from the stock as read, on the condition that
-        # the stock written is on the same side of the threshold (only moves that cross
-        # it meanwhile read again) and the threshold is the one read.
-        crossing = product.umbral_minimo - change  # in alert after iff stock before < this
-        mark = alert_mark(product.id, product.stock_actual + change, product.umbral_minimo)
-        side = p.stock_actual < crossing if mark else p.stock_actual >= crossing
-        if out:  # never below zero: a recount may have left fewer than the order holds
-            side = side & (p.stock_actual >= reservation.cantidad)
+        if choice:
+            warehouses = self.warehouses_of(products.values(), pinned)
+        else:
+            warehouses = _as_ranked(products.values())
+        return allocation.plan(
+            request.lineas, products, warehouses, request.estrategia, force
+        ), products
+
+    def _write_reservation(
+        self,
+        request: ReserveRequest,
+        current: Reservation | None,
+        assigned: dict[int, dict[int, int]],
+        products: dict[int, Product],
+        force: bool,
+    ) -> Reservation:
+        m = LedgerModel
+        before = {line.linea: line for line in current.lineas} if current else {}
+        lines = []
         with TransactWrite(connection=self._connection) as tx:
-            tx.update(m(reservation.pedido_id), actions=state, condition=_as_read(reservation))
-            tx.update(
-                p(product.id),
-                actions=[
-                    p.stock_actual.set(p.stock_actual + change),
-                    # What is available does not change: the units were reserved.
-                    p.stock_reservado.set(p.stock_reservado + change),
-                    p.en_alerta.set(mark) if mark else p.en_alerta.remove(),
-                ],
-                condition=side & (p.umbral_minimo == product.umbral_minimo),
-            )
+            for asked in request.lineas:
+                units = assigned[asked.linea]
+                line = HeldLine(
+                    pedido_id=request.pedido_id,
+                    linea=asked.linea,
+                    producto_id=asked.producto_id,
+                    cantidad=asked.cantidad,
+                    status=HELD,
+                    desde=request.desde,
+                    cambio=request.desde,
+                    asignaciones=units,
+                    retenidas=units,
+                )
+                lines.append(line)
+                old = before.get(asked.linea)
+                new = m.causa.does_not_exist() | (m.status == RELEASED)  # a first approval
+                # The line written whole (a put, not an update): everything it held before
+                # is what a reservation sets anew or clears, and an item written whole is
+                # billed by its size alone.
+                tx.save(held_item(line), condition=new if old is None else _as_read(old))
+                change = ProductChange(products[asked.producto_id])
+                for bodega, quantity in units.items():
+                    change.move(bodega, reserved=quantity)
+                    if not force:
+                        change.needs_available[bodega] = quantity
+                add_change(tx, change, request.desde)
+        return Reservation(pedido_id=request.pedido_id, lineas=tuple(lines))
+
+    def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved:
+        """Release the order's units (a cancel), each to its warehouse; not applied when
+        they were given back already; RESERVATION_NOT_HELD when they are not held (taken
+        out, or never reserved)."""
+        return self._move_all(pedido_id, now, seen, GIVE_BACK)
+
+    def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> Moved:
+        """The order's units leave their warehouses (its own move to EN_ENVIO):
+        stockActual and stockReservado both go down, in each warehouse and in all."""
+        return self._move_all(pedido_id, now, seen, TAKE_OUT)
+
+    def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved:
+        """Undo a take-out whose order then lost its move: the units are held again, in
+        the warehouses they left."""
+        return self._move_all(pedido_id, now, seen, PUT_BACK)
+
+    def _move_all(self, pedido_id: int, now: str, seen: str | None, move: str) -> Moved:
+        for attempt in range(MAX_ATTEMPTS):
+            current = self._as_seen(pedido_id, seen)
+            if current is not None and current.status == TO[move]:
+                if self._claimed(current, now):
+                    return Moved(False, current)
+                continue
+            if current is None or current.status not in FROM[move]:
+                raise not_held(pedido_id, current.status if current else None)
+            products = self.products(line.producto_id for line in current.lineas)
+            gone = [line.producto_id for line in current.lineas if line.producto_id not in products]
+            if gone:
+                raise product_gone(gone[0])
+            if move == TAKE_OUT:
+                self._check_on_hand(current, products)
+            try:
+                moved = self._write_move(current, products, now, move)
+            except TransactWriteError as exc:
+                if conflicted(exc):
+                    pause(attempt)
+                continue  # the lines or the products' stock changed: read again
+            return Moved(True, moved)
+        raise _kept_changing(f"Order {pedido_id}'s stock")
+
+    @staticmethod
+    def _check_on_hand(current: Reservation, products: dict[int, Product]) -> None:
+        """stockActual never goes negative: in no warehouse may a take-out take more than
+        is on hand (a recount may have found fewer than the orders hold)."""
+        short = []
+        for line in current.lineas:
+            product = products[line.producto_id]
+            for bodega, units in line.retenidas.items():
+                row = product.row(bodega)
+                on_hand = row.stock_actual if row else 0
+                if on_hand < units:
+                    short.append(
+                        rules.short_line(line.linea, line.producto_id, on_hand, on_hand=True)
+                    )
+        if short:
+            raise rules.insufficient_stock(short, on_hand=True)
+
+    def _write_move(
+        self, current: Reservation, products: dict[int, Product], now: str, move: str
+    ) -> Reservation:
+        m = LedgerModel
+        moved = []
+        with TransactWrite(connection=self._connection) as tx:
+            for line in current.lineas:
+                actions, after = _line_after(line, move, now)
+                moved.append(after)
+                tx.update(
+                    m(cause(ORDER_CAUSE, line.pedido_id), line.linea),
+                    actions=[m.status.set(after.status), m.cambio.set(now), *actions],
+                    condition=_as_read(line),
+                )
+                change = ProductChange(products[line.producto_id])
+                units = line.retiradas if move == PUT_BACK else line.retenidas
+                for bodega, quantity in units.items():
+                    _units_moved(change, move, bodega, quantity)
+                add_change(tx, change, now)
+        return Reservation(pedido_id=current.pedido_id, lineas=tuple(moved))
 
     def _as_seen(self, pedido_id: int, seen: str | None) -> Reservation | None:
         """The reservation now; RESERVATION_CHANGED when a repair read it otherwise."""
@@ -314,13 +295,15 @@ class StockRepository:
         return current
 
     def _claimed(self, current: Reservation, now: str) -> bool:
-        """A move found made before (a retry): the reservation claimed for it, so that a
-        repair that read it before this changes nothing of it; False when it is no longer
-        in that state (moved meanwhile: the move decides again)."""
-        m = ReservationModel
+        """A move found made before (a retry): the reservation claimed for it (its first
+        line's `cambio` set anew), so that a repair that read it before this changes
+        nothing of it; False when it is no longer in that state (moved meanwhile: the
+        move decides again)."""
+        m = LedgerModel
+        head = current.head
         try:
-            m(current.pedido_id).update(
-                actions=[m.cambio.set(now)], condition=m.estado == current.estado
+            m(cause(ORDER_CAUSE, head.pedido_id), head.linea).update(
+                actions=[m.cambio.set(now)], condition=m.status == head.status
             )
         except UpdateError as exc:
             if storage.condition_failed(exc):
@@ -328,9 +311,174 @@ class StockRepository:
             raise
         return True
 
-    @staticmethod
-    def _product(producto_id: int) -> Product | None:
+    # -- counts and transfers (docs/api.md#stock-per-warehouse) -----------------------------
+
+    def set_count(self, producto_id: int, bodega_id: int, actual: int, now: str) -> Product:
+        """A warehouse's count of the product set (a receipt, a recount): what it holds
+        reserved stays, so what is available there may go negative."""
+
+        def change(product: Product) -> ProductChange:
+            row = product.row(bodega_id)
+            moved = ProductChange(product)
+            moved.move(bodega_id, actual=actual - (row.stock_actual if row else 0))
+            if row is not None:
+                moved.exact_rows[bodega_id] = row.stock_actual  # unchanged since read
+            return moved
+
+        return self._write_product(producto_id, now, change, into=bodega_id)
+
+    def transfer(
+        self, producto_id: int, desde: int, hacia: int, cantidad: int, now: str
+    ) -> Product:
+        """Available units moved from one warehouse to another, in one write;
+        INSUFFICIENT_STOCK (nothing moves) when `desde` has fewer available."""
+
+        def change(product: Product) -> ProductChange:
+            row = product.row(desde)
+            available = row.stock_disponible if row else 0
+            if available < cantidad:
+                raise rules.transfer_short(product.id, desde, available)
+            moved = ProductChange(product)
+            moved.move(desde, actual=-cantidad)
+            moved.move(hacia, actual=cantidad)
+            moved.needs_available[desde] = cantidad
+            return moved
+
+        return self._write_product(producto_id, now, change, into=hacia)
+
+    def _write_product(
+        self,
+        producto_id: int,
+        now: str,
+        change: Callable[[Product], ProductChange],
+        into: int,
+    ) -> Product:
+        for attempt in range(MAX_ATTEMPTS):
+            product = self.product(producto_id)
+            if product is None:
+                raise rules.unknown_product(producto_id)
+            moved = change(product)
+            try:
+                with TransactWrite(connection=self._connection) as tx:
+                    add_change(tx, moved, now, exact=True)
+                    puts_units(tx, producto_id, into)
+            except TransactWriteError as exc:
+                if conflicted(exc):
+                    pause(attempt)
+                self._warehouse_open(into)
+                continue  # the product changed since read: read it again
+            after = self.product(producto_id)
+            assert after is not None  # written just now; a delete meanwhile is a 404 above
+            return after
+        raise _kept_changing(f"Product {producto_id}")
+
+    def _warehouse_open(self, bodega_id: int) -> None:
+        """After a refused write into a warehouse: gone (404), or closing (409)."""
+        if bodega_id == PRINCIPAL_ID:
+            return
         try:
-            return product_of(ProductModel.get(producto_id, consistent_read=True))
+            item = WarehouseModel.get(bodega_id, consistent_read=True)
         except DoesNotExist:
-            return None
+            raise rules.unknown_warehouse(bodega_id) from None
+        if item.cerrando is not None:
+            raise rules.warehouse_closing(bodega_id)
+
+
+def _as_ranked(products: Iterable[Product]) -> dict[int, Warehouse]:
+    """The warehouses of the products' rows, all of one rank: where each line has one
+    warehouse to take from, their priorities choose nothing."""
+    return {
+        row.bodega_id: Warehouse(
+            id=row.bodega_id, codigo="", nombre="", region=None, prioridad=0, creado_en=""
+        )
+        for p in products
+        for row in p.existencias
+    }
+
+
+def _line_after(line: HeldLine, move: str, now: str) -> tuple[list, HeldLine]:
+    """What a move writes of a line beside its state, and the line after it."""
+    m = LedgerModel
+    if move == GIVE_BACK:
+        after = replace(line, status=RELEASED, cambio=now, retenidas={})
+        return [m.retenidas.remove(), *done_keys()], after
+    if move == TAKE_OUT:
+        after = replace(
+            line, status=HANDED_OVER, cambio=now, retenidas={}, retiradas=line.retenidas
+        )
+        return [m.retiradas.set(line.retenidas), m.retenidas.remove(), *done_keys()], after
+    after = replace(line, status=HELD, cambio=now, retenidas=line.retiradas, retiradas={})
+    return [m.retenidas.set(line.retiradas), m.retiradas.remove(), *holding_keys(after)], after
+
+
+def _units_moved(change: ProductChange, move: str, bodega: int, quantity: int) -> None:
+    """A move's change of one warehouse's counters by one line's units there."""
+    if move == GIVE_BACK:
+        change.move(bodega, reserved=-quantity)
+    elif move == TAKE_OUT:
+        change.move(bodega, actual=-quantity, reserved=-quantity)
+        change.needs_on_hand[bodega] = change.needs_on_hand.get(bodega, 0) + quantity
+    else:  # PUT_BACK
+        change.move(bodega, actual=quantity, reserved=quantity)
+
+
+class Balance(StockItems):
+    """The invariant check (docs/api.md#stock-per-warehouse): a slice of the catalog's
+    counters against the ledger, and what differs put right."""
+
+    def page(
+        self, shard: int, after: int, limit: int, settled_before: str, now: str
+    ) -> tuple[list[dict], int | None]:
+        """What differs among the products of one byShard partition after id `after` (at
+        most `limit`), each put right; and where the next page starts. A product whose
+        units moved after `settled_before` is left to a later round: a move of it may be
+        on its way into the indexes the check reads."""
+        keys = ProductModel.by_shard.query(
+            shard, ProductModel.id > after, limit=limit, page_size=limit
+        )
+        idents = [int(key.id) for key in keys]
+        resume = keys.last_evaluated_key
+        items = ProductModel.batch_get(idents, consistent_read=True) if idents else []
+        found: list[dict] = []
+        for item in items:
+            if item.existencias is None or (item.movido or "") > settled_before:
+                continue  # stored before warehouses (its first stock write carries it), or moving
+            product = product_of(item)
+            held = rules.held_units([line_of(i) for i in LedgerModel.by_product.query(product.id)])
+            stored = int(item.stock_disponible) if item.stock_disponible is not None else None
+            differs = rules.drift(product, held, stored)
+            if differs and self._put_right(item, product, held, now):
+                found.extend(differs)
+        return found, int(resume["id"]["N"]) if resume else None
+
+    @staticmethod
+    def _put_right(item: ProductModel, product: Product, held: dict[int, int], now: str) -> bool:
+        """The counters as the ledger says, on the condition that no move changed them
+        since read; False when one did (the next round looks again)."""
+        p = ProductModel
+        actual = {row.bodega_id: row.stock_actual for row in product.existencias}
+        actions: list[Any] = []
+        for bodega in sorted(set(actual) | set(held)):
+            row = StockRow(
+                bodega_id=bodega,
+                stock_actual=actual.get(bodega, 0),
+                stock_reservado=held.get(bodega, 0),
+            )
+            actions.append(row_path(bodega).set({"M": row_map(row)}))
+        total, reserved = sum(actual.values()), sum(held.values())
+        mark = alert_mark(product.id, total, product.umbral_minimo)
+        actions += [
+            p.stock_actual.set(total),
+            p.stock_reservado.set(reserved),
+            p.stock_disponible.set(total - reserved),
+            p.en_alerta.set(mark) if mark else p.en_alerta.remove(),
+            p.movido.set(now),
+        ]
+        unmoved = (p.movido == item.movido) if item.movido else p.movido.does_not_exist()
+        try:
+            ProductModel(product.id).update(actions=actions, condition=unmoved & p.id.exists())
+        except UpdateError as exc:
+            if storage.condition_failed(exc):
+                return False
+            raise
+        return True

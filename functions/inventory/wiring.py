@@ -1,15 +1,17 @@
 """Which implementations the inventory routes get: products in DynamoDB."""
 
-from common import aws, index
-from common.creating import CreatedOnce
-from common.idempotency import Once
-from common.lambda_init import REHEARSAL_ID
-from common.lists import Lists
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.settings import Settings
+from common.http import index
+from common.http.creating import CreatedOnce
+from common.http.idempotency import Once
+from common.http.lists import Lists
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.platform import aws
+from common.platform.lambda_init import REHEARSAL_ID
+from common.platform.settings import Settings
 from inventory import routes
 from inventory.repository import ProductRepository
-from inventory.stock_repository import StockRepository
+from inventory.stock_repository import Balance, StockRepository
+from inventory.warehouse_repository import WarehouseRepository
 
 SERVICE = "inventory"
 FUNCTION = "InventoryFunction"
@@ -22,6 +24,8 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
         blueprint = routes.blueprint(
             ProductRepository(settings),
             StockRepository(settings),
+            WarehouseRepository(settings),
+            Balance(settings),
             Lists.from_settings(settings),
             CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
         )

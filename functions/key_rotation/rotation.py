@@ -4,7 +4,7 @@ function with (createSecret, setSecret, testSecret, finishSecret).
 The keys are random bytes nothing outside the platform holds, so setting one anywhere
 else is nothing, and testing it is checking it can sign. Once finished, the new version is
 AWSCURRENT and the one before it AWSPREVIOUS: every container accepts both, and signs
-with the new one only once all have read it (common.keys), so a rotation refuses no token
+with the new one only once all have read it (common.platform.keys), so a rotation refuses no token
 issued before it and none issued during it.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from common.keys import CURRENT
-from common.settings import MIN_JWT_SECRET_BYTES
+from common.platform.keys import CURRENT
+from common.platform.settings import MIN_JWT_SECRET_BYTES
 
 PENDING = "AWSPENDING"
 STEPS = ("createSecret", "setSecret", "testSecret", "finishSecret")

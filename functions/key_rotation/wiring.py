@@ -3,10 +3,10 @@ process's Secrets Manager client."""
 
 from typing import Any
 
-from common import aws
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform import aws
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from key_rotation.rotation import rotate
 
 SERVICE = "key-rotation"

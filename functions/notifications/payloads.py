@@ -9,8 +9,8 @@ is too deep for the JSON readers of logs (Python's stops at about a thousand lev
 
 from dataclasses import dataclass
 
-from common import jsonio
-from common.errors import Invalid
+from common.platform import jsonio
+from common.platform.errors import Invalid
 
 LOGGED_CHARACTERS = 16 * 1024
 LOGGED_DEPTH = 64

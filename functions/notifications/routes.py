@@ -4,9 +4,9 @@ from functools import partial
 
 from chalice import Response
 
-from common.logs import Logger
-from common.responses import text
-from common.service_app import ServiceBlueprint, log_with_request
+from common.http.responses import text
+from common.http.service_app import ServiceBlueprint, log_with_request
+from common.platform.logs import Logger
 from notifications import service
 from notifications.payloads import parse_payload
 

@@ -1,9 +1,9 @@
 """The notification service's app: its own API, no authorizer, no CORS (as deployed)."""
 
-from common import index
-from common.logs import get_logger
-from common.service_app import PlatformApp, create_app
-from common.settings import Settings
+from common.http import index
+from common.http.service_app import PlatformApp, create_app
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from notifications import routes
 
 SERVICE = "notifications"

@@ -1,4 +1,5 @@
-"""The PedidoAprobadoEvent listener: one log line per event, forwarded when configured.
+"""The listener of the order-placed event (PedidoAprobadoEvent on the wire): one log
+line per event, forwarded when configured.
 
 Invoked asynchronously by the orders function. When NOTIFICATION_SERVICE_URL is set it
 also POSTs the payload to the notification service
@@ -13,12 +14,12 @@ from typing import Any
 
 import urllib3
 
-from common import jsonio, metrics
-from common.events import ORDER_APPROVED
-from common.fingerprints import fingerprint
-from common.idempotency import Once
-from common.logs import Logger
-from common.settings import Settings
+from common.http.fingerprints import fingerprint
+from common.http.idempotency import Once
+from common.orders.events import ORDER_PLACED
+from common.platform import jsonio, metrics
+from common.platform.logs import Logger
+from common.platform.settings import Settings
 
 SERVICE = "order-events"
 FORWARD_TIMEOUT_SECONDS = 5
@@ -53,18 +54,18 @@ def forward_to(base_url: str) -> Forward:
 
 
 def handle_once(event: dict, forward: Forward | None, logger: Logger) -> dict:
-    fields = {"event": ORDER_APPROVED, "payload": event}
+    fields = {"event": ORDER_PLACED, "payload": event}
     if forward is not None:
         try:
             forward(event)
         except Exception:
-            logger.exception(f"{ORDER_APPROVED} not forwarded", extra=fields)
+            logger.exception(f"{ORDER_PLACED} not forwarded", extra=fields)
             metrics.count(metrics.EVENTS_FAILED, service=SERVICE)
             # Raising lets Lambda retry the event and then hand it to the on-failure
             # destination, so a notification outage loses nothing. The order is saved.
             raise
         metrics.count(metrics.EVENTS_FORWARDED, service=SERVICE)
-    logger.info(ORDER_APPROVED, extra={**fields, "forwarded": forward is not None})
+    logger.info(ORDER_PLACED, extra={**fields, "forwarded": forward is not None})
     return {"forwarded": forward is not None}
 
 
@@ -84,8 +85,8 @@ def handler_for(settings: Settings, logger: Logger) -> Callable[[dict, Any], dic
         )
         if outcome.replayed:
             logger.info(
-                f"{ORDER_APPROVED} already handled",
-                extra={"event": ORDER_APPROVED, "payload": event},
+                f"{ORDER_PLACED} already handled",
+                extra={"event": ORDER_PLACED, "payload": event},
             )
         return outcome.result
 

@@ -1,9 +1,9 @@
 """What the order-events function is made of: the listener, forwarding as configured."""
 
-from common import aws
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform import aws
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from order_events import listener
 
 FUNCTION = "OrderEventsFunction"
@@ -17,4 +17,4 @@ def create(settings: Settings) -> FunctionHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (an asynchronous invoke after
-# an order is placed), so its init stays short (common.lambda_init.start).
+# an order is placed), so its init stays short (common.platform.lambda_init.start).

@@ -4,8 +4,8 @@ Operators: everything. Customers: place orders for their own userId, see their o
 orders (anyone else's is as unknown to them as an id no order has), and cancel their own.
 """
 
-from common.callers import Caller
-from common.errors import Forbidden
+from common.identity.callers import Caller
+from common.platform.errors import Forbidden
 from orders.rules import CANCELLED, NewOrder, Order
 
 

@@ -5,19 +5,24 @@ than as a list of arguments each layer names again."""
 from dataclasses import dataclass
 from datetime import datetime
 
-from common.callers import Caller
-from common.service_calls import OnBehalf
-from orders.rules import NewOrder
+from common.http.service_calls import OnBehalf
+from common.identity.callers import Caller
+from orders.rules import NewOrder, OrderRequest
 
 
 @dataclass(frozen=True, kw_only=True)
 class PlaceOrder:
-    """Place `order` (checked already: orders.service.order_to_place), asked at `at` by
-    the caller of `on_behalf`, on whose behalf the inventory is asked for its stock."""
+    """Place the order `request` asks for (checked already: orders.service.order_to_place),
+    asked at `at` by the caller of `on_behalf`, on whose behalf the inventory is asked for
+    its stock."""
 
-    order: NewOrder
+    request: OrderRequest
     on_behalf: OnBehalf
     at: datetime
+
+    @property
+    def order(self) -> NewOrder:
+        return self.request.order
 
 
 @dataclass(frozen=True, kw_only=True)

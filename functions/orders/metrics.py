@@ -1,7 +1,7 @@
 """What operators count of orders, as CloudWatch metrics (service.Outcomes)."""
 
-from common import metrics
-from common.order_outbox import SERVICE as SERVICE
+from common.orders.outbox import SERVICE as SERVICE
+from common.platform import metrics
 
 
 class OrderMetrics:

@@ -7,19 +7,20 @@ the other is told (StatusChanged) to decide again from what it finds.
 
 from pynamodb.exceptions import UpdateError
 
-from common import shards, storage
-from common.history import Entry
-from common.order_repository import COUNTER as COUNTER
-from common.order_repository import OrderReader, item_of
-from common.paging import Page
-from common.settings import Settings
-from common.user_ids import UserIds
-from orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
+from common.identity.user_ids import UserIds
+from common.orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
+from common.orders.repository import COUNTER as COUNTER
+from common.orders.repository import OrderReader, item_of
+from common.platform.history import Entry
+from common.platform.settings import Settings
+from common.storage import shards
+from common.storage import tables as storage
+from common.storage.paging import Page
 from orders.rules import Order, StatusChanged, unknown_order
 
 
 class OrderRepository(OrderReader):
-    """The orders' own reader (common.order_repository: a page of a status, the outbox)
+    """The orders' own reader (common.orders.repository: a page of a status, the outbox)
     and the verbs only the orders function has: a customer's page, a status change, the
     history, a new order saved with its event pending."""
 
@@ -37,11 +38,15 @@ class OrderRepository(OrderReader):
             return self._index_page(OrderModel.by_user, user_id, after, limit, only)
         return super().page(after, limit, status)
 
-    def set_status(self, order: Order, target: str, change: Entry) -> Order:
+    def set_status(
+        self, order: Order, target: str, change: Entry, lines: tuple | None = None
+    ) -> Order:
         """Move `order` to `target`, on the condition that its status is still the one it
-        was read with, appending `change` to its history in the same write; returns it as
-        stored after. StatusChanged when another move changed it first."""
+        was read with, appending `change` to its history and writing its lines as `lines`
+        (where their units are held, how many are on their way) in the same write; returns
+        it as stored after. StatusChanged when another move changed it first."""
         item = OrderModel(self.known(order.id))
+        written = [OrderModel.lineas.set(list(lines))] if lines is not None else []
         try:
             # UpdateItem returns ALL_NEW, which PynamoDB loads into `item`. The status
             # shard moves with the status, and the history grows, in the same write.
@@ -50,6 +55,7 @@ class OrderRepository(OrderReader):
                     OrderModel.status.set(target),
                     OrderModel.status_shard.set(shards.key(target, order.id, STATUS_SHARDS)),
                     storage.appended(OrderModel.historial, change),
+                    *written,
                 ],
                 condition=OrderModel.id.exists() & (OrderModel.status == order.status),
             )
@@ -69,10 +75,10 @@ class OrderRepository(OrderReader):
     def add(self, order: Order) -> None:
         """Save a new order with its event pending (an outbox): from the moment the order
         exists, the sweep will publish its event unless this request does. Its userId is
-        claimed first (common.user_ids), so no order carries an id a new account could be
-        given; Conflict USER_ID_REGISTERING, nothing saved, while an account is being
-        made with it."""
-        self._user_ids.for_order(order.user_id)
+        claimed first (common.identity.user_ids), so no order carries an id a new account could be
+        given; Conflict, nothing saved, while an account is being made with it, once
+        its person was erased, or when its account's email is not the order's."""
+        self._user_ids.for_order(order.user_id, order.user_email)
         item = item_of(order)
         item.evento_pendiente = shards.key(PENDING, order.id, PENDING_SHARDS)
         storage.insert(item)

@@ -2,13 +2,13 @@
 
 from chalice import Response
 
-from common.clock import utcnow
-from common.creating import CreatedOnce
-from common.lists import Lists
-from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
-from common.responses import ok
-from common.service_app import ServiceBlueprint
-from common.stock_client import Inventory
+from common.http.creating import CreatedOnce
+from common.http.lists import Lists
+from common.http.readers import caller_of, json_object, on_behalf_of, path_id, query_param
+from common.http.responses import ok
+from common.http.service_app import ServiceBlueprint
+from common.platform.clock import utcnow
+from common.stock.client import Inventory
 from orders import access, service
 from orders.commands import ChangeStatus
 from orders.service import Orders, Outcomes, Publisher

@@ -1,5 +1,5 @@
 """Order use cases, one function each; storage, the inventory (its stock check and its
-stock moves: common.stock_client.Inventory) and the event publisher are passed in. No
+stock moves: common.stock.client.Inventory) and the event publisher are passed in. No
 order is saved unless the stock check says the units are there, and its lifecycle moves
 its units (docs/api.md#stock-follows-orders)."""
 
@@ -9,16 +9,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
 
-from common import records
-from common.callers import Caller
-from common.clock import to_iso
-from common.errors import Conflict, DomainError, Invalid, Unavailable
-from common.history import Entry
-from common.order_outbox import Publisher, approved_event
-from common.paging import Page
-from common.service_calls import OnBehalf
-from common.stock import UNDOING
-from common.stock_client import Inventory, InventoryUnavailable, NotHeld, StockAnswer
+from common.http.service_calls import OnBehalf
+from common.identity.callers import Caller
+from common.orders import records
+from common.orders.outbox import Publisher, approved_event
+from common.platform.clock import to_iso
+from common.platform.errors import Conflict, DomainError, Invalid, Unavailable
+from common.platform.history import Entry
+from common.stock.client import Inventory, InventoryUnavailable, Moved, NotHeld, StockAnswer
+from common.stock.moves import UNDOING
+from common.storage.paging import Page
 from orders import access, rules
 from orders.commands import ChangeStatus, PlaceOrder
 from orders.rules import Order
@@ -32,13 +32,16 @@ class Orders(Protocol):
     def page(
         self, after: int, limit: int, status: str | None = None, user_id: int | None = None
     ) -> Page: ...
-    def set_status(self, order: Order, target: str, change: Entry) -> Order:
-        """On the condition that its status is still `order.status`: else StatusChanged."""
+    def set_status(
+        self, order: Order, target: str, change: Entry, lines: tuple | None = None
+    ) -> Order:
+        """On the condition that its status is still `order.status`: else StatusChanged;
+        its lines become `lines` in the same write."""
 
     def history(self, order_id: int) -> tuple[Order, list[Entry]]: ...
 
     def add(self, order: Order) -> None:
-        """Saved with its userId claimed (common.user_ids: Conflict while an account is
+        """Saved with its userId claimed (common.identity.user_ids: Conflict while an account is
         being made with it) and its event pending (an outbox)."""
 
     def event_published(self, order_id: int) -> None: ...
@@ -67,9 +70,9 @@ _REFUSALS = {
 def order_to_place(on_behalf: OnBehalf, body: dict, at: datetime) -> PlaceOrder:
     """The order a body asks for, checked (400), and the caller's to place (403): the
     command to place it, asked at `at`."""
-    new_order = rules.parse_order(body)
-    access.may_place(on_behalf.caller, new_order)
-    return PlaceOrder(order=new_order, on_behalf=on_behalf, at=at)
+    request = rules.parse_request(body)
+    access.may_place(on_behalf.caller, request.order)
+    return PlaceOrder(request=request, on_behalf=on_behalf, at=at)
 
 
 def place_order(
@@ -79,11 +82,10 @@ def place_order(
     (order_to_place); the command's `at` is its creadoEn.
     The order is saved with its event pending and taken off that list once published:
     whatever happens after the save (the publish failing, the function timing out), the
-    event sweep publishes it (common.order_outbox.republish_pending). The order stands;
+    event sweep publishes it (common.orders.outbox.republish_pending). The order stands;
     its event is never lost."""
-    new_order, on_behalf = command.order, command.on_behalf
     try:
-        answer = stock.check(new_order.producto_id, new_order.cantidad, on_behalf)
+        new_order = _checked(stock, outcomes, command)
     except InventoryUnavailable as exc:
         outcomes.refused("INVENTORY_UNAVAILABLE")
         raise Unavailable(
@@ -91,18 +93,47 @@ def place_order(
             "The inventory service is unavailable; the order was not placed",
             retry_after_seconds=exc.retry_after_seconds,
         ) from None
-    if answer in _REFUSALS:
-        code, text = _REFUSALS[answer]
-        outcomes.refused(code)
-        raise Invalid(
-            code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
-        )
-    order = rules.pending_order(new_order, orders.next_id(), command.at, on_behalf.caller.role)
+    order = rules.pending_order(
+        new_order, orders.next_id(), command.at, command.on_behalf.caller.role
+    )
     orders.add(order)
     outcomes.placed()
     if events.publish(approved_event(order)):
         orders.event_published(order.id)
     return order
+
+
+def _checked(stock: Inventory, outcomes: Outcomes, command: PlaceOrder) -> records.NewOrder:
+    """The order, once the inventory said its units are there: every line at once by the
+    batch check (which says what each line's product is), or, for an order of the
+    contract's `productoId` and `cantidad` whose check goes to a URL of the inventory's
+    API, by the contract's own check (which says only true or false)."""
+    request = command.request
+    new_order = request.order
+    if not request.lines_sent and not stock.checks_lines:
+        assert new_order.producto_id is not None and new_order.cantidad is not None
+        answer = stock.check(new_order.producto_id, new_order.cantidad, command.on_behalf)
+        if answer in _REFUSALS:
+            code, text = _REFUSALS[answer]
+            outcomes.refused(code)
+            raise Invalid(
+                code, text.format(producto=new_order.producto_id, cantidad=new_order.cantidad)
+            )
+        return new_order
+    checked = stock.check_lines(new_order.lineas, command.on_behalf.request_id)
+    if checked is None:
+        code, text = _REFUSALS[StockAnswer.NOT_CONFIRMED]
+        outcomes.refused(code)
+        raise Invalid(code, text.format(producto=_products(new_order), cantidad=""))
+    refused = rules.refusal(checked, request.lines_sent)
+    if refused is not None:
+        outcomes.refused(refused.code)
+        raise refused
+    return rules.priced(request, checked)
+
+
+def _products(order: records.NewOrder) -> str:
+    return ", ".join(str(line.producto_id) for line in order.lineas)
 
 
 def get_order(orders: Orders, caller: Caller, order_id: int) -> Order:
@@ -176,7 +207,7 @@ def _move(
     units, or its status)."""
     move = rules.stock_move(order.status, target)
     try:
-        made = stock.move(move, order, request_id) if move else False
+        moved = stock.move(move, order, request_id) if move else Moved(False)
     except NotHeld:
         raise rules.StatusChanged(order.id) from None
     except InventoryUnavailable as exc:
@@ -185,10 +216,14 @@ def _move(
             f"The inventory service is unavailable; order {order.id} is still {order.status}",
             retry_after_seconds=exc.retry_after_seconds,
         ) from None
+    except Conflict as refused:
+        raise rules.refused_move(order, refused) from None
     try:
-        return orders.set_status(order, target, change)
+        return orders.set_status(
+            order, target, change, rules.lines_after(order, target, moved.held)
+        )
     except rules.StatusChanged:
-        if made and move and orders.get(order.id).status != target:
+        if moved.applied and move and orders.get(order.id).status != target:
             _undo(stock, move, order, request_id)
         raise
 

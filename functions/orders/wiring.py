@@ -5,19 +5,19 @@ event as a Lambda async invoke."""
 
 from typing import Any
 
-from common import aws, personal
-from common.breaker import DynamoDBStorage
-from common.creating import CreatedOnce, PersonsCopy
-from common.idempotency import Once
-from common.lambda_init import REHEARSAL_ID
-from common.lists import Lists
-from common.logs import get_logger
-from common.order_outbox import LambdaPublisher
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import ByInvoke, Routes, service
-from common.settings import Settings
-from common.stock_client import StockClient
-from common.user_ids import UserIds
+from common.http.creating import CreatedOnce, PersonsCopy
+from common.http.idempotency import Once
+from common.http.lists import Lists
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.http.service_calls import ByInvoke, Routes, service
+from common.identity.user_ids import UserIds
+from common.orders.outbox import LambdaPublisher
+from common.platform import aws, personal
+from common.platform.lambda_init import REHEARSAL_ID
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.stock.breaker import DynamoDBStorage
+from common.stock.client import StockClient
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
 from orders.repository import OrderRepository
@@ -33,8 +33,9 @@ def routes_for(
     """`lambda_client`: another Lambda client than the process's own (a recording one);
     `inventory_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
+        orders = OrderRepository(settings)
         blueprint = routes.blueprint(
-            OrderRepository(settings),
+            orders,
             inventory(settings, lambda_client, inventory_here),
             LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
             OrderMetrics(),
@@ -45,6 +46,7 @@ def routes_for(
                     personal.ORDER,
                     lambda made: made.user_id,
                     UserIds.for_function(settings).erased,
+                    orders.found,
                 ),
             ),
         )
@@ -79,6 +81,7 @@ def inventory(
             settings.table_name("CircuitBreakersTable"),
             settings.breaker_reset_seconds,
         ),
+        checks_lines=settings.inventory_service_url is None,
     )
 
 

@@ -4,7 +4,7 @@ Operators: everything. Customers: see the shipments of their own orders (any oth
 unknown to them as an id no shipment has); nothing else.
 """
 
-from common.callers import Caller, require_operator
+from common.identity.callers import Caller, require_operator
 from shipping.rules import Shipment
 
 
@@ -14,6 +14,14 @@ def may_create(caller: Caller) -> None:
 
 def may_change_status(caller: Caller) -> None:
     require_operator(caller, "change a shipment's status")
+
+
+def may_record_events(caller: Caller) -> None:
+    require_operator(caller, "record a shipment's tracking events")
+
+
+def may_create_carriers(caller: Caller) -> None:
+    require_operator(caller, "create carriers")
 
 
 def sees(caller: Caller, shipment: Shipment) -> bool:

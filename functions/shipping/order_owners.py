@@ -1,11 +1,13 @@
 """Whose order a new shipment fulfils: asked of the orders service, as the operator who
-creates the shipment (common.service_calls), so that its customer can follow it
+creates the shipment (common.http.service_calls), so that its customer can follow it
 (docs/api.md#who-may-do-what). The shipping service never reads the orders' table."""
 
 import json
+from collections.abc import Callable
 
-from common.errors import Unavailable
-from common.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
+from common.http.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
+from common.identity import user_ids
+from common.platform.errors import Unavailable
 
 ORDER_ROUTE = "/api/pedidos/{id}"
 RETRY_AFTER_SECONDS = 5
@@ -20,9 +22,10 @@ def _unavailable() -> Unavailable:
 
 
 class OrderOwners:
-    def __init__(self, orders: Routes):
-        """`orders`: the orders service, reached as the wiring chose."""
-        self._orders = orders
+    def __init__(self, orders: Routes, erased: Callable[[int], bool] = lambda _user_id: False):
+        """`orders`: the orders service, reached as the wiring chose; `erased`: whether a
+        userId's person was erased (common.identity.user_ids: no shipment is made for them)."""
+        self._orders, self._erased = orders, erased
 
     def owner_of(self, pedido_id: int, on_behalf: OnBehalf) -> int | None:
         """The order's userId; None when no order has that id (a shipment may name one
@@ -39,5 +42,7 @@ class OrderOwners:
             except (ValueError, AttributeError):
                 user_id = None
             if isinstance(user_id, int) and not isinstance(user_id, bool):
+                if self._erased(user_id):
+                    raise user_ids.erased(user_id)
                 return user_id
         raise _unavailable()

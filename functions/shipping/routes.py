@@ -1,20 +1,41 @@
-"""Shipping HTTP routes (docs/api.md#shipping): read the request, call the service, answer."""
+"""Shipping HTTP routes (docs/api.md#shipping, docs/api.md#tracking): read the request,
+call the service, answer. `blueprint`: the routes behind the gateway's token;
+`public_blueprint`: the two without one (the public tracking look-up, a carrier's signed
+events), which the template leaves open and gives a function of their own."""
 
 from chalice import Response
 
-from common.clock import utcnow
-from common.creating import CreatedOnce
-from common.lists import Lists
-from common.readers import caller_of, json_object, on_behalf_of, path_id, query_param
-from common.responses import ok
-from common.service_app import ServiceBlueprint
-from shipping import access, rules, service
+from common.http.creating import CreatedOnce
+from common.http.lists import Lists
+from common.http.readers import (
+    caller_of,
+    client_address,
+    json_object,
+    json_object_of,
+    on_behalf_of,
+    path_id,
+    query_param,
+)
+from common.http.responses import created, json_response, ok
+from common.http.service_app import ServiceBlueprint
+from common.platform.clock import utcnow
+from shipping import access, carriers, rules, service, tracking
 from shipping.order_owners import OrderOwners
-from shipping.service import Shipments
+from shipping.repository import Moved
+from shipping.service import Carriers, Lookups, Shipments, Signed
+
+
+def _event_answer(moved: Moved) -> Response:
+    """201 with the event recorded; 200 with the first one for a repeat of its idExterno."""
+    return json_response(moved.event, 200 if moved.repeated else 201)
 
 
 def blueprint(
-    shipments: Shipments, owners: OrderOwners, lists: Lists, once: CreatedOnce
+    shipments: Shipments,
+    owners: OrderOwners,
+    lists: Lists,
+    once: CreatedOnce,
+    carrier_store: Carriers,
 ) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
 
@@ -65,9 +86,70 @@ def blueprint(
         status = query_param(request, "status")
         return ok(service.change_status(shipments, caller, path_id(id), status, utcnow()))
 
+    _tracking_routes(bp, shipments, carrier_store)
+    return bp
+
+
+def _tracking_routes(bp: ServiceBlueprint, shipments: Shipments, carrier_store: Carriers) -> None:
+    """What happened to a shipment (its history, its tracking events), and carriers
+    (docs/api.md#history, docs/api.md#tracking)."""
+
     @bp.route("/api/envios/{id}/historial", methods=["GET"])
     def shipment_history(id: str) -> Response:
         caller = caller_of(bp.current_request)
         return ok(service.shipment_history(shipments, caller, path_id(id)))
+
+    @bp.route("/api/envios/{id}/eventos", methods=["POST"])
+    def record_event(id: str) -> Response:
+        request = bp.current_request
+        caller = caller_of(request)
+        access.may_record_events(caller)
+        shipment_id, now = path_id(id), utcnow()
+        new = tracking.parse_event(json_object(request), now)
+        return _event_answer(service.operator_event(shipments, caller, shipment_id, new, now))
+
+    @bp.route("/api/envios/{id}/eventos", methods=["GET"])
+    def shipment_events(id: str) -> Response:
+        caller = caller_of(bp.current_request)
+        return ok(service.shipment_events(shipments, caller, path_id(id)))
+
+    @bp.route("/api/transportistas", methods=["POST"])
+    def create_carrier() -> Response:
+        request = bp.current_request
+        access.may_create_carriers(caller_of(request))
+        new = carriers.parse_carrier(json_object(request))
+        return created(service.create_carrier(carrier_store, new, utcnow()))
+
+
+# The headers a carrier's signature travels in (Standard Webhooks).
+_SIGNATURE_HEADERS = carriers.SIGNATURE_HEADERS
+
+
+def public_blueprint(
+    shipments: Shipments, carrier_store: Carriers, lookups: Lookups
+) -> ServiceBlueprint:
+    bp = ServiceBlueprint(__name__)
+    # Answers about parcels anyone may follow: never kept by a cache on the way, so a
+    # parcel's state is never an old one and no shared cache holds a code's answer.
+    bp.cache_control = "no-store"
+
+    @bp.route("/api/seguimiento/{codigoSeguimiento}", methods=["GET"])
+    def public_tracking(codigoSeguimiento: str) -> Response:  # noqa: N803 - the path names it
+        request = bp.current_request
+        return ok(
+            service.public_tracking(shipments, lookups, client_address(request), codigoSeguimiento)
+        )
+
+    @bp.route("/api/transportistas/{codigo}/eventos", methods=["POST"])
+    def carrier_event(codigo: str) -> Response:
+        request = bp.current_request
+        raw = request.raw_body or b""
+        headers = {
+            name: request.headers[name] for name in _SIGNATURE_HEADERS if name in request.headers
+        }
+        signed = Signed(raw if isinstance(raw, bytes) else raw.encode(), headers, json_object_of)
+        moved = service.carrier_event(carrier_store, shipments, codigo, signed, utcnow())
+        assert moved.event is not None  # an event's move always has it
+        return json_response({"id": moved.event.id}, 202)
 
     return bp

@@ -1,17 +1,23 @@
 """Shipping rules as plain functions: what a valid new shipment is, what a shipment holds.
 
 The clock is a parameter (`now`), so the date arithmetic is tested with a fixed instant;
-the routes pass common.clock.utcnow(). The shipment's shape (NewShipment, Shipment) is the
-layer's (common.records): the users function reads shipments too.
+the routes pass common.platform.clock.utcnow(). The shipment's shape (NewShipment, Shipment) is the
+layer's (common.orders.records): the users function reads shipments too.
 """
 
 from datetime import datetime
 
-from common.clock import to_iso
-from common.errors import NotFound, not_found
-from common.records import SHIPMENT_CREATED, NewShipment, Shipment
-from common.validation import Checker, query_choice, query_positive_integer, required_query_choice
+from common.orders.records import SHIPMENT_CREATED, NewShipment, Shipment
+from common.platform.clock import to_iso
+from common.platform.errors import NotFound, not_found
+from common.platform.validation import (
+    Checker,
+    query_choice,
+    query_positive_integer,
+    required_query_choice,
+)
 from shipping.strategies import TIPOS_ENVIO, for_tipo
+from shipping.tracking import new_code
 
 # Lifecycle order; any state may follow any other (docs/api.md#shipping).
 STATUSES = ("CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO")
@@ -53,7 +59,18 @@ def created_shipment(
         fecha_estimada_entrega=to_iso(strategy.estimated_delivery(now)),
         creado_en=to_iso(now),
         owner_id=owner_id,
+        codigo_seguimiento=new_code(),
+        estado_seguimiento=INITIAL_STATUS,
     )
+
+
+def id_of_guide(guide: str) -> int | None:
+    """The shipment id a dispatch guide carries (its last part: shipping.strategies), or
+    None for text no guide of ours is."""
+    prefix, _, number = guide.rpartition("-")
+    if not prefix or not number.isascii() or not number.isdigit() or len(number) > 19:
+        return None
+    return int(number)
 
 
 def parse_status(raw: str | None) -> str:

@@ -1,17 +1,33 @@
 """Shipping use cases, one function each; the repository, whose an order is, and the
-instant are passed in."""
+instant are passed in.
+
+Every change of a shipment, whatever makes it (a PATCH of its status, an operator's
+tracking event, a carrier's), goes through `move`: the one place where what follows a
+status change belongs (docs/api.md#tracking).
+"""
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from common import records
-from common.callers import Caller
-from common.clock import to_iso
-from common.history import Entry
-from common.paging import Page
-from shipping import access, rules
+from common.identity.callers import Caller
+from common.orders import records
+from common.orders.records import TrackingEvent
+from common.platform import history
+from common.platform.clock import to_iso
+from common.platform.errors import NotFound
+from common.platform.history import Entry
+from common.storage.paging import Page
+from shipping import access, rules, tracking
+from shipping import carriers as carriers_rules
+from shipping.carriers import Carrier
+from shipping.repository import ChangeOf, Decide, Moved
 from shipping.rules import Shipment
+from shipping.tracking import NewEvent
+
+# The late check reads at most this many shipments past their estimate per shard and run.
+LATE_BATCH = 100
 
 
 class Shipments(Protocol):
@@ -27,11 +43,44 @@ class Shipments(Protocol):
         pedido_id: int | None = None,
         owner_id: int | None = None,
     ) -> Page: ...
-    def add(self, shipment: Shipment) -> None: ...
-    def set_status(self, shipment_id: int, status: str, change: Entry) -> Shipment:
-        """Unless it is in `status` already: then it is returned unchanged."""
+    def add(self, shipment: Shipment) -> Shipment:
+        """Stored, with the tracking code it was given; returned as stored."""
+
+    def move(
+        self,
+        shipment_id: int,
+        decide: Decide,
+        change_of: ChangeOf,
+        event: TrackingEvent | None = None,
+        seen: Shipment | None = None,
+    ) -> Moved:
+        """The change `decide` says, made from the shipment as it is (with `event`,
+        recorded with it; a repeat of its external id: the first, nothing written);
+        `seen`: the shipment as the caller just read it."""
 
     def history(self, shipment_id: int) -> tuple[Shipment, list[Entry]]: ...
+    def next_event_id(self) -> int: ...
+    def events(self, shipment_id: int) -> list[TrackingEvent]: ...
+    def by_code(self, code: str) -> Shipment | None: ...
+    def due(self, now: str, limit: int) -> list[int]: ...
+    def checked(self, shipment_id: int, now: str) -> bool: ...
+
+
+class Lookups(Protocol):
+    """The public look-ups' limit per client address (common.identity.window_repository)."""
+
+    def take(self, address: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Signed:
+    """A request a carrier signed: its body's bytes exactly as sent, the signature's
+    headers (lower-case names), and how its body is read once the signature holds (the
+    HTTP edge's JSON object reader: 400 for anything else)."""
+
+    body: bytes
+    headers: dict[str, str]
+    parse: Callable[[bytes], dict]
 
 
 # An order's id -> its customer's userId (None: no such order); raises Unavailable.
@@ -42,11 +91,10 @@ def create_shipment(
     shipments: Shipments, owner_of: OwnerOf, new_shipment: rules.NewShipment, now: datetime
 ) -> Shipment:
     """A shipment of a checked new shipment (rules.parse_shipment), recording whose order it
-    fulfils."""
+    fulfils; with its tracking code."""
     owner = owner_of(new_shipment.pedido_id)
     shipment = rules.created_shipment(new_shipment, shipments.next_id(), now, owner)
-    shipments.add(shipment)
-    return shipment
+    return shipments.add(shipment)
 
 
 def get_shipment(shipments: Shipments, caller: Caller, shipment_id: int) -> Shipment:
@@ -74,13 +122,37 @@ def list_shipments(
     )
 
 
+def move(
+    shipments: Shipments,
+    shipment_id: int,
+    decide: Decide,
+    change_of: ChangeOf,
+    event: TrackingEvent | None = None,
+    seen: Shipment | None = None,
+) -> Moved:
+    """The one path of every change of a shipment (docs/api.md#tracking): a PATCH of its
+    status and a tracking event alike are written here, each status change with its
+    history entry in the same write. What must follow a status change, whoever made it,
+    follows from here (`moved.before.status` -> `moved.after.status`)."""
+    return shipments.move(shipment_id, decide, change_of, event, seen)
+
+
+def _entry(now: datetime, rol: str) -> ChangeOf:
+    return lambda status: Entry(status, to_iso(now), rol)
+
+
 def change_status(
     shipments: Shipments, caller: Caller, shipment_id: int, raw_status: str | None, now: datetime
 ) -> Shipment:
-    """Any of the four states may follow any other (docs/api.md#shipping); each change is
-    in the shipment's history (docs/api.md#history), a same-state PATCH is not."""
+    """Any of the four states may follow any other (docs/api.md#shipping), the tracking
+    state set to the same; each change is in the shipment's history (docs/api.md#history),
+    a same-state PATCH is not and changes nothing."""
     status = rules.parse_status(raw_status)
-    return shipments.set_status(shipment_id, status, Entry(status, to_iso(now), caller.role))
+
+    def decide(shipment: Shipment) -> tracking.Step | None:
+        return tracking.patched(status) if shipment.status != status else None
+
+    return move(shipments, shipment_id, decide, _entry(now, caller.role)).after
 
 
 def shipment_history(shipments: Shipments, caller: Caller, shipment_id: int) -> list[Entry]:
@@ -90,3 +162,126 @@ def shipment_history(shipments: Shipments, caller: Caller, shipment_id: int) -> 
     if not access.sees(caller, shipment):
         raise rules.unknown_shipment(shipment_id)
     return records.shipment_history(shipment, changes)
+
+
+def record_event(
+    shipments: Shipments,
+    shipment_id: int,
+    new: NewEvent,
+    now: datetime,
+    rol: str,
+    seen: Shipment | None = None,
+) -> Moved:
+    """A tracking event recorded and what it does to its shipment (forward only:
+    shipping.tracking.after_event), in one write; a repeat of its external id answers
+    the first event and records nothing. `rol`: who moved the shipment, in its history."""
+    event = tracking.event_of(new, shipments.next_event_id(), shipment_id, now)
+    return move(
+        shipments,
+        shipment_id,
+        lambda shipment: tracking.after_event(shipment, event),
+        _entry(now, rol),
+        event,
+        seen,
+    )
+
+
+def operator_event(
+    shipments: Shipments, caller: Caller, shipment_id: int, new: NewEvent, now: datetime
+) -> Moved:
+    access.may_record_events(caller)
+    return record_event(shipments, shipment_id, new, now, caller.role)
+
+
+def shipment_events(shipments: Shipments, caller: Caller, shipment_id: int) -> list[TrackingEvent]:
+    """The shipment's events, oldest `fecha` first; a customer's own shipments only (any
+    other is as unknown as an id no shipment has)."""
+    get_shipment(shipments, caller, shipment_id)
+    return tracking.ordered(shipments.events(shipment_id))
+
+
+def public_tracking(shipments: Shipments, lookups: Lookups, address: str, raw_code: str) -> dict:
+    """What anyone holding a tracking code may see (docs/api.md#tracking). Every look-up
+    counts against its address, unknown codes too, and every unknown code is looked up the
+    same way and answered alike."""
+    lookups.take(address)
+    shipment = shipments.by_code(tracking.lookup_code(raw_code))
+    if shipment is None:
+        raise tracking.unknown_code()
+    return tracking.public_view(shipment, shipments.events(shipment.id))
+
+
+def check_late(shipments: Shipments, now: datetime) -> int:
+    """The shipments whose estimate passed and are not delivered, marked late once each (their
+    `envio.atrasado`); those delivered leave the check. Run on a schedule, every minute;
+    returns how many it marked."""
+    at = to_iso(now)
+    return sum(shipments.checked(shipment_id, at) for shipment_id in shipments.due(at, LATE_BATCH))
+
+
+class Carriers(Protocol):
+    """The carriers (shipping.carriers_repository)."""
+
+    def next_id(self) -> int: ...
+    def add(self, carrier: Carrier, secret: str) -> None:
+        """Stored with its secret sealed; 409 DUPLICATE_CODE when its code is taken."""
+
+    def signing(self, codigo: str) -> tuple[Carrier, str] | None:
+        """The carrier of a code and its secret, opened; None: no such carrier."""
+
+
+def create_carrier(carriers: Carriers, new: carriers_rules.NewCarrier, now: datetime) -> Carrier:
+    """A carrier with a new secret, shown in this answer only."""
+    secret = carriers_rules.new_secret()
+    carrier = Carrier(
+        codigo=new.codigo, nombre=new.nombre, id=carriers.next_id(), creado_en=to_iso(now)
+    )
+    carriers.add(carrier, secret)
+    return replace(carrier, secreto=secret)
+
+
+def carrier_event(
+    carriers: Carriers,
+    shipments: Shipments,
+    codigo: str,
+    signed: Signed,
+    now: datetime,
+) -> Moved:
+    """An event a carrier pushed (docs/api.md#carriers): first its signature, checked with
+    its secret (401 for anything else, an unknown carrier too), then the body; then its
+    shipment, found by tracking code or dispatch guide among the carrier's own (another
+    carrier's, or none: 404). Recorded as an operator's event is, its webhook-id its
+    external id; the platform moved the shipment (`system` in its history)."""
+    found = carriers.signing(codigo)
+    if found is None:
+        raise carriers_rules.unsigned()
+    carrier, secret = found
+    webhook_id = carriers_rules.verified(secret, signed.body, signed.headers)
+    body = signed.parse(signed.body)
+    new = tracking.parse_event(body, now, id_externo=webhook_id)
+    shipment = _carried(shipments, carrier, body)
+    return record_event(shipments, shipment.id, new, now, history.SYSTEM, seen=shipment)
+
+
+def _carried(shipments: Shipments, carrier: Carrier, body: dict) -> Shipment:
+    """The shipment an event names (tracking.parse_reference), if it is the carrier's."""
+    code, guide = tracking.parse_reference(body)
+    shipment: Shipment | None
+    if code is not None:
+        shipment = shipments.by_code(tracking.lookup_code(code))
+    else:
+        assert guide is not None  # parse_reference gives one or the other
+        ident = rules.id_of_guide(guide)
+        shipment = _or_none(shipments, ident) if ident is not None else None
+        if shipment is not None and shipment.guia_despecho != guide:
+            shipment = None
+    if shipment is None or not carriers_rules.carries(carrier, shipment):
+        raise tracking.not_carried()
+    return shipment
+
+
+def _or_none(shipments: Shipments, shipment_id: int) -> Shipment | None:
+    try:
+        return shipments.get(shipment_id)
+    except NotFound:
+        return None

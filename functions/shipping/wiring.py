@@ -1,39 +1,59 @@
-"""Which implementations the shipping routes get: shipments in DynamoDB, and whose an order
-is asked of the orders service (an invoke of its function on AWS, HTTP when given a URL)."""
+"""Which implementations the shipping routes get: shipments, their tracking events and the
+carriers in DynamoDB, and whose an order is asked of the orders service (an invoke of its
+function on AWS, HTTP when given a URL).
 
+The shipping package is three functions (docs/architecture.md): the API behind the
+gateway's token (this module: ShippingFunction), the two routes without one, public
+tracking and carriers' signed events (PUBLIC: TrackingFunction, whose concurrency is its
+own, so neither a crowd following parcels nor a carrier's burst takes the API's), and the
+late check on a schedule (LATE: LateShipmentsFunction)."""
+
+from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
-from common import aws, personal
-from common.creating import CreatedOnce, PersonsCopy
-from common.idempotency import Once
-from common.lambda_init import REHEARSAL_ID
-from common.lists import Lists
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.service_calls import service
-from common.settings import Settings
-from common.user_ids import UserIds
-from shipping import routes
+from common.http.creating import CreatedOnce, PersonsCopy
+from common.http.idempotency import Once
+from common.http.lists import Lists
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.http.service_calls import service as service_of
+from common.identity.user_ids import UserIds
+from common.identity.window_repository import AddressWindow
+from common.platform import aws, personal
+from common.platform.handlers import FunctionHandler
+from common.platform.lambda_init import REHEARSAL_ID
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from shipping import routes, service
+from shipping.carriers_repository import CarrierRepository
 from shipping.order_owners import OrderOwners
 from shipping.repository import ShipmentRepository
 
 SERVICE = "shipping"
 FUNCTION = "ShippingFunction"
+PUBLIC_FUNCTION = "TrackingFunction"
+LATE_FUNCTION = "LateShipmentsFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
 CREATE_SCOPE = "POST /api/envios"
+# Public look-ups one client address may make in any minute (docs/api.md#tracking).
+LOOKUPS_PER_MINUTE = 60
+LOOKUPS = "tracking-lookup"
 
 
 def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one)."""
     with aws.acting_as(FUNCTION):
+        shipments = ShipmentRepository(settings)
         blueprint = routes.blueprint(
-            ShipmentRepository(settings),
+            shipments,
             OrderOwners(
-                service(
+                service_of(
                     settings.orders_service_url,
                     settings.orders_function,
                     settings.stock_check_timeout_seconds,
                     lambda: lambda_client or aws.lambda_client(settings),
-                )
+                ),
+                UserIds.for_function(settings).erased,
             ),
             Lists.from_settings(settings),
             CreatedOnce(
@@ -42,10 +62,29 @@ def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprin
                     personal.SHIPMENT,
                     lambda made: made.owner_id,
                     UserIds.for_function(settings).erased,
+                    shipments.found,
                 ),
             ),
+            CarrierRepository(settings),
         )
     blueprint.function = FUNCTION
+    return blueprint
+
+
+def public_routes_for(settings: Settings) -> ServiceBlueprint:
+    with aws.acting_as(PUBLIC_FUNCTION):
+        blueprint = routes.public_blueprint(
+            ShipmentRepository(settings),
+            CarrierRepository(settings),
+            AddressWindow(
+                settings,
+                LOOKUPS,
+                LOOKUPS_PER_MINUTE,
+                60.0,
+                "TOO_MANY_LOOKUPS",
+            ),
+        )
+    blueprint.function = PUBLIC_FUNCTION
     return blueprint
 
 
@@ -57,3 +96,31 @@ def rehearse(app: PlatformApp, settings: Settings) -> None:
     """At init: a shipment no one has, read through the whole request path (one GetItem:
     its client built, its connection open; the route's code run once)."""
     app.rehearse("GET", "/api/envios/{id}", id=REHEARSAL_ID)
+
+
+def _create_public(settings: Settings) -> PlatformApp:
+    return create_app("tracking", settings, public_routes_for(settings))
+
+
+def _rehearse_public(app: PlatformApp, settings: Settings) -> None:
+    """At init: a carrier no one is, through the intake's path (one GetItem of the
+    carriers' table; refused 401 before anything else is read)."""
+    app.rehearse("POST", "/api/transportistas/{codigo}/eventos", body="{}", codigo="-")
+
+
+def _create_late(settings: Settings) -> FunctionHandler:
+    logger = get_logger("late-shipments")
+    with aws.acting_as(LATE_FUNCTION):
+        shipments = ShipmentRepository(settings)
+
+    def run(event: dict, context: Any) -> dict:
+        marked = service.check_late(shipments, datetime.now(UTC).replace(tzinfo=None))
+        logger.info("late shipments checked", extra={"marked": marked})
+        return {"marked": marked}
+
+    return FunctionHandler(LATE_FUNCTION, logger, run)
+
+
+# The other two functions' wirings, as common.platform.lambda_init.start takes one.
+PUBLIC = SimpleNamespace(FUNCTION=PUBLIC_FUNCTION, create=_create_public, rehearse=_rehearse_public)
+LATE = SimpleNamespace(FUNCTION=LATE_FUNCTION, create=_create_late)

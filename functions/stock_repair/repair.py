@@ -14,38 +14,58 @@ retried, which would then be approved holding none).
 
 A move younger than the grace may still be on its way (its status write not yet made):
 the repair leaves it to the request that made it.
+
+Each run also has the inventory check its counters against its ledger (the invariant
+check, docs/api.md#stock-per-warehouse) for one slice of the catalog (one of the products'
+16 byShard partitions, in turn by the clock: the whole catalog every 32 minutes on AWS),
+and put right what differs; what it found is logged and counted (StockDrift).
 """
 
 import itertools
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
-from common.clock import to_iso, utcnow
-from common.errors import DomainError
-from common.logs import Logger
-from common.paging import Page
-from common.records import Order
-from common.stock import FORCE, GIVE_BACK, HANDED_OVER, HELD, PUT_BACK, RELEASED, TAKE_OUT
-from common.stock_client import Inventory, InventoryUnavailable, NotHeld, ReservationChanged
+from common.orders.records import Order
+from common.platform import metrics
+from common.platform.clock import to_iso, utcnow
+from common.platform.errors import DomainError
+from common.platform.logs import Logger
+from common.stock.client import Inventory, InventoryUnavailable, NotHeld, ReservationChanged
+from common.stock.moves import (
+    CATALOG_SLICES,
+    FORCE,
+    GIVE_BACK,
+    HANDED_OVER,
+    HELD,
+    PUT_BACK,
+    RELEASED,
+    TAKE_OUT,
+)
+from common.storage.paging import Page
 
 # Orders and reservations read per batch; no batch is started with less than the
 # reserve left of the invocation.
 BATCH = 100
 RESERVE_MS = 10_000
+# How often the schedule runs the repair (infra/template.yaml): the slice of the catalog
+# whose counters a run checks follows from the clock by it.
+EVERY_SECONDS = 120
 
 
-def repair_move(status: str | None, estado: str | None) -> str | None:
-    """The stock move that brings an order's units (their reservation's `estado`, None:
-    never reserved) in line with its `status` (None: no such order); None when they are."""
-    if estado == HELD and status in ("PENDIENTE", "CANCELADO"):
+def repair_move(order: str | None, units: str | None) -> str | None:
+    """The stock move that brings an order's units (their reservation's status, None:
+    never reserved) in line with the order's status (None: no such order); None when
+    they are."""
+    if units == HELD and order in ("PENDIENTE", "CANCELADO"):
         return GIVE_BACK  # an approval that lost its status write, or a cancel's undo
-    if estado == HELD and status in ("EN_ENVIO", "ENTREGADO"):
+    if units == HELD and order in ("EN_ENVIO", "ENTREGADO"):
         return TAKE_OUT  # a ship whose undo was lost
-    if status == "APROBADO" and estado in (None, RELEASED):
+    if order == "APROBADO" and units in (None, RELEASED):
         return FORCE  # a cancel that lost its status write; an order approved before
-    if status == "APROBADO" and estado == HANDED_OVER:
+    if order == "APROBADO" and units == HANDED_OVER:
         return PUT_BACK  # a ship that lost its status write
     return None
 
@@ -60,26 +80,53 @@ class Outcome:
     checked: int = 0
     repaired: int = 0
     failed: int = 0
+    drift: int = 0  # counters the invariant check found differing from the ledger (and fixed)
     complete: bool = True  # every order and reservation was looked at
 
 
 class Repair:
-    def __init__(self, orders: Orders, inventory: Inventory, logger: Logger, grace: timedelta):
+    def __init__(
+        self,
+        orders: Orders,
+        inventory: Inventory,
+        logger: Logger,
+        grace: timedelta,
+        clock: Callable[[], float] = time.time,
+    ):
         self._orders, self._inventory = orders, inventory
-        self._logger, self._grace = logger, grace
+        self._logger, self._grace, self._clock = logger, grace, clock
 
-    def __call__(self, context: Any = None) -> dict:
+    def __call__(self, context: Any = None, slices: Iterable[int] | None = None) -> dict:
         """One run: every reservation holding units against its order, then every APROBADO
-        order against its reservation."""
+        order against its reservation; then the counters of one slice of the catalog
+        (`slices`: those, instead) against the ledger."""
         settled_before = to_iso(utcnow() - self._grace)
         outcome = Outcome()
+        if slices is None:
+            slices = [int(self._clock() // EVERY_SECONDS) % CATALOG_SLICES]
         try:
             for batch in self._batches(context, outcome):
                 self._repair(batch, settled_before, outcome)
+            for shard in slices:
+                self._balance(shard, settled_before, context, outcome)
         except InventoryUnavailable:
             outcome.complete = False  # the next run takes it up
         self._logger.info("stock repaired", extra=vars(outcome))
         return vars(outcome)
+
+    def _balance(self, shard: int, settled_before: str, context: Any, outcome: Outcome) -> None:
+        """The invariant check of one slice of the catalog, page by page while time is left."""
+        after: int | None = 0
+        while after is not None:
+            if context is not None and context.get_remaining_time_in_millis() < RESERVE_MS:
+                outcome.complete = False
+                return
+            found, after = self._inventory.balance(shard, after, settled_before)
+            for finding in found:
+                outcome.drift += 1
+                self._logger.warning("stock counters put right", extra=finding)
+            if found:
+                metrics.count(metrics.STOCK_DRIFT, len(found), service="stock-repair")
 
     def _batches(self, context: Any, outcome: Outcome) -> Iterator[list[tuple[Order, dict | None]]]:
         """(order, its reservation) pairs, a batch at a time, while time is left."""

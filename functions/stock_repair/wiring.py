@@ -1,19 +1,19 @@
 """What the stock-repair function is made of: the repair (stock_repair.repair) on a
-schedule. It reads the orders table through the layer's reader (common.order_repository),
+schedule. It reads the orders table through the layer's reader (common.orders.repository),
 and asks the inventory's function for its reservations and
-moves (common.stock_client, through a breaker of its own: it runs alone); it loads
+moves (common.stock.client, through a breaker of its own: it runs alone); it loads
 neither the HTTP edge nor the order events."""
 
 from datetime import timedelta
 from typing import Any
 
-from common import aws
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.order_repository import OrderReader
-from common.service_calls import ByInvoke
-from common.settings import Settings
-from common.stock_client import StockClient
+from common.http.service_calls import ByInvoke
+from common.orders.repository import OrderReader
+from common.platform import aws
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.stock.client import StockClient
 from stock_repair.repair import Repair
 
 SERVICE = "stock-repair"
@@ -57,4 +57,4 @@ def create(settings: Settings) -> RepairHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (a schedule), so its init
-# stays short and that run opens its own connections (common.lambda_init.start).
+# stays short and that run opens its own connections (common.platform.lambda_init.start).

@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from token_claims.claims import with_user_id
 
 SERVICE = "token-claims"

@@ -14,11 +14,20 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from common.account_end import GONE, AccountEnd, error_code, unavailable
-from common.attempts import Attempts, attempts_key, next_attempts
-from common.callers import CUSTOMER
-from common.clock import to_iso
-from common.errors import Conflict, invalid_field
+from common.identity.account_end import GONE, AccountEnd, error_code, unavailable
+from common.identity.accounts import Revocations
+from common.identity.attempts import (
+    FIRST_LOCK_SECONDS,
+    Attempts,
+    attempts_key,
+    next_attempts,
+    password_route_key,
+    pool_locked,
+    too_many,
+)
+from common.identity.callers import CUSTOMER
+from common.platform.clock import to_iso
+from common.platform.errors import Conflict, invalid_field
 from users.rules import ACTIVE, DISABLED, Account
 
 # The pool's answers about a password itself: each is a wrong password.
@@ -38,12 +47,18 @@ def _created(user: dict) -> str:
 
 
 class Accounts(AccountEnd):
-    """The pool's accounts (their end, revoke and delete: common.account_end); `client()`
-    gives the cognito-idp client (common.aws.cognito). `client_id`: the app client the
+    """The pool's accounts (their end, revoke and delete: common.identity.account_end); `client()`
+    gives the cognito-idp client (common.platform.aws.cognito). `client_id`: the app client the
     API signs in through (a password is checked as a sign-in with it)."""
 
-    def __init__(self, client: Callable[[], Any], pool_id: str, client_id: str | None):
-        super().__init__(client, pool_id)
+    def __init__(
+        self,
+        client: Callable[[], Any],
+        pool_id: str,
+        client_id: str | None,
+        revocations: Revocations | None = None,
+    ):
+        super().__init__(client, pool_id, revocations)
         self._client_id = client_id
 
     def _call(self, operation: str, **parameters: Any) -> dict:
@@ -109,6 +124,9 @@ class Accounts(AccountEnd):
                 AuthParameters={"USERNAME": email, "PASSWORD": password},
             )
         except ClientError as exc:
+            message = str(exc.response.get("Error", {}).get("Message") or "")
+            if pool_locked(error_code(exc), message):
+                raise too_many(FIRST_LOCK_SECONDS) from None
             if error_code(exc) in _WRONG:
                 return False
             raise self._failing(exc) from None
@@ -118,7 +136,7 @@ class Accounts(AccountEnd):
 
 
 class AttemptLog(Protocol):
-    """Password tries, counted (common.attempts_repository.DynamoAttempts)."""
+    """Password tries, counted (common.identity.attempts_repository.DynamoAttempts)."""
 
     def claim(self, key: str, step: Callable[[Attempts], Attempts]) -> None: ...
     def forget(self, key: str) -> None: ...
@@ -141,10 +159,15 @@ class CountedPasswords:
     ):
         self._accounts, self._attempts, self._clock = accounts, attempts, clock
 
-    def check(self, email: str, password: str, address: str) -> bool:
+    def check(self, email: str, password: str, address: str, user_id: int) -> bool:
+        step = lambda current: next_attempts(current, self._clock())  # noqa: E731
+        # Every try, right or wrong, and never forgotten by a success: a caller holding
+        # the account's token and password gets no more pool calls, mails to other
+        # addresses or answers about who has an email than a guesser of sign-ins does.
+        self._attempts.claim(password_route_key(user_id, address), step)
         key = attempts_key(email, address)
-        self._attempts.claim(key, lambda current: next_attempts(current, self._clock()))
+        self._attempts.claim(key, step)
         if not self._accounts.password_is(email, password):
             return False
-        self._attempts.forget(key)
+        self._attempts.forget(key)  # sign-in's own count: a right password starts it again
         return True

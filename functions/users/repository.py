@@ -1,26 +1,30 @@
 """A person's data in DynamoDB, and the record of rights requests: the only users module
 that knows PynamoDB. How a person's orders and shipments are read and stripped, and an
-erasure's progress recorded, is the layer's (common.erasure_repository): the erasure
+erasure's progress recorded, is the layer's (common.personal_data.repository): the erasure
 function does both too."""
 
 import contextlib
+import itertools
 
 from pynamodb.exceptions import UpdateError
 
-from common import counters, storage
-from common.erasure_repository import ORDERS, SHIPMENTS, ErasureProgress
-from common.erasure_repository import bind as bind_persons
-from common.ids import MAX_ID
-from common.order_model import OrderModel
-from common.paging import Page
-from common.records import Order, Shipment
-from common.repository import merged_page
-from common.settings import Settings
-from common.shipment_model import ShipmentModel
-from users.model import SHARDS, DataRequestModel
+from common.orders.model import OrderModel
+from common.orders.records import Order, Shipment
+from common.orders.shipment_model import ShipmentModel
+from common.personal_data.repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.personal_data.repository import bind as bind_persons
+from common.personal_data.requests_model import SHARDS, DataRequestModel
+from common.platform.ids import MAX_ID
+from common.platform.settings import Settings
+from common.storage import counters
+from common.storage import tables as storage
+from common.storage.paging import Page
+from common.storage.repository import merged_page
 from users.rules import ORDERS_IN_FLIGHT, SHIPMENT_DONE, DataRequest
 
 COUNTER = "solicitudes"
+# What an erasure refused for orders in flight names of them (OPEN_ORDERS' details).
+IN_FLIGHT_NAMED = 100
 
 
 class PersonsData:
@@ -31,13 +35,17 @@ class PersonsData:
         bind_persons(settings)
         self.orders, self.shipments = ORDERS, SHIPMENTS
 
-    def orders_in_flight(self, user_id: int) -> list[Order]:
+    def orders_in_flight(self, user_id: int, limit: int | None = IN_FLIGHT_NAMED) -> list[Order]:
+        """The first `limit` orders in flight (None: all): for an erasure one is enough to
+        wait for, and a few are named; the rest are not read."""
         only = OrderModel.status.is_in(*ORDERS_IN_FLIGHT)
-        return [kept.value for kept in ORDERS.every(user_id, only)]
+        found = itertools.islice(ORDERS.every(user_id, only), limit)
+        return [kept.value for kept in found]
 
     def shipments_in_flight(self, user_id: int) -> list[Shipment]:
         only = ShipmentModel.status != SHIPMENT_DONE
-        return [kept.value for kept in SHIPMENTS.every(user_id, only)]
+        found = itertools.islice(SHIPMENTS.every(user_id, only), IN_FLIGHT_NAMED)
+        return [kept.value for kept in found]
 
     def follow_email(self, order_id: int, email: str) -> None:
         """The order's userEmail becomes `email`, if it is still in flight (a final order
@@ -70,8 +78,8 @@ def _position(request_id: int) -> int:
 
 
 class Requests(ErasureProgress):
-    """The record of rights requests (users.model), and an accepted erasure's progress on
-    its request's item (common.erasure_repository)."""
+    """The record of rights requests (common.personal_data.requests_model), and an
+    accepted erasure's progress on its request's item (common.personal_data.repository)."""
 
     def next_id(self) -> int:
         """The next request's id, one at a time from the counter: the record lists newest

@@ -8,15 +8,15 @@ from typing import Any
 
 from chalice import Response
 
-from common import records
-from common.callers import Caller, require_operator
-from common.clock import to_iso, utcnow
-from common.errors import DomainError
-from common.lambda_init import REHEARSAL
-from common.lists import Lists
-from common.readers import caller_of, client_address, json_object, path_id
-from common.responses import api_json, json_document, ok, status_of, takes_gzip
-from common.service_app import ServiceBlueprint
+from common.http.lists import Lists
+from common.http.readers import caller_of, client_address, json_object, path_id
+from common.http.responses import api_json, json_document, ok, status_of, takes_gzip
+from common.http.service_app import ServiceBlueprint
+from common.identity.callers import Caller, require_operator
+from common.orders import records
+from common.platform.clock import to_iso, utcnow
+from common.platform.errors import DomainError
+from common.platform.lambda_init import REHEARSAL
 from users import rules, service
 from users.repository import Requests
 from users.rules import ERASURE, DataRequest
@@ -35,6 +35,8 @@ class Deps:
     requests: Requests
     lists: Lists
     max_bytes: int
+    # Counts each caller's requests (common.identity.attempts_repository), 429 past the limit.
+    count_request: Callable[[str], None] = lambda _sub: None
 
 
 def _shown(data: service.Data, with_history: bool) -> dict:
@@ -47,10 +49,17 @@ def _shown(data: service.Data, with_history: bool) -> dict:
             shown["historial"] = api_json(history_of(kept.value, kept.changes))
         return shown
 
+    def shipment(kept: Any) -> object:
+        shown = item(kept, records.shipment_history)
+        if with_history:
+            assert isinstance(shown, dict)
+            shown["eventos"] = api_json(data.eventos.get(kept.value.id, []))
+        return shown
+
     return {
         "cuenta": api_json(data.cuenta) if data.cuenta is not None else None,
         "pedidos": [item(kept, records.order_history) for kept in data.pedidos],
-        "envios": [item(kept, records.shipment_history) for kept in data.envios],
+        "envios": [shipment(kept) for kept in data.envios],
     }
 
 
@@ -68,6 +77,7 @@ class Recorder:
         user_id = rules.target_of(caller, path_id(raw) if raw is not None else None)
         if caller.sub == REHEARSAL:  # the platform's own warm-up at init: no one's
             return answer(caller, user_id, 0)
+        self.deps.count_request(caller.sub)  # before anything is recorded or asked
         request_id = self.deps.requests.next_id()
         fecha = to_iso(utcnow())
 
@@ -120,7 +130,7 @@ def _access_routes(bp: ServiceBlueprint, deps: Deps, recorded: Recorder) -> None
 
     def data(raw: str | None, export: bool) -> Response:
         def answer(caller: Caller, user_id: int, _: int) -> Response:
-            found = service.data_of(deps.persons, deps.identity, user_id)
+            found = service.data_of(deps.persons, deps.identity, user_id, with_events=export)
             headers = (
                 {"Content-Disposition": f'attachment; filename="datos-{user_id}.json"'}
                 if export
@@ -192,8 +202,8 @@ def _erasure_routes(bp: ServiceBlueprint, deps: Deps, recorded: Recorder) -> Non
             rules.parse_erasure_by_operator(json_object(request))
         else:
             password = rules.parse_own_erasure(json_object(request))
-            deps.identity.proven(user_id, password, client_address(request))
-        return _erased(deps, user_id, request_id)
+            deps.identity.proven(user_id, password, client_address(request), caller.username)
+        return _erased(deps, user_id, request_id, None if caller.is_operator else caller.username)
 
     @bp.route(f"{_ME}/cancelacion", methods=["POST"])
     def erase_own() -> Response:
@@ -205,9 +215,9 @@ def _erasure_routes(bp: ServiceBlueprint, deps: Deps, recorded: Recorder) -> Non
         return recorded(ERASURE, userId, answer)
 
 
-def _erased(deps: Deps, user_id: int, request_id: int) -> Response:
+def _erased(deps: Deps, user_id: int, request_id: int, own_account: str | None) -> Response:
     """Nothing in flight (409 OPEN_ORDERS naming it): erased, answered at once; the
     erasure function does the rest within the minute (docs/personal-data.md)."""
     service.check_nothing_in_flight(deps.persons, user_id)
-    service.erase(deps.eraser, user_id, request_id)
+    service.erase(deps.eraser, user_id, request_id, own_account)
     return ok({"userId": user_id, "estado": rules.CANCELLED})

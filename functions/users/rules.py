@@ -4,11 +4,11 @@ orders and shipments still in flight), and what the record of requests holds."""
 
 from dataclasses import dataclass
 
-from common.callers import Caller
-from common.errors import Conflict, Forbidden, NotFound
-from common.ids import possible_id
-from common.records import Order, Shipment
-from common.validation import EMAIL, MAX_EMAIL, Checker, normal_email
+from common.identity.callers import Caller
+from common.orders.records import Order, Shipment
+from common.platform.errors import Conflict, Forbidden, NotFound
+from common.platform.ids import possible_id
+from common.platform.validation import EMAIL, MAX_EMAIL, Checker, normal_email
 
 # The path's word for "the caller's own": a customer's userId.
 ME = "me"

@@ -4,24 +4,31 @@ the erasure function does the rest: erasure.saga). Storage, the user pool, the u
 claims and the erasure queue are passed in, each behind a Protocol."""
 
 import contextlib
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from common.callers import Caller, require_operator
-from common.erasures import COMPLETED, Erasure
-from common.errors import Unauthenticated
-from common.logs import Logger
-from common.paging import Page
-from common.records import Order, Shipment
+from common.identity.callers import Caller, require_operator
+from common.orders.records import Order, Shipment
+from common.personal_data.erasures import COMPLETED, Erasure
+from common.platform.errors import NotAcceptable, Unauthenticated
+from common.platform.logs import Logger
+from common.storage.paging import Page
 from users import rules
 from users.rules import Account
 
 
 class Kind(Protocol):
-    """A person's orders or their shipments (common.erasure_repository.Kind)."""
+    """A person's orders or their shipments (common.personal_data.repository.Kind)."""
 
     def every(self, user_id: int, only: Any = None) -> Iterator[Any]: ...
+
+
+class ShipmentKind(Kind, Protocol):
+    """A person's shipments, and their tracking events (their `detalle` is the person's)."""
+
+    def events(self, user_id: int) -> Iterator[Any]: ...
 
 
 class Persons(Protocol):
@@ -30,9 +37,9 @@ class Persons(Protocol):
     @property
     def orders(self) -> Kind: ...
     @property
-    def shipments(self) -> Kind: ...
+    def shipments(self) -> ShipmentKind: ...
 
-    def orders_in_flight(self, user_id: int) -> list[Order]: ...
+    def orders_in_flight(self, user_id: int, limit: int | None = ...) -> list[Order]: ...
     def shipments_in_flight(self, user_id: int) -> list[Shipment]: ...
     def follow_email(self, order_id: int, email: str) -> None: ...
 
@@ -47,16 +54,18 @@ class Accounts(Protocol):
 
 
 class Passwords(Protocol):
-    def check(self, email: str, password: str, address: str) -> bool:
-        """Whether it is the account's password; every try counted against the email from
-        the client's address, as signing in counts them (429 past the limit)."""
+    def check(self, email: str, password: str, address: str, user_id: int) -> bool:
+        """Whether it is the account's password; every try counted against the account
+        from the client's address, right or wrong, and against the email's sign-ins from
+        there (429 past either limit)."""
 
 
 class Claims(Protocol):
-    """The userIds' claims (common.user_ids.UserIds)."""
+    """The userIds' claims (common.identity.user_ids.UserIds)."""
 
     def account_of(self, user_id: int) -> str | None: ...
     def erasing(self, user_id: int, request_id: int) -> int: ...
+    def email_changed(self, user_id: int, email: str) -> None: ...
 
 
 class Erasures(Protocol):
@@ -80,17 +89,21 @@ class Identity:
     accounts: Accounts
     passwords: Passwords
 
-    def account(self, user_id: int) -> tuple[str, Account] | None:
-        """The username and account of `user_id`, if they have one."""
-        username = self.claims.account_of(user_id)
+    def account(self, user_id: int, own: str | None = None) -> tuple[str, Account] | None:
+        """The username and account of `user_id`, if they have one (`own`: the account of
+        the caller's own token, where the claim names none)."""
+        username = self.claims.account_of(user_id) or own
         found = self.accounts.get(username, user_id) if username is not None else None
         return (username, found) if username is not None and found is not None else None
 
-    def proven(self, user_id: int, password: str, address: str) -> tuple[str, Account]:
+    def proven(
+        self, user_id: int, password: str, address: str, own: str | None = None
+    ) -> tuple[str, Account]:
         """The account, once `password` is its own; 401 INVALID_CREDENTIALS otherwise (no
-        account at all included: no password can be right for it)."""
-        held = self.account(user_id)
-        if held is None or not self.passwords.check(held[1].email, password, address):
+        account at all included: no password can be right for it). Every try counts,
+        right or wrong (common.identity.attempts: 429 past the limit)."""
+        held = self.account(user_id, own)
+        if held is None or not self.passwords.check(held[1].email, password, address, user_id):
             raise Unauthenticated("INVALID_CREDENTIALS", "The password is wrong", details=[])
         return held
 
@@ -101,19 +114,52 @@ class Data:
     shipment of theirs, oldest first, each with its kept history."""
 
     cuenta: Account | None
-    pedidos: list = field(default_factory=list)  # common.erasure_repository.Kept
+    pedidos: list = field(default_factory=list)  # common.personal_data.repository.Kept
     envios: list = field(default_factory=list)
+    # Each shipment's tracking events, by its id (an export's: with_events).
+    eventos: dict = field(default_factory=dict)
 
 
-def data_of(persons: Persons, identity: Identity, user_id: int) -> Data:
+# Orders (and shipments) past which a person's data cannot fit in an answer, however
+# compressed (about 1.2 KB of JSON each, with its history; 5 MB as sent): read no further.
+MAX_ITEMS = 40_000
+
+
+def _bounded(items: Iterator[Any], what: str) -> list:
+    """At most MAX_ITEMS of `items`, read a page at a time; 406 past that, unread."""
+    read = list(itertools.islice(items, MAX_ITEMS + 1))
+    if len(read) > MAX_ITEMS:
+        raise NotAcceptable(
+            "RESPONSE_TOO_LARGE",
+            f"More than {MAX_ITEMS} {what}: no answer can hold them; ask an operator for "
+            "an export by other means",
+            details=[],
+        )
+    return read
+
+
+def data_of(persons: Persons, identity: Identity, user_id: int, with_events: bool = False) -> Data:
     """Everything the platform holds of `user_id`'s person (docs/api.md#personal-data):
-    read by the customer indexes, a page at a time."""
+    read by the customer indexes, a page at a time, never more than an answer can hold."""
     held = identity.account(user_id)
     return Data(
         held[1] if held is not None else None,
-        list(persons.orders.every(user_id)),
-        list(persons.shipments.every(user_id)),
+        _bounded(persons.orders.every(user_id), "orders"),
+        _bounded(persons.shipments.every(user_id), "shipments"),
+        by_shipment(_bounded(persons.shipments.events(user_id), "tracking events"))
+        if with_events
+        else {},
     )
+
+
+def by_shipment(events: list) -> dict[int, list]:
+    """Tracking events by their shipment's id, each shipment's oldest first."""
+    found: dict[int, list] = {}
+    for event in events:
+        found.setdefault(event.envio_id, []).append(event)
+    for kept in found.values():
+        kept.sort(key=lambda event: (event.fecha, event.registrado_en, event.id))
+    return found
 
 
 def account_of(identity: Identity, user_id: int) -> tuple[str, Account]:
@@ -140,7 +186,9 @@ def change_email(
     username, account = identity.proven(user_id, password, address)
     if email != account.email:
         identity.accounts.change_email(username, email)
-    for order in persons.orders_in_flight(user_id):
+    # Orders for the id carry the new email from now on (USER_EMAIL_MISMATCH otherwise).
+    identity.claims.email_changed(user_id, email)
+    for order in persons.orders_in_flight(user_id, None):
         if order.user_email != email:
             persons.follow_email(order.id, email)
     return account_of(identity, user_id)[1]
@@ -167,20 +215,23 @@ def check_nothing_in_flight(persons: Persons, user_id: int) -> None:
         raise rules.open_orders(details)
 
 
-def erase(eraser: Eraser, user_id: int, request_id: int) -> None:
+def erase(eraser: Eraser, user_id: int, request_id: int, own_account: str | None = None) -> None:
     """Erase `user_id`'s person, for request `request_id` (checked: nothing in flight):
-    their userId is marked erased at once (what is on its way out leaves their data out
-    from now on), their account's sessions end, and the erasure function does the rest
-    (erasure.saga). A repeat, or a request after an erasure that failed half-way, finds
-    the first one's and sends it on again: nothing is done twice."""
+    their userId is marked erased at once (no order, shipment or account is written under
+    it from now on, and what is on its way out leaves their data out), their account's
+    sessions end, and the erasure function does the rest (erasure.saga). A repeat, or a
+    request after an erasure that failed half-way, finds the first one's and sends it on
+    again; a request after one that was done is an erasure of its own, which strips
+    whatever a race left. `own_account`: the account of the person's own token (a
+    self-erasure knows it, whatever the claim names)."""
     claims = eraser.identity.claims
-    username = claims.account_of(user_id)
+    username = claims.account_of(user_id) or own_account
     erasing = claims.erasing(user_id, request_id)
     erasure = eraser.erasures.erasure(erasing)
+    if erasure is not None and erasure.estado == COMPLETED:
+        erasing, erasure = request_id, None
     if erasure is None:
         eraser.erasures.start_erasure(erasing, user_id, username)
-    elif erasure.estado == COMPLETED:
-        return
     if username is not None:
         # At once, so its tokens stop working within 30 s whatever the erasure's size;
         # should the pool fail now, the erasure's first step does it.

@@ -4,16 +4,18 @@ stack has no pool), the userIds' claims, and the erasure queue (SQS)."""
 
 import functools
 
-from common import account_end, aws
-from common.account_end import unavailable
-from common.attempts_repository import DynamoAttempts
-from common.erasures import ErasureQueue
-from common.lambda_init import REHEARSAL_ID
-from common.lists import Lists
-from common.logs import get_logger
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.settings import Settings
-from common.user_ids import UserIds
+from common.http.lists import Lists
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.identity import account_end
+from common.identity.account_end import unavailable
+from common.identity.accounts import Revocations
+from common.identity.attempts_repository import DynamoAttempts
+from common.identity.user_ids import UserIds
+from common.personal_data.erasures import ErasureQueue
+from common.platform import aws
+from common.platform.lambda_init import REHEARSAL_ID
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from users import routes, service
 from users.pool import Accounts, CountedPasswords
 from users.repository import PersonsData, Requests
@@ -25,7 +27,7 @@ FUNCTION = "UsersFunction"
 
 class NoPool(account_end.NoPool):
     """Where no user pool is configured (a stack that takes another provider's tokens):
-    no one has an account here (none to end: common.account_end); nothing about accounts
+    no one has an account here (none to end: common.identity.account_end); nothing about accounts
     can be changed."""
 
     def get(self, username: str, user_id: int) -> Account | None:
@@ -48,6 +50,7 @@ def accounts_for(settings: Settings) -> Accounts | NoPool:
         functools.partial(aws.cognito, settings),
         settings.user_pool_id,
         settings.user_pool_client_id,
+        Revocations.for_function(settings),
     )
 
 
@@ -56,10 +59,9 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
         accounts = accounts_for(settings)
         persons = PersonsData(settings)
         requests = Requests(settings)
+        attempts = DynamoAttempts(settings)
         identity = service.Identity(
-            UserIds.for_function(settings),
-            accounts,
-            CountedPasswords(accounts, DynamoAttempts(settings)),
+            UserIds.for_function(settings), accounts, CountedPasswords(accounts, attempts)
         )
         eraser = service.Eraser(
             persons, identity, requests, ErasureQueue(settings), get_logger(SERVICE)
@@ -72,6 +74,7 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
                 requests,
                 Lists.from_settings(settings),
                 settings.max_response_bytes,
+                attempts.count_request,
             )
         )
     blueprint.function = FUNCTION

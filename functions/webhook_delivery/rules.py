@@ -12,7 +12,7 @@ given up: a dead letter.
 import enum
 from dataclasses import dataclass
 
-from common.webhook_records import DELIVERED, FAILED, PENDING
+from common.webhooks.records import DELIVERED, FAILED, PENDING
 
 
 class Next(enum.Enum):

@@ -3,11 +3,11 @@ a JSON POST to the address it checked; all of it within TIMEOUT_SECONDS from the
 attempt's start (the lookup, the connection and the answer share one deadline),
 redirects never followed, the answer's body never read.
 
-The connection goes to the checked address (common.webhook_targets), not to whatever the name
+The connection goes to the checked address (common.webhooks.targets), not to whatever the name
 resolves to by then; TLS is verified against the URL's host name, which is also the
 Host header. A receiver that drips its answer a byte at a time cannot hold an attempt
 past the deadline: a timer shuts the socket when it comes. A name whose lookup hangs
-holds only its own attempt (common.webhook_targets.resolve).
+holds only its own attempt (common.webhooks.targets.resolve).
 """
 
 import contextlib
@@ -18,8 +18,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from common import webhook_targets as targets
-from common.webhook_targets import Target
+from common.webhooks import targets
+from common.webhooks.targets import Target
 
 TIMEOUT_SECONDS = 10.0
 USER_AGENT = "logistics-webhooks/1.0"

@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from common.clock import to_iso
-from common.errors import NotFound
-from common.personal import event_subject, stripped_event
-from common.webhook_messages import DeliveryMessage
-from common.webhook_records import (
+from common.platform.clock import to_iso
+from common.platform.errors import NotFound
+from common.platform.personal import event_subject, stripped_event
+from common.webhooks.messages import DeliveryMessage
+from common.webhooks.records import (
     FAILED,
     PENDING,
     RETRYING,
@@ -32,7 +32,9 @@ class Endpoints(Protocol):
 
 
 class Deliveries(Protocol):
+    def get(self, webhook_id: int, event_id: str) -> Delivery | None: ...
     def open(self, delivery: Delivery, now: datetime) -> Delivery: ...
+    def strip(self, webhook_id: int, event_id: str) -> None: ...
     def attempted(
         self,
         delivery: Delivery,
@@ -58,7 +60,7 @@ GIVEN_UP = Decision(Next.DEAD, FAILED)
 @dataclass(frozen=True)
 class Stores:
     """Where a delivery's state is kept, and whether the person an event is about was
-    erased (common.user_ids: their data then never goes out again)."""
+    erased (common.identity.user_ids: their data then never goes out again)."""
 
     endpoints: Endpoints
     deliveries: Deliveries
@@ -88,13 +90,9 @@ def deliver(
         return NOTHING
     if not endpoint.activo:
         return NOTHING
-    erased = stores.erased(
-        message.user_id if message.user_id is not None else event_subject(message.body)
-    )
-    if erased:
-        message = replace(message, body=stripped_event(message.body))
-    delivery = stores.deliveries.open(message.delivery(), now)
-    if delivery.envio != message.envio or delivery.estado != PENDING:
+    erased = _erased(message, stores)
+    delivery = _stored(message, erased, stores.deliveries, now)
+    if delivery is None or delivery.reenvios != message.reenvios or delivery.estado != PENDING:
         return NOTHING
     last = len(schedule) + 1
     upto = min(attempt - 1, last)
@@ -105,7 +103,10 @@ def deliver(
         if not lost:  # recorded, but its worker died before the delivery's state
             stores.deliveries.attempted(delivery, last, FAILED, now)
         return GIVEN_UP
-    if erased:  # kept before the erasure: its stored copy is stripped by the erasure
+    if erased:
+        # Stored before the erasure: its copy is stripped now, whatever the erasure's own
+        # progress (it strips every delivery of the person's events too).
+        stores.deliveries.strip(delivery.webhook_id, delivery.event_id)
         delivery = replace(delivery, body=stripped_event(delivery.body))
     sent = send(endpoint, delivery, now)
     decision = rules.decide(sent.status, attempt, schedule)
@@ -118,6 +119,33 @@ def deliver(
     if sent.status == rules.GONE:
         stores.endpoints.deactivate(endpoint.id)
     return decision
+
+
+def _stored(
+    message: DeliveryMessage, erased: bool, deliveries: Deliveries, now: datetime
+) -> Delivery | None:
+    """The message's delivery as stored (None: there is none, so nothing to send). A
+    message of an earlier version carries its event's body, and opens the delivery with
+    it if it is the first (without the data of a person erased since)."""
+    if message.body is None:
+        return deliveries.get(message.webhook_id, message.event_id)
+    body = stripped_event(message.body) if erased else message.body
+    return deliveries.open(message.delivery(body), now)
+
+
+def _erased(message: DeliveryMessage, stores: Stores) -> bool:
+    if message.user_id is not None or message.body is None:
+        return stores.erased(message.user_id)
+    return stores.erased(event_subject(message.body))  # a message of an earlier version
+
+
+def as_kept(message: DeliveryMessage, stores: Stores) -> DeliveryMessage:
+    """The message as a dead letter keeps it: without the data of a person erased since
+    it was made (a dead letter is kept 14 days, and may be redriven). A message that
+    carries no body holds no one's data."""
+    if message.body is not None and _erased(message, stores):
+        return replace(message, body=stripped_event(message.body))
+    return message
 
 
 def _record_lost(
@@ -182,7 +210,7 @@ Deliver = Callable[[str, bool, dict[str, str], bytes], Sent]
 
 
 class Secrets(Protocol):
-    """The secrets at rest (common.webhook_vault): opened only here, to sign."""
+    """The secrets at rest (common.webhooks.vault): opened only here, to sign."""
 
     def open(self, webhook_id: int, stored: str) -> str: ...
 

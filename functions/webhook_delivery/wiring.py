@@ -8,17 +8,17 @@ import functools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from common import aws, metrics, restore
-from common.clock import utcnow
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
-from common.user_ids import UserIds
-from common.webhook_messages import DeliveryMessage, decoded
-from common.webhook_queue import DeliveryQueue
-from common.webhook_records import DELIVERED
-from common.webhook_repository import Attempts, Deliveries, WebhookRepository
-from common.webhook_vault import Vault
+from common.identity.user_ids import UserIds
+from common.platform import aws, metrics, restore
+from common.platform.clock import utcnow
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.webhooks.messages import DeliveryMessage, decoded, encoded
+from common.webhooks.queue import DeliveryQueue
+from common.webhooks.records import DELIVERED
+from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
+from common.webhooks.vault import Vault
 from webhook_delivery import sender, service
 from webhook_delivery.rules import Decision, Next
 
@@ -52,14 +52,14 @@ class DeliveryHandler(FunctionHandler):
         super().__init__(FUNCTION, logger, self.deliver_batch)
 
     def _new_pool(self) -> None:
-        """A restored environment (common.restore) has none of the snapshot's threads: a
+        """A restored environment (common.platform.restore) has none of the snapshot's threads: a
         pool that had started some would wait on them for ever."""
         self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="delivery")
 
     def deliver_batch(self, event: dict, context: Any) -> dict:
         records = event.get("Records") or []
         # Each in a copy of this invocation's context (made here, not in the worker):
-        # its calls are this function's (common.aws.acting_as).
+        # its calls are this function's (common.platform.aws.acting_as).
         done = [
             future.result()
             for future in [
@@ -109,7 +109,7 @@ class DeliveryHandler(FunctionHandler):
         and its next receive finds the delivery over (the queue's own redrive may yet
         move it)."""
         try:
-            self.queue.dead_letter(record["body"])
+            self.queue.dead_letter(encoded(service.as_kept(message, self.stores)))
         except Exception:
             self.logger.exception("dead letter not queued", extra=_about(message, attempt))
             self.queue.come_back_in(record["receiptHandle"], 0)
@@ -153,4 +153,4 @@ def create(settings: Settings) -> DeliveryHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (a queue's batch), so its init
-# stays short and that run opens its own connections (common.lambda_init.start).
+# stays short and that run opens its own connections (common.platform.lambda_init.start).

@@ -1,12 +1,15 @@
 """What a committed change makes, as plain functions (docs/api.md#webhooks): an order or a
 shipment created (`*.creado`), its status changed (`*.estado`, with `statusAnterior`), a
-product's stock going below its threshold (`inventario.stock_bajo`), a person's data
-erased (`usuario.eliminado`, when the erasure's request becomes done); any other change,
-none. `data` is the item as the API shows it (the erased person's userId alone).
+tracking event recorded for a shipment (`envio.evento`, the event as `data.evento`), a
+shipment marked late (`envio.atrasado`), a product's stock going below its threshold
+(`inventario.stock_bajo`), a person's data erased (`usuario.eliminado`, when the erasure's
+request becomes done); any other change, none. `data` is the item as the API shows it
+(the erased person's userId alone). One change may make several (an event that moved its
+shipment's status: `envio.estado` and `envio.evento`).
 
 An event about a person (an order's, a shipment's) names them (`user_id`: the order's
 userId, the shipment's order's): what carries it on sends it without their data once
-they are erased (common.personal).
+they are erased (common.platform.personal).
 
 An event's id is derived from the stream record it comes from, so a record delivered
 again (a batch retried) makes the same event, with the same id, never a second one.
@@ -17,11 +20,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from common import jsonio
-from common.clock import to_iso
-from common.personal import ERASURE_DONE, USER_ERASED
-from common.records import in_alert
-from common.responses import api_json
+from common.http.responses import api_json
+from common.platform import jsonio
+from common.platform.clock import to_iso
+from common.platform.personal import ERASURE_DONE, USER_ERASED
+from common.stock.records import in_alert
 
 ORDER, SHIPMENT, PRODUCT, REQUEST = "pedido", "envio", "producto", "solicitud"
 
@@ -56,10 +59,22 @@ class Event:
 
 def events_of(change: Change) -> list[Event]:
     found = _what_changed(change)
-    if found is None:
-        return []
-    kind, data = found
-    return [_event(change, kind, data, _about(change))]
+    if change.kind == SHIPMENT and change.new is not None:
+        found += _tracked(change.old, change.new)
+    return [_event(change, kind, data, _about(change)) for kind, data in found]
+
+
+def _tracked(old: Any, new: Any) -> list[tuple[str, object]]:
+    """A shipment's tracking: a new last event (`envio.evento`), marked late (`envio.atrasado`)."""
+    found: list[tuple[str, object]] = []
+    event = new.ultimo_evento
+    if event is not None and (old is None or old.ultimo_evento != event):
+        shown = api_json(new)
+        assert isinstance(shown, dict)  # a shipment: an object
+        found.append(("envio.evento", {**shown, "evento": jsonio.loads(event)}))
+    if new.atraso_avisado is not None and (old is None or old.atraso_avisado is None):
+        found.append(("envio.atrasado", api_json(new)))
+    return found
 
 
 def _about(change: Change) -> int | None:
@@ -71,25 +86,25 @@ def _about(change: Change) -> int | None:
     return None
 
 
-def _what_changed(change: Change) -> tuple[str, object] | None:
-    """The event's type and data of a change, or None for a change no event reports."""
+def _what_changed(change: Change) -> list[tuple[str, object]]:
+    """The event's type and data of a change, or none for a change no event reports."""
     old, new = change.old, change.new
     if new is None:
-        return None  # a delete
+        return []  # a delete
     if change.kind in (ORDER, SHIPMENT):
         if old is None:
-            return f"{change.kind}.creado", api_json(new)
+            return [(f"{change.kind}.creado", api_json(new))]
         before, after = old.status, new.status
         if before != after:
             shown = api_json(new)
             assert isinstance(shown, dict)  # an order or a shipment: an object
-            return f"{change.kind}.estado", {**shown, "statusAnterior": before}
-        return None
+            return [(f"{change.kind}.estado", {**shown, "statusAnterior": before})]
+        return []
     if change.kind == PRODUCT and in_alert(new) and (old is None or not in_alert(old)):
-        return "inventario.stock_bajo", api_json(new)
+        return [("inventario.stock_bajo", api_json(new))]
     if _erasure_done(change):
-        return USER_ERASED, {"userId": new.user_id}
-    return None
+        return [(USER_ERASED, {"userId": new.user_id})]
+    return []
 
 
 def _erasure_done(change: Change) -> bool:

@@ -1,8 +1,8 @@
 """A stream record's item, before and after, as the domain object of its service: read
 with that service's own model and domain type, which the layer publishes
-(common.order_model, common.shipment_model, common.product_model, common.records), so an
-event's `data` is the item as the API shows it. The only webhook_events module that
-knows PynamoDB."""
+(common.orders.model, common.orders.shipment_model, common.orders.records,
+common.stock.product_model, common.stock.records), so an event's `data` is the item as
+the API shows it. The only webhook_events module that knows PynamoDB."""
 
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -11,12 +11,12 @@ from typing import Any
 
 from pynamodb.models import Model
 
-from common import storage
-from common.order_model import OrderModel
-from common.product_model import ProductModel, product_of
-from common.records import Order, Shipment
-from common.settings import Settings
-from common.shipment_model import ShipmentModel
+from common.orders.model import OrderModel
+from common.orders.records import Order, Shipment
+from common.orders.shipment_model import ShipmentModel
+from common.platform.settings import Settings
+from common.stock.product_model import ProductModel, product_of
+from common.storage import tables as storage
 from webhook_events.changes import ORDER, PRODUCT, REQUEST, SHIPMENT, Change, RequestState
 
 

@@ -3,14 +3,16 @@ tables hand it their records (its event source mappings); it reads them with tho
 services' own models (repository.Images) and queues their events for the subscribed
 endpoints."""
 
+from datetime import UTC, datetime
 from typing import Any
 
-from common import aws, metrics
-from common.handlers import FunctionHandler
-from common.logs import get_logger
-from common.settings import Settings
-from common.webhook_queue import DeliveryQueue
-from common.webhook_repository import WebhookRepository
+from common.identity.user_ids import UserIds
+from common.platform import aws, metrics
+from common.platform.handlers import FunctionHandler
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.webhooks.queue import DeliveryQueue
+from common.webhooks.repository import Deliveries, WebhookRepository
 from webhook_events import service
 from webhook_events.repository import Images
 
@@ -24,13 +26,17 @@ class EventsHandler(FunctionHandler):
         with aws.acting_as(FUNCTION):
             self.images = Images(settings)
             self.endpoints = WebhookRepository(settings)
+            self.deliveries = Deliveries(settings)
+            self.erased = UserIds.for_function(settings).erased
             self.queue = DeliveryQueue(settings)
         super().__init__(FUNCTION, logger, self.changes)
 
     def changes(self, event: dict, context: Any) -> dict:
         records = event.get("Records") or []
         changes = [change for record in records if (change := self.images.change_of(record))]
-        events, queued = service.publish(changes, self.endpoints, self.queue)
+        events, queued = service.publish(
+            changes, self.endpoints, self.deliveries, self.queue, datetime.now(UTC), self.erased
+        )
         # A line only when something was queued: with no endpoint subscribed, every write
         # of the platform would add one to the log.
         if queued:
@@ -47,4 +53,4 @@ def create(settings: Settings) -> EventsHandler:
 
 
 # No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init
-# stays short and that run opens its own connections (common.lambda_init.start).
+# stays short and that run opens its own connections (common.platform.lambda_init.start).

@@ -1,7 +1,7 @@
 """Who may manage webhooks (docs/api.md#who-may-do-what): operators only; a customer is
 refused (403) before anything of the request is read."""
 
-from common.callers import Caller, require_operator
+from common.identity.callers import Caller, require_operator
 
 
 def may_manage_webhooks(caller: Caller) -> None:

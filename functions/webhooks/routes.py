@@ -7,11 +7,11 @@ from datetime import datetime
 
 from chalice import Response
 
-from common.clock import utcnow
-from common.lists import Lists
-from common.readers import caller_of, gateway_base_url, json_object, path_id
-from common.responses import api_json, json_response, no_content, ok
-from common.service_app import ServiceBlueprint
+from common.http.lists import Lists
+from common.http.readers import caller_of, gateway_base_url, json_object, path_id
+from common.http.responses import api_json, json_response, no_content, ok
+from common.http.service_app import ServiceBlueprint
+from common.platform.clock import utcnow
 from webhooks import access, rules, service
 from webhooks.service import Attempts, Deliveries, Endpoints, Issued, Queue, Secrets, TargetCheck
 

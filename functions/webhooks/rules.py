@@ -1,7 +1,7 @@
 """Webhook rules as plain functions: what an operator may set on an endpoint, the events
 it may subscribe to, its secrets and their rotation, and when a delivery may be sent
 again (docs/api.md#webhooks). The records (an endpoint, a delivery and its states, an
-attempt and its place in the list) are the layer's (common.webhook_records): the events
+attempt and its place in the list) are the layer's (common.webhooks.records): the events
 and delivery functions know them too."""
 
 import base64
@@ -11,20 +11,22 @@ import re
 import secrets
 from datetime import datetime, timedelta
 
-from common.clock import to_iso
-from common.errors import Conflict, NotFound, TooManyRequests
-from common.personal import USER_ERASED
-from common.validation import Checker
-from common.webhook_records import DELIVERED as DELIVERED
-from common.webhook_records import FAILED as FAILED
-from common.webhook_records import PENDING, Delivery, Endpoint, NewEndpoint, Replaced
-from common.webhook_records import position as position
+from common.platform.clock import to_iso
+from common.platform.errors import Conflict, NotFound, TooManyRequests
+from common.platform.personal import USER_ERASED
+from common.platform.validation import Checker
+from common.webhooks.records import DELIVERED as DELIVERED
+from common.webhooks.records import FAILED as FAILED
+from common.webhooks.records import PENDING, Delivery, Endpoint, NewEndpoint, Replaced
+from common.webhooks.records import position as position
 
 EVENT_TYPES = (
     "pedido.creado",
     "pedido.estado",
     "envio.creado",
     "envio.estado",
+    "envio.evento",
+    "envio.atrasado",
     "inventario.stock_bajo",
     USER_ERASED,
 )
@@ -83,7 +85,7 @@ def new_secret() -> str:
 
 
 def new_endpoint(fields: NewEndpoint, endpoint_id: int, now: datetime, secreto: str) -> Endpoint:
-    """An active endpoint whose secret is `secreto` (as stored: common.webhook_vault)."""
+    """An active endpoint whose secret is `secreto` (as stored: common.webhooks.vault)."""
     return Endpoint(
         id=endpoint_id,
         url=fields.url,

@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NamedTuple, Protocol
 
-from common.clock import to_iso
-from common.errors import Conflict, NotFound, Unavailable, invalid_field
-from common.paging import Page
-from common.webhook_messages import DeliveryMessage, resend_of
-from common.webhook_records import Delivery, Endpoint, NewEndpoint, Replaced
-from common.webhook_targets import Refused
+from common.platform.clock import to_iso
+from common.platform.errors import Conflict, NotFound, Unavailable, invalid_field
+from common.storage.paging import Page
+from common.webhooks.messages import DeliveryMessage, resend_of
+from common.webhooks.records import Delivery, Endpoint, NewEndpoint, Replaced
+from common.webhooks.targets import Refused
 from webhooks import rules
 
 
@@ -40,7 +40,7 @@ class Queue(Protocol):
 
 
 class Secrets(Protocol):
-    """The secrets at rest (common.webhook_vault): encrypted for their endpoint."""
+    """The secrets at rest (common.webhooks.vault): encrypted for their endpoint."""
 
     def seal(self, webhook_id: int, secret: str) -> str: ...
 
@@ -52,7 +52,7 @@ class Issued(NamedTuple):
     secreto: str
 
 
-# Checks a URL is a target the platform delivers to (common.webhook_targets.checked, with the
+# Checks a URL is a target the platform delivers to (common.webhooks.targets.checked, with the
 # deployment's rule for local targets); raises Refused saying why not.
 TargetCheck = Callable[[str], object]
 
@@ -161,7 +161,7 @@ def resend(
     return dataclasses.replace(
         delivery,
         estado=rules.PENDING,
-        envio=message.envio,
+        reenvios=message.reenvios,
         intentos=0,
         actualizado_en=to_iso(now),
         siguiente_intento=to_iso(now),
@@ -190,7 +190,7 @@ def redrive(
     send newer than the dead one (a re-send since), or a delivery that is no longer
     dead, is not sent again; an endpoint deleted or turned off has nothing to send to."""
     delivery = deliveries.get(dead.webhook_id, dead.event_id)
-    if delivery is None or delivery.envio != dead.envio or delivery.estado == rules.DELIVERED:
+    if delivery is None or delivery.reenvios != dead.reenvios or delivery.estado == rules.DELIVERED:
         return SENT_SINCE
     try:
         resend(endpoints, deliveries, queue, dead.webhook_id, dead.event_id, now)

@@ -4,15 +4,15 @@ rule (locally, loopback and http are targets too)."""
 
 import functools
 
-from common import aws
-from common import webhook_targets as targets
-from common.lambda_init import REHEARSAL_ID
-from common.lists import Lists
-from common.service_app import PlatformApp, ServiceBlueprint, create_app
-from common.settings import Settings
-from common.webhook_queue import DeliveryQueue
-from common.webhook_repository import Attempts, Deliveries, WebhookRepository
-from common.webhook_vault import Vault
+from common.http.lists import Lists
+from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.platform import aws
+from common.platform.lambda_init import REHEARSAL_ID
+from common.platform.settings import Settings
+from common.webhooks import targets
+from common.webhooks.queue import DeliveryQueue
+from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
+from common.webhooks.vault import Vault
 from webhooks import routes
 
 SERVICE = "webhooks"

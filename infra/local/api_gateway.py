@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
-from common.gateway_events import rest_event
-from common.logs import get_logger
-from common.service_app import log_request
+from common.http.gateway_events import rest_event
+from common.http.service_app import log_request
+from common.platform.logs import get_logger
 from infra import template
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.docs import Page
@@ -275,6 +275,8 @@ class ApiGateway:
             request_context={
                 "stage": STAGE,
                 "identity": {"sourceIp": environ.get("REMOTE_ADDR", "127.0.0.1")},
+                # Its own address, as API Gateway names its domain: never the Host header.
+                "domainName": f"127.0.0.1:{environ.get('SERVER_PORT', '80')}",
             },
         )
         return self._invoke(function, event)

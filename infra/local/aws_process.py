@@ -95,38 +95,6 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
-def _backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> None:
-    """What data saved by an earlier version lacks, given to it. Imported here: they read
-    the functions' models, which an emulator with nothing to restore has no need of."""
-    import boto3
-
-    dynamodb = boto3.client("dynamodb", endpoint_url=url)
-    if any(restored.values()):
-        # Saved before write-sharding: its items get their shard keys, or lists would not
-        # find them; and before userIds were claimed: the ids its orders, shipments and
-        # accounts carry are claimed, or a new account could be given one.
-        from infra import figures_backfill, shard_backfill, user_id_backfill
-
-        shard_backfill.backfill(dynamodb, {table: table for table in shard_backfill.TABLES})
-        tables = {table: table for table in (*user_id_backfill.TABLES, user_id_backfill.TABLE)}
-        cognito = boto3.client("cognito-idp", endpoint_url=url)
-        user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
-        # The dashboard's figures of what no stream delivered: the data restored, and the
-        # changes still on their way when the stack last stopped (a stream lives in the
-        # emulator's memory).
-        figures = (*figures_backfill.TABLES, figures_backfill.TABLE)
-        figures_backfill.backfill(dynamodb, {table: table for table in figures})
-    if restored.get("WebhooksTable"):
-        # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
-        # encrypt-webhook-secrets` (the functions read both forms meanwhile).
-        from common.settings import Settings
-        from common.webhook_vault import Vault
-        from infra import webhook_secrets
-
-        vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
-        webhook_secrets.encrypt_all(dynamodb, webhook_secrets.TABLE, vault.seal)
-
-
 def _stop_requested() -> threading.Event:
     """Set by SIGTERM, or when the stack is gone (its pipe on stdin ends). Ctrl-C reaches
     the whole foreground group: the stack stops this one, after its own."""
@@ -189,7 +157,9 @@ def main(argv: list[str]) -> None:
             data.release()
         _say({"error": str(exc), "kind": "data"})
         return
-    _backfill(aws.url, region, pool_id, restored)
+    from infra.restored import backfill  # the product's, beside the emulation (DESIGN)
+
+    backfill(aws.url, region, pool_id, restored)
     aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
     stopped.wait()

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from common.logs import get_logger
+from common.platform.logs import get_logger
 from infra.local.aws_process import AwsProcess
 from infra.local.persistence import DataError
 

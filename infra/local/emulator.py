@@ -2,61 +2,41 @@
 
 These corrections make it behave like DynamoDB where the platform can tell:
 
-- Atomic requests, per table. moto is not thread-safe: its backend checks a condition
-  and writes in separate steps, so two threads could both pass `attribute_not_exists`.
-  Each request holds the locks of the tables it names (in one global order, so two
-  transactions never deadlock), so requests to different tables run side by side: a
-  stock check's read of ProductsTable never waits behind order or shipment writes.
-  Creating or deleting a table holds every table.
-- Transactions in constant time. moto backs up every table a transaction touches with a
-  deep copy, then restores it on failure: each product create copied the whole catalog
-  twice, so creates slowed as the catalog grew. Here conditions are all checked before
-  anything is written, and only the items written are kept to undo a failed write.
+- Atomic requests, per table (moto checks a condition and writes in two steps): each
+  holds its tables' locks, in one order, requests of an item before those of many (a
+  list's); creating or deleting a table holds every table.
+- Transactions in constant time. moto deep-copies every table a transaction touches to
+  undo a failure; here conditions are checked before anything is written, and only the
+  items written are kept to undo a failed write.
 - Memory bounded by the data. moto keeps every model object it ever built in a list on
-  its class (for its introspection API, which nothing here uses), so no overwritten
-  item, and no table copy, was ever freed. The DynamoDB models are not tracked here.
+  its class (an introspection API nothing here uses): not for DynamoDB's models here.
 - Data that survives a restart (LOCAL_DATA_DIR, infra/local/persistence.py): each
   write request tells the snapshots which tables it wrote while it still holds their
   locks, and a snapshot holds those locks only to copy the items.
-- Numbers as DynamoDB reads them. DynamoDB keeps 38 significant digits, so it takes
-  `1` followed by 38 zeros (one digit); moto converts an item through boto3's strict
-  38-digit context whenever an index projects it, and failed on that number: one such
-  item made every query of a keys-only index (every whole list) a 500, for good. Here
-  moto converts numbers exactly.
-- Item answers in time of their items. moto 5 writes every answer through a serializer
-  that walks each value against the service's model: a BatchGetItem of 100 orders took
-  about 100 ms, and a whole list of 3,000 orders spent half its 4 s there. An item
-  operation's answer is written here as the JSON it already is (DynamoDB's own format).
-- Index queries in time of their partition. For a query on an index, moto sorts every
-  item of the table and then tests each against the key condition: a page of 10 alerts
-  took twice as long at 10,000 products as at 1,000. Here moto's own query runs over
-  the items of the one partition asked for, grouped by plain equality and put in
-  sort-key order once until the table is next written.
+- Numbers as DynamoDB reads them (38 significant digits, so `1` and 38 zeros is one):
+  moto's strict conversion failed on such a number whenever an index projected it.
+- Item answers in time of their items. moto 5 walks every answer's values against the
+  service's model (half of a whole list's time); here an item operation's answer is
+  written as the JSON it already is (DynamoDB's own format).
+- Index queries in time of their partition. moto sorts every item of the table and then
+  tests each against the key condition; here its query runs over the items of the one
+  partition asked for, grouped and sorted once until the table is next written.
 - A user pool's sign-in refused when its app client does not allow the flow, and its
   tokens signed with a key of the stack's own, never the one moto ships
   (infra/local/user_pool.py says why).
-- A queue's message handed to one receiver at a time: moto checks a message visible and
-  marks it received in two steps, so two ReceiveMessage calls at once could both get
-  it (the webhooks' pollers receive side by side). Each queue's receives take turns.
-- Streams that record committed writes only (infra/local/streams.py): a transaction
-  undone while writing, a throttled write put back and the restore of LOCAL_DATA_DIR
-  leave no record; a write that changes nothing makes none; records live 24 hours and
-  shard iterators 15 minutes. A stream read holds its table's lock, so it never sees a
-  record its request is about to take back.
+- A queue's message handed to one receiver at a time (moto checks and marks it in two
+  steps): each queue's receives take turns.
+- Streams that record committed writes only (infra/local/streams.py): nothing for a
+  write undone, put back, restored or changing nothing; records live 24 hours, shard
+  iterators 15 minutes; a stream read holds its table's lock.
 
-The speed corrections (transactions in constant time, item answers as plain JSON, an
-index query over its one partition, moto's method lists cached) are in every emulator,
-`make run`'s included, not only the benchmarks': before item answers were plain JSON, a
-whole list of 3,001 orders took 4.1 s under `make run` alone and 14.5 s four at once,
-half of it in moto's serializer, and other requests failed with 503 meanwhile; it now
-takes about 1.1 s, and tests/e2e/test_lists_under_load.py holds the stack to answering
-under such load.
+The speed corrections are in every emulator, `make run`'s included, not only the
+benchmarks': tests/e2e/test_lists_under_load.py holds the stack to answering other
+requests while whole lists run.
 
-And, when asked (`partitions`: infra/local/partition_writes.py, loaded only then), it
-counts the writes of every partition key of every table and index, and throttles any key
-written faster than a rate as DynamoDB does: 400 ProvisionedThroughputExceededException,
-nothing written. `GET /_local/partition-writes` answers the count (`?top=N` keys),
-`DELETE` zeroes it.
+And, when asked (`partitions`: infra/local/partition_writes.py), it counts the writes of
+every partition key and throttles a key written too fast as DynamoDB does (400
+ProvisionedThroughputExceededException); `GET /_local/partition-writes` answers them.
 
 Each of moto's internals these corrections replace or read is listed, with why no public
 API does it and a check that fails when a moto upgrade changes it, in
@@ -167,7 +147,7 @@ _Planned = tuple[str, str, dict, dict]
 
 def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> None:
     """DynamoDBBackend.transact_write_items, all conditions first, undoing only what it
-    wrote. Same answers as moto's: the cancellation reasons per item, in order."""
+    wrote; moto's answers (the cancellation reasons per item, in order)."""
     if len(transact_items) > 100:
         raise TooManyTransactionsException()
     targets: set[tuple[str, str]] = set()
@@ -182,9 +162,8 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict]) -> N
 def _cancellation_reason(
     self: DynamoDBBackend, entry: dict, targets: set[tuple[str, str]], planned: list[_Planned]
 ) -> tuple:
-    """Why one item cancels the transaction, as moto gives it ((None, None, None): it
-    does not, and its write is added to `planned`). A request that is invalid as a whole
-    (two operations on one item, or in one entry) raises instead."""
+    """Why one item cancels the transaction, as moto gives it ((None, None, None): its
+    write added to `planned`); raises for a request invalid as a whole."""
     if len(entry) > 1:
         raise TransactWriteSingleOpException
     original_item = None
@@ -325,7 +304,7 @@ def query_one_partition(self: Table, *args, **kwargs):
     Runs under the table's lock (held for the whole request), so shadowing all_items on
     this table for the call is seen by this query alone. The index's partitions are
     grouped once and kept until the table is next written, so a page that merges many
-    partitions (common.shards) does not go over the table once per partition. Anything
+    partitions (common.storage.shards) does not go over the table once per partition. Anything
     but an equality on a string or number partition key of an index whose sort key is a
     number goes to moto as is.
     """
@@ -359,7 +338,7 @@ def query_one_partition(self: Table, *args, **kwargs):
         and (filtered is None or isinstance(filtered, OpDefault))
         and range_objs[0].type == "N"
     ):
-        # A page after an id (common.shards): only the items after it, and one more
+        # A page after an id (common.storage.shards): only the items after it, and one more
         # than the limit, so that moto still sees whether the partition goes on.
         first = bisect.bisect_right(sort_values, Decimal(range_objs[0].value))
         ordered = ordered[first : first + limit + 1]
@@ -416,19 +395,46 @@ def _exact_numbers() -> None:
     dynamo_type.serializer = _ExactSerializer()
 
 
+class _TableLock:
+    """A table's lock, handed to requests of an item or a few before those that read many
+    (_BULK): with a plain lock, four whole lists at once kept a shipment's lookup of its
+    order waiting past its 2 s. An item request waits for the one in progress at most."""
+
+    def __init__(self) -> None:
+        self._turn, self._held, self.waiting = threading.Condition(), False, [0, 0]
+
+    @contextlib.contextmanager
+    def held(self, bulk: bool):
+        with self._turn:
+            self.waiting[bulk] += 1
+            self._turn.wait_for(lambda: not self._held and (not bulk or not self.waiting[0]))
+            self.waiting[bulk] -= 1
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._turn:
+                self._held = False
+                self._turn.notify_all()
+
+
+_BULK = {"Query", "Scan", "BatchGetItem", "BatchWriteItem", "GetRecords"}
+
+
 class _TableLocks:
     """A lock per table, and the whole catalog for operations that change it."""
 
     def __init__(self):
         self._guard = threading.Lock()
-        self._tables: dict[str, threading.Lock] = {}
+        self._tables: dict[str, _TableLock] = {}
         self._catalog = threading.Condition()
         self._users = 0  # requests holding table locks
         self._changing = False
 
     @contextlib.contextmanager
-    def holding(self, tables: set[str] | None):
-        """Hold the named tables' locks; None: every table (the catalog changes)."""
+    def holding(self, tables: set[str] | None, bulk: bool = False):
+        """Hold the named tables' locks (`bulk`: as a request of many items); None: every
+        table (the catalog changes)."""
         if tables is None:
             with self._catalog:
                 self._catalog.wait_for(lambda: not self._changing and self._users == 0)
@@ -446,16 +452,16 @@ class _TableLocks:
         try:
             with contextlib.ExitStack() as held:
                 for name in sorted(tables):
-                    held.enter_context(self._lock(name))
+                    held.enter_context(self._lock(name).held(bulk))
                 yield
         finally:
             with self._catalog:
                 self._users -= 1
                 self._catalog.notify_all()
 
-    def _lock(self, name: str) -> threading.Lock:
+    def _lock(self, name: str) -> _TableLock:
         with self._guard:
-            return self._tables.setdefault(name, threading.Lock())
+            return self._tables.setdefault(name, _TableLock())
 
 
 class _QueueLocks:
@@ -511,13 +517,10 @@ _STREAM_TABLE = re.compile(r":table/([^/]+)/stream/")
 
 
 class AtomicPerTable:
-    """Each request to the wrapped app holds the locks of the tables it names.
-
-    An `observer` (the snapshots of LOCAL_DATA_DIR) is told which tables a request may
-    have written while their locks are still held, so it can never miss a write that a
-    client has been answered for. `partitions` (PartitionWrites), when given, counts
-    the partition keys each write request wrote, and may refuse it.
-    """
+    """Each request to the wrapped app holds the locks of the tables it names. An
+    `observer` (the snapshots of LOCAL_DATA_DIR) is told which tables a request may have
+    written while their locks are still held (it never misses an answered write);
+    `partitions` (PartitionWrites), when given, counts and may refuse each write."""
 
     def __init__(self, app, partitions: "PartitionWrites | None" = None):
         self._app = app
@@ -528,14 +531,12 @@ class AtomicPerTable:
         self._pool_lock = threading.Lock()
         self.users: PoolUsers | None = None
 
-    def holding(self, tables: set[str] | None):
-        return self._locks.holding(tables)
+    def holding(self, tables: set[str] | None, bulk: bool = False):
+        return self._locks.holding(tables, bulk)
 
     def _receiving(self, target: str, body: bytes) -> contextlib.AbstractContextManager:
-        """A queue's lock for a ReceiveMessage: moto checks that a message is visible and
-        marks it received in two steps, so two receives at once could both take it (each
-        consumer would then handle it: a webhook delivered twice). Held through a long
-        poll's wait too: a message that arrives wakes the receive holding it."""
+        """A queue's lock for a ReceiveMessage (two at once could both take a message: a
+        webhook delivered twice), held through a long poll's wait too."""
         if target.rpartition(".")[2] != "ReceiveMessage":
             return contextlib.nullcontext()
         try:
@@ -570,14 +571,13 @@ class AtomicPerTable:
             return response
         tables = tables_named(target, body)
         operation = target.rpartition(".")[2]
-        with self._locks.holding(tables):
+        with self._locks.holding(tables, bulk=operation in _BULK):
             if self.partitions is not None:
                 response = self.partitions.metered(
                     self._app, environ, start_response, operation, body
                 )
             else:
-                # Drain the response inside the locks: the write may happen while
-                # iterating.
+                # Drain the response inside the locks: the write may happen while iterating.
                 response = list(self._app(environ, start_response))
             if operation not in _READ_OPERATIONS:
                 for name in tables or ():
@@ -600,8 +600,10 @@ class AtomicPerTable:
                     {"__type": "InvalidParameterException", "message": refused},
                 )
             response = list(self._app(environ, start_response))
-            if self.users is not None and changes_users(operation):
-                self.users.save()
+            if self.users is not None:  # passwords hashed: one for no one costs a hash too
+                user_pool.cost_a_hash(operation, body, response)
+                if changes_users(operation):
+                    self.users.save()
         return response
 
 

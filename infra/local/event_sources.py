@@ -29,7 +29,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from common.logs import get_logger
+from common.platform.logs import get_logger
 from infra.local import aws_client
 from infra.local.functions import EventSource, FunctionSpec
 

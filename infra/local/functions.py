@@ -9,7 +9,7 @@ which the stack always sets, and PAGE_TOKEN_KEY or its development default); an 
 URL is its local server's; a KMS key is its alias in the emulator (alias/<logical id>);
 a parameter is its default, and a condition is evaluated on those, except where LOCAL
 below says otherwise. Any platform variable
-(common.settings.VARIABLES) set in the environment of `make run` is passed on as it is,
+(common.platform.settings.VARIABLES) set in the environment of `make run` is passed on as it is,
 so a developer can set what a function reads (BREAKER_FAIL_MAX=2, say) without editing
 the template.
 """
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.settings import VARIABLES
+from common.platform.settings import VARIABLES
 from infra import template
 
 ROOT = template.TEMPLATE.parent.parent
@@ -37,9 +37,9 @@ LOCAL_PARAMETERS = {
     "DeployConsole": "false",
     "CreateUserPool": "true",
     "WebhookRetrySeconds": "1,2,4,8,16",
-    # The deliveries' bound: four environments, as every function without one has here
-    # (a laptop's memory), not the ten AWS's default reserves.
+    # Four delivery environments and one tracking (a laptop's), not the ten AWS's reserve.
     "WebhookDeliveryConcurrency": "4",
+    "TrackingReservedConcurrency": "1",
 }
 # `!Ref <function>.Alias`: the alias SAM publishes (AutoPublishAlias: live).
 ALIAS, ALIAS_NAME = ".Alias", "live"

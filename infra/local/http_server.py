@@ -29,8 +29,8 @@ from waitress.server import create_server
 from waitress.task import ErrorTask, WSGITask
 from waitress.utilities import BadRequest, Error, RequestEntityTooLarge
 
-from common.responses import error_response
-from common.service_app import MAX_BODY_BYTES
+from common.http.responses import error_response
+from common.http.service_app import MAX_BODY_BYTES
 from infra.local.servers import BackgroundServer
 from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 
@@ -46,6 +46,7 @@ FRAMING_HEADERS = frozenset({b"content-length", b"transfer-encoding"})
 # Requests being answered at once; each waits on a function's environment, not the CPU.
 THREADS = 64
 CONNECTION_LIMIT = 2000
+ACCEPT_BATCH = 64  # connections accepted a round of the loop (waitress: one, each polling all)
 
 
 def platform_error(status: int, code: str, message: str, headers: dict | None = None):
@@ -180,31 +181,33 @@ class _PlatformChannel(HTTPChannel):
     error_task_class = _PlatformErrorTask
 
 
+def _busy(channel) -> bool:
+    """Whether a connection has a request being answered, or an answer still to send."""
+    return bool(getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0))
+
+
 def _make_room(server) -> None:
-    """At the connection limit, have the connection idle longest that is not answering a
-    request closed, so that a new client is let in (wraps the server's `readable`).
+    """Wraps the server's `readable` and `handle_accept`: ACCEPT_BATCH accepted a round, at
+    the limit too, and for each one over it the connection idle longest marked for closing
+    (not closed: this round's events may still name its socket's number, which the next one
+    accepted would be given; its own channel closes it on the next round)."""
+    readable, accept, limit = server.readable, server.handle_accept, server.adj.connection_limit
 
-    It is marked for closing, not closed here: `readable` runs while the loop is listing
-    the sockets to poll, and a socket closed then would leave its number in this round's
-    poll, where the next accepted connection (given the same number) would be taken for
-    it and dropped. Closed by its own channel on the next round, its place is then free.
-    """
-    original = server.readable
+    def idle() -> list[HTTPChannel]:
+        channels = list(server._map.values())
+        return [c for c in channels if isinstance(c, HTTPChannel) and not _busy(c)]
 
-    def readable():
-        if server.accepting and len(server._map) >= server.adj.connection_limit:
-            idle = [
-                channel
-                for channel in list(server._map.values())
-                if isinstance(channel, HTTPChannel)
-                and not channel.requests
-                and not channel.total_outbufs_len
-            ]
-            if idle and not any(channel.will_close for channel in idle):
-                min(idle, key=lambda channel: channel.last_activity).will_close = True
-        return original()
+    def accept_waiting() -> None:
+        for _ in range(ACCEPT_BATCH):
+            before = len(server._map)
+            accept()
+            if len(server._map) == before:
+                return  # none waiting (or one gone before it was accepted)
+            if len(server._map) > limit and (free := [c for c in idle() if not c.will_close]):
+                min(free, key=lambda c: c.last_activity).will_close = True
 
-    server.readable = readable
+    server.readable = lambda: readable() or (server.accepting and bool(idle()))
+    server.handle_accept = accept_waiting
 
 
 class _LateApp:
@@ -268,10 +271,7 @@ class AppServer:
         self._server.trigger.pull_trigger()
         time.sleep(0.05)
         deadline = time.monotonic() + DRAIN_SECONDS
-        while time.monotonic() < deadline and any(
-            getattr(channel, "requests", None) or getattr(channel, "total_outbufs_len", 0)
-            for channel in list(self._server._map.values())
-        ):
+        while time.monotonic() < deadline and any(map(_busy, [*self._server._map.values()])):
             time.sleep(0.05)
 
     def _shutdown(self) -> None:

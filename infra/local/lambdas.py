@@ -6,7 +6,8 @@ as Lambda runs them.
   reserved concurrency, or a small default), kept warm while used and stopped after
   IDLE_SECONDS without an invocation. An invocation that finds none free starts one and
   takes whichever is free first, that one or a busy one finishing meanwhile: locally an
-  init shares the machine's cores with everything else (Pool._acquire).
+  init shares the machine's cores with everything else; one freed is the oldest waiting
+  invocation's, never a newcomer's, who would starve it (Pool._acquire).
 - Another function's synchronous calls (the Invoke API: the stock check, a shipment's
   owner lookup) take a free environment of the function's if there is one, else one of
   environments of their own, CALL_ENVIRONMENTS at most, for a function that scales (no
@@ -48,7 +49,7 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import unquote
 
-from common.logs import get_logger
+from common.platform.logs import get_logger
 from infra.local.functions import FunctionSpec
 from infra.local.servers import BackgroundServer
 
@@ -430,6 +431,7 @@ class Pool:
         self._idle: list[Environment] = []
         self._count = 0  # environments, busy or idle (or starting)
         self._freed = threading.Condition()
+        self._waiting: list[object] = []  # invocations waiting for a busy one, oldest first
         self._stopped = False
 
     def invoke(self, event: str, wait_seconds: float) -> Outcome:
@@ -440,47 +442,49 @@ class Pool:
         except InitFailed as failed:
             return Outcome(error=failed.error)
         if environment is None:
-            return _failure(
-                THROTTLED,
-                f"{self.spec.name} is at its concurrency ({self.spec.concurrency})",
-            )
+            busy = f"{self.spec.name} is at its concurrency ({self.spec.concurrency})"
+            return _failure(THROTTLED, busy)
         outcome = environment.invoke(event)
         self._release(environment)
         return outcome
 
     def _acquire(self, wait_seconds: float) -> Environment | None:
-        """A free environment. With none free and room for another, this invocation
-        starts one and takes whichever is free first: the new one once its init is
-        done, or one that finishes an invocation meanwhile (the new one then joins the
-        free ones). Lambda would hold it for the new one; here inits share the machine's
-        cores with the warm environments' work and take several times as long, and a
-        burst's first calls (a stock check, with its 2 s) would time out behind them."""
+        """A free environment (in turn: the oldest waiter's first). With none free and room
+        for another, this starts one and takes whichever is free first, the new one or one
+        finishing meanwhile (Lambda would wait for the new; here inits take far longer)."""
         deadline = time.monotonic() + wait_seconds
         start: _Start | None = None  # the environment this invocation is starting
+        turn = object()  # its place in self._waiting, once it waits
         with self._freed:
-            while True:
-                # Its own first, once ready: handed over, it is in no list but its own.
-                if start is not None and start.environment is not None:
-                    return start.environment
-                environment = self._take_idle()
-                if environment is not None:
+            try:
+                while True:
+                    # Its own first, once ready: handed over, it is in no list but its own.
+                    if start is not None and start.environment is not None:
+                        return start.environment
+                    environment = self._take_idle() if self._waiting[:1] in ([], [turn]) else None
+                    if environment is not None:
+                        if start is not None:
+                            start.waited_for = False  # it joins the free ones when ready
+                        return environment
                     if start is not None:
-                        start.waited_for = False  # it joins the free ones when ready
-                    return environment
-                if start is not None:
-                    if start.error is not None:
-                        raise InitFailed(start.error)
-                    # Every end of a start notifies: its init is bounded by
-                    # INIT_TIMEOUT_SECONDS, then the process's stop.
-                    self._freed.wait()
-                    continue
-                if self._count < self.spec.concurrency and not self._stopped:
-                    start = self._begin_start()
-                    continue
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or self._stopped:
-                    return None
-                self._freed.wait(remaining)
+                        if start.error is not None:
+                            raise InitFailed(start.error)
+                        # Every end of a start notifies (an init ends by INIT_TIMEOUT_SECONDS).
+                        self._freed.wait()
+                        continue
+                    if self._count < self.spec.concurrency and not self._stopped:
+                        start = self._begin_start()
+                        continue
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or self._stopped:
+                        return None
+                    if turn not in self._waiting:
+                        self._waiting.append(turn)
+                    self._freed.wait(remaining)
+            finally:
+                if turn in self._waiting:  # its turn passes to the next one
+                    self._waiting.remove(turn)
+                    self._freed.notify_all()
 
     def _take_idle(self) -> Environment | None:
         """The most recently used free environment of this code (called holding the

@@ -41,7 +41,7 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import DynamoDBBackend, dynamodb_backends
 from moto.dynamodb.models.table import Table
 
-from common.ids import ascii_digits
+from common.platform.ids import ascii_digits
 from infra.local import streams
 from infra.local.servers import json_answer
 from infra.local.settings import PARTITION_WRITES_PATH

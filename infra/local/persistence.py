@@ -57,8 +57,10 @@ def _jsonable(value):
 
 
 def write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as file:
+    temporary = path.with_name(path.name + ".tmp")  # its owner's alone, from the first byte
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # one a crash left behind, made before this
+    with open(descriptor, "w", encoding="utf-8") as file:
         file.write(text)
         file.flush()
         os.fsync(file.fileno())

@@ -34,9 +34,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from common.keys import FixedRing
-from common.logs import get_logger
-from common.settings import ConfigError, Settings, stop_process
+from common.platform.keys import FixedRing
+from common.platform.logs import get_logger
+from common.platform.settings import ConfigError, Settings, stop_process
 from infra import template
 from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
@@ -71,7 +71,7 @@ METRICS_FILE = "metrics.jsonl"
 class FunctionLogs:
     """Where the functions' output goes. Their log lines: this process's output, JSON as
     the function wrote it, anything else (a traceback of a failed init) wrapped into JSON.
-    Their metric lines (CloudWatch's embedded metric format, common/metrics.py), which on
+    Their metric lines (CloudWatch's embedded metric format, common/platform/metrics.py), which on
     AWS CloudWatch reads from the same log: METRICS_FILE in the data directory (none kept
     with the data in memory), so the console keeps one line per request."""
 
@@ -363,7 +363,7 @@ def _is_code_of(spec: FunctionSpec, path: Path) -> bool:
     )
 
 
-# The variables naming a function another one calls and waits for (common.service_calls:
+# The variables naming a function another one calls and waits for (common.http.service_calls:
 # the stock check, a shipment's owner lookup); ORDER_EVENTS_FUNCTION is invoked async.
 CALLED_AND_AWAITED = ("INVENTORY_FUNCTION", "ORDERS_FUNCTION")
 

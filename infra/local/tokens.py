@@ -22,9 +22,9 @@ import jwt
 
 from authorizer.claims import MAX_LIFETIME_SECONDS
 from authorizer.shared_key import ALGORITHM
-from common.callers import CUSTOMER, OPERATOR
-from common.keys import FixedRing, Key
-from common.settings import MIN_JWT_SECRET_BYTES, ConfigError, Env, Settings
+from common.identity.callers import CUSTOMER, OPERATOR
+from common.platform.keys import FixedRing, Key
+from common.platform.settings import MIN_JWT_SECRET_BYTES, ConfigError, Env, Settings
 from infra.local.settings import local_data_dir
 
 LOCAL_SUBJECT = "developer@localhost"

@@ -10,7 +10,7 @@ Corrections to moto's Cognito, where the platform can tell:
   (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS. Its
   `username` is the account's username, by which AdminGetUser finds it, as Cognito's
   is (moto wrote the sub there, which it cannot look up: the authorizer asks the pool
-  about each token's account, common/accounts.py).
+  about each token's account, common/identity/accounts.py).
 - Tokens are signed with a key of the stack's own. moto signs every pool's tokens with
   a private key its package ships (anyone can read it), so anyone could mint an
   operator's token for a developer's stack. Here the pools sign with an RSA key made for
@@ -19,7 +19,8 @@ Corrections to moto's Cognito, where the platform can tell:
   publishes that key alone (`sign_with`). The key's id stays moto's name for it.
 - Passwords are never kept in clear. moto holds them as given; once saved, a user's
   password is held as its scrypt (`Hashed`), in memory as on disk, and moto's comparison
-  of a password with it checks the hash.
+  of a password with it checks the hash. A sign-in for a username the pool lacks hashes
+  its password too (moto refused it at once: the time told which emails have accounts).
 - A sign-in flow the app client does not allow is refused. moto signs in by any flow
   whatever the client's ExplicitAuthFlows; Cognito answers InvalidParameterException
   ("... flow not enabled for this client"), and the template's client allows no password
@@ -33,10 +34,10 @@ Corrections to moto's Cognito, where the platform can tell:
   audience and every token issued before a restart stay valid after it.
 """
 
+import contextlib
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 from typing import Any
@@ -82,17 +83,15 @@ _READS = {
     "ListUserPools",
     "ListUserPoolClients",
 }
-# Cheap enough that a wrong password costs no more than an unknown email does, within
-# the noise of a request (a guesser learns nothing from the time); the hash is for the
-# data directory, which holds no password in clear.
+# The hash is for the data directory, which holds no password in clear; a sign-in for
+# no one costs one too (`cost_a_hash`), so the time tells a guesser nothing.
 _SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
 
 
 # The pools' signing key, in the data directory (beside infra/local/tokens.py's KEY_FILE).
 SIGNING_KEY_FILE = "user-pool-signing-key.pem"
 SIGNING_KEY_BITS = 2048
-# The key id moto's tokens name (its create_jwt writes it): the key is ours, the name
-# is moto's.
+# The key id moto's tokens name (its create_jwt writes it): the key is ours, the name moto's.
 SIGNING_KEY_ID = "dummy"
 
 
@@ -199,6 +198,18 @@ class Hashed:
         return cls(bytes.fromhex(salt), bytes.fromhex(digest))
 
 
+_NOTHING = Hashed(b"", b"")  # what a password for no one is checked against
+
+
+def cost_a_hash(operation: str, body: bytes, response: list[bytes]) -> None:
+    """A password sign-in refused for a username the pool lacks costs the hash a known
+    one's check does (moto refused it at once: the time told who has an account)."""
+    if operation in _SIGN_INS and b"UserNotFoundException" in b"".join(response):
+        with contextlib.suppress(ValueError, AttributeError):
+            password = json.loads(body or b"{}").get("AuthParameters", {}).get("PASSWORD")
+            _ = str(password or "") == _NOTHING
+
+
 def access_tokens_run_the_trigger() -> None:
     """Every access token moto issues carries the claims the template's trigger adds."""
     if getattr(CognitoIdpUserPool.create_access_token, "runs_trigger", False):
@@ -298,4 +309,3 @@ class PoolUsers:
                 self._path,
                 json.dumps({"format": USERS_FORMAT, "users": users}, separators=(",", ":")) + "\n",
             )
-            os.chmod(self._path, 0o600)

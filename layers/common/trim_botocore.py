@@ -1,5 +1,5 @@
 """Build step of the layer (layers/common/Makefile): botocore's data for the operations the
-functions call (common.aws.OPERATIONS), and nothing else.
+functions call (common.platform.aws.OPERATIONS), and nothing else.
 
 botocore ships the models of every AWS service (25 MB) and reads, when a client is
 built, `endpoints.json` (1.2 MB, every service in every partition) and the service's
@@ -113,6 +113,6 @@ def trim(layer: Path, operations: dict[str, frozenset[str]]) -> None:
 
 
 if __name__ == "__main__":
-    from common.aws import OPERATIONS  # the layer's own copy, on PYTHONPATH
+    from common.platform.aws import OPERATIONS  # the layer's own copy, on PYTHONPATH
 
     trim(Path(sys.argv[1]), OPERATIONS)

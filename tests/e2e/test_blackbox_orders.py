@@ -10,9 +10,10 @@ import pytest
 from tests.support.hung import HungServer
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
+from tests.support.tokens import unregistered_user_id
 
 ORDER = {
-    "userId": 3,
+    "userId": unregistered_user_id(),  # the stack is shared with files that register
     "userEmail": "luis@example.com",
     "clienteNombre": "Luis",
     "total": 120.40,

@@ -29,7 +29,13 @@ def test_shipment_lifecycle_over_http(http):
         "rutaDescripcion": "Express prioritario \u2014 Cali",
         "fechaEstimadaEntrega": shipment["fechaEstimadaEntrega"],
         "creadoEn": shipment["creadoEn"],
+        # Tracked from its creation (docs/api.md#tracking): a code of its own.
+        "codigoSeguimiento": shipment["codigoSeguimiento"],
+        "estadoSeguimiento": "CREADO",
+        "atrasado": False,
+        "incidencia": None,
     }
+    assert len(shipment["codigoSeguimiento"]) >= 16
     assert _moment(shipment["fechaEstimadaEntrega"]) - created == timedelta(days=1)
 
     response = http.gateway("GET", f"/api/envios/{sid}")
@@ -40,7 +46,8 @@ def test_shipment_lifecycle_over_http(http):
 
     response = http.gateway("PATCH", f"/api/envios/{sid}/status", params={"status": "EN_RUTA"})
     assert response.status_code == 200
-    assert response.json() == {**shipment, "status": "EN_RUTA"}
+    # A PATCH of the status sets the tracking state to the same (docs/api.md#tracking).
+    assert response.json() == {**shipment, "status": "EN_RUTA", "estadoSeguimiento": "EN_RUTA"}
     assert http.gateway("GET", f"/api/envios/{sid}").json()["status"] == "EN_RUTA"
 
     response = http.gateway("PATCH", f"/api/envios/{sid}/status", params={"status": "PERDIDO"})

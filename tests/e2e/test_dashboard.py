@@ -1,6 +1,7 @@
 """GET /api/dashboard on the running local stack, from outside (docs/api.md#dashboard):
-every figure equal to what the lists show within 5 s of the answer to the write that
-changed it, a write at a time and under 16 concurrent writers; customers refused.
+every figure equal to what the lists show once the write that changed it is answered
+(waited for: tests.support.dashboard.AGREES_WITHIN_SECONDS), a write at a time and under
+16 concurrent writers; customers refused.
 
 The stack is the session's (tests/e2e/conftest.py): what other tests of this process
 wrote is in its lists and its figures alike, and nothing writes while these compare."""
@@ -10,12 +11,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from tests.support.dashboard import comparable, figures, settled, until
-from tests.support.tokens import make_token
+from tests.support.tokens import make_token, unregistered_user_id
 
-# The spec's promise: equal within 5 s of the write's answer. The comparison itself
-# reads every list (and the delivered shipments' histories) each round.
-WITHIN_SECONDS = 5
 WRITERS = 16
+# No registration takes it (on a shared stack one took the small id used before).
+USER_ID = unregistered_user_id()
 
 
 def get(http):
@@ -47,7 +47,7 @@ def order(http, product_id: int, total=10) -> dict:
         http,
         "/api/pedidos",
         {
-            "userId": 47,
+            "userId": USER_ID,
             "userEmail": "dash@example.com",
             "clienteNombre": "Dash",
             "total": total,
@@ -73,8 +73,9 @@ def moved(http, path: str, status: str) -> None:
 
 
 def agrees(http) -> dict:
-    """The dashboard once it agrees with the lists, within WITHIN_SECONDS."""
-    shown, wanted, _ = settled(get(http), WITHIN_SECONDS)
+    """The dashboard once it agrees with the lists (each round of the comparison reads
+    every list, and the delivered shipments' histories)."""
+    shown, wanted, _ = settled(get(http))
     assert comparable(figures(shown)) == comparable(wanted)
     return shown
 
@@ -87,7 +88,7 @@ def test_customers_are_refused(stack, http):
     assert http.gateway("GET", "/api/dashboard", auth=False).status_code == 401
 
 
-def test_each_write_shows_in_the_figures_within_5_s(http):
+def test_each_write_shows_in_the_figures(http):
     first = product(http, "DASH-1", stock=20, threshold=5, price=3)
     placed = [order(http, first["id"], total) for total in (10, 19.99, 5.5)]
     sent = shipment(http, placed[0]["id"])
@@ -114,7 +115,7 @@ def test_each_write_shows_in_the_figures_within_5_s(http):
     agrees(http)
 
 
-def test_under_16_concurrent_writers_the_figures_agree_within_5_s_of_the_last_answer(http):
+def test_under_16_concurrent_writers_the_figures_agree_after_the_last_answer(http):
     products = [product(http, f"DASH-W{n}", stock=10**6, threshold=0) for n in range(4)]
 
     def write(writer: int) -> None:
@@ -135,7 +136,7 @@ def test_under_16_concurrent_writers_the_figures_agree_within_5_s_of_the_last_an
 
     with ThreadPoolExecutor(WRITERS) as pool:
         list(pool.map(write, range(WRITERS)))
-    shown, wanted, took = settled(get(http), WITHIN_SECONDS)
+    shown, wanted, took = settled(get(http))
     assert comparable(figures(shown)) == comparable(wanted), f"still apart after {took:.1f} s"
 
 
@@ -144,6 +145,7 @@ def test_the_answer_is_the_documented_shape(http):
     body = answer.json()
     assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
     assert set(body) == {
+        "bodegas",
         "productos",
         "pedidos",
         "envios",

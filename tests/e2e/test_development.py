@@ -18,6 +18,7 @@ from infra.chalice_local import NOT_LOCAL_STAGE
 from tests.support import processes
 from tests.support.checkout import copy_checkout, fresh_terminal_env
 from tests.support.raw_http import first_reads
+from tests.support.stack_process import READY_TIMEOUT_SECONDS
 
 FIRST_RUN = "Creating .venv and installing dependencies, about 15 seconds, once."
 USER_ENV = fresh_terminal_env()
@@ -43,7 +44,7 @@ class Lines:
         self._thread.join(timeout=5)
         return "\n".join(line for _, line in self.lines)
 
-    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match:
+    def wait_for(self, pattern: str, timeout: float = READY_TIMEOUT_SECONDS) -> re.Match:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for _, line in list(self.lines):

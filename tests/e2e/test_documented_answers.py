@@ -18,11 +18,12 @@ import requests
 from tests.support.described import CHECKS, load
 from tests.support.hung import HungServer
 from tests.support.stack_process import StackProcess
+from tests.support.tokens import unregistered_user_id
 
 schema = load()
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 100, "umbralMinimo": 0}
 ORDER = {
-    "userId": 1,
+    "userId": unregistered_user_id(),  # the stack is shared with files that register
     "userEmail": "ana@example.com",
     "clienteNombre": "Ana",
     "total": 10,

@@ -14,12 +14,12 @@ from tests.support import raw_http
 from tests.support.hung import HungServer
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
-from tests.support.tokens import make_token
+from tests.support.tokens import make_token, unregistered_user_id
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 19.99, "stockActual": 1000, "umbralMinimo": 1}
 SHIPMENT = {"pedidoId": 77, "tipoEnvio": "TERRESTRE", "transportista": "DHL", "destino": "Lima"}
 ORDER = {
-    "userId": 1,
+    "userId": unregistered_user_id(),  # the stack is shared with files that register
     "userEmail": "a@b.co",
     "total": 19.99,
     "tipoPedido": "NACIONAL",
@@ -283,7 +283,13 @@ def test_every_move_between_every_two_states(http, stocked, current, target):
     after = http.gateway("GET", f"/api/pedidos/{order['id']}").json()
     if target in ALLOWED[current] or target == current:
         assert response.status_code == 200
-        assert response.json() == {**order, "status": target} == after
+        assert response.json() == after
+        # Only the status moves, and the units its lines hold, send and deliver
+        # (docs/api.md#orders-of-several-lines): what was sold stays.
+        assert {**after, "lineas": None} == {**order, "status": target, "lineas": None}
+        assert [_sold(line) for line in after["lineas"]] == [
+            _sold(line) for line in order["lineas"]
+        ]
     else:
         assert response.status_code == 409
         assert response.json()["error"] == "INVALID_TRANSITION"
@@ -291,6 +297,12 @@ def test_every_move_between_every_two_states(http, stocked, current, target):
             {"field": "status", "message": f"cannot move from {current} to {target}"}
         ]
         assert after == order
+
+
+def _sold(line: dict) -> dict:
+    """What a line sold, which no move changes."""
+    moving = ("asignaciones", "cantidadEnviada", "cantidadEntregada", "cantidadDevuelta")
+    return {key: value for key, value in line.items() if key not in moving}
 
 
 @pytest.mark.parametrize("status", [None, "", "aprobado", "PERDIDO"])

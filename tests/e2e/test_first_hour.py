@@ -9,10 +9,11 @@ import pytest
 import requests
 
 from tests.support.stack_process import PATIENT_STOCK_CHECK, StackProcess
+from tests.support.tokens import unregistered_user_id
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2, "stockActual": 50, "umbralMinimo": 1}
 ORDER = {
-    "userId": 7,
+    "userId": unregistered_user_id(),  # the stack is shared with files that register
     "userEmail": "ana@example.com",
     "clienteNombre": "Ana",
     "total": 2,
@@ -121,7 +122,8 @@ def test_an_order_logs_one_line_per_request_and_its_metrics_go_to_the_metrics_fi
             json={**ORDER, "productoId": product["id"]},
         ).json()
         expected = [
-            ("inventory", "/api/inventario/{id}/stock"),
+            # one stock check for the whole order (docs/api.md#orders-of-several-lines)
+            ("inventory", "/internal/existencias"),
             ("notifications", "/notificaciones"),
             ("orders", "/api/pedidos"),
         ]

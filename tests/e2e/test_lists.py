@@ -7,6 +7,7 @@ import pytest
 
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
+from tests.support.tokens import unregistered_user_id
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 1, "stockActual": 5, "umbralMinimo": 1}
 SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
@@ -164,7 +165,8 @@ def test_orders_by_status(http):
         "POST",
         "/api/pedidos",
         json={
-            "userId": 1,
+            # The shared stack's registrations and erasures take the low ids.
+            "userId": unregistered_user_id(),
             "userEmail": "a@b.co",
             "clienteNombre": "A",
             "total": 1,

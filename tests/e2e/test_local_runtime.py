@@ -1,5 +1,6 @@
 """The local stack runs the template as Lambda does (infra/local/lambdas.py): what that
-changes, seen from outside. Each test starts a stack of its own, on free ports."""
+changes, seen from outside. On stacks of their own, on free ports, each with the setting
+its test is about; the burst on the session's (tests/e2e/conftest.py)."""
 
 import json
 import socket
@@ -13,11 +14,11 @@ import pytest
 import requests
 
 from infra.local.http_server import CONNECTION_LIMIT
-from infra.local.settings import DEFAULT_IDLE_TIMEOUT_SECONDS
 from tests.support.checkout import copy_checkout
 from tests.support.processes import functions_of
 from tests.support.stack_client import dead_letters, token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, ROOT, StackClient, StackProcess
+from tests.support.tokens import unregistered_user_id
 
 PRODUCT = {"nombre": "Caja", "precioUnitario": 2.5, "stockActual": 10_000, "umbralMinimo": 0}
 
@@ -33,12 +34,16 @@ def started(env: dict | None = None, root=ROOT) -> tuple[StackProcess, StackClie
     return stack, StackClient(stack, token())
 
 
-def order(http: StackClient, product_id: int) -> requests.Response:
+# No registration takes it (on a shared stack one took the small id used before).
+USER_ID = unregistered_user_id()
+
+
+def order(http: StackClient, product_id: int, wait: float = 30) -> requests.Response:
     return http.gateway(
         "POST",
         "/api/pedidos",
         json={
-            "userId": 1,
+            "userId": USER_ID,
             "userEmail": "ana@example.com",
             "clienteNombre": "Ana",
             "tipoPedido": "NACIONAL",
@@ -47,24 +52,25 @@ def order(http: StackClient, product_id: int) -> requests.Response:
             "cantidad": 1,
             "total": 2.5,
         },
+        timeout=wait,
     )
 
 
-def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too():
+def test_a_burst_of_80_concurrent_orders_is_all_created_and_the_next_one_too(http):
     """The stock check runs in the inventory's own environments: the orders holding the
     orders function's capacity never make it wait on that capacity (waiting on it would
-    fail the stock check even at a patient 10 s)."""
-    stack, http = started(PATIENT_STOCK_CHECK)
-    try:
-        product = http.gateway("POST", "/api/inventario", json={"sku": "BURST-1", **PRODUCT}).json()
-        with ThreadPoolExecutor(80) as pool:
-            answers = list(pool.map(lambda _: order(http, product["id"]), range(80)))
-        statuses = [answer.status_code for answer in answers]
-        assert statuses == [201] * 80, [a.text for a in answers if a.status_code != 201][:3]
-        assert order(http, product["id"]).status_code == 201
-        assert len({answer.json()["id"] for answer in answers}) == 80
-    finally:
-        stack.stop()
+    fail the stock check even at a patient 10 s). On the session's stack, whose stock
+    check is that patient one."""
+    product = http.gateway("POST", "/api/inventario", json={"sku": "RT-BURST-1", **PRODUCT}).json()
+    # The burst queues for environments that start cold, one after another: on a machine
+    # three times slower, with other test processes on its two cores, the last answers came
+    # after more than 30 s. What is promised is that every one is created, not how soon.
+    with ThreadPoolExecutor(80) as pool:
+        answers = list(pool.map(lambda _: order(http, product["id"], wait=180), range(80)))
+    statuses = [answer.status_code for answer in answers]
+    assert statuses == [201] * 80, [a.text for a in answers if a.status_code != 201][:3]
+    assert order(http, product["id"]).status_code == 201
+    assert len({answer.json()["id"] for answer in answers}) == 80
 
 
 def environments(stack: StackProcess) -> Counter:
@@ -170,23 +176,54 @@ def test_an_event_placed_while_notifications_are_down_waits_in_the_dead_letter_q
         stack.stop()
 
 
+@pytest.fixture(scope="module")
+def patient_stack():
+    """A stack whose idle connections outlive any test (an hour's idle timeout): whatever
+    closes one of them is the server making room, never the timeout."""
+    stack, http = started({"HTTP_IDLE_TIMEOUT_SECONDS": "3600"})
+    yield http
+    stack.stop()
+
+
+def closed_by_the_server(sockets: list[socket.socket]) -> list[int]:
+    """The positions of the sockets the other end has closed (a read finds their end)."""
+    closed = []
+    for position, sock in enumerate(sockets):
+        sock.setblocking(False)
+        try:
+            if sock.recv(1) == b"":
+                closed.append(position)
+        except BlockingIOError:
+            pass  # open: nothing to read yet
+        except ConnectionResetError:
+            closed.append(position)
+    return closed
+
+
 @pytest.mark.parametrize("sent", [b"", b"GET /api/inventario HTTP/1.1\r\nHost: x\r\n"])
-def test_idle_and_half_open_connections_past_the_limit_never_block_the_next_client(sent):
-    stack, http = started()
+def test_idle_and_half_open_connections_past_the_limit_never_block_the_next_client(
+    patient_stack, sent
+):
+    """A hundred connections past the limit, idle or half a request each: the next client
+    is answered, and what let it in is the server closing the connections idle longest,
+    one for each newcomer (the oldest, in order, and no more than the limit needs), not a
+    timeout (an hour away). Judged by which connections were closed, not by how long the
+    client waited: a slow machine stretches that (it was 14.6 s on one, when the server
+    accepted one connection per round of its loop)."""
+    port = int(patient_stack.stack.gateway.rsplit(":", 1)[1])
     held = []
     try:
         for _ in range(CONNECTION_LIMIT + 100):
-            sock = socket.create_connection(("127.0.0.1", int(stack.gateway.rsplit(":", 1)[1])))
+            sock = socket.create_connection(("127.0.0.1", port))
             if sent:
                 sock.sendall(sent)
             held.append(sock)
-        started_at = time.monotonic()
-        answer = http.gateway("GET", "/api/inventario")
-        assert answer.status_code == 200
-        # Well before the idle timeout would have freed a place (a blocked client waits
-        # that long); not a tight bound, as the tests share the machine in parallel.
-        assert time.monotonic() - started_at < DEFAULT_IDLE_TIMEOUT_SECONDS / 3
+        assert patient_stack.gateway("GET", "/api/inventario").status_code == 200
+        closed = closed_by_the_server(held)
+        assert closed == list(range(len(closed))), closed  # the idle longest, in order
+        # Every place the limit allows is still held: the server's own sockets (its
+        # listening socket, its wake-up pipe) and the client's took the few others.
+        assert CONNECTION_LIMIT - 5 <= len(held) - len(closed) < CONNECTION_LIMIT, len(closed)
     finally:
         for sock in held:
             sock.close()
-        stack.stop()

@@ -3,7 +3,6 @@
 its tokens by its keys, guesses slowed, every refusal alike."""
 
 import itertools
-import statistics
 import time
 import uuid
 
@@ -143,26 +142,20 @@ def test_each_customer_gets_a_userid_of_their_own(stack):
 
 
 def test_a_wrong_password_and_an_unknown_email_are_one_answer(stack):
-    """Same status and body; and the same time within noise: the medians of 12 tries of
-    each, interleaved (each email its own, none slowed)."""
-    known = [new_email() for _ in range(12)]
+    """Same status and body. That they cost the same work (one pool call, one password
+    hash each) is counted, not timed, in tests/integration/test_sign_in_routes.py: a
+    median of a few tries on a busy machine told noise from an oracle badly."""
+    known = [new_email() for _ in range(3)]
     for email in known:
         assert register(stack, email).status_code == 201
-    timings: dict[str, list[float]] = {"wrong password": [], "unknown email": []}
     bodies = set()
     for email in known:
-        for kind, tried in (("wrong password", email), ("unknown email", new_email())):
-            started = time.perf_counter()
+        for tried in (email, new_email()):
             answer = login(stack, tried, "Wrong-Password-2026")
-            timings[kind].append(time.perf_counter() - started)
             assert answer.status_code == 401
             bodies.add(answer.text)
     assert len(bodies) == 1
     assert _error_of(bodies.pop()) == "INVALID_CREDENTIALS"
-    wrong, unknown = (statistics.median(t) for t in timings.values())
-    # Generous: the two paths are one pool call each; a difference the size of a request
-    # would show a different path, not noise on a shared machine.
-    assert abs(wrong - unknown) < max(0.05, 0.5 * min(wrong, unknown)), timings
 
 
 def _error_of(text: str) -> str:

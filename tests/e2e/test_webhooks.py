@@ -4,7 +4,7 @@ tests run on 127.0.0.1 and the retry schedule shortened to a second a step.
 Every delivery is checked the way an integrator checks it (tests/support/webhook_receiver.py,
 written apart from the platform's signing)."""
 
-import statistics
+import json
 import time
 
 import boto3
@@ -34,7 +34,10 @@ ORDER = {
 
 @pytest.fixture(scope="module")
 def stack():
-    running = StackProcess({**PATIENT_STOCK_CHECK, "WEBHOOK_RETRY_SECONDS": "1,1,1,1,1"}).start()
+    # The late check (every minute on AWS) every 2 s: a shipment made late is seen soon.
+    running = StackProcess(
+        {**PATIENT_STOCK_CHECK, "WEBHOOK_RETRY_SECONDS": "1,1,1,1,1", "LOCAL_SCHEDULE_SECONDS": "2"}
+    ).start()
     yield running
     running.stop()
 
@@ -107,7 +110,7 @@ def attempts(http, webhook_id: int, query: str = "") -> list[dict]:
     return answer.json()
 
 
-def recorded(http, webhook_id: int, count: int, timeout: float = 10.0) -> list[dict]:
+def recorded(http, webhook_id: int, count: int, timeout: float = 30.0) -> list[dict]:
     """The endpoint's attempts once `count` are listed: each is written just after its
     POST has been answered, so a receiver can hold a delivery before its record exists."""
     deadline = time.monotonic() + timeout
@@ -173,6 +176,74 @@ def test_a_shipment_created_and_moved_makes_its_events(http, hooks):
     (changed,) = receiver.wait_for(1, of_type="envio.estado")
     assert created.event["data"] == shipment
     assert changed.event["data"] == {**moved, "statusAnterior": "CREADO"}
+
+
+def test_a_carriers_signed_event_and_a_passed_estimate_make_their_events(http, hooks, stack):
+    """A carrier pushes an event, signed, with no token (docs/api.md#carriers): it moves
+    the shipment and is delivered as `envio.evento`; anyone follows the parcel by its code
+    without a token; once its estimate has passed, the late check's `envio.atrasado`."""
+    from tests.support.carriers import signed as carrier_headers
+
+    receiver = Receiver()
+    hooks.endpoint(receiver, ["envio.estado", "envio.evento", "envio.atrasado"])
+    carrier = http.gateway(
+        "POST", "/api/transportistas", json={"codigo": "E2E-OLVA", "nombre": "Olva E2E"}
+    )
+    assert carrier.status_code == 201, carrier.text
+    secret = carrier.json()["secreto"]
+    order = place_order(http, product(http, "WH-TRK")["id"])
+    shipment = http.gateway(
+        "POST",
+        "/api/envios",
+        json={
+            "pedidoId": order["id"],
+            "tipoEnvio": "EXPRESS",
+            "transportista": "olva e2e",
+            "destino": "Cusco",
+        },
+    ).json()
+    raw = json.dumps(
+        {
+            "codigoSeguimiento": shipment["codigoSeguimiento"],
+            "estado": "EN_RUTA",
+            "ubicacion": "Lima",
+            "detalle": "Salió del almacén",
+        }
+    ).encode()
+    signed = {**carrier_headers(secret, raw, "msg_e2e_1"), "Content-Type": "application/json"}
+    pushed = http.gateway(
+        "POST", "/api/transportistas/E2E-OLVA/eventos", auth=False, data=raw, headers=signed
+    )
+    assert pushed.status_code == 202, pushed.text
+    unsigned = http.gateway("POST", "/api/transportistas/E2E-OLVA/eventos", auth=False, data=raw)
+    assert unsigned.status_code == 401
+    (evento,) = receiver.wait_for(1, of_type="envio.evento")
+    data = evento.event["data"]
+    assert (data["id"], data["estadoSeguimiento"], data["status"]) == (
+        shipment["id"],
+        "EN_RUTA",
+        "EN_RUTA",
+    )
+    assert (
+        data["evento"]["idExterno"] == "msg_e2e_1" and data["evento"]["id"] == pushed.json()["id"]
+    )
+    (moved,) = receiver.wait_for(1, of_type="envio.estado")
+    assert moved.event["data"]["statusAnterior"] == "CREADO"
+    public = http.gateway("GET", f"/api/seguimiento/{shipment['codigoSeguimiento']}", auth=False)
+    assert public.status_code == 200, public.text
+    assert public.json()["eventos"] == [
+        {"estado": "EN_RUTA", "fecha": data["evento"]["fecha"], "ubicacion": "Lima"}
+    ]
+    # Its estimate moved into the past, as time would: the late check sees it by itself.
+    dynamodb = boto3.client("dynamodb", endpoint_url=stack.dynamodb, region_name="us-east-1")
+    dynamodb.update_item(
+        TableName="ShipmentsTable",
+        Key={"id": {"N": str(shipment["id"])}},
+        UpdateExpression="SET fechaEstimadaEntrega = :past",
+        ExpressionAttributeValues={":past": {"S": "2026-01-01T00:00:00.000000"}},
+    )
+    (late,) = receiver.wait_for(1, timeout=60, of_type="envio.atrasado")
+    assert (late.event["data"]["id"], late.event["data"]["atrasado"]) == (shipment["id"], True)
 
 
 def test_stock_crossing_the_threshold_alerts_once_and_a_put_that_does_not_cross_never(http, hooks):
@@ -242,27 +313,27 @@ def test_after_rotations_deliveries_carry_a_signature_per_secret_of_the_last_24_
     assert all(verified(secret, delivery) for secret in issued)
 
 
-def timed_orders(http, product_id: int, count: int) -> list[float]:
-    took = []
-    for _ in range(count):
-        started = time.perf_counter()
-        place_order(http, product_id)
-        took.append(time.perf_counter() - started)
-    return took
-
-
 @pytest.mark.parametrize("misbehaviour", [HANG, RESET, REDIRECT, 500])
 def test_a_receiver_that_misbehaves_never_slows_or_fails_the_order(http, hooks, misbehaviour):
+    """Every order answered 201 while its receiver misbehaves; and none waited for its
+    event's delivery: each was answered before the sender gave up on that delivery (a
+    hang holds it until the sender's timeout), where an order that delivered its own
+    event would be answered only after. Judged by that order of events, not by seconds:
+    how much an endpoint adds to an order is bench-webhooks' measure."""
     item = product(http, f"WH-8-{misbehaviour}", stock=1000)
-    timed_orders(http, item["id"], 2)  # warm
-    alone = statistics.median(timed_orders(http, item["id"], 5))
     receiver = Receiver(then=misbehaviour)
     hooks.endpoint(receiver, ["pedido.creado"])
-    with_endpoint = timed_orders(http, item["id"], 5)
+    given_up_before = {}  # each order's id: the orders whose delivery had ended by its answer
+    for _ in range(5):
+        placed = place_order(http, item["id"])
+        given_up_before[placed["id"]] = {delivered_order(receiver, i) for i in receiver.given_up}
     receiver.wait_for(1)  # its deliveries are under way, and failing
-    # Generous: the machine is shared; a hang holds each delivery 10 s.
-    assert statistics.median(with_endpoint) < alone + 0.5, (alone, with_endpoint)
-    assert max(with_endpoint) < 5
+    assert all(order not in ended for order, ended in given_up_before.items()), given_up_before
+
+
+def delivered_order(receiver: Receiver, webhook_id: str) -> int:
+    """The order whose event the delivery `webhook_id` carried."""
+    return next(d.event["data"]["id"] for d in receiver.received if d.id == webhook_id)
 
 
 def test_the_attempts_are_newest_first_in_pages(http, hooks):

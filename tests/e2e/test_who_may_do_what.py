@@ -8,6 +8,7 @@ import pytest
 
 from tests.support.stack_client import token
 from tests.support.stack_process import ROOT, StackClient
+from tests.support.tokens import unregistered_user_id
 
 PRODUCT = {
     "sku": "WHO-1",
@@ -28,12 +29,22 @@ ORDER = {
 
 @pytest.fixture(scope="module")
 def customers(stack, http):
-    """Customers 42 and 43, each with an order and a shipment placed by the operator."""
+    """Two customers ("me" and "other"), each with an order and a shipment placed by the
+    operator. Their userIds are ones no registration takes: the stack is shared with files
+    that register accounts, and an order for a registered id with another email is 409."""
     product = http.gateway("POST", "/api/inventario", json=PRODUCT).json()
     mine = {}
-    for user in (42, 43):
+    for who in ("me", "other"):
+        user = unregistered_user_id()
         order = http.gateway(
-            "POST", "/api/pedidos", json={**ORDER, "userId": user, "productoId": product["id"]}
+            "POST",
+            "/api/pedidos",
+            json={
+                **ORDER,
+                "userId": user,
+                "userEmail": f"c{user}@example.com",
+                "productoId": product["id"],
+            },
         ).json()
         shipment = http.gateway(
             "POST",
@@ -46,7 +57,7 @@ def customers(stack, http):
             },
         ).json()
         client = StackClient(stack, token("ROLE=customer", f"USER_ID={user}"))
-        mine[user] = (client, order, shipment)
+        mine[who] = (client, order, shipment)
     return product, mine
 
 
@@ -70,7 +81,7 @@ def test_a_customer_token_needs_its_user_id():
 
 def test_a_customers_forbidden_calls_are_403_and_change_nothing(http, customers):
     product, mine = customers
-    client, order, shipment = mine[42]
+    client, order, shipment = mine["me"]
     before = [
         http.gateway("GET", path).json()
         for path in ("/api/inventario", "/api/pedidos", "/api/envios")
@@ -87,7 +98,11 @@ def test_a_customers_forbidden_calls_are_403_and_change_nothing(http, customers)
         ),
         ("PATCH", f"/api/envios/{shipment['id']}/status?status=ENTREGADO", None),
         ("PATCH", f"/api/pedidos/{order['id']}/status?status=APROBADO", None),
-        ("POST", "/api/pedidos", {**ORDER, "userId": 43, "productoId": product["id"]}),
+        (
+            "POST",
+            "/api/pedidos",
+            {**ORDER, "userId": mine["other"][1]["userId"], "productoId": product["id"]},
+        ),
     ]
     for method, path, body in calls:
         answer = client.gateway(method, path, json=body)
@@ -106,8 +121,8 @@ def test_a_customers_forbidden_calls_are_403_and_change_nothing(http, customers)
 
 def test_a_customer_sees_only_their_own(http, customers):
     _, mine = customers
-    client, order, shipment = mine[42]
-    _, other_order, other_shipment = mine[43]
+    client, order, shipment = mine["me"]
+    _, other_order, other_shipment = mine["other"]
     assert [o["id"] for o in client.gateway("GET", "/api/pedidos").json()] == [order["id"]]
     assert [s["id"] for s in client.gateway("GET", "/api/envios").json()] == [shipment["id"]]
     for path in (f"/api/pedidos/{other_order['id']}", f"/api/envios/{other_shipment['id']}"):

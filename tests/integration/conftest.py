@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from common.logs import get_logger
-from common.settings import Settings
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from tests.support.api import Api, gateway_api, notification_api
 from tests.support.endpoints import point
 
@@ -119,14 +119,14 @@ def orders_api(orders_gateway) -> Api:
 @pytest.fixture(autouse=True)
 def only_calls_the_layer_and_the_role_allow(monkeypatch):
     """Every AWS call the functions' own clients make here is one the layer's botocore
-    keeps (common.aws.OPERATIONS): on Lambda any other would fail, having no model. And
-    each is allowed by the role of the function its client was built for (common.aws
+    keeps (common.platform.aws.OPERATIONS): on Lambda any other would fail, having no model. And
+    each is allowed by the role of the function its client was built for (common.platform.aws
     tags each; infra/template.yaml, tests/support/iam.py): the emulator enforces no IAM,
     AWS does."""
     from botocore.client import BaseClient
     from pynamodb.connection import Connection
 
-    from common import aws
+    from common.platform import aws
     from infra import template
     from tests.support import iam
 

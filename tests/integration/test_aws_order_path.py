@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 from botocore.exceptions import ClientError, ReadTimeoutError
 
-from common.callers import CUSTOMER, Caller
-from common.service_calls import ByInvoke, OnBehalf
-from common.settings import Settings
-from common.stock_client import InventoryUnavailable, StockAnswer, StockClient
+from common.http.service_calls import ByInvoke, OnBehalf
+from common.identity.callers import CUSTOMER, Caller
+from common.platform.settings import Settings
+from common.stock.client import InventoryUnavailable, StockAnswer, StockClient
 from infra.local.tokens import local_token
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER

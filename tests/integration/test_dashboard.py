@@ -11,8 +11,9 @@ from datetime import datetime
 
 import pytest
 
-from common import aws
-from common.settings import Settings
+from common.platform import aws
+from common.platform.settings import Settings
+from dashboard import wiring as dashboard_wiring
 from dashboard_figures.wiring import FUNCTION as FIGURES
 from dashboard_figures.wiring import create as figures_function
 from infra import figures_backfill
@@ -85,7 +86,11 @@ def dashboard(orders_gateway, served_gateway, notification_service, emulator):
                 for s in shipments
                 if s["status"] == "ENTREGADO"
             }
-            return expected(products, orders, shipments, delivered_at, now)
+            rows = {
+                p["id"]: decimal_json(self.api.get(f"/api/inventario/{p['id']}/existencias").body)
+                for p in products
+            }
+            return expected(products, orders, shipments, delivered_at, now, rows)
 
         def check(self) -> dict:
             """The dashboard, held to the lists read at the instant it was made."""
@@ -210,7 +215,7 @@ def silent():
 
     thread = threading.Thread(target=hold, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", held
     stop.set()
     thread.join()
     for connection in held:
@@ -219,16 +224,34 @@ def silent():
 
 
 def test_a_service_that_does_not_answer_is_down_and_delays_the_dashboard_2_s_at_most(
-    orders_gateway, served_gateway, silent
+    orders_gateway, served_gateway, silent, monkeypatch
 ):
-    api = orders_gateway(SHIPPING_SERVICE_URL=served_gateway, NOTIFICATION_SERVICE_URL=silent)
-    started = time.monotonic()
+    """The questions given a minute each here, the dashboard still answers in its own 2 s:
+    it comes while the question to the silent service is open (a dashboard that waited
+    for the question's end would come after its timeout closed that connection). Judged
+    by that connection, not by seconds."""
+    url, held = silent
+    monkeypatch.setattr(dashboard_wiring, "CHECK_SECONDS", 60.0)  # each question's timeout
+    api = orders_gateway(SHIPPING_SERVICE_URL=served_gateway, NOTIFICATION_SERVICE_URL=url)
     response = api.get("/api/dashboard")
-    elapsed = time.monotonic() - started
     assert response.status_code == 200
     assert body(response)["servicios"]["notificaciones"] == "DOWN"
-    # Its 2 s, and the rest of the answer: never the client's 30 s.
-    assert elapsed < 10
+    deadline = time.monotonic() + 30  # the listener's thread takes it from the backlog
+    while not held and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (asked,) = held  # asked once
+    assert still_open(asked)
+
+
+def still_open(sock: socket.socket) -> bool:
+    """Whether the other end has not closed `sock` (what it sent read and dropped)."""
+    sock.setblocking(False)
+    try:
+        while sock.recv(65536):
+            pass
+    except BlockingIOError:
+        return True  # nothing more yet, and no end
+    return False
 
 
 def test_the_answer_reads_the_same_few_items_whatever_the_data(dashboard):
@@ -262,11 +285,11 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     the lists show it, before and after."""
     from datetime import timedelta
 
-    from common.callers import service_caller
-    from common.logs import get_logger
-    from common.service_app import InProcess
-    from common.service_calls import OnBehalf
-    from common.stock_client import StockClient
+    from common.http.service_app import InProcess
+    from common.http.service_calls import OnBehalf
+    from common.identity.callers import service_caller
+    from common.platform.logs import get_logger
+    from common.stock.client import StockClient
     from orders.repository import OrderRepository
     from stock_repair.repair import Repair
 
@@ -303,3 +326,22 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     dashboard.pump()
     # The order holds its units again, on hand: out of the alert.
     assert dashboard.check()["productos"]["enAlerta"] == 0
+
+
+def test_the_stock_of_every_warehouse_is_valued_and_shown_by_warehouse(dashboard):
+    norte = dashboard.made("/api/bodegas", {"codigo": "NORTE", "nombre": "Norte"})["id"]
+    item = dashboard.made("/api/inventario", {**PRODUCT, "sku": "W-1", "precioUnitario": 2})
+    path = f"/api/inventario/{item['id']}"
+    assert dashboard.api.put(f"{path}/existencias/{norte}", {"stockActual": 5}).status_code == 200
+    moved = dashboard.api.post(
+        f"{path}/transferencias", {"desde": 1, "hacia": norte, "cantidad": 3}
+    )
+    assert moved.status_code == 200
+    assert dashboard.pump() > 0
+    answer = dashboard.check()
+    assert [(w["bodegaId"], w["codigo"], w["unidades"]) for w in answer["bodegas"]] == [
+        (1, "PRINCIPAL", 7),
+        (norte, "NORTE", 8),
+    ]
+    assert answer["productos"]["valorStock"] == 30
+    assert answer["productos"]["bodegas"] == answer["bodegas"]

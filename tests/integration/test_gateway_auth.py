@@ -26,7 +26,7 @@ def test_a_valid_token_passes(api):
     assert body(api.get("/api/inventario")) == []
 
 
-def test_every_gateway_route_has_the_authorizer_but_the_root_and_signing_in():
+def test_every_gateway_route_has_the_authorizer_but_the_root_signing_in_and_tracking():
     from app import app
 
     routes = {
@@ -38,6 +38,10 @@ def test_every_gateway_route_has_the_authorizer_but_the_root_and_signing_in():
     # Signing in: how a caller gets a token.
     assert routes.pop(("/api/auth/login", "POST")) is None
     assert routes.pop(("/api/auth/register", "POST")) is None
+    # Tracking without a token: the public look-up, and carriers' signed events
+    # (docs/api.md#tracking).
+    assert routes.pop(("/api/seguimiento/{codigoSeguimiento}", "GET")) is None
+    assert routes.pop(("/api/transportistas/{codigo}/eventos", "POST")) is None
     assert routes, "the gateway has no routes"
     assert {auth.name for auth in routes.values()} == {"jwt_authorizer"}
 

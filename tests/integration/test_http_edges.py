@@ -6,7 +6,7 @@ from urllib.parse import quote
 
 import pytest
 
-from common.errors import Invalid
+from common.platform.errors import Invalid
 from tests.support.api import body, error_code
 
 PRODUCT = {"sku": "E-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1, "umbralMinimo": 0}
@@ -101,7 +101,7 @@ def test_tokens_with_an_audience_are_accepted(api):
 
     import jwt
 
-    from common.settings import Settings
+    from common.platform.settings import Settings
 
     token = jwt.encode(
         {"sub": "a@b.co", "aud": "logistics", "exp": int(time.time()) + 60},
@@ -166,7 +166,8 @@ def test_every_numeric_path_id_is_ascii_digits_or_invalid(api, digits):
             continue
         for method in methods:
             sent = path.replace("{id}", digits).replace("{eventId}", "evt_" + "0" * 32)
+            sent = sent.replace("{bodegaId}", digits)
             answer = api.request(method, quote(sent) + "?status=APROBADO&cantidad=1", PRODUCT)
             assert (answer.status_code, error_code(answer)) == (400, "INVALID_ID"), (method, path)
             checked += 1
-    assert checked == 16  # every route with an {id} (docs/api.md)
+    assert checked == 24  # every route with an {id} (docs/api.md)

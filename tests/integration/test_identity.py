@@ -18,10 +18,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from authorizer import oidc
 from authorizer.shared_key import SharedKeyVerifier
-from common import aws
-from common.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
-from common.lists import Lists
-from common.settings import ConfigError
+from common.http.lists import Lists
+from common.platform import aws
+from common.platform.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
+from common.platform.settings import ConfigError
 from infra.local.servers import BackgroundServer
 from infra.local.tokens import issue
 from key_rotation.rotation import STEPS, rotate

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from common import jsonio
+from common.platform import jsonio
 from tests.support.api import body, error_code
 
 PRODUCT = {

@@ -3,7 +3,7 @@ embedded metric format, namespace Logistics)."""
 
 import pytest
 
-from common.settings import Settings
+from common.platform.settings import Settings
 from order_events import wiring as order_events
 from order_events.listener import NotForwarded
 from tests.integration.conftest import settings_with
@@ -120,7 +120,7 @@ def test_an_event_that_could_not_be_published_is_counted(
 
 
 def _logger():
-    from common.logs import get_logger
+    from common.platform.logs import get_logger
 
     return get_logger("order-events")
 

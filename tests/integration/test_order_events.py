@@ -7,10 +7,10 @@ import pytest
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
 
-from common import aws
-from common.logs import get_logger
-from common.order_outbox import LambdaPublisher
-from common.settings import Settings
+from common.orders.outbox import LambdaPublisher
+from common.platform import aws
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
 from order_events.listener import SERVICE, NotForwarded
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url

@@ -56,6 +56,24 @@ def test_a_stocked_order_is_created_pending(orders_api, product):
         "status": "PENDIENTE",
         "observaciones": None,
         "creadoEn": order["creadoEn"],
+        "estrategia": "PRIORIDAD",
+        # checked over HTTP by the contract's check, which says only true or false: what
+        # the product is, is not known (the batch check says it: test_order_lines)
+        "lineas": [
+            {
+                "linea": 1,
+                "productoId": product["id"],
+                "sku": None,
+                "nombre": None,
+                "cantidad": ORDER["cantidad"],
+                "precioUnitario": None,
+                "bodegaId": None,
+                "asignaciones": [],
+                "cantidadEnviada": 0,
+                "cantidadEntregada": 0,
+                "cantidadDevuelta": 0,
+            }
+        ],
     }
     assert ISO_MICROS.match(order["creadoEn"])
     assert body(orders_api.get(f"/api/pedidos/{order['id']}")) == order

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from common import aws
-from common.logs import get_logger
+from common.platform import aws
+from common.platform.logs import get_logger
 from event_sweep.sweep import SWEEP_GRACE, Sweep
 from orders.repository import OrderRepository
 from tests.integration.conftest import settings_with

@@ -12,7 +12,9 @@ from types import SimpleNamespace
 import boto3
 import pytest
 
-from common.settings import Settings
+from common.dashboard import layout
+from common.platform import jsonio
+from common.platform.settings import Settings
 from infra import template
 from tests.integration.test_user_ids import a_product
 from tests.support.api import body, error_code
@@ -307,7 +309,7 @@ def test_a_person_erases_themselves_and_only_the_facts_of_the_business_stay(plat
     assert body(platform.get("/api/usuarios/me/datos", token=token))["pedidos"] == []
 
 
-def test_an_operator_erases_someone_without_an_account_and_twice_changes_nothing(platform, queues):
+def test_an_operator_erases_someone_without_an_account_and_twice_strips_again(platform, queues):
     product = a_product(platform)
     nobody = SimpleNamespace(user_id=800_000 + uuid.uuid4().int % 99_999, email="z@example.com")
     order = an_order(platform, nobody, product, status="CANCELADO")
@@ -321,7 +323,8 @@ def test_an_operator_erases_someone_without_an_account_and_twice_changes_nothing
     assert run_erasures(queues, platform.pool) == 1
     again = platform.post(path, {"motivo": "otra vez"})
     assert (again.status_code, body(again)["estado"]) == (200, "CANCELADA")
-    assert run_erasures(queues, platform.pool) == 0  # done: nothing to run again
+    # An erasure of its own, which strips whatever a race left (here: nothing).
+    assert run_erasures(queues, platform.pool) == 1
     (kept,) = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos"))["pedidos"]
     assert kept["id"] == order["id"] and kept["userEmail"] is None
     customer = Person(platform)
@@ -377,10 +380,14 @@ def test_the_record_of_requests_holds_each_request_newest_first_and_no_erased_da
 def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_data(
     platform, queues
 ):
-    """Powertools keeps a create's answer 24 h for its Idempotency-Key: replayed after
-    the person's erasure, it answers their order and shipment without their data."""
+    """Powertools keeps a create's answer 24 h for its Idempotency-Key: without the
+    person's data, which a replay reads from the order or shipment as it is now, so the
+    same answer before the erasure and none of their data after it, and no copy of it in
+    the table at any time."""
     product = a_product(platform)
-    nobody = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email="k@example.com")
+    nobody = SimpleNamespace(
+        user_id=700_000 + uuid.uuid4().int % 99_999, email=f"k-{uuid.uuid4().hex}@example.com"
+    )
     sent = {
         **ORDER,
         "userId": nobody.user_id,
@@ -400,6 +407,15 @@ def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_da
     }
     made = platform.post("/api/envios", shipment, headers=key)
     assert made.status_code == 201, made.body
+    assert platform.post("/api/pedidos", sent, headers=key).body == placed.body
+    assert platform.post("/api/envios", shipment, headers=key).body == made.body
+    records = _idempotency_records()
+    assert {"POST /api/pedidos", "POST /api/envios"} <= {
+        item["id"]["S"].split("#")[0] for item in records
+    }
+    kept = json.dumps(records)
+    for personal in (nobody.email, "Ana Torres", ORDER["destino"], "Lima"):
+        assert personal not in kept
     for step in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
         platform.patch(f"/api/pedidos/{order_id}/status?status={step}")
     platform.patch(f"/api/envios/{body(made)['id']}/status?status=ENTREGADO")
@@ -418,15 +434,190 @@ def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_da
     assert (body(again)["destino"], body(again)["rutaDescripcion"]) == (None, None)
 
 
+def _idempotency_records() -> list[dict]:
+    """Every item of IdempotencyTable as stored."""
+    table = Settings.from_env().table_name("IdempotencyTable")
+    return boto3.client("dynamodb").scan(TableName=table)["Items"]
+
+
 def test_requests_made_in_different_environments_are_numbered_in_the_order_they_came(tables):
     """The record lists newest first by id: two environments of the users function (each
     its own repository) alternating must hand out rising ids, which a block of ids per
     environment did not (the console's record listed an operator's two erasures of one
     person in the wrong order when a second environment had answered one of them)."""
-    from common import aws
+    from common.platform import aws
     from users.repository import Requests
 
     with aws.acting_as("UsersFunction"):
         first, second = Requests(Settings.from_env()), Requests(Settings.from_env())
         ids = [environment.next_id() for _ in range(20) for environment in (first, second)]
     assert ids == sorted(ids) and len(set(ids)) == 40
+
+
+def test_a_tracking_events_words_are_exported_and_erased_with_the_person(platform, queues):
+    """`detalle` is personal (docs/api.md#personal-data): in the person's export with
+    their shipment's events, and gone from the events, the incident and every copy once
+    they are erased; the facts (states, dates, places) stay."""
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email="w@example.com")
+    order = an_order(platform, nobody, product, status="ENTREGADO")
+    shipment = a_shipment(platform, order["id"])
+    words = "Dejado con la vecina, Sra. Marta Ríos"
+    for estado, detalle in (("INCIDENCIA", "Sra. Marta no estaba"), ("ENTREGADO", words)):
+        recorded = platform.post(
+            f"/api/envios/{shipment['id']}/eventos",
+            {"estado": estado, "detalle": detalle, "ubicacion": "Lima"},
+        )
+        assert recorded.status_code == 201, recorded.body
+    exported = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos/exportar"))
+    (envio,) = exported["envios"]
+    assert [e["detalle"] for e in envio["eventos"]] == ["Sra. Marta no estaba", words]
+    assert envio["incidencia"]["detalle"] == "Sra. Marta no estaba"
+    erased = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "correo"})
+    assert erased.status_code == 200, erased.body
+    assert run_erasures(queues, platform.pool) == 1
+    after = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos/exportar"))
+    assert "Marta" not in jsonio.dumps(after)
+    (envio,) = after["envios"]
+    assert [(e["estado"], e["ubicacion"], e["detalle"]) for e in envio["eventos"]] == [
+        ("INCIDENCIA", "Lima", None),
+        ("ENTREGADO", "Lima", None),
+    ]
+    assert envio["incidencia"]["detalle"] is None and envio["incidencia"]["fecha"]
+    events = body(platform.get(f"/api/envios/{shipment['id']}/eventos"))
+    assert "Marta" not in jsonio.dumps(events) + jsonio.dumps(
+        body(platform.get(f"/api/envios/{shipment['id']}"))
+    )
+    # A carrier's late words about an erased person are not kept either.
+    late = platform.post(
+        f"/api/envios/{shipment['id']}/eventos", {"estado": "DEVUELTO", "detalle": "Marta otra vez"}
+    )
+    assert late.status_code == 201 and body(late)["detalle"] is None
+
+
+def test_an_erased_userid_stays_erased_and_erasing_again_strips_what_a_race_left(platform, queues):
+    """From the erasure's 200 on, no order, shipment or account is written under the
+    userId (409 USER_ID_ERASED), whoever asks; an order a race left with the person's
+    data is stripped by erasing again, which is an erasure of its own."""
+    ana = Person(platform)
+    product = a_product(platform)
+    an_order(platform, ana, product, status="CANCELADO")
+    path = f"/api/usuarios/{ana.user_id}/cancelacion"
+    assert platform.post(path, {"motivo": "ticket 1"}).status_code == 200
+    sent = {
+        **ORDER,
+        "userId": ana.user_id,
+        "userEmail": ana.email,
+        "productoId": product,
+        "clienteNombre": "Ana Torres",
+    }
+    for _ in ("before the erasure runs", "after it"):
+        refused = platform.post("/api/pedidos", sent)
+        assert (refused.status_code, error_code(refused)) == (409, "USER_ID_ERASED"), refused.body
+        assert run_erasures(queues, platform.pool) in (0, 1)
+    # What a race left: an order saved under the id with the person's data (here written
+    # for someone else, then given the erased id, as no request can any more).
+    other = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email=ana.email)
+    left = an_order(platform, other, product, status="CANCELADO")
+    boto3.client("dynamodb").update_item(
+        TableName="OrdersTable",
+        Key={"id": {"N": str(left["id"])}},
+        UpdateExpression="SET userId = :erased",
+        ExpressionAttributeValues={":erased": {"N": str(ana.user_id)}},
+    )
+    shipment = platform.post(
+        "/api/envios",
+        {"pedidoId": left["id"], "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "x"},
+    )
+    assert (shipment.status_code, error_code(shipment)) == (409, "USER_ID_ERASED")
+    again = platform.post(path, {"motivo": "ticket 2"})
+    assert (again.status_code, body(again)["estado"]) == (200, "CANCELADA")
+    assert run_erasures(queues, platform.pool) == 1
+    pedidos = body(platform.get(f"/api/usuarios/{ana.user_id}/datos"))["pedidos"]
+    assert [o["userEmail"] for o in pedidos] == [None, None]
+    # `make user USER_ID=` never gives the id to a new account.
+    from common.identity.user_ids import TABLE, UserIdErased, UserIds
+
+    client = boto3.client("dynamodb")
+    with pytest.raises(UserIdErased):
+        UserIds(lambda: client, TABLE).for_account(ana.user_id)
+
+
+def test_an_erasure_whose_message_was_lost_is_sent_again_by_the_sweep(
+    platform, queues, monkeypatch
+):
+    """The queue's send failed after the request revoked the account: the erasure stayed
+    EN_CURSO with no retry and no alarm. The erasure function's schedule finds it and
+    sends it again (and counts it, an alarm), and it is done."""
+    from datetime import timedelta
+
+    from common.personal_data.erasures import ErasureQueue
+    from common.platform.clock import utcnow
+    from common.platform.errors import Unavailable
+    from erasure.wiring import create
+
+    ana = Person(platform)
+    an_order(platform, ana, a_product(platform), status="CANCELADO")
+
+    def lost(self, request_id):
+        raise Unavailable("ERASURE_UNAVAILABLE", "lost", retry_after_seconds=5)
+
+    sent = ErasureQueue.send
+    monkeypatch.setattr(ErasureQueue, "send", lost)
+    path = f"/api/usuarios/{ana.user_id}/cancelacion"
+    assert platform.post(path, {"motivo": "ticket 9"}).status_code == 503
+    monkeypatch.setattr(ErasureQueue, "send", sent)
+    handler = create(Settings.from_env({**os.environ, **platform.pool.environment()}))
+    assert handler.sweep(utcnow()) == 0  # not stuck yet: its minute is not up
+    assert handler.sweep(utcnow() + timedelta(minutes=11)) == 1
+    assert run_erasures(queues, platform.pool) == 1
+    data = body(platform.get(f"/api/usuarios/{ana.user_id}/datos"))
+    assert data["cuenta"] is None and data["pedidos"][0]["userEmail"] is None
+    assert handler.sweep(utcnow() + timedelta(minutes=11)) == 0  # done: nothing to send
+
+
+def test_an_erasure_strips_the_dashboards_newest_lists_whatever_the_stream_did(platform, queues):
+    """The newest orders and shipments the dashboard shows are the figures function's,
+    written from the tables' streams: when the batch with the stripped items fails (and
+    is given up), the lists would keep the person's data. The erasure strips them
+    itself, and leaves everyone else's entries as they were."""
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=810_000 + uuid.uuid4().int % 9_999, email="d@example.com")
+    someone = SimpleNamespace(user_id=820_000 + uuid.uuid4().int % 9_999, email="e@example.com")
+    theirs = an_order(platform, nobody, product, status="ENTREGADO")
+    shipment = a_shipment(platform, theirs["id"], status="ENTREGADO")
+    other = an_order(platform, someone, product, status="CANCELADO")
+    dynamodb = boto3.client("dynamodb")
+    figures = Settings.from_env().table_name("DashboardFiguresTable")
+    # As the figures function left them before the erasure (its later batch never came).
+    listed = {
+        layout.list_key(layout.ORDERS, theirs["id"]): [theirs],
+        layout.list_key(layout.ORDERS, other["id"]): [other],
+        layout.list_key(layout.SHIPMENTS, shipment["id"]): [shipment],
+    }
+    if layout.list_key(layout.ORDERS, theirs["id"]) == layout.list_key(layout.ORDERS, other["id"]):
+        listed[layout.list_key(layout.ORDERS, theirs["id"])] = [other, theirs]
+    for key, items in listed.items():
+        dynamodb.put_item(
+            TableName=figures,
+            Item={"clave": {"S": key}, "items": {"S": json.dumps(items)}, "version": {"N": "3"}},
+        )
+
+    erased = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "mail"})
+    assert erased.status_code == 200, erased.body
+    assert run_erasures(queues, platform.pool) == 1
+
+    held = {
+        key: json.loads(
+            dynamodb.get_item(TableName=figures, Key={"clave": {"S": key}})["Item"]["items"]["S"]
+        )
+        for key in listed
+    }
+    shown = {
+        entry["id"]: entry for key, items in held.items() if "pedidos" in key for entry in items
+    }
+    stripped = {"userEmail": None, "clienteNombre": None, "destino": None, "observaciones": None}
+    assert shown[theirs["id"]] == {**theirs, **stripped}
+    assert shown[other["id"]] == other
+    shipment_entry = next(e for e in held[layout.list_key(layout.SHIPMENTS, shipment["id"])])
+    assert shipment_entry == {**shipment, "destino": None, "rutaDescripcion": None}

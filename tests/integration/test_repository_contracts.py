@@ -7,24 +7,28 @@ from decimal import Decimal
 
 import pytest
 
-from common import aws
-from common import stock as stock_contract
-from common.errors import Conflict, Invalid, NotFound
-from common.history import Entry
-from common.paging import Page
-from common.settings import Settings
+from common.platform import aws
+from common.platform.errors import Conflict, Invalid, NotFound
+from common.platform.history import Entry
+from common.platform.settings import Settings
+from common.stock import moves as stock_contract
+from common.stock.records import PRINCIPAL_ID, Warehouse
+from common.storage.paging import Page
 from inventory import rules as inventory_rules
 from inventory.repository import ProductRepository
 from inventory.stock_repository import StockRepository
+from inventory.warehouse_repository import WarehouseRepository
 from orders import rules as order_rules
 from orders.repository import OrderRepository
 from shipping import rules as shipping_rules
+from shipping import tracking
 from shipping.repository import TRIM_SLACK, ShipmentRepository
 from tests.support.memory import (
     InMemoryOrders,
     InMemoryProducts,
     InMemoryShipments,
     InMemoryStock,
+    InMemoryWarehouses,
 )
 
 NOW = datetime(2026, 11, 22, 10, 0)
@@ -202,12 +206,21 @@ def test_orders_are_listed_by_status(orders):
     assert everything(orders) == made
 
 
+def set_status(shipments, shipment_id: int, status: str, entry: Entry):
+    """A PATCH's move (shipping.service.change_status): the status, unless it has it."""
+    return shipments.move(
+        shipment_id,
+        lambda current: tracking.patched(status) if current.status != status else None,
+        lambda _: entry,
+    ).after
+
+
 def shipment(shipments, pedido_id: int, status: str = "CREADO"):
     request = shipping_rules.parse_shipment(
         {"pedidoId": pedido_id, "tipoEnvio": "EXPRESS", "transportista": "T", "destino": "Cali"}
     )
     made = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
-    return shipping_rules.Shipment(**{**vars(made), "status": status})
+    return dataclasses.replace(made, status=status, estado_seguimiento=status)
 
 
 def test_shipments_are_listed_by_status_by_order_and_by_both(shipments):
@@ -250,14 +263,14 @@ def test_a_shipment_status_change_keeps_everything_else(shipments):
     )
     shipment = shipping_rules.created_shipment(request, shipments.next_id(), NOW)
     shipments.add(shipment)
-    changed = shipments.set_status(shipment.id, "EN_RUTA", Entry("EN_RUTA", "t1", "operator"))
-    assert vars(changed) == {**vars(shipment), "status": "EN_RUTA"}
+    changed = set_status(shipments, shipment.id, "EN_RUTA", Entry("EN_RUTA", "t1", "operator"))
+    assert vars(changed) == {**vars(shipment), "status": "EN_RUTA", "estado_seguimiento": "EN_RUTA"}
     assert shipments.get(shipment.id) == changed
     # the same status again: nothing written, nothing recorded
-    assert shipments.set_status(shipment.id, "EN_RUTA", Entry("EN_RUTA", "t2", "x")) == changed
-    shipments.set_status(shipment.id, "CREADO", Entry("CREADO", "t3", "operator"))
+    assert set_status(shipments, shipment.id, "EN_RUTA", Entry("EN_RUTA", "t2", "x")) == changed
+    set_status(shipments, shipment.id, "CREADO", Entry("CREADO", "t3", "operator"))
     with pytest.raises(NotFound) as err:
-        shipments.set_status(shipment.id + 1, "EN_RUTA", Entry("EN_RUTA", "t4", "operator"))
+        set_status(shipments, shipment.id + 1, "EN_RUTA", Entry("EN_RUTA", "t4", "operator"))
     assert err.value.code == "SHIPMENT_NOT_FOUND"
     assert shipments.history(shipment.id)[1] == [
         Entry("EN_RUTA", "t1", "operator"),
@@ -275,7 +288,7 @@ def test_a_shipment_keeps_its_newest_changes(shipments):
     shipments.add(shipment)
     for n in range(130):
         status = ("EN_RUTA", "ASIGNADO")[n % 2]
-        shipments.set_status(shipment.id, status, Entry(status, f"{n:03}", "operator"))
+        set_status(shipments, shipment.id, status, Entry(status, f"{n:03}", "operator"))
     kept = shipments.history(shipment.id)[1]
     # never fewer than the 99 newest, never many more (trimmed a write in TRIM_SLACK)
     assert 99 <= len(kept) <= 99 + TRIM_SLACK
@@ -320,8 +333,9 @@ def catalog(request):
 
 
 def reservation(pedido_id: int, producto_id: int, cantidad: int):
-    return inventory_rules.Reservation(
-        pedido_id=pedido_id, producto_id=producto_id, cantidad=cantidad, desde="t0"
+    line = inventory_rules.LineRequest(linea=1, producto_id=producto_id, cantidad=cantidad)
+    return inventory_rules.ReserveRequest(
+        pedido_id=pedido_id, lineas=(line,), estrategia=stock_contract.BY_PRIORITY, desde="t0"
     )
 
 
@@ -334,8 +348,8 @@ def test_units_are_reserved_once_and_only_while_available(catalog):
     products, stock = catalog
     item = product(products, stockActual=3, umbralMinimo=0)
     products.add(item)
-    assert stock.reserve(reservation(1, item.id, 2)) is True
-    assert stock.reserve(reservation(1, item.id, 2)) is False  # asked again: made once
+    assert stock.reserve(reservation(1, item.id, 2)).applied is True
+    assert stock.reserve(reservation(1, item.id, 2)).applied is False  # asked again: made once
     assert units(products, item.id) == (3, 2, 1)
     with pytest.raises(Conflict) as refused:
         stock.reserve(reservation(2, item.id, 2))
@@ -354,12 +368,12 @@ def test_taking_out_and_giving_back_are_each_made_once(catalog):
     products.add(item)
     stock.reserve(reservation(1, item.id, 2))
     stock.reserve(reservation(2, item.id, 1))
-    assert stock.take_out(1, "t1") is True
-    assert stock.take_out(1, "t1") is False
+    assert stock.take_out(1, "t1").applied is True
+    assert stock.take_out(1, "t1").applied is False
     assert units(products, item.id) == (3, 1, 2)
     assert [p.id for p in products.alerts_page(0, 10).items] == [item.id]  # 3 < 4
-    assert stock.give_back(2, "t2") is True
-    assert stock.give_back(2, "t2") is False
+    assert stock.give_back(2, "t2").applied is True
+    assert stock.give_back(2, "t2").applied is False
     assert units(products, item.id) == (3, 0, 3)
     with pytest.raises(Conflict) as refused:  # taken out: nothing to give back
         stock.give_back(1, "t3")
@@ -376,18 +390,18 @@ def test_the_undoing_moves_hold_the_units_again(catalog):
     products.add(item)
     stock.reserve(reservation(1, item.id, 2))
     stock.take_out(1, "t1")
-    assert stock.put_back(1, "t2") is True and stock.put_back(1, "t2") is False
+    assert stock.put_back(1, "t2").applied is True and stock.put_back(1, "t2").applied is False
     assert units(products, item.id) == (5, 2, 3)
     stock.give_back(1, "t3")
     # forced: held again whatever is available (an approved order's units)
     products.replace(dataclasses.replace(products.get(item.id), stock_actual=1))
-    assert stock.reserve(reservation(1, item.id, 2), force=True) is True
+    assert stock.reserve(reservation(1, item.id, 2), force=True).applied is True
     assert units(products, item.id) == (1, 2, -1)
     assert [r.pedido_id for r in stock.holding_page(0, 10).items] == [1]
     # given back, then approved again (a crash cut the first approval short)
     stock.give_back(1, "t4")
     products.replace(dataclasses.replace(products.get(item.id), stock_actual=5))
-    assert stock.reserve(reservation(1, item.id, 2)) is True
+    assert stock.reserve(reservation(1, item.id, 2)).applied is True
     assert units(products, item.id) == (5, 2, 3)
 
 
@@ -423,17 +437,17 @@ def make(stock, move: str, pedido_id: int, producto_id: int) -> bool:
     """One move of the contract, as inventory.service.move_stock makes it."""
     if move in (stock_contract.RESERVE, stock_contract.FORCE):
         held = reservation(pedido_id, producto_id, 1)
-        return stock.reserve(held, force=move == stock_contract.FORCE)
+        return stock.reserve(held, force=move == stock_contract.FORCE).applied
     return {
         stock_contract.TAKE_OUT: stock.take_out,
         stock_contract.GIVE_BACK: stock.give_back,
         stock_contract.PUT_BACK: stock.put_back,
-    }[move](pedido_id, "t2")
+    }[move](pedido_id, "t2").applied
 
 
 @pytest.mark.parametrize("move", stock_contract.MOVES)
 def test_each_move_goes_from_and_to_the_states_the_stock_contract_names(catalog, move):
-    """common.stock's rules are the inventory's: a move from a state it starts from is
+    """common.stock.moves's rules are the inventory's: a move from a state it starts from is
     made and leaves the state it names; found there already, it was made (False); from
     any other, RESERVATION_NOT_HELD."""
     products, stock = catalog
@@ -449,4 +463,141 @@ def test_each_move_goes_from_and_to_the_states_the_stock_contract_names(catalog,
                 make(stock, move, pedido_id, producto_id)
             assert refused.value.code == stock_contract.NOT_HELD, state
             continue
-        assert stock.reservation(pedido_id).estado == stock_contract.TO[move], state
+        assert stock.reservation(pedido_id).status == stock_contract.TO[move], state
+
+
+# -- stock per warehouse, and orders of several lines -------------------------------------
+
+
+@pytest.fixture(params=["dynamodb", "memory"])
+def depot(request):
+    """(products, stock, warehouses): the catalog, its stock moves and its warehouses."""
+    if request.param == "memory":
+        found, places = InMemoryProducts(), InMemoryWarehouses()
+        yield found, InMemoryStock(found, places.several([PRINCIPAL_ID])), places
+        return
+    request.getfixturevalue("tables")
+    with aws.acting_as("InventoryFunction"):
+        settings = Settings.from_env()
+        yield ProductRepository(settings), StockRepository(settings), WarehouseRepository(settings)
+
+
+def warehouse(warehouses, stock, codigo: str, prioridad: int):
+    made = Warehouse(
+        id=warehouses.next_id(),
+        codigo=codigo,
+        nombre=codigo,
+        region=None,
+        prioridad=prioridad,
+        creado_en="t0",
+    )
+    warehouses.add(made)
+    if isinstance(stock, InMemoryStock):
+        stock.warehouses[made.id] = made
+    return made.id
+
+
+def stocked(products, stock, sku: str, units: dict[int, int]) -> int:
+    """A product with these units in each warehouse."""
+    item = product(products, sku=sku, stockActual=units.get(PRINCIPAL_ID, 0), umbralMinimo=0)
+    products.add(item)
+    for bodega, count in units.items():
+        if bodega != PRINCIPAL_ID:
+            stock.set_count(item.id, bodega, count, "t0")
+    return item.id
+
+
+def order_of(
+    pedido_id: int,
+    lines: list[tuple[int, int]],
+    estrategia=stock_contract.BY_PRIORITY,
+    pinned: dict | None = None,
+):
+    asked = tuple(
+        inventory_rules.LineRequest(
+            linea=n, producto_id=p, cantidad=q, bodega_id=(pinned or {}).get(n)
+        )
+        for n, (p, q) in enumerate(lines, start=1)
+    )
+    return inventory_rules.ReserveRequest(
+        pedido_id=pedido_id, lineas=asked, estrategia=estrategia, desde="t0"
+    )
+
+
+def rows_of(products, product_id: int) -> dict[int, tuple[int, int, int]]:
+    return {
+        r.bodega_id: (r.stock_actual, r.stock_reservado, r.stock_disponible)
+        for r in products.get(product_id).existencias
+    }
+
+
+def test_an_order_of_several_lines_is_reserved_by_priority_every_line_or_none(depot):
+    products, stock, warehouses = depot
+    norte = warehouse(warehouses, stock, "NORTE", 10)  # before PRINCIPAL (100)
+    p = stocked(products, stock, "P", {PRINCIPAL_ID: 5, norte: 2})
+    q = stocked(products, stock, "Q", {PRINCIPAL_ID: 1})
+    held = stock.reserve(order_of(1, [(p, 3), (q, 1)])).reservation
+    assert [line.asignaciones for line in held.lineas] == [{norte: 2, PRINCIPAL_ID: 1}, {1: 1}]
+    assert rows_of(products, p) == {PRINCIPAL_ID: (5, 1, 4), norte: (2, 2, 0)}
+    assert units(products, p) == (7, 3, 4)
+    # the second line cannot be covered: nothing of the first is reserved either
+    with pytest.raises(Conflict) as refused:
+        stock.reserve(order_of(2, [(p, 1), (q, 1)]))
+    assert refused.value.code == "INSUFFICIENT_STOCK"
+    assert refused.value.details == [
+        {"field": "lineas[1].cantidad", "message": f"only 0 of product {q} available"}
+    ]
+    assert units(products, p) == (7, 3, 4) and stock.reservation(2) is None
+    holdings = [(h.pedido_id, h.linea, h.bodega_id, h.cantidad) for h in stock.holding(p)]
+    assert holdings == [(1, 1, PRINCIPAL_ID, 1), (1, 1, norte, 2)]
+
+
+def test_the_fewest_warehouses_cover_the_order_and_a_pinned_line_takes_from_its_own(depot):
+    products, stock, warehouses = depot
+    norte = warehouse(warehouses, stock, "NORTE", 10)
+    sur = warehouse(warehouses, stock, "SUR", 20)
+    p = stocked(products, stock, "P", {norte: 2, sur: 5})
+    q = stocked(products, stock, "Q", {norte: 1, sur: 5})
+    fewest = stock.reserve(order_of(1, [(p, 3), (q, 2)], stock_contract.FEWEST_WAREHOUSES))
+    assert [line.asignaciones for line in fewest.reservation.lineas] == [{sur: 3}, {sur: 2}]
+    by_priority = stock.reserve(order_of(2, [(p, 2), (q, 1)]))
+    assert [line.asignaciones for line in by_priority.reservation.lineas] == [
+        {norte: 2},
+        {norte: 1},
+    ]
+    pinned = stock.reserve(order_of(3, [(q, 1)], pinned={1: sur}))
+    assert pinned.reservation.lineas[0].asignaciones == {sur: 1}
+    with pytest.raises(Conflict):  # none left in NORTE for a line pinned there
+        stock.reserve(order_of(4, [(p, 1)], pinned={1: norte}))
+
+
+def test_each_warehouse_s_units_leave_and_come_back_where_they_were(depot):
+    products, stock, warehouses = depot
+    norte = warehouse(warehouses, stock, "NORTE", 10)
+    p = stocked(products, stock, "P", {PRINCIPAL_ID: 4, norte: 1})
+    stock.reserve(order_of(1, [(p, 3)]))
+    assert stock.take_out(1, "t1").applied is True
+    assert rows_of(products, p) == {PRINCIPAL_ID: (2, 0, 2), norte: (0, 0, 0)}
+    assert stock.put_back(1, "t2").applied is True
+    assert rows_of(products, p) == {PRINCIPAL_ID: (4, 2, 2), norte: (1, 1, 0)}
+    assert stock.give_back(1, "t3").applied is True
+    assert rows_of(products, p) == {PRINCIPAL_ID: (4, 0, 4), norte: (1, 0, 1)}
+    # a recount found fewer in one warehouse than an order holds there: no take-out
+    stock.reserve(order_of(2, [(p, 5)]))
+    stock.set_count(p, norte, 0, "t4")
+    with pytest.raises(Conflict) as refused:
+        stock.take_out(2, "t5")
+    assert refused.value.code == "INSUFFICIENT_STOCK"
+    assert rows_of(products, p)[norte] == (0, 1, -1)
+
+
+def test_transfers_move_available_units_only(depot):
+    products, stock, warehouses = depot
+    norte = warehouse(warehouses, stock, "NORTE", 10)
+    p = stocked(products, stock, "P", {PRINCIPAL_ID: 3})
+    stock.reserve(order_of(1, [(p, 2)]))
+    with pytest.raises(Conflict):
+        stock.transfer(p, PRINCIPAL_ID, norte, 2, "t1")
+    moved = stock.transfer(p, PRINCIPAL_ID, norte, 1, "t1")
+    assert {r.bodega_id: r.stock_actual for r in moved.existencias} == {PRINCIPAL_ID: 2, norte: 1}
+    assert units(products, p) == (3, 2, 1)

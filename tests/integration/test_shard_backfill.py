@@ -1,8 +1,8 @@
 """Items written before write-sharding, given their shard keys (infra/shard_backfill.py):
 then lists, alerts and the event sweep find them as they find new ones."""
 
-from common import aws
-from common.settings import Settings
+from common.platform import aws
+from common.platform.settings import Settings
 from infra.shard_backfill import backfill, update_of
 from inventory.repository import ProductRepository
 from orders.repository import OrderRepository

@@ -6,9 +6,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from common import jsonio
-from common.clock import utcnow
-from common.settings import Settings
+from common.platform import jsonio
+from common.platform.clock import utcnow
+from common.platform.settings import Settings
 from tests.support.api import body, error_code
 
 SHIPMENT = {
@@ -28,6 +28,11 @@ FIELDS = {
     "destino",
     "fechaEstimadaEntrega",
     "creadoEn",
+    # tracking (tests/integration/test_tracking_routes.py)
+    "codigoSeguimiento",
+    "estadoSeguimiento",
+    "incidencia",
+    "atrasado",
 }
 STATUSES = ["CREADO", "ASIGNADO", "EN_RUTA", "ENTREGADO"]
 ISO = "%Y-%m-%dT%H:%M:%S.%f"
@@ -37,6 +42,11 @@ def create(api, **overrides):
     response = api.post("/api/envios", {**SHIPMENT, **overrides})
     assert response.status_code == 201, response.body
     return body(response)
+
+
+def moved(shipment, status, **changed):
+    """The shipment as a PATCH to `status` leaves it: its tracking state follows."""
+    return {**shipment, "status": status, "estadoSeguimiento": status, **changed}
 
 
 def patch_status(api, shipment_id, query):
@@ -77,6 +87,10 @@ def test_create_returns_the_generated_shipment(api, tipo, prefix, route, days):
         "rutaDescripcion": route,
         "fechaEstimadaEntrega": shipment["fechaEstimadaEntrega"],
         "creadoEn": shipment["creadoEn"],
+        "codigoSeguimiento": shipment["codigoSeguimiento"],
+        "estadoSeguimiento": "CREADO",
+        "incidencia": None,
+        "atrasado": False,
     }
     assert body(api.get(f"/api/envios/{shipment['id']}")) == shipment
 
@@ -257,8 +271,8 @@ def test_patch_sets_each_state_and_keeps_everything_else(api, status):
     shipment = create(api)
     response = patch_status(api, shipment["id"], f"?status={status}")
     assert response.status_code == 200
-    assert body(response) == {**shipment, "status": status}
-    assert body(api.get(f"/api/envios/{shipment['id']}")) == {**shipment, "status": status}
+    assert body(response) == moved(shipment, status)
+    assert body(api.get(f"/api/envios/{shipment['id']}")) == moved(shipment, status)
 
 
 def test_patch_to_the_same_state_and_backwards(api):
@@ -266,7 +280,7 @@ def test_patch_to_the_same_state_and_backwards(api):
     for status in ["CREADO", "ENTREGADO", "ENTREGADO", "ASIGNADO", "CREADO", "EN_RUTA"]:
         response = patch_status(api, shipment["id"], f"?status={status}")
         assert response.status_code == 200
-        assert body(response) == {**shipment, "status": status}
+        assert body(response) == moved(shipment, status)
 
 
 @pytest.mark.parametrize(
@@ -316,14 +330,14 @@ def test_patch_ignores_its_body(api):
         f"/api/envios/{shipment['id']}/status?status=ASIGNADO",
         {"status": "ENTREGADO", "destino": "Otro", "transportista": "Otra"},
     )
-    assert body(response) == {**shipment, "status": "ASIGNADO"}
+    assert body(response) == moved(shipment, "ASIGNADO")
     response = api.patch(
         f"/api/envios/{shipment['id']}/status?status=EN_RUTA",
         raw=b"{not json",
         headers={"Content-Type": "text/plain"},
     )
     assert response.status_code == 200
-    assert body(api.get(f"/api/envios/{shipment['id']}")) == {**shipment, "status": "EN_RUTA"}
+    assert body(api.get(f"/api/envios/{shipment['id']}")) == moved(shipment, "EN_RUTA")
 
 
 def _table():
@@ -355,10 +369,10 @@ def test_parallel_patches_keep_every_other_field(api):
         )
     assert [r.status_code for r in responses] == [200] * 8
     for response, status in zip(responses, sent, strict=True):
-        assert body(response) == {**shipment, "status": status}
+        assert body(response) == moved(shipment, status)
     final = body(api.get(f"/api/envios/{shipment['id']}"))
     assert final["status"] in sent
-    assert final == {**shipment, "status": final["status"]}
+    assert final == moved(shipment, final["status"])
 
 
 def test_patches_racing_another_writer_never_undo_its_change(api, tables):
@@ -390,4 +404,4 @@ def test_patches_racing_another_writer_never_undo_its_change(api, tables):
         codes = [code for batch in racing for code in batch]
     assert set(codes) <= {200}
     final = body(api.get(f"/api/envios/{shipment['id']}"))
-    assert final == {**shipment, "status": "EN_RUTA", "transportista": "T-39"}
+    assert final == moved(shipment, "EN_RUTA", transportista="T-39")

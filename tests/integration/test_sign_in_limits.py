@@ -5,8 +5,8 @@ import pytest
 
 from auth.repository import DynamoAttempts, DynamoRegistrations
 from auth.rules import FORGET_AFTER_SECONDS, attempts_key, next_attempts, registrations_key
-from common import aws
-from common.errors import TooManyRequests
+from common.platform import aws
+from common.platform.errors import TooManyRequests
 from tests.integration.conftest import settings_with
 from tests.integration.test_user_ids import new_email, register
 
@@ -69,3 +69,51 @@ def test_the_twenty_first_account_from_one_address_is_429_and_made_nowhere(signi
     cognito = boto3.client("cognito-idp", endpoint_url=pool.url)
     with pytest.raises(cognito.exceptions.UserNotFoundException):
         cognito.admin_get_user(UserPoolId=pool.id, Username=email)
+
+
+def test_one_caller_of_the_personal_data_routes_is_limited_per_minute(tables):
+    """Every request about personal data writes a record and asks the pool (its quota is
+    the account's): one caller made a thousand a second. Counted per caller and minute,
+    in one conditional write each, as the users function's role allows."""
+    from common.identity.attempts import CALLER_REQUESTS
+    from common.identity.attempts_repository import DynamoAttempts as CallerCount
+
+    clock = Clock(1_800_000_000.0)
+    with aws.acting_as("UsersFunction"):
+        counted = CallerCount(settings_with(), clock)
+        for _ in range(CALLER_REQUESTS):
+            counted.count_request("ana")
+        with pytest.raises(TooManyRequests) as refused:
+            counted.count_request("ana")
+        assert refused.value.code == "TOO_MANY_REQUESTS"
+        assert 1 <= refused.value.retry_after_seconds <= 60
+        counted.count_request("bo")  # another caller: a count of its own
+        clock.now += 60
+        counted.count_request("ana")  # the next minute
+
+
+def test_a_table_over_its_capacity_is_503_never_500():
+    """A throttled counter (the record of requests' one) answered 500: load is a 503."""
+    from botocore.exceptions import ClientError
+    from pynamodb.exceptions import UpdateError
+
+    from common.http.service_app import PlatformApp, ServiceBlueprint
+
+    bp = ServiceBlueprint(__name__)
+
+    @bp.route("/busy", methods=["GET"])
+    def busy():
+        error = {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "x"}}
+        try:
+            raise ClientError(error, "UpdateItem")
+        except ClientError as exc:
+            raise UpdateError("Failed to update item", cause=exc) from exc
+
+    from common.http.service_app import create_app
+    from tests.support.api import ApiGatewayTestClient
+
+    bp.function = "UsersFunction"
+    app: PlatformApp = create_app("test", settings_with(), bp)
+    answer = ApiGatewayTestClient(app).get("/busy")
+    assert answer.status_code == 503
+    assert answer.headers["Retry-After"] == "1"

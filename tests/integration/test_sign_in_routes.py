@@ -126,10 +126,10 @@ def test_a_stack_without_a_pool_answers_503_not_500(gateway):
 
 
 def test_revoking_an_account_refuses_its_token_and_its_sign_in(signing_in, pool):
-    """common.accounts.revoke, as erasure will call it, against the emulator's pool."""
+    """common.identity.accounts.revoke, as erasure will call it, against the emulator's pool."""
     import boto3
 
-    from common.accounts import revoke
+    from common.identity.accounts import revoke
 
     email = "revoked@example.com"
     assert (
@@ -187,3 +187,46 @@ def test_a_token_signed_with_motos_published_key_is_refused(signing_in, pool):
     published = json.load(urllib.request.urlopen(pool.jwks_url, timeout=10))  # noqa: S310
     moto_public = moto_key.as_dict(private=False)
     assert [key["n"] for key in published["keys"]] != [moto_public["n"]]
+
+
+def test_a_wrong_password_and_an_unknown_email_do_the_same_work(
+    signing_in, pool, emulator, monkeypatch, tmp_path
+):
+    """Counted, not timed (issue 59 measured the wrong password twice as slow): each
+    sign-in is one call to the pool, and the pool hashes one password for each (the
+    wrong one's check against the account's hash; for an email no one has, the same
+    hash all the same), so the time tells a guesser nothing about who has an account.
+    The pool keeps its users hashed in a data directory, as `make run`'s does."""
+    import hashlib
+    import uuid
+
+    from infra.local.persistence import DataDir
+    from infra.local.user_pool import PoolUsers
+
+    app = emulator._app
+    monkeypatch.setattr(app, "users", PoolUsers(DataDir(tmp_path), pool.region, pool.id))
+    operations: list[str] = []
+    real_user_pool, real_scrypt = app._user_pool, hashlib.scrypt
+
+    def counted_user_pool(environ, start_response, operation, body):
+        operations.append(operation)
+        return real_user_pool(environ, start_response, operation, body)
+
+    def counted_scrypt(*args, **kwargs):
+        operations.append("scrypt")
+        return real_scrypt(*args, **kwargs)
+
+    monkeypatch.setattr(app, "_user_pool", counted_user_pool)
+    monkeypatch.setattr(hashlib, "scrypt", counted_scrypt)
+    email = f"same-work-{uuid.uuid4().hex[:8]}@example.com"
+    made = signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None)
+    assert made.status_code == 201, made.body
+    work = {}
+    for kind, tried in (("wrong password", email), ("unknown email", f"no-{email}")):
+        operations.clear()
+        answer = signing_in.post(
+            "/api/auth/login", {"email": tried, "password": "Wrong-Password-2026"}, token=None
+        )
+        assert answer.status_code == 401
+        work[kind] = list(operations)
+    assert work["wrong password"] == work["unknown email"] == ["AdminInitiateAuth", "scrypt"]

@@ -1,5 +1,5 @@
 """Environments restored from one snapshot (SnapStart; locally, forks of one init) are
-made unique again by the after-restore hooks the layer registers (common.restore)."""
+made unique again by the after-restore hooks the layer registers (common.platform.restore)."""
 
 import functools
 import json
@@ -9,10 +9,11 @@ import random
 import pytest
 from snapshot_restore_py import get_after_restore
 
-from common import counters, storage
-from common.counters import CounterModel
-from common.id_blocks import IdBlocks
-from common.settings import Settings
+from common.platform.settings import Settings
+from common.storage import counters
+from common.storage import tables as storage
+from common.storage.counters import CounterModel
+from common.storage.id_blocks import IdBlocks
 
 # The emulator serves from a thread of this process; the forks use none of its locks.
 pytestmark = pytest.mark.filterwarnings("ignore:This process.*multi-threaded:DeprecationWarning")

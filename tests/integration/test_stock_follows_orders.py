@@ -1,7 +1,7 @@
 """Stock follows orders (docs/api.md#stock-follows-orders) and every order's and
 shipment's history (docs/api.md#history), through the gateway app against emulated
 DynamoDB: the orders routes ask the inventory's internal routes for each move, as on AWS
-(here in the same app, common.service_app.InProcess)."""
+(here in the same app, common.http.service_app.InProcess)."""
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -10,13 +10,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from common import aws
-from common.callers import OPERATOR, Caller
-from common.clock import utcnow
-from common.logs import get_logger
-from common.service_app import InProcess
-from common.settings import Settings
-from common.stock_client import StockClient
+from common.http.service_app import InProcess
+from common.identity.callers import OPERATOR, Caller
+from common.platform import aws
+from common.platform.clock import utcnow
+from common.platform.logs import get_logger
+from common.platform.settings import Settings
+from common.stock.client import StockClient
 from infra.local.tokens import local_token
 from orders.commands import ChangeStatus
 from orders.repository import OrderRepository
@@ -87,12 +87,21 @@ def test_the_lifecycle_moves_the_units(shop):
     assert shop.move(shipped, "APROBADO").status_code == 200
     assert shop.move(cancelled, "APROBADO").status_code == 200
     assert shop.units(product) == (5, 3, 2)
-    assert shop.reservations(product) == [
-        {"pedidoId": shipped["id"], "cantidad": 2, "desde": shop.reservations(product)[0]["desde"]},
+    held = shop.reservations(product)
+    assert held == [
+        {
+            "pedidoId": shipped["id"],
+            "linea": 1,
+            "bodegaId": 1,
+            "cantidad": 2,
+            "desde": held[0]["desde"],
+        },
         {
             "pedidoId": cancelled["id"],
+            "linea": 1,
+            "bodegaId": 1,
             "cantidad": 1,
-            "desde": shop.reservations(product)[1]["desde"],
+            "desde": held[1]["desde"],
         },
     ]
     assert shop.move(shipped, "EN_ENVIO").status_code == 200
@@ -310,11 +319,15 @@ def test_items_written_before_history_answer_with_their_creation_alone(shop, tab
 
 @pytest.fixture
 def repair(shop):
+    return repair_of(shop.api)
+
+
+def repair_of(api) -> Repair:
     """The repair as its function runs it, asking the inventory's routes of the gateway
     app, with no grace (every move is old enough)."""
     settings = Settings.from_env()
     moves = repair_wiring.inventory(settings)
-    moves._moves = InProcess(lambda: shop.api.app)  # the inventory's function, here
+    moves._moves = InProcess(lambda: api.app)  # the inventory's function, here
     with aws.acting_as("StockRepairFunction"):
         orders = OrderRepository(settings)
     return Repair(orders, moves, get_logger("stock-repair"), grace=timedelta(0))
@@ -322,8 +335,8 @@ def repair(shop):
 
 def internal(shop, order: dict, move: str) -> None:
     """A stock move as the orders service asks it, with no status write after (a crash)."""
-    from common.callers import service_caller
-    from common.service_calls import OnBehalf
+    from common.http.service_calls import OnBehalf
+    from common.identity.callers import service_caller
 
     caller = OnBehalf(service_caller("orders"), token=None, gateway_url="")
     status, _ = InProcess(lambda: shop.api.app).call(
@@ -331,7 +344,12 @@ def internal(shop, order: dict, move: str) -> None:
         "/internal/reservas/{pedidoId}/{accion}",
         {"pedidoId": str(order["id"]), "accion": move},
         caller,
-        body={"productoId": order["productoId"], "cantidad": order["cantidad"]},
+        body={
+            "lineas": [
+                {"linea": li["linea"], "productoId": li["productoId"], "cantidad": li["cantidad"]}
+                for li in order["lineas"]
+            ]
+        },
     )
     assert status == 200
 
@@ -369,6 +387,46 @@ def test_the_repair_puts_right_what_a_crash_left(shop, repair, tables):
     assert again["repaired"] == 0  # nothing left to put right
 
 
+def test_the_repair_puts_right_orders_of_several_lines_in_each_warehouse(shop, repair):
+    """A crash after the stock move of a two-line order whose units come from two
+    warehouses: the repair gives back (a lost approval) or puts back (a lost ship) every
+    line in each warehouse it came from, once."""
+    norte = body(shop.api.post("/api/bodegas", {"codigo": "NORTE", "nombre": "N", "prioridad": 10}))
+    p = shop.product(stock=2, sku="P-2W")
+    put = shop.api.put(f"/api/inventario/{p['id']}/existencias/{norte['id']}", {"stockActual": 1})
+    assert put.status_code == 200
+    q = shop.product(stock=10, sku="Q-2W")
+
+    def placed() -> dict:
+        lines = [{"productoId": p["id"], "cantidad": 1}, {"productoId": q["id"], "cantidad": 1}]
+        sent = {k: v for k, v in ORDER.items() if k not in ("productoId", "cantidad", "total")}
+        made = shop.api.post("/api/pedidos", {**sent, "lineas": lines})
+        assert made.status_code == 201, made.body
+        return body(made)
+
+    lost_approval, lost_ship = placed(), placed()
+    assert shop.move(lost_ship, "APROBADO").status_code == 200  # P from NORTE (priority 10)
+    internal(shop, lost_approval, "reservar")  # P's last unit, from PRINCIPAL's two
+    internal(shop, lost_ship, "retirar")
+    rows = body(shop.api.get(f"/api/inventario/{p['id']}/existencias"))
+    assert [(r["bodegaId"], r["stockActual"], r["stockReservado"]) for r in rows] == [
+        (1, 2, 1),
+        (norte["id"], 0, 0),
+    ]
+    with aws.acting_as("StockRepairFunction"):
+        outcome = repair()
+    assert (outcome["repaired"], outcome["failed"]) == (2, 0)
+    rows = body(shop.api.get(f"/api/inventario/{p['id']}/existencias"))
+    assert [(r["bodegaId"], r["stockActual"], r["stockReservado"]) for r in rows] == [
+        (1, 2, 0),
+        (norte["id"], 1, 1),
+    ]
+    assert shop.units(q) == (10, 1, 9)
+    assert [r["pedidoId"] for r in shop.reservations(p)] == [lost_ship["id"]]
+    with aws.acting_as("StockRepairFunction"):
+        assert repair()["repaired"] == 0
+
+
 def test_concurrent_ships_of_one_product_all_pass_and_its_alert_follows(shop):
     product = shop.product(stock=12, threshold=5)
     orders = [shop.order(product) for _ in range(10)]
@@ -397,6 +455,9 @@ class Interleaved:
 
     def reservation(self, pedido_id: int):
         return self._moves.reservation(pedido_id)
+
+    def balance(self, shard: int, after: int, settled_before: str):
+        return self._moves.balance(shard, after, settled_before)
 
     def move(self, move, order, request_id=None, **kw):
         self.retried = ThreadPoolExecutor(1).submit(self._retry, self)

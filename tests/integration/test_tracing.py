@@ -8,7 +8,7 @@ import pytest
 
 PROBE = """
 import sys
-from common.tracing import tracer
+from common.platform.tracing import tracer
 
 @tracer.capture_method(capture_response=False)
 def checked(n):
@@ -56,8 +56,8 @@ def test_tracing_is_on_on_lambda_only_and_off_loads_nothing(env, expected):
 WARM_UP_PROBE = """
 import logging, os
 from aws_xray_sdk import global_sdk_config
-from common.lambda_init import warm_up
-from common.tracing import tracer
+from common.platform.lambda_init import warm_up
+from common.platform.tracing import tracer
 
 @tracer.capture_method(capture_response=False)
 def rehearsal():

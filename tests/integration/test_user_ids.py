@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 import pytest
 
-from common.errors import Conflict
-from common.user_ids import TABLE, UserIds
+from common.identity.user_ids import TABLE, UserIds
+from common.platform.errors import Conflict
 from tests.support.api import body
 from tests.support.endpoints import point
 
@@ -82,11 +82,39 @@ def test_an_order_for_an_accounts_userid_is_that_accounts(platform):
     email = new_email()
     account = body(register(platform, email))
     placed = platform.post(
-        "/api/pedidos", {**ORDER, "userId": account["userId"], "productoId": a_product(platform)}
+        "/api/pedidos",
+        {
+            **ORDER,
+            "userId": account["userId"],
+            "userEmail": email.upper(),  # compared as emails are: normalised
+            "productoId": a_product(platform),
+        },
     )
     assert placed.status_code == 201, placed.body
     mine = body(platform.get("/api/pedidos", token=token_of(platform, email)))
     assert [order["id"] for order in mine] == [body(placed)["id"]]
+
+
+def test_an_order_for_an_accounts_userid_with_another_email_is_refused(platform):
+    """The original front end's form always sent userId 1: every order typed in for
+    anyone became the account's that had 1. An order for an account's userId carries
+    that account's email, or is 409 USER_EMAIL_MISMATCH, nothing saved, whoever places it."""
+    email = new_email()
+    account = body(register(platform, email))
+    product = a_product(platform)
+    sent = {**ORDER, "userId": account["userId"], "productoId": product}
+    refused = platform.post("/api/pedidos", {**sent, "userEmail": "ana@example.com"})
+    assert refused.status_code == 409, refused.body
+    answer = body(refused)
+    assert answer["error"] == "USER_EMAIL_MISMATCH"
+    assert {d["field"] for d in answer["details"]} == {"userId", "userEmail"}
+    assert body(platform.get("/api/pedidos", token=token_of(platform, email))) == []
+    # An id without an account takes any email, as before.
+    free = platform.post(
+        "/api/pedidos",
+        {**sent, "userId": 990_000 + account["userId"] % 9999, "userEmail": "ana@example.com"},
+    )
+    assert free.status_code == 201, free.body
 
 
 def _counter():
@@ -162,7 +190,7 @@ def test_the_userids_of_data_written_before_claims_are_claimed_by_the_backfill(
     made = [body(register(platform, new_email()))["userId"] for _ in range(3)]
     assert not set(made) & {1, 2, 3}, made
     # The account's id is an account's: `make user USER_ID=3` would be refused.
-    from common.user_ids import UserIdTaken
+    from common.identity.user_ids import UserIdTaken
 
     with pytest.raises(UserIdTaken):
         UserIds(lambda: tables, TABLE).for_account(3)

@@ -7,9 +7,9 @@ import boto3
 import pytest
 from aws_lambda_powertools.logging import logger as powertools_logger
 
-from common.lambda_init import REHEARSAL
-from common.service_app import create_app
-from common.settings import Settings
+from common.http.service_app import create_app
+from common.platform.lambda_init import REHEARSAL
+from common.platform.settings import Settings
 from tests.support.fake_lambda import lambda_context
 from tests.support.logs import captured_lines
 

@@ -6,15 +6,16 @@ sent back for later; the last failure a dead letter; a 410 turning the endpoint 
 import json
 import time
 from datetime import datetime
+from decimal import Decimal
 from types import SimpleNamespace
 
 import boto3
 import pytest
 
-from common.settings import Settings
-from common.webhook_messages import DeliveryMessage, encoded
-from common.webhook_repository import Attempts, Deliveries, WebhookRepository
-from common.webhook_vault import Vault
+from common.platform.settings import Settings
+from common.webhooks.messages import DeliveryMessage, encoded
+from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
+from common.webhooks.vault import Vault
 from infra import template
 from tests.support.endpoints import point
 from tests.support.webhook_receiver import Receiver, verified
@@ -47,7 +48,7 @@ def settings() -> Settings:
 
 
 def endpoint(url: str, eventos=("pedido.creado",)) -> dict:
-    from common import aws
+    from common.platform import aws
 
     with aws.acting_as("WebhooksFunction"):
         endpoints, vault = WebhookRepository(settings()), Vault(settings())
@@ -63,6 +64,15 @@ def queued(sqs) -> list[dict]:
         QueueUrl=url, MaxNumberOfMessages=10, MessageSystemAttributeNames=["All"]
     ).get("Messages", [])
     return messages
+
+
+def event_of(message: dict) -> dict:
+    """The event a queued message names: its stored delivery's body (the message carries
+    none)."""
+    sent = json.loads(message["Body"])
+    stored = Deliveries(settings()).get(sent["webhookId"], sent["eventId"])
+    assert stored is not None, sent
+    return json.loads(stored.body)
 
 
 def order_record(event_name: str, old_status: str | None, new_status: str) -> dict:
@@ -109,10 +119,97 @@ def test_a_stream_record_becomes_one_message_per_subscribed_endpoint(sqs):
     (message,) = queued(sqs)
     sent = json.loads(message["Body"])
     assert (sent["webhookId"], sent["type"], sent["envio"]) == (first["id"], "pedido.creado", 0)
-    body = json.loads(sent["body"])
+    body = event_of(message)
     assert body["data"]["total"] == 19.99 and "statusShard" not in body["data"]
     moved = handler({"Records": [order_record("MODIFY", "PENDIENTE", "APROBADO")]}, CONTEXT)
     assert moved == {"events": 1, "queued": 2}
+
+
+def test_a_queued_message_holds_no_copy_of_its_event_the_stored_delivery_does(sqs):
+    """A message waits on the queue up to the retries' 7 hours, and SQS cannot edit one:
+    an event's body in it (a person's email, name, address) outlived their erasure there.
+    The events function stores the delivery with its body, which an erasure strips; the
+    message names it only."""
+    from webhook_events.wiring import create
+
+    hook = endpoint("http://127.0.0.1:9/a", ["pedido.estado"])
+    create(settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
+    (message,) = queued(sqs)
+    sent = json.loads(message["Body"])
+    assert "body" not in sent and "ana@example.com" not in message["Body"]
+    assert (sent["webhookId"], sent["userId"]) == (hook["id"], 3)
+    stored = Deliveries(settings()).get(hook["id"], sent["eventId"])
+    assert stored is not None and stored.estado == "PENDIENTE"
+    assert json.loads(stored.body)["data"]["userEmail"] == "ana@example.com"
+
+
+def test_an_order_event_carries_its_lines(sqs):
+    """`pedido.*` carry the order's `lineas` as the API shows them
+    (docs/api.md#orders-of-several-lines); an order of several has no productoId."""
+    from common.orders.records import Assignment, Order, OrderLine
+    from common.orders.repository import item_of
+    from webhook_events.wiring import create
+
+    handler = create(settings())
+    endpoint("http://127.0.0.1:9/a", ["pedido.estado"])
+    held = (Assignment(bodega_id=1, cantidad=1), Assignment(bodega_id=2, cantidad=1))
+    lines = (
+        OrderLine(
+            linea=1,
+            producto_id=4,
+            sku="A",
+            nombre="Caja",
+            cantidad=2,
+            precio_unitario=Decimal("2.5"),
+            asignaciones=held,
+        ),
+        OrderLine(
+            linea=2,
+            producto_id=5,
+            sku="B",
+            nombre="Cinta",
+            cantidad=1,
+            precio_unitario=1,
+            asignaciones=(Assignment(bodega_id=1, cantidad=1),),
+        ),
+    )
+    order = Order(
+        id=8,
+        user_id=3,
+        user_email="ana@example.com",
+        cliente_nombre="Ana",
+        total=6,
+        tipo_pedido="NACIONAL",
+        destino="Lima",
+        producto_id=None,
+        cantidad=None,
+        lineas=lines,
+        status="APROBADO",
+        observaciones=None,
+        creado_en="2026-05-01T12:00:00.000000",
+    )
+    new = item_of(order).serialize()
+    old = {**new, "status": {"S": "PENDIENTE"}}
+    record = {
+        "eventID": "record-lines",
+        "eventName": "MODIFY",
+        "eventSource": "aws:dynamodb",
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:1:table/OrdersTable/stream/2026",
+        "dynamodb": {"NewImage": new, "OldImage": old, "ApproximateCreationDateTime": time.time()},
+    }
+    assert handler({"Records": [record]}, CONTEXT) == {"events": 1, "queued": 1}
+    (message,) = queued(sqs)
+    data = event_of(message)["data"]
+    assert (data["productoId"], data["cantidad"], data["statusAnterior"]) == (
+        None,
+        None,
+        "PENDIENTE",
+    )
+    assert [(line["sku"], line["cantidad"]) for line in data["lineas"]] == [("A", 2), ("B", 1)]
+    assert data["lineas"][0]["asignaciones"] == [
+        {"bodegaId": 1, "cantidad": 1},
+        {"bodegaId": 2, "cantidad": 1},
+    ]
 
 
 def sqs_event(sqs, *messages: DeliveryMessage, skipped: int = 0) -> dict:
@@ -208,7 +305,7 @@ def test_410_turns_the_endpoint_off(sqs):
 def product_record(old: dict, new: dict) -> dict:
     """A product's MODIFY record, its images the items as the inventory stores them (with
     the units reserved and available it keeps beside the stock since issue 36)."""
-    from common import storage
+    from common.storage import tables as storage
     from inventory.model import ProductModel
     from inventory.rules import Product
 
@@ -245,7 +342,7 @@ def test_a_product_falling_below_its_threshold_is_one_stock_alert(sqs):
     assert "stockDisponible" in fell["dynamodb"]["NewImage"]  # as stored
     assert handler({"Records": [fell]}, CONTEXT) == {"events": 1, "queued": 1}
     (message,) = queued(sqs)
-    data = json.loads(json.loads(message["Body"])["body"])["data"]
+    data = event_of(message)["data"]
     assert (data["stockActual"], data["stockReservado"], data["stockDisponible"]) == (4, 1, 3)
 
 
@@ -263,7 +360,7 @@ def test_a_product_written_before_reservations_is_read_as_the_inventory_reads_it
     del old["stockReservado"], old["stockDisponible"]  # as the earlier version wrote it
     assert handler({"Records": [fell]}, CONTEXT) == {"events": 1, "queued": 1}
     (message,) = queued(sqs)
-    data = json.loads(json.loads(message["Body"])["body"])["data"]
+    data = event_of(message)["data"]
     assert (data["stockActual"], data["stockReservado"], data["stockDisponible"]) == (4, 0, 4)
 
 
@@ -314,8 +411,8 @@ def test_an_attempt_whose_worker_died_is_listed_failed_and_the_next_goes_on(sqs)
 
 
 def test_a_last_attempt_whose_worker_died_is_dead_and_is_sent_again_on_request(sqs):
-    from common import aws
-    from common.webhook_queue import DeliveryQueue
+    from common.platform import aws
+    from common.webhooks.queue import DeliveryQueue
     from webhook_delivery.wiring import create
     from webhooks import service
 
@@ -341,7 +438,7 @@ def test_a_last_attempt_whose_worker_died_is_dead_and_is_sent_again_on_request(s
                 "evt_" + "1" * 32,
                 datetime.now(),
             )
-        assert (resent.estado, resent.envio) == ("PENDIENTE", 1)
+        assert (resent.estado, resent.reenvios) == ("PENDIENTE", 1)
     finally:
         receiver.stop()
 
@@ -362,8 +459,8 @@ def test_a_failed_attempt_says_when_the_next_one_is(sqs):
 
 
 def test_redriving_the_dead_letters_sends_each_again_once(sqs):
-    from common import aws
-    from common.webhook_queue import DeliveryQueue
+    from common.platform import aws
+    from common.webhooks.queue import DeliveryQueue
     from infra.webhook_dead_letters import redrive_all
     from webhook_delivery.wiring import create
     from webhooks import service
@@ -463,14 +560,14 @@ def test_an_erasure_done_tells_the_subscribed_endpoints_whose_data_to_erase(sqs)
     (message,) = queued(sqs)
     sent = json.loads(message["Body"])
     assert (sent["webhookId"], sent["type"]) == (subscribed["id"], "usuario.eliminado")
-    assert json.loads(sent["body"])["data"] == {"userId": 31}
+    assert event_of(message)["data"] == {"userId": 31}
 
 
 def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs, tables):
-    """Queued before the erasure (its message holds the data), delivered after it: what
+    """Queued before the erasure (its stored delivery holds the data), delivered after it: what
     the endpoint gets, and what the delivery keeps for a re-send, has none of it; the
     delivery is found by the person's index."""
-    from common.user_ids import TABLE, UserIds
+    from common.identity.user_ids import TABLE, UserIds
     from webhook_delivery.wiring import create
     from webhook_events.wiring import create as events
 
@@ -480,7 +577,7 @@ def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs
         events(settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
         (message,) = queued(sqs)
         assert json.loads(message["Body"])["userId"] == 3
-        assert "ana@example.com" in message["Body"]
+        assert "ana@example.com" not in message["Body"]  # its stored delivery holds it
         url = sqs.get_queue_url(QueueName="WebhookDeliveryQueue")["QueueUrl"]
         sqs.change_message_visibility(
             QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
@@ -502,5 +599,42 @@ def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs
             ExpressionAttributeValues={":u": {"N": "3"}},
         )["Items"]
         assert [item["eventId"]["S"] for item in keys] == [delivery.id]
+    finally:
+        receiver.stop()
+
+
+def test_a_delivery_dead_after_its_persons_erasure_is_dead_lettered_without_their_data(sqs):
+    """The dead-letter queue kept the original body (14 days, and redriven as it was):
+    once the person is erased, the dead letter holds the stripped event."""
+    import json
+
+    import boto3
+
+    from common.identity.user_ids import TABLE, UserIds
+    from common.webhooks.messages import decoded
+    from webhook_delivery.wiring import create
+
+    receiver = Receiver(then=500)
+    try:
+        hook = endpoint(receiver.url)
+        data = {"id": 5, "userId": 77, "userEmail": "ana@example.com", "destino": "Lima"}
+        body = json.dumps(
+            {"type": "pedido.creado", "timestamp": "2026-05-01T12:00:00", "data": data}
+        )
+        message = DeliveryMessage(
+            webhook_id=hook["id"],
+            event_id="evt_" + "7" * 32,
+            type="pedido.creado",
+            body=body,
+            user_id=77,
+        )
+        client = boto3.client("dynamodb")
+        UserIds(lambda: client, TABLE).erasing(77, 1)
+        last = sqs_event(sqs, message, skipped=5)  # its sixth receive: the last try
+        assert create(settings())(last, CONTEXT) == {"batchItemFailures": []}
+        (dead,) = dead_letters(sqs)
+        kept = json.loads(decoded(dead["Body"]).body)["data"]
+        assert kept.get("userEmail") is None and kept.get("destino") is None
+        assert kept["id"] == 5
     finally:
         receiver.stop()

@@ -4,7 +4,7 @@ are 404, exactly like ids that do not exist; lists hold only the caller's own.""
 
 import pytest
 
-from common.settings import Settings
+from common.platform.settings import Settings
 from infra.local.tokens import local_token
 from tests.support.api import body, error_code
 

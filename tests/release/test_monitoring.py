@@ -73,7 +73,7 @@ def test_each_alarm_of_a_table_is_in_its_loop_and_each_one_looped_in_the_table(l
 
 
 def test_alarms_on_the_codes_metrics_name_metrics_it_writes():
-    from common import metrics
+    from common.platform import metrics
 
     written = {
         value for name, value in vars(metrics).items() if name.isupper() and name != "NAMESPACE"

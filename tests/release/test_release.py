@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from common.service_app import INTERNAL
-from common.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
+from common.http.service_app import INTERNAL
+from common.platform.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
 from infra import template
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def functions() -> dict[str, dict]:
 
 def chalice_routes(app) -> set[tuple[str, str]]:
     """The routes API Gateway must serve: the services' internal ones it must not."""
-    from common.service_app import gateway_routes
+    from common.http.service_app import gateway_routes
 
     return gateway_routes(app)
 
@@ -62,8 +62,13 @@ def chalice_routes(app) -> set[tuple[str, str]]:
 # -- the template itself ---------------------------------------------------------------
 
 
-def test_cfn_lint_passes():
-    run(sam_tool("cfn-lint"), str(TEMPLATE))
+def test_cfn_lint_passes_the_template_and_the_cloudformation_it_translates_to(tmp_path):
+    """One cfn-lint run over both (its start, schemas and all, is most of each run): the
+    template as written, and as SAM translates it (infra/translate.py), where mistakes
+    the lint's SAM schema lets through show."""
+    translated = tmp_path / "cloudformation.yaml"
+    run(sam_tool("python"), str(ROOT / "infra" / "translate.py"), str(TEMPLATE), str(translated))
+    run(sam_tool("cfn-lint"), str(TEMPLATE), str(translated))
 
 
 def test_sam_validate_passes():
@@ -80,12 +85,6 @@ def test_every_samconfig_environment_expands_the_templates_loops():
     assert {"default", "dev", "prod"} <= set(environments)
     for name in environments:
         assert config[name]["global"]["parameters"]["language_extensions"] is True, name
-
-
-def test_the_translated_cloudformation_lints_clean(tmp_path):
-    translated = tmp_path / "cloudformation.yaml"
-    run(sam_tool("python"), str(ROOT / "infra" / "translate.py"), str(TEMPLATE), str(translated))
-    run(sam_tool("cfn-lint"), str(translated))
 
 
 def _generated_secret(logical_id: str, name: str) -> dict:
@@ -160,7 +159,7 @@ def test_every_alarm_notifies_the_topic_and_the_topic_can_mail_an_operator():
 
 
 def test_the_alarms_cover_what_operators_must_hear_of():
-    from common import metrics
+    from common.platform import metrics
 
     # A plain alarm watches one metric; a metric-math one (the authorizer's errors) the
     # metrics of its expression.
@@ -221,7 +220,7 @@ def test_a_refused_token_is_not_an_authorizer_failure_to_alarm_on():
 
 
 def test_the_dashboard_shows_every_metric_the_code_writes():
-    from common import metrics
+    from common.platform import metrics
 
     dashboard = template.resources("AWS::CloudWatch::Dashboard", as_deployed=True)["Dashboard"]
     body = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
@@ -264,6 +263,7 @@ REQUEST_PATH = {
     "InventoryFunction",
     "OrdersFunction",
     "ShippingFunction",
+    "TrackingFunction",
     "NotificationFunction",
     "AuthFunction",
     "WebhooksFunction",
@@ -314,20 +314,36 @@ def test_the_gateway_is_guarded_by_the_token_authorizer_and_notifications_are_no
     for response in responses.values():
         assert response["ResponseParameters"]["Headers"]["Cache-Control"] == "'no-store'"
     assert "Auth" not in apis["NotificationApi"]["Properties"]
-    # No route may opt out of the authorizer but the gateway's root, its index, and
-    # signing in (which is how a caller gets a token).
-    assert template.public_routes("GatewayApi") == {
-        ("/", "GET"),
-        ("/api/auth/login", "POST"),
-        ("/api/auth/register", "POST"),
-    }
-    for props in functions().values():
+    # No route may opt out of the authorizer but the gateway's root, its index, signing in
+    # (which is how a caller gets a token), and tracking's two: the public look-up and a
+    # carrier's signed event (its signature is its authentication).
+    assert (
+        template.public_routes("GatewayApi")
+        == {
+            ("/", "GET"),
+            ("/api/auth/login", "POST"),
+            ("/api/auth/register", "POST"),
+        }
+        | TRACKING_ROUTES
+    )
+    public = {path for path, _ in template.public_routes("GatewayApi")}
+    for name, props in functions().items():
         for event in props.get("Events", {}).values():
             opted_out = event["Properties"].get("Auth")
             assert opted_out is None or (
-                opted_out == {"Authorizer": "NONE"}
-                and event["Properties"]["Path"] in ("/", "/api/auth/login", "/api/auth/register")
+                opted_out == {"Authorizer": "NONE"} and event["Properties"]["Path"] in public
             ), event
+            # Tracking's routes are a function of their own, which serves nothing else:
+            # nothing behind the token shares its code or its concurrency.
+            route = (event["Properties"].get("Path"), event["Properties"].get("Method"))
+            assert (route in TRACKING_ROUTES) == (name == "TrackingFunction"), (name, route)
+
+
+# The routes without a token that tracking serves (docs/api.md#tracking).
+TRACKING_ROUTES = {
+    ("/api/seguimiento/{codigoSeguimiento}", "GET"),
+    ("/api/transportistas/{codigo}/eventos", "POST"),
+}
 
 
 # Powertools' idempotency records: not the platform's data, so no model and no backup;
@@ -336,7 +352,7 @@ IDEMPOTENCY = "IdempotencyTable"
 # The breaker's shared state (orders/breaker.py): the orders function's alone, read
 # and written with the client (no model), and not data anyone would restore.
 BREAKERS = "CircuitBreakersTable"
-# The userIds' claims (common/user_ids.py): written with the client (no model, shared
+# The userIds' claims (common/identity/user_ids.py): written with the client (no model, shared
 # with `make user` and the backfill), by the orders function (an order's, UpdateItem),
 # the sign-in function (an account's, PutItem and UpdateItem) and the users and erasure
 # functions (whose account an id is, its person erased); kept (backed up).
@@ -348,10 +364,13 @@ CLAIMS = {
     "ShippingFunction": {"dynamodb:GetItem"},
     "AuthFunction": {"dynamodb:PutItem", "dynamodb:UpdateItem"},
 }
-# The dashboard's figures (layers/common/common/dashboard_layout.py): items whose attributes are
+# The dashboard's figures (layers/common/common/dashboard/layout.py): items whose attributes are
 # named by what they count (a day, an hour, a status), which no model can declare; read
 # and written with the client.
 FIGURES = "DashboardFiguresTable"
+# The accounts whose sessions the platform ended (common/identity/accounts.py): one item
+# of two attributes, written (users, erasure) and read (authorizer) with the client.
+REVOCATIONS = "RevocationsTable"
 # Sign-in attempts per email (functions/auth): a count that rebuilds itself and expires
 # by itself (TTL), not data anyone would restore.
 ATTEMPTS = "SignInAttemptsTable"
@@ -446,7 +465,7 @@ def test_only_the_stock_movers_may_invoke_inventory_and_are_told_its_name():
 
 
 def test_a_preflight_on_aws_allows_the_headers_the_functions_read():
-    from common.service_app import CORS_ALLOW_HEADERS
+    from common.http.service_app import CORS_ALLOW_HEADERS
 
     cors = template.load()["Resources"]["GatewayApi"]["Properties"]["Cors"]
     assert cors["AllowHeaders"] == "'" + ",".join(CORS_ALLOW_HEADERS) + "'"
@@ -483,14 +502,27 @@ def function_events(function: str) -> set[tuple[str, str]]:
 # -- models: table names, keys and indexes match the template ----------------------------
 
 
+# Where each function's tables are modelled: its own model module, or the layer's where
+# other functions read the same table (the orders', the sign-in attempts', the webhooks',
+# the rights requests').
+MODEL_MODULES = {
+    "inventory": "inventory.model",
+    "orders": "common.orders.model",
+    "shipping": "shipping.model",
+    "auth": "common.identity.attempts_model",
+    "webhooks": "common.webhooks.model",
+    "users": "common.personal_data.requests_model",
+}
+
+
 def _service_models(package: str) -> list:
     from pynamodb.models import Model
 
-    from common.counters import CounterModel
+    from common.storage.counters import CounterModel
 
-    module = importlib.import_module(f"{package}.model")
-    # Its own, or the layer's that it names as its own (the orders' and the shipments'
-    # models are the layer's: the users function reads them too).
+    module = importlib.import_module(MODEL_MODULES[package])
+    # Its own, or the layer's that it names as its own (the shipments' models are the
+    # layer's: the users function reads them too).
     own = [
         obj
         for obj in vars(module).values()
@@ -508,8 +540,18 @@ SERVICES = {
     "ShippingFunction": "shipping",
     "AuthFunction": "auth",
 }
-# Read by the event sweep alone (EventSweeperFunction), never by a request.
-SWEEP_ONLY = {"OrdersTable/index/pendingEvents"}
+# Indexes of a service's tables that another function alone reads, never the service's own
+# requests: the event sweep's (EventSweeperFunction), the late check's
+# (LateShipmentsFunction), and a person's tracking events, exported (UsersFunction).
+READ_ELSEWHERE = {
+    "OrdersTable/index/pendingEvents",
+    "ShipmentsTable/index/porVencer",
+    "ShipmentEventsTable/index/byUser",
+    # The reservations stored before the stock ledger: read by the stock migration alone
+    # (infra/stock_migration.py), the inventory reads the ledger's.
+    "StockReservationsTable/index/holding",
+    "StockReservationsTable/index/byProductHolding",
+}
 
 
 def _logical_id(model) -> str:
@@ -595,25 +637,64 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(f
             for model in models
             for index in model._get_schema()["global_secondary_indexes"]
         }
-        - SWEEP_ONLY
+        - READ_ELSEWHERE
     )
-    # Indexes are only queried; tables never scanned.
-    assert all("/index/" in target for target in granted.get("dynamodb:Query", ()))
+    # Indexes are queried, and a table only where one partition is one thing's items (a
+    # shipment's tracking events, under its id); tables never scanned.
+    partitioned = {
+        _logical_id(m) for m in models if any(a.is_range_key for a in m.get_attributes().values())
+    }
+    assert all(
+        "/index/" in target or target in partitioned for target in granted.get("dynamodb:Query", ())
+    )
     assert "dynamodb:Scan" not in granted
 
 
-@pytest.mark.parametrize("function, package", SERVICES.items())
-def test_each_function_may_only_advance_its_own_counter(function, package):
-    counter = importlib.import_module(f"{package}.repository").COUNTER
-    statements = [
-        s
+def _counters(function: str) -> list[set[str]]:
+    """The counters each of a function's statements on CountersTable lets it advance."""
+    return [
+        set(s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"])
         for p in functions()[function]["Policies"]
         for s in p.get("Statement", [])
         if s["Resource"] == {"Fn::GetAtt": ["CountersTable", "Arn"]}
     ]
-    assert [
-        s["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] for s in statements
-    ] == [[counter]]
+
+
+@pytest.mark.parametrize("function, package", SERVICES.items())
+def test_each_function_may_only_advance_its_own_counter(function, package):
+    counters = {importlib.import_module(f"{package}.repository").COUNTER}
+    if package == "shipping":  # its tracking events' ids, and its carriers'
+        from shipping import carriers_repository, repository
+
+        counters |= {repository.EVENTS_COUNTER, carriers_repository.COUNTER}
+    if package == "inventory":  # its warehouses' ids
+        from inventory import warehouse_repository
+
+        counters |= {warehouse_repository.COUNTER}
+    assert _counters(function) == [counters]
+
+
+def test_the_tracking_functions_reach_only_the_shipments_tables_and_what_they_need():
+    """The routes without a token (TrackingFunction) and the late check touch no more than
+    the shipping API does, and less: neither creates a shipment or a carrier, and the
+    public look-up's limit is kept in the sign-in attempts' table, by address hash."""
+    shipping = set().union(*_granted("ShippingFunction").values())
+    tracking = _granted("TrackingFunction")
+    assert set().union(*tracking.values()) - {"SignInAttemptsTable", "CountersTable"} <= shipping
+    assert tracking["dynamodb:UpdateItem"] == {"ShipmentsTable", "CountersTable"}
+    assert tracking["dynamodb:PutItem"] == {"ShipmentEventsTable", "SignInAttemptsTable"}
+    assert "dynamodb:DeleteItem" not in tracking and "dynamodb:Scan" not in tracking
+    # Only a recorded event's id is drawn: no shipment, no carrier is made there.
+    from shipping import repository
+
+    assert _counters("TrackingFunction") == [{repository.EVENTS_COUNTER}]
+    assert _granted("LateShipmentsFunction") == {
+        "dynamodb:Query": {"ShipmentsTable/index/porVencer"},
+        "dynamodb:UpdateItem": {"ShipmentsTable"},
+    }
+    variables = functions()["TrackingFunction"]["Environment"]["Variables"]
+    for table in {"ShipmentsTable", "ShipmentEventsTable", "TrackingCodesTable"}:
+        assert variables[table_env_var(table)] == {"Ref": table}
 
 
 def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():
@@ -634,7 +715,7 @@ def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():
     assert elsewhere["Fn::Sub"].endswith(":userpool/none")
     # Signing in is the administrator's flow, IAM-signed: no unsigned call of the app
     # client's is made (it has no password flow: test_sign_in).
-    from common.aws import OPERATIONS
+    from common.platform.aws import OPERATIONS
 
     assert {*OPERATIONS["cognito-idp"]} >= {a.split(":")[1] for a in statement["Action"]}
     assert "InitiateAuth" not in OPERATIONS["cognito-idp"]
@@ -646,12 +727,12 @@ def test_the_settings_know_every_table_of_the_template():
 
 def test_every_table_belongs_to_a_model():
     used = {_logical_id(m) for package in MODELLED.values() for m in _service_models(package)}
-    assert used | {IDEMPOTENCY, BREAKERS, USER_IDS, FIGURES} == set(template.tables())
+    assert used | {IDEMPOTENCY, BREAKERS, USER_IDS, FIGURES, REVOCATIONS} == set(template.tables())
 
 
 def test_the_figures_table_is_keyed_as_the_dashboard_reads_it():
-    from common import dashboard_layout as layout
-    from common.dashboard_table import TABLE
+    from common.dashboard import layout
+    from common.dashboard.table import TABLE
 
     props = template.tables()[TABLE]
     assert TABLE == FIGURES
@@ -666,9 +747,16 @@ def test_the_figures_table_is_keyed_as_the_dashboard_reads_it():
 # -- artifacts: built as the release builds them, imported in a clean interpreter -------
 
 
+# The tests' own build, apart from `make build`'s (.aws-sam/build): `sam build --cached`
+# keeps each function's and layer's artifact with the hash of its source (in build.toml,
+# beside the build directory, and the cache directory), and builds again only what
+# changed; the layers' pip installs and bytecode are most of a build.
+BUILT = ROOT / ".aws-sam" / "tests"
+
+
 @pytest.fixture(scope="module")
-def build_dir(tmp_path_factory):
-    target = tmp_path_factory.mktemp("sam") / "build"
+def build_dir():
+    target = BUILT / "build"
     run(
         sam_tool("sam"),
         "build",
@@ -677,6 +765,9 @@ def build_dir(tmp_path_factory):
         str(TEMPLATE),
         "--build-dir",
         str(target),
+        "--cached",
+        "--cache-dir",
+        str(BUILT / "cache"),
     )
     return target
 
@@ -740,7 +831,7 @@ def clean_run(
     )
 
 
-# What Lambda sets that turns tracing on (common/tracing.py): the X-Ray SDK loads and
+# What Lambda sets that turns tracing on (common/platform/tracing.py): the X-Ray SDK loads and
 # sends its segments to a UDP port nobody reads. The invocations' trace header.
 ON_LAMBDA = {"LAMBDA_TASK_ROOT": "/var/task", "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:9"}
 SAMPLED_TRACE = "Root=1-5f84c7a9-4a5b6c7d8e9f0a1b2c3d4e5f;Parent=53995c3f42cd8ad8;Sampled=1"
@@ -831,7 +922,7 @@ def runs(build_dir, emulator, local_lambda):
     alone, in a clean interpreter, against the emulator."""
     import boto3
 
-    from common.settings import Settings
+    from common.platform.settings import Settings
     from infra.local import LOCAL_AWS_ENV
     from infra.local.tokens import local_token
     from tests.support.tokens import SECRET
@@ -870,6 +961,18 @@ def runs(build_dir, emulator, local_lambda):
         },
         "EventSweeperFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
         "StockRepairFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
+        "LateShipmentsFunction": {"source": "aws.events", "detail-type": "Scheduled Event"},
+        # The public look-up of a code no shipment has: as anyone's (no authorizer).
+        "TrackingFunction": {
+            **rest_event("GET", "/api/seguimiento/ZZZZZZZZZZZZZZZZ"),
+            "resource": "/api/seguimiento/{codigoSeguimiento}",
+            "pathParameters": {"codigoSeguimiento": "ZZZZZZZZZZZZZZZZ"},
+            "requestContext": {
+                **rest_event("GET", "/api/seguimiento/{codigoSeguimiento}")["requestContext"],
+                "authorizer": None,
+                "identity": {"sourceIp": "192.0.2.7"},
+            },
+        },
         "KeyRotationFunction": {
             "SecretId": key,
             "Step": "createSecret",
@@ -939,6 +1042,10 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
     dashboard = json.loads(runs["DashboardFunction"]["result"]["body"])
     assert dashboard["pedidos"]["total"] == 0 and len(dashboard["ventasPorDia"]) == 14
     assert runs["ErasureFunction"]["result"] == {"batchItemFailures": []}
+    assert runs["LateShipmentsFunction"]["result"] == {"marked": 0}
+    assert runs["TrackingFunction"]["result"]["statusCode"] == 404
+    served = {tuple(route) for route in runs["TrackingFunction"]["routes"]}
+    assert served == function_events("TrackingFunction")
     assert json.loads(runs["UsersFunction"]["result"]["body"]) == {
         "cuenta": None,
         "pedidos": [],
@@ -1007,7 +1114,7 @@ def test_every_function_warms_up_at_init_and_leaves_the_cold_start_to_its_first_
         # Lambda runs init untraced: an AWS call recorded then is dropped with a warning.
         assert run_["stderr"] == "", function
     rehearsal, first = runs["InventoryFunction"]["log"]
-    # The warm-up reads an id no one has (common.lambda_init.REHEARSAL_ID): one GetItem.
+    # The warm-up reads an id no one has (common.platform.lambda_init.REHEARSAL_ID): one GetItem.
     assert (rehearsal["sub"], rehearsal["status"]) == ("init-rehearsal", 404)
     assert "cold_start" not in rehearsal
     assert first["cold_start"] is True and first["status"] == 200
@@ -1026,7 +1133,7 @@ def _clean_python(code: str, *paths: Path) -> str:
 
 
 def test_botocore_in_the_layer_keeps_the_operations_called_and_nothing_else(build_dir):
-    from common.aws import OPERATIONS
+    from common.platform.aws import OPERATIONS
 
     layer = build_dir / "CommonLayer" / "python"
     data = layer / "botocore" / "data"
@@ -1217,8 +1324,8 @@ def test_an_order_is_traced_with_its_stock_check_publish_and_aws_calls(
     assert {doc["trace_id"] for doc in documents} == {trace.split(";")[0].split("=")[1]}
     assert {
         "## __call__",  # the handler: the Chalice app's call
-        "## common.stock_client.StockClient.check",
-        "## common.order_outbox.LambdaPublisher.publish",
+        "## common.stock.client.StockClient.check",
+        "## common.orders.outbox.LambdaPublisher.publish",
         "dynamodb",
         "lambda",
     } <= names, names  # and every AWS call

@@ -2,7 +2,7 @@
 three functions may do exactly what it does, the streams and the queue are wired to them
 as the code expects, and what fails ends where operators look."""
 
-from common.settings import MAX_VISIBILITY_SECONDS, WEBHOOK_RETRY_SECONDS, Settings
+from common.platform.settings import MAX_VISIBILITY_SECONDS, WEBHOOK_RETRY_SECONDS, Settings
 from infra import template
 
 
@@ -48,15 +48,19 @@ def test_the_management_function_touches_endpoints_deliveries_attempts_and_queue
     }
 
 
-def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_only_queues():
+def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_stores_what_it_queues():
     # The orders', shipments' and products' changes; and the rights requests' (an erasure
-    # done: usuario.eliminado).
+    # done: usuario.eliminado). Each delivery is stored with its body before its name is
+    # queued (a queued message carries no personal data), stripped where the person was
+    # erased already (UserIdsTable).
     streams = {
         f"{table}/StreamArn"
         for table in ("OrdersTable", "ShipmentsTable", "ProductsTable", "DataRequestsTable")
     }
     assert granted("WebhookEventsFunction") == {
         "dynamodb:Query": {"WebhooksTable/index/activos"},
+        "dynamodb:GetItem": {"WebhookDeliveriesTable", "UserIdsTable"},
+        "dynamodb:PutItem": {"WebhookDeliveriesTable"},
         "sqs:SendMessage": {"WebhookDeliveryQueue", "WebhookEventsDeadLetterQueue"},
         "dynamodb:DescribeStream": streams,
         "dynamodb:GetRecords": streams,
@@ -96,17 +100,24 @@ def test_the_secrets_key_encrypts_in_one_function_decrypts_in_another_and_no_mor
         name: {action for action in granted(name) if action.startswith("kms:")}
         for name in template.resources("AWS::Serverless::Function")
     }
+    # Webhooks' secrets, and carriers' (sealed by the shipping API, opened by the tracking
+    # function to check a carrier's signature: docs/api.md#tracking).
     assert {name: used for name, used in users.items() if used} == {
         "WebhooksFunction": {"kms:Encrypt"},
         "WebhookDeliveryFunction": {"kms:Decrypt"},
+        "ShippingFunction": {"kms:Encrypt"},
+        "TrackingFunction": {"kms:Decrypt"},
     }
+    bound_to = {"ShippingFunction": "transportista", "TrackingFunction": "transportista"}
     for function in users:
         for policy in props(function).get("Policies", []):
             for statement in policy.get("Statement", []):
                 if str(statement["Action"]).startswith("kms:"):
-                    # Only with a webhook named: a secret is sealed for its endpoint.
+                    # Only with its owner named: a secret is sealed for its endpoint (or
+                    # its carrier), and one of a kind never opens as the other's.
+                    context = bound_to.get(function, "webhookId")
                     assert statement["Condition"] == {
-                        "Null": {"kms:EncryptionContext:webhookId": "false"}
+                        "Null": {f"kms:EncryptionContext:{context}": "false"}
                     }
     key = template.load()["Resources"]["WebhookSecretsKey"]
     assert key["DeletionPolicy"] == "Retain"  # a secret stored under it outlives a stack
@@ -116,7 +127,7 @@ def test_the_secrets_key_encrypts_in_one_function_decrypts_in_another_and_no_mor
     assert statement["Principal"] == {
         "AWS": {"Fn::Sub": "arn:${AWS::Partition}:iam::${AWS::AccountId}:root"}
     }
-    for function in ("WebhooksFunction", "WebhookDeliveryFunction"):
+    for function in (name for name, used in users.items() if used):
         env = props(function)["Environment"]["Variables"]
         assert env["WEBHOOK_SECRETS_KEY"] == {"Ref": "WebhookSecretsKey"}
 

@@ -4,7 +4,7 @@ import json
 
 from chalice.test import TestHTTPClient
 
-from common import jsonio
+from common.platform import jsonio
 from infra.chalice_local import ApiGatewayLocalGateway, chalice_config
 from infra.local.tokens import local_token
 

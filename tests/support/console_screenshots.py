@@ -81,6 +81,22 @@ def seed(api: Api, customer: Api) -> dict:
     return {"products": products, "orders": orders}
 
 
+def tracked(api: Api, order: dict) -> str:
+    """A shipment of `order` on its way, with the events a carrier sent; its code."""
+    shipment = api.shipment(order["id"], kind="EXPRESS", carrier="Olva Courier")
+    for estado, fecha, ubicacion in (
+        ("ASIGNADO", "2026-12-01T08:05:00-05:00", "Centro de distribución Lima"),
+        ("EN_RUTA", "2026-12-01T13:40:00-05:00", "Lima — Panamericana Sur"),
+        ("EN_REPARTO", "2026-12-02T08:15:00-05:00", "Arequipa"),
+    ):
+        api.ok(
+            "POST",
+            f"/api/envios/{shipment['id']}/eventos",
+            json={"estado": estado, "fecha": fecha, "ubicacion": ubicacion},
+        )
+    return shipment["codigoSeguimiento"]
+
+
 def my_data(stack: StackProcess, api: Api, products: list[dict]) -> tuple[str, str]:
     """A customer with an account (registered) and orders of theirs, one delivered and
     shipped, one pending; their email and password."""
@@ -214,6 +230,15 @@ def take(out: Path = OUT) -> list[Path]:
             phone.go("Orders")
             shoot(phone, "phone-orders", full_page=False)
             phone.close()
+
+            # The public tracking page a customer opens from a link, on a phone.
+            code = tracked(operator, data["orders"][0])
+            public = Console.open(browser, stack.gateway, PHONE)
+            public.page.goto(f"{stack.gateway}/console/seguimiento.html?codigo={code}")
+            # Its one look-up on a loaded machine (make test runs this beside everything).
+            expect(public.page.locator("#events li")).to_have_count(3, timeout=30_000)
+            shoot(public, "phone-tracking", rows=False)
+            public.close()
     finally:
         stack.stop()
     return shots

@@ -28,18 +28,41 @@ def figures(answer: dict) -> dict:
     return {key: value for key, value in answer.items() if key not in ("servicios", "generadoEn")}
 
 
+def by_warehouse(products: list[dict], rows: dict[int, list[dict]]) -> list[dict]:
+    """Each warehouse's units and their value, from each product's rows (GET
+    /api/inventario/{id}/existencias), those holding units, in ascending bodegaId."""
+    found: dict[int, dict] = {}
+    for p in products:
+        for row in rows.get(p["id"], []):
+            entry = found.setdefault(
+                row["bodegaId"],
+                {
+                    "bodegaId": row["bodegaId"],
+                    "codigo": row["codigo"],
+                    "unidades": 0,
+                    "valor": Decimal(0),
+                },
+            )
+            entry["unidades"] += row["stockActual"]
+            entry["valor"] += Decimal(p["precioUnitario"]) * row["stockActual"]
+    return [found[b] for b in sorted(found) if found[b]["unidades"]]
+
+
 def expected(
     products: list[dict],
     orders: list[dict],
     shipments: list[dict],
     delivered_at: dict[int, str],
     now: datetime,
+    rows: dict[int, list[dict]] | None = None,
 ) -> dict:
     """The figures as the lists make them at `now` (UTC); `delivered_at`: when each
-    ENTREGADO shipment last became so (its history's last entry)."""
+    ENTREGADO shipment last became so (its history's last entry); `rows`: each product's
+    stock per warehouse."""
     moment = now.isoformat(timespec="microseconds")
     delivered = [s for s in shipments if s["status"] == "ENTREGADO"]
     on_time = [s for s in delivered if delivered_at.get(s["id"], "") <= s["fechaEstimadaEntrega"]]
+    warehouses = by_warehouse(products, rows or {})
     return {
         "productos": {
             "total": len(products),
@@ -47,7 +70,9 @@ def expected(
             "valorStock": sum(
                 (Decimal(p["precioUnitario"]) * p["stockActual"] for p in products), Decimal(0)
             ),
+            "bodegas": warehouses,
         },
+        "bodegas": warehouses,
         "pedidos": {
             "total": len(orders),
             "porEstado": _by_status(
@@ -192,11 +217,23 @@ def over_http(get: Callable) -> tuple[dict, dict]:
         for s in shipments
         if s["status"] == "ENTREGADO"
     }
+    rows = {
+        p["id"]: decimal_json(get(f"/api/inventario/{p['id']}/existencias", None).text)
+        for p in products
+    }
     now = datetime.fromisoformat(shown["generadoEn"])
-    return shown, expected(products, orders, shipments, delivered_at, now)
+    return shown, expected(products, orders, shipments, delivered_at, now, rows)
 
 
-def settled(get: Callable, seconds: float) -> tuple[dict, dict, float]:
+# How long a test waits for the dashboard to agree with the lists after a write. The
+# promise is 5 s from the write's answer (docs/api.md#dashboard), which a loaded machine
+# three times slower stretches (the streams' pollers and the figures function share its
+# cores with the tests): the tests wait for the agreement, and `make bench-dashboard`
+# measures how soon it comes.
+AGREES_WITHIN_SECONDS = 60
+
+
+def settled(get: Callable, seconds: float = AGREES_WITHIN_SECONDS) -> tuple[dict, dict, float]:
     """Read the dashboard and the lists until they agree, at most `seconds`: the last
     answer, what the lists made of it, and how long it took."""
     started = time.monotonic()

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
-from common import jsonio
+from common.platform import jsonio
+from common.stock.moves import BALANCE_ROUTE
 from infra.local.lambdas import INVOKE_PATH
 from infra.local.servers import BackgroundServer
 
@@ -28,6 +29,8 @@ def empty_inventory(event: dict, context) -> dict:
     reservation: what the stock repair asks at init and on each run."""
     if event["resource"] == "/internal/reservas":  # the reservations holding units
         return {"statusCode": 200, "body": json.dumps({"reservas": [], "siguiente": None})}
+    if event["resource"] == BALANCE_ROUTE:  # a slice of the catalog checked: nothing in it
+        return {"statusCode": 200, "body": json.dumps({"hallazgos": [], "siguiente": None})}
     return {"statusCode": 404, "body": json.dumps({"error": "RESERVATION_NOT_FOUND"})}
 
 

@@ -17,6 +17,8 @@ class ScriptedServer:
     def __init__(self, status: int = 200, body: str = "true", hang: bool = False):
         self.status, self.body, self.hang = status, body, hang
         self.requests: list[tuple[str, dict]] = []
+        self.held = 0  # requests being held unanswered (`hang`) right now
+        self._lock = threading.Lock()
         self._release = threading.Event()
         server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         server.daemon_threads = True
@@ -27,6 +29,14 @@ class ScriptedServer:
         self._release.set()  # hung handlers first, or closing would wait on them
         self._background.stop()
 
+    def _hold(self) -> None:
+        """No answer, for 30 s or until the server stops."""
+        with self._lock:
+            self.held += 1
+        self._release.wait(30)
+        with self._lock:
+            self.held -= 1
+
     def _handler(self):
         scripted = self
 
@@ -34,7 +44,7 @@ class ScriptedServer:
             def do_GET(self):
                 scripted.requests.append((self.path, dict(self.headers)))
                 if scripted.hang:
-                    scripted._release.wait(30)
+                    scripted._hold()
                     return
                 data = scripted.body.encode()
                 self.send_response(scripted.status)

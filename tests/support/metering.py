@@ -1,6 +1,6 @@
 """Counting the DynamoDB work a request does, from botocore's own events.
 
-Hooked on the functions' DynamoDB clients (common.aws's and PynamoDB's), it sees every
+Hooked on the functions' DynamoDB clients (common.platform.aws's and PynamoDB's), it sees every
 call the platform makes: each operation, and the items it read or wrote as DynamoDB bills them
 (a key asked for in a batch costs a read whether or not it is there; a query or scan
 reads what it evaluates, before any filter).
@@ -11,9 +11,9 @@ conditional write 1 all the same; a strongly consistent read of a key 1 RRU, an
 eventually consistent one 0.5; a query the size of what it read, rounded up to 4 KB,
 0.5 RRU per 4 KB eventually consistent (1 consistent), at least one unit of 4 KB.
 
-Writes of the counters' table (a block of ids, common.id_blocks) are counted apart, in
+Writes of the counters' table (a block of ids, common.storage.id_blocks) are counted apart, in
 `counter_writes`: one create in a block's size reserves a block. So are reads of the
-stock-check breaker's shared state (common.breaker), in `breaker_reads`: an
+stock-check breaker's shared state (common.stock.breaker), in `breaker_reads`: an
 environment reads it at most once a second whatever its traffic, so whether one falls
 inside a request depends on the time since the last, not on the request.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from pynamodb.connection import Connection
 
-from common import aws
+from common.platform import aws
 
 _WRITES = {"PutItem": 1, "UpdateItem": 1, "DeleteItem": 1}
 COUNTERS_TABLE = "CountersTable"
@@ -108,7 +108,7 @@ class Meter:
 @contextlib.contextmanager
 def metered():
     """A Meter of the DynamoDB calls this process's functions make inside the block,
-    through any of their clients: ours (common.aws builds one per function) and
+    through any of their clients: ours (common.platform.aws builds one per function) and
     PynamoDB's (each connection's, hooked the first time the block uses it, through
     PynamoDB's own `Connection.client`)."""
     meter = Meter()

@@ -58,15 +58,19 @@ PUBLIC = {
 }
 # Objects of our own whose private names tests reach for, by file: not a library's.
 OWN = {
-    # common.stock_client.StockClient; stock_repair.repair.Repair
+    # common.stock.client.StockClient; stock_repair.repair.Repair
     "tests/integration/test_stock_follows_orders.py": {"moves", "repair"},
+    # orders.repository.OrderRepository (its common.storage.id_blocks.IdBlocks' clock)
+    "tests/integration/test_sharded_lists.py": {"environment", "blocks"},
     "tests/support/fake_lambda.py": {"lam"},  # the fake Lambda service
     "tests/support/fakes.py": {"scripted"},  # the scripted fake service
     "tests/support/memory.py": {"products"},  # InMemoryProducts
-    "tests/unit/test_cold_start.py": {"aws"},  # common.aws
+    "tests/unit/test_cold_start.py": {"aws"},  # common.platform.aws
     "tests/unit/test_local_pool.py": {"pool"},  # infra/local/lambdas.py's Pool
-    "tests/unit/test_openapi.py": {"creating"},  # common.creating
+    "tests/unit/test_openapi.py": {"creating"},  # common.http.creating
     "tests/integration/test_local_streams.py": {"emulator"},  # infra/local/emulator.py's
+    # infra/local/emulator.py's Emulator, and its AtomicPerTable
+    "tests/integration/test_sign_in_routes.py": {"emulator", "app"},
     "tests/support/webhook_receiver.py": {"receiver"},  # its own Receiver
 }
 # Names that start with `_` and are documented: namedtuple's methods, os._exit.

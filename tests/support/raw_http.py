@@ -13,15 +13,40 @@ def address(url: str) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-def exchange(url: str, raw: bytes, *, wait: float = 2.0) -> bytes:
+# How long an exchange waits for the server to close the connection: every request these
+# helpers send ends with one the server closes after answering (`Connection: close`, or a
+# request it refuses), so this is only ever waited out by a server that hangs; generous,
+# as an answer from a cold function on a loaded machine can take seconds.
+WAIT_SECONDS = 30.0
+
+
+def exchange(url: str, raw: bytes, *, wait: float = WAIT_SECONDS) -> bytes:
     """Send `raw` on one connection; return every byte the server sent until it closed the
-    connection or `wait` seconds passed without more."""
+    connection or `wait` seconds passed."""
     with socket.create_connection(address(url), timeout=wait) as sock:
         sock.sendall(raw)
         return read_until_quiet(sock, wait)
 
 
-def exchange_closing(url: str, raw: bytes, *, wait: float = 5.0) -> tuple[bytes, bool]:
+def exchange_in_turn(url: str, raws: list[bytes], *, wait: float = WAIT_SECONDS) -> bytes:
+    """Send each request on one connection once the answers before it are in (each one
+    whole, by its Content-Length), the last one's connection closed by the server; every
+    byte it sent. A request the server found inside another's body would be answered in
+    its turn, before the next one sent."""
+    with socket.create_connection(address(url), timeout=wait) as sock:
+        received = b""
+        for sent, raw in enumerate(raws, 1):
+            sock.sendall(raw)
+            deadline = time.monotonic() + wait
+            while len(split_responses(received)[0]) < sent and time.monotonic() < deadline:
+                chunk = read_some(sock)
+                if chunk == b"":
+                    return received
+                received += chunk or b""
+        return received + read_until_quiet(sock, wait)
+
+
+def exchange_closing(url: str, raw: bytes, *, wait: float = WAIT_SECONDS) -> tuple[bytes, bool]:
     """Send `raw` on one connection and stop sending; return every byte the server sent
     within `wait` seconds, and whether it had closed the connection (not merely fallen
     quiet with it open)."""
@@ -38,20 +63,26 @@ def exchange_closing(url: str, raw: bytes, *, wait: float = 5.0) -> tuple[bytes,
     return received, closed
 
 
+def read_some(sock: socket.socket) -> bytes | None:
+    """What the next read brings within 0.2 s: None if nothing yet, b"" at the end."""
+    sock.settimeout(0.2)
+    try:
+        return sock.recv(65536)
+    except TimeoutError:
+        return None
+    except ConnectionResetError:
+        return b""
+
+
 def read_until_quiet(sock: socket.socket, wait: float) -> bytes:
+    """Every byte until the server closes the connection, or `wait` seconds pass."""
     received = b""
     deadline = time.monotonic() + wait
-    sock.settimeout(0.2)
     while time.monotonic() < deadline:
-        try:
-            chunk = sock.recv(65536)
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
+        chunk = read_some(sock)
+        if chunk == b"":
             break
-        if not chunk:
-            break
-        received += chunk
+        received += chunk or b""
     return received
 
 

@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
-from common.gateway_events import rest_event
-from common.service_app import create_app
-from common.settings import Settings
+from common.http.gateway_events import rest_event
+from common.http.service_app import create_app
+from common.platform.settings import Settings
 from infra import template
 from inventory.wiring import routes_for as inventory_routes
 from order_events.wiring import create as order_events_handler

@@ -48,3 +48,10 @@ BAD_HEADERS = {
         {"sub": "ana@example.com"}, SECRET + b"-padded-for-hs512-key-length-rules", "HS512"
     ),
 }
+
+
+def unregistered_user_id() -> int:
+    """A userId far above those registrations take from the counter: an order for one of
+    those, on a stack another file registers accounts on, is 409 USER_EMAIL_MISMATCH
+    once a registration has taken it."""
+    return 900_000 + secrets.randbelow(99_999)

@@ -58,6 +58,8 @@ class Receiver:
 
     def __init__(self, *answers: int | str, then: int | str = 200):
         self.received: list[Received] = []
+        # The deliveries it held (HANG) whose sender gave up on them, by webhook-id.
+        self.given_up: list[str] = []
         self._answers, self._then = list(answers), then
         self._lock = threading.Condition()
         self._stopped = threading.Event()
@@ -66,10 +68,9 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                answer = receiver._record(
-                    Received({k.lower(): v for k, v in self.headers.items()}, body, time.time())
-                )
-                receiver._answer(self, answer)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                delivery = Received(headers, body, time.time())
+                receiver._answer(self, delivery, receiver._record(delivery))
 
             def log_message(self, *args) -> None:
                 pass
@@ -93,9 +94,9 @@ class Receiver:
             self._lock.notify_all()
             return self._answers.pop(0) if self._answers else self._then
 
-    def _answer(self, handler: BaseHTTPRequestHandler, answer: int | str) -> None:
+    def _answer(self, handler: BaseHTTPRequestHandler, delivery: Received, answer: int | str):
         if answer == HANG:
-            self._stopped.wait(30)
+            self._hold(handler.connection, delivery)
             return
         if answer == RESET:
             # Closed with an RST, no answer: as a crashing receiver's connection ends.
@@ -110,6 +111,24 @@ class Receiver:
             handler.send_header("Location", self.url + "&redirected=1")
         handler.send_header("Content-Length", "0")
         handler.end_headers()
+
+    def _hold(self, connection: socket.socket, delivery: Received) -> None:
+        """No answer, for 30 s or until the sender gives up (its end of the connection
+        closed: noted in `given_up`), whichever comes first."""
+        connection.settimeout(0.2)
+        deadline = time.monotonic() + 30
+        while not self._stopped.is_set() and time.monotonic() < deadline:
+            try:
+                if connection.recv(1) == b"":
+                    break
+            except TimeoutError:
+                continue
+            except OSError:  # reset
+                break
+        else:
+            return
+        with self._lock:
+            self.given_up.append(delivery.id)
 
     def wait_for(self, count: int, timeout: float = 30.0, of_type: str | None = None) -> list:
         """The deliveries (of one event type, if given) once there are `count`."""

@@ -6,10 +6,10 @@ from datetime import datetime
 
 import pytest
 
-from common.callers import CUSTOMER, OPERATOR, Caller
-from common.errors import Forbidden, Invalid, NotFound
-from common.service_calls import OnBehalf
-from common.stock_client import StockAnswer
+from common.http.service_calls import OnBehalf
+from common.identity.callers import CUSTOMER, OPERATOR, Caller
+from common.platform.errors import Forbidden, Invalid, NotFound
+from common.stock.client import StockAnswer
 from inventory import access as inventory_access
 from orders import access as orders_access
 from orders import service as orders
@@ -71,6 +71,8 @@ def test_a_customer_may_only_cancel(status):
 
 
 class InStock:
+    checks_lines = False
+
     def check(self, producto_id, cantidad, on_behalf):
         return StockAnswer.AVAILABLE
 

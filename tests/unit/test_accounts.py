@@ -1,9 +1,10 @@
-"""The authorizer's question about a token's account (common.accounts): asked of the pool,
+"""The authorizer's question about a token's account (common.identity.accounts): asked of the pool,
 kept 30 s either way, and the last answer kept when the pool cannot be asked."""
 
+import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
 
-from common.accounts import CHECK_SECONDS, AccountCheck, revoke
+from common.identity.accounts import CHECK_SECONDS, AccountCheck, revoke
 
 
 class Pool:
@@ -52,7 +53,7 @@ def test_an_account_disabled_or_deleted_is_refused_within_the_check_time():
 
 def test_the_time_an_answer_is_kept_is_a_setting():
     """ACCOUNT_CHECK_SECONDS (the tests' stacks keep it short, not to wait 30 s)."""
-    from common.settings import Settings
+    from common.platform.settings import Settings
 
     assert Settings.from_env({}).account_check_seconds == CHECK_SECONDS
     assert Settings.from_env({"ACCOUNT_CHECK_SECONDS": "2"}).account_check_seconds == 2
@@ -64,14 +65,61 @@ def test_the_time_an_answer_is_kept_is_a_setting():
     assert check.active("ana") is False
 
 
-def test_when_the_pool_cannot_be_asked_the_last_answer_stands_and_none_is_unknown():
-    pool, clock = Pool({"ana": False}), Clock()
+def test_the_time_an_answer_is_kept_is_bounded_by_the_60_seconds_promised():
+    """A longer one kept revoked tokens working past the promise: refused at start."""
+    from common.platform.settings import ConfigError, Settings
+
+    assert Settings.from_env({"ACCOUNT_CHECK_SECONDS": "60"}).account_check_seconds == 60
+    for wrong in ("61", "3600", "1e9"):
+        with pytest.raises(ConfigError, match="ACCOUNT_CHECK_SECONDS"):
+            Settings.from_env({"ACCOUNT_CHECK_SECONDS": wrong})
+
+
+def test_when_nothing_can_be_asked_the_last_answer_stands_within_the_promise_then_none():
+    """Fails closed: a pool that throttles or is down revives no token past the 60 s
+    promised (it let every token pass on its signature, however long)."""
+    pool, clock = Pool({"ana": False, "bo": True}), Clock()
     check = AccountCheck(lambda: pool, "pool-1", clock)
-    assert check.active("ana") is False
+    assert check.active("ana") is False and check.active("bo") is True
     pool.down = True
     clock.now += CHECK_SECONDS
     assert check.active("ana") is False  # a revoked token stays refused
-    assert check.active("someone") is None  # unknown: the authorizer lets the signature speak
+    assert check.active("bo") is True  # asked 30 s ago: within the promise
+    clock.now += 60
+    assert check.active("bo") is False  # past it: refused until it can be asked
+    assert check.active("someone") is False  # never asked: refused
+
+
+class Record:
+    """The platform's record of revocations (common.identity.accounts.Revocations)."""
+
+    def __init__(self):
+        self.revoked_accounts: set[str] = set()
+        self.down = False
+
+    def record(self, username):
+        self.revoked_accounts.add(username)
+
+    def revoked(self, username):
+        if self.down:
+            raise EndpointConnectionError(endpoint_url="http://dynamodb")
+        return username in self.revoked_accounts
+
+
+def test_an_account_the_platform_revoked_is_refused_whatever_the_pool_answers():
+    """Revoking records the account first: the authorizer reads that record before the
+    pool, so a pool made to throttle (one caller could) revives no revoked token."""
+    pool, record, clock = Pool({"ana": True, "bo": True}), Record(), Clock()
+    revoke(pool, "pool-1", "ana", record)
+    assert record.revoked_accounts == {"ana"}
+    pool.users["ana"] = True  # enabled again in the pool: still revoked by the platform
+    pool.down = True
+    check = AccountCheck(lambda: pool, "pool-1", clock, revocations=record)
+    assert check.active("ana") is False
+    assert check.active("bo") is True  # the record's word stands while the pool is down
+    record.down = True
+    clock.now += 90
+    assert check.active("bo") is False  # neither can say, past the promise: refused
 
 
 def test_revoking_disables_the_account_and_signs_it_out_everywhere():

@@ -8,9 +8,9 @@ import pytest
 from authorizer import lambda_app, shared_key
 from authorizer.claims import InvalidToken, caller_of, token_in
 from authorizer.policy import Unauthorized, authorize
-from common.callers import CUSTOMER, OPERATOR, Caller
-from common.keys import FixedRing
-from common.settings import ConfigError, Settings
+from common.identity.callers import CUSTOMER, OPERATOR, Caller
+from common.platform.keys import FixedRing
+from common.platform.settings import ConfigError, Settings
 from infra.local.tokens import issue
 from tests.support.fake_lambda import lambda_context
 from tests.support.tokens import BAD_HEADERS, SECRET, make_token

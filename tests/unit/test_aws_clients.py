@@ -1,10 +1,10 @@
-"""Whose a client is (common/aws.py): every AWS call is made under one function's role,
+"""Whose a client is (common/platform/aws.py): every AWS call is made under one function's role,
 the one its client was built for, however many functions share a process."""
 
 import pytest
 
-from common import aws
-from common.settings import Settings
+from common.platform import aws
+from common.platform.settings import Settings
 
 SETTINGS = Settings()
 

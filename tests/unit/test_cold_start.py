@@ -8,8 +8,8 @@ import logging
 import pytest
 from botocore.credentials import EnvProvider
 
-from common import aws
-from common.lambda_init import collector_paused, start, warm_up
+from common.platform import aws
+from common.platform.lambda_init import collector_paused, start, warm_up
 from trim_botocore import trim_model
 
 

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from common import dashboard_layout as layout
-from common.clock import to_iso
-from common.history import Entry
+from common.dashboard import layout
+from common.platform.clock import to_iso
+from common.platform.history import Entry
 from dashboard import rules
 from dashboard.rules import Stored
 from dashboard_figures import service
@@ -165,12 +165,38 @@ def test_a_product_adds_its_stocks_value_and_its_alert():
     assert product_share(product(price="2.50", stock=10, threshold=5)).counts == {
         "productos": 1,
         "valorStock": Decimal("25.00"),
+        # every unit in PRINCIPAL: its units and their value, by warehouse
+        "bodega:1:unidades": 10,
+        "bodega:1:valor": Decimal("25.00"),
     }
     assert product_share(product(stock=4, threshold=5)).counts == {
         "productos": 1,
         "enAlerta": 1,
         "valorStock": Decimal("10.00"),
+        "bodega:1:unidades": 4,
+        "bodega:1:valor": Decimal("10.00"),
     }
+
+
+def test_a_product_adds_its_units_in_each_warehouse():
+    from common.stock.records import StockRow
+
+    rows = (StockRow(bodega_id=1, stock_actual=3), StockRow(bodega_id=4, stock_actual=7))
+    spread = replace(product(price="2", stock=10), existencias=rows)
+    counts = product_share(spread).counts
+    assert (counts["bodega:1:unidades"], counts["bodega:4:unidades"]) == (3, 7)
+    assert (counts["bodega:1:valor"], counts["bodega:4:valor"]) == (6, 14)
+    assert counts["valorStock"] == counts["bodega:1:valor"] + counts["bodega:4:valor"]
+    answer = rules.answer(
+        rules.Stored(counters=[counts], due_now=[], codes={1: "PRINCIPAL", 4: "NORTE"}),
+        {},
+        NOW,
+    )
+    assert answer["bodegas"] == [
+        {"bodegaId": 1, "codigo": "PRINCIPAL", "unidades": 3, "valor": 6},
+        {"bodegaId": 4, "codigo": "NORTE", "unidades": 7, "valor": 14},
+    ]
+    assert answer["productos"]["bodegas"] == answer["bodegas"]
 
 
 def test_a_shipment_is_due_in_its_hour_until_delivered_on_time_or_late():
@@ -238,7 +264,12 @@ def test_a_product_deleted_leaves_the_figures_and_its_share_is_kept_as_nothing()
         Memory(), Change(PRODUCT, 1, product_share(product()), None, Record(STREAM, 1))
     )
     applied(memory, Change(PRODUCT, 1, NOTHING, None, Record(STREAM, 2)))
-    assert memory.answer()["productos"] == {"total": 0, "enAlerta": 0, "valorStock": 0}
+    assert memory.answer()["productos"] == {
+        "total": 0,
+        "enAlerta": 0,
+        "valorStock": 0,
+        "bodegas": [],
+    }
     assert memory.shares[(PRODUCT, 1)].share == NOTHING
     # Even one never counted: a backfill that read it before it went finds it gone.
     applied(memory, Change(PRODUCT, 2, NOTHING, None, Record(STREAM, 3)))

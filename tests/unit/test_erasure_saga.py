@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from common.erasures import COMPLETED, IN_PROGRESS, Erasure
-from common.paging import Page
+from common.personal_data.erasures import COMPLETED, IN_PROGRESS, Erasure
+from common.storage.paging import Page
 from erasure import saga
 
 USER = 7
@@ -61,6 +61,14 @@ class Deliveries:
         self.left.discard((webhook_id, event_id))
 
 
+class Dashboard:
+    def __init__(self, log):
+        self.log = log
+
+    def strip(self, user_id):
+        self.log.append(("dashboard", user_id))
+
+
 class Accounts:
     def __init__(self, log):
         self.log = log
@@ -73,8 +81,14 @@ class Accounts:
 
 
 class Claims:
-    def __init__(self, log):
-        self.log = log
+    def __init__(self, log, named=None, holds=False):
+        self.log, self.named, self.holds = log, named, holds
+
+    def account_of(self, user_id):
+        return self.named
+
+    def holds_account(self, user_id):
+        return self.holds or self.named is not None
 
     def account_gone(self, user_id):
         self.log.append(("account gone", user_id))
@@ -99,14 +113,17 @@ class Progress:
         self.current = replace(self.current, estado=COMPLETED, paso=None, desde=0, cuenta=None)
 
 
-def copies(orders: Items, shipments: Items, log: list, deliveries=()) -> saga.Copies:
-    erasure = Erasure(request_id=1, user_id=USER, estado=IN_PROGRESS, cuenta="u-123")
+def copies(
+    orders: Items, shipments: Items, log: list, deliveries=(), cuenta="u-123", claims=None
+) -> saga.Copies:
+    erasure = Erasure(request_id=1, user_id=USER, estado=IN_PROGRESS, cuenta=cuenta)
     return saga.Copies(
         orders=orders,
         shipments=shipments,
         deliveries=Deliveries(deliveries),
+        dashboard=Dashboard(log),
         accounts=Accounts(log),
-        claims=Claims(log),
+        claims=claims or Claims(log),
         progress=Progress(erasure, log),
         in_parallel=lambda calls: [call() for call in calls],
     )
@@ -124,6 +141,7 @@ def test_a_run_strips_every_copy_and_deletes_the_account_last():
     assert stripped(orders) and stripped(shipments) and made.deliveries.left == set()
     assert log == [
         ("revoke", "u-123"),
+        ("dashboard", USER),
         ("delete", "u-123"),
         ("account gone", USER),
         ("erased", "t"),
@@ -175,3 +193,17 @@ def test_an_erasure_not_recorded_is_not_run():
     made.progress.current = None
     with pytest.raises(saga.NotRecorded):
         saga.run(made, 1, lambda: False, "t")
+
+
+def test_an_erasure_never_completes_while_an_account_it_cannot_name_holds_the_id():
+    """The claim says an account holds the id but names none (a lost write, data from
+    before claims): the account could still sign in, so the erasure is not done."""
+    log: list = []
+    made = copies(Items(2), Items(1), log, cuenta=None, claims=Claims(log, holds=True))
+    with pytest.raises(saga.AccountUnknown):
+        saga.run(made, 1, lambda: False, "t")
+    assert ("erased", "t") not in log and made.progress.current.estado == IN_PROGRESS
+    # Once the claim names it (the backfill), the next run ends that account.
+    made.claims.named = "u-found"
+    assert saga.run(made, 1, lambda: False, "t") is True
+    assert log[-3:] == [("delete", "u-found"), ("account gone", USER), ("erased", "t")]

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from common import jsonio
-from common.fingerprints import fingerprint
+from common.http.fingerprints import fingerprint
+from common.platform import jsonio
 
 
 def of(text: str) -> str:

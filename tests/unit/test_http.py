@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Conflict, Invalid, NotFound, Unavailable, invalid_field
-from common.readers import gateway_base_url, path_id
-from common.responses import api_json, domain_error_response
+from common.http.readers import gateway_base_url, path_id
+from common.http.responses import api_json, domain_error_response
+from common.platform.errors import Conflict, Invalid, NotFound, Unavailable, invalid_field
 
 
 @pytest.mark.parametrize(
@@ -90,6 +90,18 @@ def test_the_default_inventory_base_locally_is_the_host_header():
     assert gateway_base_url(request) == "http://127.0.0.1:8000"
 
 
+def test_behind_the_local_gateway_a_forged_host_cannot_redirect_a_call_with_the_token():
+    """The dashboard's health checks (and the stock check) called whatever the Host
+    header named, carrying the operator's token: the local gateway names its own
+    address in the event, as API Gateway names its domain (infra/local/api_gateway.py)."""
+    event = {
+        "path": "/api/dashboard",
+        "requestContext": {"domainName": "127.0.0.1:8000", "path": "/api/dashboard"},
+    }
+    forged = _Request(event, {"host": "attacker.example:80"})
+    assert gateway_base_url(forged) == "http://127.0.0.1:8000"
+
+
 def test_on_api_gateway_client_headers_cannot_redirect_the_stock_check():
     event = {
         "path": "/api/pedidos",
@@ -100,3 +112,20 @@ def test_on_api_gateway_client_headers_cannot_redirect_the_stock_check():
     }
     forged = _Request(event, {"host": "attacker.example", "x-forwarded-proto": "gopher"})
     assert gateway_base_url(forged) == "https://abc123.execute-api.us-east-1.amazonaws.com/prod"
+
+
+def test_a_compressed_answer_is_bounded_as_it_is_sent_base64_encoded():
+    """A gzip under MAX_RESPONSE_BYTES went out base64-encoded, a third larger: past
+    Lambda's 6 MB. It is measured as sent: 406 RESPONSE_TOO_LARGE before that."""
+    import os
+
+    from common.http.responses import json_document
+    from common.platform.errors import NotAcceptable
+
+    body = {"blob": os.urandom(60_000).hex()}  # incompressible enough: ~64 KB gzipped
+    sent = json_document(body, gzip_ok=True, max_bytes=10_000_000)
+    compressed = len(sent.body)
+    assert sent.headers["Content-Encoding"] == "gzip"
+    with pytest.raises(NotAcceptable):
+        json_document(body, gzip_ok=True, max_bytes=compressed + 100)  # under it, not as sent
+    assert json_document(body, gzip_ok=True, max_bytes=4 * -(-compressed // 3)).body

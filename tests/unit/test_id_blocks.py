@@ -1,4 +1,4 @@
-"""Ids from blocks of the counter (common.id_blocks): unique and positive whatever the
+"""Ids from blocks of the counter (common.storage.id_blocks): unique and positive whatever the
 rate, one at a time when idle, blocks that follow the rate under load. The clock is the
 test's: no test here waits."""
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from common.id_blocks import GROWTH, LIFETIME_SECONDS, MAX_BLOCK, TARGET_SECONDS, IdBlocks
+from common.storage.id_blocks import GROWTH, LIFETIME_SECONDS, MAX_BLOCK, TARGET_SECONDS, IdBlocks
 
 
 class Counter:

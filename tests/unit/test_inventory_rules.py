@@ -4,8 +4,8 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Invalid
-from common.validation import Checker
+from common.platform.errors import Invalid
+from common.platform.validation import Checker
 from inventory import rules
 
 FIELDS = {

@@ -4,9 +4,9 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Invalid, NotFound
+from common.platform.errors import Invalid, NotFound
 from inventory import rules, service
-from tests.support.memory import InMemoryProducts
+from tests.support.memory import InMemoryProducts, InMemoryWarehouses
 
 BODY = {
     "sku": "SKU-1",
@@ -25,7 +25,7 @@ def products():
 
 
 def create(products, body):
-    return service.create_product(products, rules.parse_product(body))
+    return service.create_product(products, InMemoryWarehouses(), rules.parse_new_product(body))
 
 
 def test_create_gives_the_next_id_and_stores_the_product(products):

@@ -1,4 +1,4 @@
-"""Keys that rotate without refusing a token (common/keys.py): which version signs, which
+"""Keys that rotate without refusing a token (common/platform/keys.py): which version signs, which
 verify, and when a container reads the secret, against a stand-in for Secrets Manager."""
 
 from datetime import UTC, datetime
@@ -6,15 +6,15 @@ from datetime import UTC, datetime
 import pytest
 from botocore.exceptions import ClientError
 
-from common.errors import Invalid
-from common.keys import (
+from common.platform.errors import Invalid
+from common.platform.keys import (
     MIN_REREAD_SECONDS,
     PROPAGATION_SECONDS,
     REFRESH_SECONDS,
     FixedRing,
     SecretRing,
 )
-from common.paging import issue_token, read_token
+from common.storage.paging import issue_token, read_token
 
 
 class Clock:

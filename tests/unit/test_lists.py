@@ -1,4 +1,4 @@
-"""How a list is answered (common.lists): pages, the body's cap, and the time a whole list
+"""How a list is answered (common.http.lists): pages, the body's cap, and the time a whole list
 may take before it says where it goes on (docs/api.md#lists)."""
 
 import json
@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from chalice.app import MultiDict
 
-from common.keys import FixedRing
-from common.lists import Lists
-from common.paging import Page, read_token
+from common.http.lists import Lists
+from common.platform.keys import FixedRing
+from common.storage.paging import Page, read_token
 
 RING = FixedRing(b"a-page-token-key-of-32-bytes-ok!")
 

@@ -4,7 +4,7 @@ than LAMBDA_MAX_ENVIRONMENTS."""
 
 import pytest
 
-from common.settings import ConfigError
+from common.platform.settings import ConfigError
 from infra import template
 from infra.local.functions import DEFAULT_CONCURRENCY, LOCAL_PARAMETERS, functions
 from infra.local.settings import LocalSettings
@@ -25,7 +25,13 @@ def reserved() -> dict[str, int]:
             value = LOCAL_PARAMETERS.get(parameter, loaded["Parameters"][parameter]["Default"])
         if value is not None:
             found[name] = int(value)
-    assert set(found) == {"NotificationFunction", "StockRepairFunction", "WebhookDeliveryFunction"}
+    assert set(found) == {
+        "NotificationFunction",
+        "StockRepairFunction",
+        "WebhookDeliveryFunction",
+        "TrackingFunction",
+        "LateShipmentsFunction",
+    }
     return found
 
 

@@ -48,6 +48,16 @@ class AfterNotify(threading.Condition):
             then()
 
 
+class Waits(AfterNotify):
+    """Counts the waits begun on it: when an invocation is waiting."""
+
+    waits = 0
+
+    def wait(self, timeout=None) -> bool:
+        self.waits += 1
+        return super().wait(timeout)
+
+
 @pytest.fixture
 def pool(monkeypatch):
     monkeypatch.setattr(lambdas, "Environment", StandIn)
@@ -147,3 +157,24 @@ def test_a_call_from_another_function_is_not_queued_behind_a_busy_api(pool, monk
     finally:
         Held.free.set()
         service.stop()
+
+
+def test_a_freed_environment_is_the_oldest_waiters_not_a_newcomers(pool):
+    """One environment, busy; an invocation waits for it. As it frees up, another arrives
+    in the gap before the waiter wakes (a carrier that asks again as soon as it is
+    answered): the environment is the waiter's, the newcomer waits its turn."""
+    pool.spec = dataclasses.replace(pool.spec, concurrency=1)
+    pool._freed = Waits()
+    busy = pool._acquire(1)
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(pool._acquire(30)))
+    waiter.start()
+    deadline = time.monotonic() + 30
+    while not pool._freed.waits:  # it waits (nothing free, no room for another)
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    newcomer = []
+    pool._freed.then = lambda: newcomer.append(pool._acquire(0))
+    pool._release(busy)
+    waiter.join(30)
+    assert newcomer == [None] and got == [busy]

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from common import jsonio
-from common.errors import Invalid
+from common.platform import jsonio
+from common.platform.errors import Invalid
 from notifications import service
 from notifications.payloads import LOGGED_CHARACTERS, log_fields, parse_payload
 

@@ -1,5 +1,5 @@
 """One way to the inventory: one protocol for asking another service, one breaker around
-the inventory's calls (common.stock_client), the transport chosen at each function's
+the inventory's calls (common.stock.client), the transport chosen at each function's
 wiring. Two breakers would count one outage twice, each on its own rules; two protocols
 are two ways to get the same call wrong."""
 
@@ -37,11 +37,13 @@ def protocols_of(path: Path) -> list[str]:
 
 def test_one_breaker_guards_the_inventory():
     made = {str(p.relative_to(ROOT)): n for p in CODE if (n := calls_of(p, "CircuitBreaker"))}
-    assert made == {"layers/common/common/stock_client.py": 1}
+    assert made == {"layers/common/common/stock/client.py": 1}
 
 
 def test_another_service_is_asked_through_one_protocol():
-    assert protocols_of(ROOT / "layers" / "common" / "common" / "service_calls.py") == ["Routes"]
+    assert protocols_of(ROOT / "layers" / "common" / "common" / "http" / "service_calls.py") == [
+        "Routes"
+    ]
 
 
 def test_the_inventorys_transports_are_chosen_at_the_wiring_alone():
@@ -50,5 +52,5 @@ def test_the_inventorys_transports_are_chosen_at_the_wiring_alone():
     ways = ("ByInvoke", "OverHttp", "InProcess", "service")
     built = {str(p.relative_to(ROOT)) for p in CODE if any(calls_of(p, way) for way in ways)}
     assert built <= {str(p.relative_to(ROOT)) for p in CODE if p.name == "wiring.py"} | {
-        "layers/common/common/service_calls.py"
+        "layers/common/common/http/service_calls.py"
     }

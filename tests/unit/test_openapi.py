@@ -19,9 +19,11 @@ import shipping.strategies
 import users.rules
 import webhooks.rules
 from app import create_gateway
-from common import creating, ids, paging, service_app, validation
-from common.service_app import gateway_routes
-from common.settings import Settings
+from common.http import creating, service_app
+from common.http.service_app import gateway_routes
+from common.platform import ids, validation
+from common.platform.settings import Settings
+from common.storage import paging
 from infra.local.docs import DOCUMENT
 
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -98,7 +100,7 @@ def test_the_notification_paths_are_on_their_own_server_and_the_gateway_on_anoth
 
 
 def test_each_apis_root_is_open_and_says_the_documents_version():
-    from common import index
+    from common.http import index
 
     assert DESCRIBED["info"]["version"] == index.VERSION
     root = DESCRIBED["paths"]["/"]["get"]
@@ -113,9 +115,16 @@ def test_the_gateway_needs_a_bearer_token_and_the_notification_service_none():
     assert DESCRIBED["security"] == [{"bearerAuth": []}]
     from infra import template
 
-    # Open: the index, and signing in (the routes the template leaves without authorizer).
+    # Open: the index, signing in, the public tracking look-up and the carriers' signed
+    # events (the routes the template leaves without authorizer).
     public = template.public_routes("GatewayApi")
-    assert public == {("/", "GET"), ("/api/auth/login", "POST"), ("/api/auth/register", "POST")}
+    assert public == {
+        ("/", "GET"),
+        ("/api/auth/login", "POST"),
+        ("/api/auth/register", "POST"),
+        ("/api/seguimiento/{codigoSeguimiento}", "GET"),
+        ("/api/transportistas/{codigo}/eventos", "POST"),
+    }
     for path, method, operation in operations(gateway_paths()):
         if (path, method.upper()) in public:
             assert operation["security"] == []

@@ -7,11 +7,11 @@ from datetime import datetime
 
 import pytest
 
-from common import stock
-from common.callers import CUSTOMER, OPERATOR, Caller
-from common.errors import Conflict, Unavailable
-from common.service_calls import OnBehalf
-from common.stock_client import NotHeld
+from common.http.service_calls import OnBehalf
+from common.identity.callers import CUSTOMER, OPERATOR, Caller
+from common.platform.errors import Conflict, Unavailable
+from common.stock import moves as stock
+from common.stock.client import NotHeld
 from inventory import rules as inventory_rules
 from orders import service
 from orders.commands import ChangeStatus
@@ -100,8 +100,10 @@ def test_an_approval_beyond_what_is_available_is_refused_and_changes_nothing():
     with pytest.raises(Conflict) as refused:
         world.move(second.id, "APROBADO")
     assert refused.value.code == "INSUFFICIENT_STOCK"
+    message = f"only 1 of product {world.product.id} available"
     assert refused.value.details == [
-        {"field": "cantidad", "message": f"only 1 of product {world.product.id} available"}
+        {"field": "cantidad", "message": message},
+        {"field": "lineas[0].cantidad", "message": message},
     ]
     assert world.orders.get(second.id).status == "PENDIENTE"
     assert world.units() == (3, 2, 1)
@@ -144,12 +146,12 @@ class LosingOnce(InMemoryOrders):
         self.winner: tuple[str, Caller] | None = None
         self.world: World | None = None
 
-    def set_status(self, order, target, change):
+    def set_status(self, order, target, change, lines=None):
         if self.winner is not None and self.world is not None:
             status, caller = self.winner
             self.winner = None
             self.world.move(order.id, status, caller)
-        return super().set_status(order, target, change)
+        return super().set_status(order, target, change, lines)
 
 
 def losing_world(stock_actual: int = 5) -> tuple[World, LosingOnce]:
@@ -190,7 +192,7 @@ def test_two_approvals_of_one_order_reserve_it_once_and_the_loser_keeps_the_winn
     orders.winner = ("APROBADO", ADMIN)
     assert world.move(order.id, "APROBADO").status == "APROBADO"
     assert world.units() == (5, 2, 3)
-    assert world.stock.reservation(order.id).estado == stock.HELD
+    assert world.stock.reservation(order.id).status == stock.HELD
 
 
 def test_a_ship_racing_a_cancel_applies_exactly_one_of_them():

@@ -5,8 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from common.errors import Invalid
-from common.order_outbox import approved_event
+from common.orders.outbox import approved_event
+from common.platform.errors import Invalid
 from orders import rules
 
 VALID = {

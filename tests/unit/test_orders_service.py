@@ -7,11 +7,11 @@ from decimal import Decimal
 
 import pytest
 
-from common.callers import SYSTEM as OPERATOR
-from common.errors import Invalid, Unavailable
-from common.order_outbox import republish_pending
-from common.service_calls import OnBehalf
-from common.stock_client import InventoryUnavailable, StockAnswer
+from common.http.service_calls import OnBehalf
+from common.identity.callers import SYSTEM as OPERATOR
+from common.orders.outbox import republish_pending
+from common.platform.errors import Invalid, Unavailable
+from common.stock.client import InventoryUnavailable, StockAnswer
 from orders import service
 from tests.support.memory import InMemoryOrders, RecordingOutcomes, RecordingPublisher
 
@@ -29,7 +29,10 @@ NOW = datetime(2026, 11, 22, 9, 30, 0, 500)
 
 
 class StockCheck:
-    """Answers every check with `answer` (or raises it), and remembers what was asked."""
+    """Answers every check with `answer` (or raises it), and remembers what was asked: the
+    contract's check of one product, as when it is given the inventory's URL."""
+
+    checks_lines = False
 
     def __init__(self, answer=StockAnswer.AVAILABLE):
         self.answer = answer

@@ -1,10 +1,13 @@
-"""Personal data declared once (common.personal): what each kind's personal fields are,
+"""Personal data declared once (common.platform.personal): what each kind's personal fields are,
 what stripping them leaves, and that no log line of the platform ever holds them."""
 
 import json
 
-from common import jsonio, personal
-from common.logs import get_logger
+import pytest
+
+from common.platform import jsonio, personal
+from common.platform.errors import NotAcceptable
+from common.platform.logs import get_logger
 from tests.support.logs import captured_lines
 
 EMAIL, NAME, ADDRESS = "ana.torres@example.com", "Ana Torres", "Av. Arequipa 1234, Lima"
@@ -60,13 +63,13 @@ def test_an_event_body_loses_its_personal_fields_and_keeps_the_facts():
 
 
 def test_every_personal_field_is_a_nullable_attribute_of_its_model_and_its_record():
-    """Declared once (common.personal), stored by those names, and erasable: a model
+    """Declared once (common.platform.personal), stored by those names, and erasable: a model
     whose personal field could not be null could not lose it."""
     import dataclasses
 
-    from common.order_model import OrderModel
-    from common.records import Order, Shipment
-    from common.shipment_model import ShipmentModel
+    from common.orders.model import OrderModel
+    from common.orders.records import Order, Shipment
+    from common.orders.shipment_model import ShipmentModel
 
     for kind, model, record in (
         (personal.ORDER, OrderModel, Order),
@@ -88,3 +91,79 @@ def test_an_order_events_person_is_read_off_its_body_when_its_message_names_none
     shipment = jsonio.dumps({"type": "envio.estado", "data": {"id": 1, "pedidoId": 3}})
     assert personal.event_subject(shipment) is None
     assert personal.event_subject("not json") is None
+
+
+def test_a_personal_field_logged_as_text_is_redacted_by_its_decoded_name():
+    """A payload logged as text (cut, or too deep) hid its fields behind JSON escapes:
+    "user\\u0045mail" is userEmail to any reader, and stayed in clear."""
+    from common.platform.personal import REDACTED, redacted
+
+    text = '{"user\\u0045mail": "ana@example.com", "cli\\u0065nteNombre":"Ana", "total": 3, "x'
+    shown = redacted({"payload": text})["payload"]
+    assert "ana@example.com" not in shown and '"Ana"' not in shown
+    assert shown.count(REDACTED) == 2 and '"total": 3' in shown
+
+
+class _NoAccount:
+    def account(self, user_id, own=None):
+        return None
+
+
+def _more_than_an_answer_holds(read: list):
+    """Items past what any answer can hold, each noted in `read` as it is taken."""
+    from users import service
+
+    for n in range(service.MAX_ITEMS + 10_000):
+        read.append(n)
+        yield n
+
+
+def _refused_after_reading(persons, with_events: bool = False) -> int:
+    """How many items the export read before its 406 RESPONSE_TOO_LARGE."""
+    from users import service
+
+    with pytest.raises(NotAcceptable) as refused:
+        service.data_of(persons, _NoAccount(), 7, with_events=with_events)
+    assert refused.value.code == "RESPONSE_TOO_LARGE"
+    return len(persons.read)
+
+
+def test_a_persons_data_is_read_no_further_than_an_answer_can_hold():
+    """The export read every order before its size was judged: 50,000 orders were all read
+    (and held) to answer 406. It stops reading past what any answer can hold."""
+    from users import service
+
+    class Many:
+        def __init__(self, read):
+            self.read = read
+
+        def every(self, user_id, only=None):
+            return _more_than_an_answer_holds(self.read)
+
+    class Persons:
+        read: list = []
+        orders = shipments = Many(read)
+
+    assert _refused_after_reading(Persons()) == service.MAX_ITEMS + 1
+
+
+def test_a_persons_tracking_events_are_read_no_further_than_an_answer_can_hold():
+    """The export bounded orders and shipments but read every tracking event of the
+    person's shipments (a carrier's events are unbounded per shipment) before answering."""
+    from users import service
+
+    class Shipments:
+        def __init__(self, read):
+            self.read = read
+
+        def every(self, user_id, only=None):
+            yield from ()
+
+        def events(self, user_id):
+            return _more_than_an_answer_holds(self.read)
+
+    class Persons:
+        read: list = []
+        orders = shipments = Shipments(read)
+
+    assert _refused_after_reading(Persons(), with_events=True) == service.MAX_ITEMS + 1

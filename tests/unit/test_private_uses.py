@@ -27,7 +27,7 @@ def changed() -> dict[str, str | None]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang detector: a loaded machine took more than 120 s
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

@@ -2,12 +2,12 @@
 
 import logging
 
-from common import order_outbox as publishing
-from common.settings import Settings
+from common.orders import outbox as publishing
+from common.platform.settings import Settings
 
 
 class Clock:
-    """Stands in for `time` in common.order_outbox: sleeps and calls move it, nothing waits."""
+    """Stands in for `time` in common.orders.outbox: sleeps and calls move it, nothing waits."""
 
     def __init__(self):
         self.now = 0.0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from common.settings import ConfigError, Settings, table_env_var
+from common.platform.settings import ConfigError, Settings, table_env_var
 
 
 def test_defaults_are_the_documented_ones():
@@ -140,7 +140,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_no_key_is_published():
     """No code of the platform holds a key anyone could sign with: a function without
-    JWT_SECRET or JWT_SECRET_ID has none (common.keys), and the local stack makes its own
+    JWT_SECRET or JWT_SECRET_ID has none (common.platform.keys), and the local stack makes its own
     (infra/local/tokens.py)."""
     code = [
         path
@@ -191,7 +191,7 @@ def test_an_issuer_is_fetched_over_https_unless_it_is_this_machine(issuer, accep
 
 
 def test_the_list_of_variables_is_exactly_what_settings_read():
-    from common.settings import VARIABLES
+    from common.platform.settings import VARIABLES
 
     read = set()
 

@@ -1,13 +1,13 @@
 """Write-sharded index keys and the merge that reads them back in id order
-(common.shards): the same pages as one partition would give, whatever the shards."""
+(common.storage.shards): the same pages as one partition would give, whatever the shards."""
 
 import random
 from dataclasses import dataclass
 
 import pytest
 
-from common import shards
-from common.paging import Page
+from common.storage import shards
+from common.storage.paging import Page
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ from datetime import datetime
 
 import pytest
 
-from common.callers import SYSTEM as OPERATOR
-from common.errors import Invalid, NotFound
+from common.identity.callers import SYSTEM as OPERATOR
+from common.platform.errors import Invalid, NotFound
 from shipping import rules, service
 from tests.support.memory import InMemoryShipments
 
@@ -48,7 +48,13 @@ def test_any_state_may_follow_any_other_and_each_change_is_in_the_history(shipme
     for status in ("ENTREGADO", "CREADO", "EN_RUTA", "EN_RUTA"):
         changed = service.change_status(shipments, OPERATOR, created.id, status, LATER)
         assert changed == service.get_shipment(shipments, OPERATOR, created.id)
-        assert vars(changed) == {**vars(created), "status": status}
+        # the tracking state follows a PATCH; its estimate passed, it is late until delivered
+        assert vars(changed) == {
+            **vars(created),
+            "status": status,
+            "estado_seguimiento": status,
+            "atrasado": status != "ENTREGADO",
+        }
     history = service.shipment_history(shipments, OPERATOR, created.id)
     # the creation, then each change; the same-state PATCH added nothing
     assert [(e.status, e.fecha, e.rol) for e in history] == [

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from common.errors import Invalid
+from common.platform.errors import Invalid
 from shipping import rules
 from shipping.strategies import EXPRESS, STRATEGIES, TERRESTRE, TIPOS_ENVIO, DeliveryStrategy
 
@@ -115,6 +115,7 @@ REQUEST = {
 def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
     request = rules.parse_shipment({**REQUEST, "tipoEnvio": tipo})
     shipment = rules.created_shipment(request, 42, NOW)
+    code = shipment.codigo_seguimiento  # random: tests/unit/test_tracking.py
     assert vars(shipment) == {
         "id": 42,
         "pedido_id": 7,
@@ -127,6 +128,16 @@ def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
         "fecha_estimada_entrega": estimate,
         "creado_en": "2026-11-22T23:30:00.000001",
         "owner_id": None,
+        # tracking: a new code, created, no events yet; its estimate is long past
+        "codigo_seguimiento": code,
+        "estado_seguimiento": "CREADO",
+        "incidencia_detalle": None,
+        "incidencia_fecha": None,
+        "ultimo_evento_en": None,
+        "ultimo_evento": None,
+        "atraso_avisado": None,
+        "incidencia": None,
+        "atrasado": True,
     }
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from auth import rules, service
 from auth.rules import PASSWORD_POLICY, Attempts, Credentials, Registration
-from common.errors import Invalid, TooManyRequests, Unauthenticated
+from common.platform.errors import Invalid, TooManyRequests, Unauthenticated, Unavailable
 from infra import template
 
 GOOD = "A-long-Passphrase-2026"
@@ -62,6 +62,9 @@ def test_a_registration_is_one_400_naming_every_bad_field_and_ignores_a_role():
         "ana\uff20example\uff0ecom",  # fullwidth @ and .
         "\u3000ANA@EXAMPLE.COM\u3000",  # ideographic spaces around it
         "\u1d2c\u1d3a\u1d2c@example.com",  # modifier capitals: NFKC makes them ANA
+        "an\u200ba@example.com",  # a zero-width space: invisible
+        "a\u2060na@exam\u00adple.com",  # a word joiner, a soft hyphen
+        "\ufeffana@example.com",  # a byte order mark
     ],
 )
 def test_an_email_is_one_account_whatever_its_case_or_unicode_form(written):
@@ -105,6 +108,9 @@ class FakePool:
         self.users[registration.email] = (registration.password, user_id)
         return f"username-{user_id}"
 
+    def remove_customer(self, email):
+        self.users.pop(email, None)
+
     def sign_in(self, credentials):
         if self.users.get(credentials.email, ("", 0))[0] != credentials.password:
             raise service.WrongCredentials()
@@ -135,7 +141,7 @@ class FakeIds:
         self.accounts[user_id] = "pending"
         return user_id
 
-    def account_created(self, user_id, username=None):
+    def account_created(self, user_id, username=None, email=None):
         self.accounts[user_id] = ("active", username)
 
     def account_not_created(self, user_id):
@@ -220,16 +226,109 @@ def test_twenty_accounts_an_address_in_ten_minutes_then_429_until_the_oldest_lea
     assert len(rules.without(made, 1005.0)) == 19
 
 
-def test_a_registration_that_makes_no_account_gives_its_place_back():
+def test_a_registration_the_pool_could_not_make_gives_its_place_back():
+    class Down(FakePool):
+        def create_customer(self, registration, user_id):
+            from common.platform.errors import Unavailable
+
+            raise Unavailable("SIGN_IN_UNAVAILABLE", "down", retry_after_seconds=5)
+
+    registrations = FakeRegistrations()
+    with pytest.raises(Exception, match="down"):
+        service.register(
+            Registration("x@x.co", GOOD, None), HERE, registrar(Down(), None, None, registrations)
+        )
+    assert registrations.made[rules.registrations_key(HERE)] == ()
+
+
+def test_a_registration_of_a_taken_email_counts_against_the_address():
+    """Else one address tests emails for existence without limit, a userId burnt each."""
+
     class Taken(FakePool):
         def create_customer(self, registration, user_id):
-            from common.errors import Conflict
+            from common.platform.errors import Conflict
 
             raise Conflict("EMAIL_TAKEN", "taken", details=[])
 
     registrations = FakeRegistrations()
-    with pytest.raises(Exception, match="taken"):
+    for _ in range(rules.REGISTRATIONS_PER_ADDRESS):
+        with pytest.raises(Exception, match="taken"):
+            service.register(
+                Registration("x@x.co", GOOD, None),
+                HERE,
+                registrar(Taken(), None, None, registrations),
+            )
+    with pytest.raises(TooManyRequests):
         service.register(
             Registration("x@x.co", GOOD, None), HERE, registrar(Taken(), None, None, registrations)
         )
-    assert registrations.made[rules.registrations_key(HERE)] == ()
+
+
+def test_an_account_its_claim_could_not_name_is_undone_never_left_unnamed():
+    """A claim that does not name its account leads no erasure to it: the write is never
+    suppressed; the account made is removed and the registration can be sent again."""
+
+    class Failing(FakeIds):
+        def account_created(self, user_id, username=None, email=None):
+            raise RuntimeError("the table failed")
+
+    pool, claims = FakePool(), Failing()
+    with pytest.raises(Unavailable):
+        service.register(Registration("cy@x.co", GOOD, None), HERE, registrar(pool, claims))
+    assert pool.users == {} and claims.accounts == {}
+
+
+def test_an_ipv6_client_is_counted_by_its_64_and_an_ipv4_one_by_itself():
+    """One subscriber holds a whole /64: counted apart, each address was a client of
+    its own, 2**64 of them for one guesser."""
+    from common.http.readers import counted_address
+
+    first, other = "2001:db8:1:2:aaaa::1", "2001:db8:1:2:ffff:ffff:ffff:ffff"
+    assert counted_address(first) == counted_address(other) == "2001:db8:1:2::/64"
+    assert counted_address("2001:db8:1:3::1") != counted_address(first)
+    assert counted_address("::ffff:10.0.0.1") == counted_address("10.0.0.1") == "10.0.0.1"
+    assert counted_address("10.0.0.2") != counted_address("10.0.0.1")
+
+
+class LockedPool:
+    """A cognito-idp client whose pool has locked the account (Cognito's own lockout)."""
+
+    def admin_initiate_auth(self, **_):
+        from botocore.exceptions import ClientError
+
+        error = {"Code": "NotAuthorizedException", "Message": "Password attempts exceeded"}
+        raise ClientError({"Error": error}, "AdminInitiateAuth")
+
+
+def test_the_pools_own_lockout_is_a_wait_not_a_wrong_password():
+    """Cognito locks an account after repeated failures, whoever fails: that is 429 with
+    Retry-After, never the 401 that tells the owner their password is wrong."""
+    from auth.pool import CognitoPool
+    from users.pool import Accounts
+
+    with pytest.raises(TooManyRequests) as waited:
+        CognitoPool(LockedPool(), "pool-1", "client-1").sign_in(Credentials("a@x.co", GOOD))
+    assert waited.value.code == "TOO_MANY_ATTEMPTS" and waited.value.retry_after_seconds >= 1
+    with pytest.raises(TooManyRequests):
+        Accounts(LockedPool, "pool-1", "client-1").password_is("a@x.co", GOOD)
+
+
+def test_the_users_routes_count_every_password_check_right_or_wrong():
+    """An email change (or an erasure) with the right password counted nothing: a caller
+    holding a token and the password made pool calls, mails and answers about who has an
+    email without limit. Counted per account and client address, never forgotten by a
+    success; the sign-in's count from there too."""
+    from users.pool import CountedPasswords
+
+    class Right:
+        def password_is(self, email, password):
+            return password == GOOD
+
+    attempts = FakeAttempts()
+    checks = CountedPasswords(Right(), attempts, clock=lambda: 100.0)
+    assert [checks.check("a@x.co", GOOD, HERE, 7) for _ in range(5)] == [True] * 5
+    with pytest.raises(TooManyRequests):
+        checks.check("a@x.co", GOOD, HERE, 7)
+    # Another account from the same address, or the same from elsewhere, is its own count.
+    assert checks.check("b@x.co", GOOD, HERE, 8) is True
+    assert checks.check("a@x.co", GOOD, "10.9.9.9", 7) is True

@@ -1,4 +1,4 @@
-"""The stock moves' contract (common.stock) is the one place their words are written: the
+"""The stock moves' contract (common.stock.moves) is the one place their words are written: the
 orders, the inventory and the stock repair read the moves, the reservation states and
 the refusals there, never as strings of their own (a misnamed or a second definition is
 how they drift apart)."""
@@ -6,10 +6,10 @@ how they drift apart)."""
 import ast
 from pathlib import Path
 
-from common import stock
+from common.stock import moves as stock
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTRACT = ROOT / "layers" / "common" / "common" / "stock.py"
+CONTRACT = ROOT / "layers" / "common" / "common" / "stock" / "moves.py"
 WORDS = {*stock.MOVES, stock.HELD, stock.HANDED_OVER, stock.RELEASED, stock.NOT_HELD, stock.CHANGED}
 
 

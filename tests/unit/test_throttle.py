@@ -59,5 +59,7 @@ def test_the_sign_in_routes_have_limits_of_their_own_which_the_local_gateway_rea
     assert template.method_throttles("GatewayApi") == {
         ("/api/auth/login", "POST"): (100.0, 200),
         ("/api/auth/register", "POST"): (100.0, 200),
+        # the carriers' intake, under the tracking function's own concurrency
+        ("/api/transportistas/{codigo}/eventos", "POST"): (100.0, 200),
     }
     assert template.method_throttles("NotificationApi") == {}

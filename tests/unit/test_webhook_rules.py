@@ -13,11 +13,11 @@ from decimal import Decimal
 
 import pytest
 
-from common import jsonio
-from common import webhook_targets as targets
-from common.errors import TooManyRequests
-from common.settings import ConfigError, Settings
-from common.webhook_messages import DeliveryMessage, decoded, encoded
+from common.platform import jsonio
+from common.platform.errors import TooManyRequests
+from common.platform.settings import ConfigError, Settings
+from common.webhooks import targets
+from common.webhooks.messages import DeliveryMessage, decoded, encoded
 from inventory.rules import Product
 from orders.rules import Order
 from shipping.rules import Shipment

@@ -2,15 +2,17 @@
 // loaded, the ones in alert (stockActual < umbralMinimo) marked, each with its units on
 // hand, reserved by approved orders and available; operators create, edit and delete,
 // customers start an order from a product. A product's own screen (#catalog?id=N) shows
-// all of it and, to operators, the approved orders holding its units.
+// all of it and, to operators, its stock in each warehouse (counted, transferred) and the
+// approved orders' lines holding its units.
 import {newIdempotencyKey} from "../api.js";
 import {
-  asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row,
+  asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row, select,
   showFieldErrors, table, when,
   append,
 } from "../dom.js";
 import {PagedList} from "../paged.js";
 import {available, availableFigure, reserved} from "../products.js";
+import {warehousesById} from "./warehouses.js";
 
 const OPERATOR_COLUMNS = ["ID", "SKU", "Name", "Unit price", "Stock", "Reserved", "Available",
   "Alert threshold", "Warehouse", "Actions"];
@@ -126,6 +128,7 @@ export function render(main, ctx, params) {
       "available (no approval passes until stock comes in).";
     form.querySelector("[type=submit]").textContent = "Save changes";
     form.querySelector(".cancel").hidden = false;
+    form.elements.namedItem("bodegaId").closest(".field").hidden = true;  // a create's alone
     form.elements.namedItem("sku").focus();
   }
 
@@ -137,6 +140,7 @@ export function render(main, ctx, params) {
     form.querySelector("#product-stockActual-hint").textContent = STOCK_HINT;
     form.querySelector("[type=submit]").textContent = "Create product";
     form.querySelector(".cancel").hidden = true;
+    form.elements.namedItem("bodegaId").closest(".field").hidden = false;
   }
 
   async function remove(product) {
@@ -180,6 +184,7 @@ export function render(main, ctx, params) {
       stockActual: asNumber(values.stockActual), umbralMinimo: asNumber(values.umbralMinimo),
       bodega: values.bodega ?? null, descripcion: values.descripcion ?? null,
     };
+    if (!target && values.bodegaId) body.bodegaId = asNumber(values.bodegaId);
     const doing = target ? `Saving ${target.sku}` : "Creating the product";
     try {
       const answer = target
@@ -224,7 +229,9 @@ export function render(main, ctx, params) {
         field("product-umbralMinimo", "Alert threshold", input("umbralMinimo",
           {inputmode: "numeric", required: true}),
         "In alert while the stock is below it."),
-        field("product-bodega", "Warehouse (optional)", input("bodega"))),
+        field("product-bodega", "Location label (optional)", input("bodega")),
+        field("product-bodegaId", "Put its stock in", select("bodegaId", [["", "PRINCIPAL"]]),
+          "The warehouse a new product's stock goes into.")),
       field("product-descripcion", "Description (optional)",
         h("textarea", {name: "descripcion", rows: 2})),
       h("div", {class: "buttons"},
@@ -262,6 +269,14 @@ export function render(main, ctx, params) {
     form);
   load();
   if (operator && params.get("edit")) editRequested(params.get("edit"));
+  if (operator) {
+    warehousesById(ctx.api).then((byId) => {
+      const choice = form.elements.namedItem("bodegaId");
+      for (const [id, warehouse] of byId) {
+        if (id !== 1) choice.append(h("option", {value: id}, `${warehouse.codigo} (${warehouse.nombre})`));
+      }
+    });
+  }
 
   function radio(name, value, label, checked) {
     const id = `${name}-${value}`;
@@ -288,6 +303,7 @@ function renderProduct(main, ctx, id) {
     h("h3", {id: "reservations-heading"}, "Reservations"),
     held,
     table("Approved orders holding its units", RESERVATION_COLUMNS, reservations)) : null;
+  const stock = operator ? stockSection(ctx, id, () => load()) : null;
 
   async function load() {
     let product;
@@ -307,16 +323,21 @@ function renderProduct(main, ctx, id) {
         "aria-label": `Edit ${product.sku}`}, "Edit")
       : h("a", {class: "button", href: `#orders?productoId=${product.id}`,
         "aria-label": `Order ${product.nombre}`}, "Order")));
-    if (operator) await loadReservations(product);
+    if (operator) {
+      await stock.load();  // the warehouses' codes first: the reservations name them
+      await loadReservations(product);
+    }
   }
 
   async function loadReservations(product) {
     reservationsSection.hidden = false;
     try {
       const items = (await ctx.api.request("GET", `/api/inventario/${id}/reservas`)).data ?? [];
+      const byId = stock.warehouses();
       clear(reservations).append(...items.map((each) => row(RESERVATION_COLUMNS, [
         h("a", {href: `#orders?id=${each.pedidoId}`}, `Order ${each.pedidoId}`),
-        String(each.cantidad), when(each.desde),
+        String(each.cantidad), byId.get(each.bodegaId)?.codigo ?? `warehouse ${each.bodegaId}`,
+        String(each.linea ?? 1), when(each.desde),
       ], {"data-id": each.pedidoId})));
       const units = items.reduce((sum, each) => sum + each.cantidad, 0);
       held.textContent = items.length
@@ -338,11 +359,101 @@ function renderProduct(main, ctx, id) {
       h("a", {class: "button", href: "#catalog"}, "Back to the catalog"),
       h("button", {type: "button", onclick: load}, "Reload")),
     body,
+    stock?.section,
     reservationsSection);
   load();
 }
 
-const RESERVATION_COLUMNS = ["Order", "Units", "Since"];
+const RESERVATION_COLUMNS = ["Order", "Units", "Warehouse", "Line", "Since"];
+const ROW_COLUMNS = ["Warehouse", "On hand", "Reserved", "Available"];
+
+/** A product's stock in each warehouse (GET /api/inventario/{id}/existencias), a
+ * warehouse's count set, and units moved between two: docs/api.md#stock-per-warehouse.
+ * `changed()` once a write moved the product's units. */
+function stockSection(ctx, id, changed) {
+  const rows = h("tbody");
+  let byId = new Map();
+  const choices = () => [...byId.values()].map((w) => [String(w.id), `${w.codigo} (${w.nombre})`]);
+  const count = h("form", {class: "card", novalidate: true, "aria-labelledby": "count-heading"},
+    h("h4", {id: "count-heading"}, "Count a warehouse"),
+    h("div", {class: "grid"},
+      field("count-bodegaId", "Warehouse", select("bodegaId", [])),
+      field("count-stockActual", "Units on hand there", input("stockActual",
+        {inputmode: "numeric", required: true}))),
+    h("button", {type: "submit"}, "Set the count"));
+  const transfer = h("form", {class: "card", novalidate: true, "aria-labelledby": "transfer-heading"},
+    h("h4", {id: "transfer-heading"}, "Transfer units"),
+    h("div", {class: "grid"},
+      field("transfer-desde", "From", select("desde", [])),
+      field("transfer-hacia", "To", select("hacia", [])),
+      field("transfer-cantidad", "Units", input("cantidad", {inputmode: "numeric", required: true}),
+        "Available units only: those approved orders hold stay.")),
+    h("button", {type: "submit"}, "Transfer"));
+
+  async function load() {
+    try {
+      byId = await warehousesById(ctx.api);
+      const found = (await ctx.api.request("GET", `/api/inventario/${id}/existencias`)).data ?? [];
+      clear(rows).append(...found.map((r) => row(ROW_COLUMNS, [
+        h("span", {}, r.codigo, h("br"), h("small", {}, byId.get(r.bodegaId)?.nombre ?? "")),
+        String(r.stockActual), String(r.stockReservado), availableFigure(r),
+      ], {"data-bodega": r.bodegaId})));
+      for (const [form, names] of [[count, ["bodegaId"]], [transfer, ["desde", "hacia"]]]) {
+        for (const name of names) {
+          const control = form.elements.namedItem(name);
+          const chosen = control.value;
+          clear(control).append(...choices().map(([value, text]) => h("option", {value}, text)));
+          if (chosen) control.value = chosen;
+        }
+      }
+    } catch (error) {
+      clear(rows);
+      ctx.fail(error, `Loading the stock of product ${id} per warehouse`);
+    }
+  }
+
+  async function send(form, method, path, body, doing, said) {
+    try {
+      await ctx.api.request(method, path, {body});
+      form.reset();
+      clearFieldErrors(form);
+      ctx.say(said);
+      changed();
+    } catch (error) {
+      if (error.status === 400 && error.details.length) {
+        const rest = showFieldErrors(form, error.details);
+        ctx.say(`${doing} failed: check the fields marked.` +
+          (rest.length ? ` ${rest.join("; ")}.` : ""), "error");
+        return;
+      }
+      ctx.fail(error, doing);
+    }
+  }
+
+  count.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const values = formValues(count);
+    const code = byId.get(Number(values.bodegaId))?.codigo;
+    send(count, "PUT", `/api/inventario/${id}/existencias/${values.bodegaId}`,
+      {stockActual: asNumber(values.stockActual)}, `Counting ${code}`,
+      `${code} now counts ${values.stockActual} units of product ${id}.`);
+  });
+  transfer.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const values = formValues(transfer);
+    const [from, to] = [values.desde, values.hacia].map((each) => byId.get(Number(each))?.codigo);
+    send(transfer, "POST", `/api/inventario/${id}/transferencias`,
+      {desde: asNumber(values.desde), hacia: asNumber(values.hacia),
+        cantidad: asNumber(values.cantidad)}, "Transferring the units",
+      `${values.cantidad} units moved from ${from} to ${to}.`);
+  });
+
+  const section = h("section", {"aria-labelledby": "stock-heading"},
+    h("h3", {id: "stock-heading"}, "Stock per warehouse"),
+    table("Its units in each warehouse", ROW_COLUMNS, rows),
+    h("div", {class: "grid"}, count, transfer));
+  return {section, load, warehouses: () => byId};
+}
 
 function productFacts(product, operator) {
   const units = available(product);

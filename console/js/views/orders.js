@@ -1,8 +1,9 @@
 // Orders (docs/api.md#orders): operators see every order, filter by status and move
 // each along its lifecycle; customers see their own (the API lists only those), place
-// orders and cancel them. Both may place an order. Each order names its product (looked
-// up by id); an order's own screen (#orders?id=N) shows all of it, its product's units
-// and its history.
+// orders and cancel them. Both may place an order, of one product or of several lines
+// picked from the catalog (docs/api.md#orders-of-several-lines). Each order names its
+// product (looked up by id), or its lines; an order's own screen (#orders?id=N) shows all
+// of it, its lines and where each is held, its product's units and its history.
 import {newIdempotencyKey} from "../api.js";
 import {
   asNumber, clear, clearFieldErrors, facts, field, formValues, h, input, row, select,
@@ -13,6 +14,7 @@ import {historySection} from "../history.js";
 import {ORDER_MOVE_LABELS, ORDER_STATUSES, orderMoves} from "../lifecycle.js";
 import {PagedList} from "../paged.js";
 import {ProductLookup, available, unitsLine} from "../products.js";
+import {heldWords, warehousesById} from "./warehouses.js";
 
 const COLUMNS = ["ID", "Customer", "Product", "Quantity", "Total", "Type", "Destination",
   "Status", "Placed", "Actions"];
@@ -39,6 +41,18 @@ export function render(main, ctx, params) {
   const shown = h("p", {class: "count"});
   const more = h("button", {type: "button", hidden: true}, "Load more orders");
   const form = orderForm();
+  // The order of several lines: its own form, made when asked for (its fields would
+  // otherwise stand beside the one-product form's of the same names).
+  const severalSlot = h("div", {id: "order-lines"});
+  const openSeveral = h("button", {type: "button", onclick: () => {
+    openSeveral.hidden = true;
+    const several = linesForm(ctx, customer, (order) => {
+      if (!statusFilter.value || statusFilter.value === order.status) list.added(order);
+      draw();
+    });
+    severalSlot.append(several.form);
+    several.form.querySelector("select, input")?.focus();
+  }}, "Order several products");
 
   function actions(order) {
     return h("span", {class: "actions"}, ...moveButtons(order, session.role, move),
@@ -50,8 +64,11 @@ export function render(main, ctx, params) {
   function draw() {
     clear(rows).append(...list.items.map((o) => row(COLUMNS, [
       String(o.id), h("span", {}, o.clienteNombre, h("br"), h("small", {}, `${o.userEmail} · user ${o.userId}`)),
-      h("span", {class: "product", "data-product": o.productoId}, productWords(o.productoId)),
-      String(o.cantidad), String(o.total), o.tipoPedido, o.destino,
+      o.productoId === null
+        ? h("span", {class: "product"}, linesWords(o))
+        : h("span", {class: "product", "data-product": o.productoId}, productWords(o.productoId)),
+      String(o.cantidad ?? o.lineas.reduce((sum, line) => sum + line.cantidad, 0)),
+      String(o.total), o.tipoPedido, o.destino,
       h("span", {class: `pill pill-${o.status.toLowerCase()}`}, o.status),
       timestamp(o.creadoEn), actions(o),
     ], {"data-id": o.id})));
@@ -80,7 +97,7 @@ export function render(main, ctx, params) {
    * and names each in its rows as its answer comes (in place: the focus stays). */
   function nameProducts() {
     const lookup = products;
-    lookup.lookUp(list.items.map((o) => o.productoId), (id) => {
+    lookup.lookUp(list.items.filter((o) => o.productoId !== null).map((o) => o.productoId), (id) => {
       if (lookup === products) showProduct(id);
     });
   }
@@ -93,6 +110,7 @@ export function render(main, ctx, params) {
 
   /** A move may have moved the product's units: its figures asked again. */
   function renewProduct(id) {
+    if (id === null) return;  // an order of several lines: each line's product has its screen
     const lookup = products;
     lookup.renew(id).then(() => {
       if (lookup === products) showProduct(id);
@@ -172,6 +190,8 @@ export function render(main, ctx, params) {
 
   async function place(event) {
     event.preventDefault();
+    // Sent before the product's price came back, the total would be missing (a 400).
+    if (!totalTyped && !formValues(form).total) await fillTotal();
     const values = formValues(form);
     const body = {
       userId: asNumber(values.userId), userEmail: values.userEmail,
@@ -190,6 +210,7 @@ export function render(main, ctx, params) {
         (order.observaciones ? ` ${order.observaciones}.` : ""));
     } catch (error) {
       const place = REFUSAL_FIELDS[error.code];
+      if (error.code === "USER_EMAIL_MISMATCH") showFieldErrors(form, error.details);
       if (error.status === 400 && (error.details.length || place)) {
         const rest = showFieldErrors(form,
           error.details.length ? error.details : [{field: place, message: error.message}]);
@@ -250,7 +271,9 @@ export function render(main, ctx, params) {
     shown,
     table(customer ? "Your orders" : "Orders, oldest first", COLUMNS, rows),
     more,
-    form);
+    form,
+    openSeveral,
+    severalSlot);
   resetForm();
   if (params.get("productoId")) {
     form.elements.namedItem("productoId").value = params.get("productoId");
@@ -258,6 +281,124 @@ export function render(main, ctx, params) {
   }
   load();
 }
+
+/** An order of several lines as a cell: how many, and their products. */
+function linesWords(order) {
+  return [`${order.lineas.length} lines`, h("br"),
+    h("small", {}, order.lineas.map((line) => line.sku ?? `product ${line.productoId}`).join(", "))];
+}
+
+/** "Place an order of several lines": each line a product picked from the catalog, its
+ * units and, to operators, the warehouse it must come from; the strategy the approval
+ * takes the rest by. `placed(order)` once the API made it. */
+function linesForm(ctx, customer, placed) {
+  const lines = [];
+  const picked = h("tbody");
+  const products = new Map();
+  let warehouses = new Map();
+  let key = newIdempotencyKey();
+  const form = h("form", {class: "card", novalidate: true, "aria-labelledby": "lines-form-heading"},
+    h("h3", {id: "lines-form-heading"}, "Place an order of several lines"),
+    h("div", {class: "grid"},
+      field("lines-userId", "User ID", input("userId", {inputmode: "numeric", required: true,
+        readonly: customer || null, value: customer ? ctx.session.userId ?? "" : null})),
+      field("lines-userEmail", "Email", input("userEmail", {type: "email", required: true,
+        autocomplete: "email", value: customer && ctx.session.sub.includes("@") ? ctx.session.sub : null})),
+      field("lines-clienteNombre", "Customer's full name", input("clienteNombre",
+        {required: true, autocomplete: "name"})),
+      field("lines-tipoPedido", "Type", select("tipoPedido",
+        [["NACIONAL", "NACIONAL (national)"], ["INTERNACIONAL", "INTERNACIONAL (international)"]])),
+      field("lines-destino", "Destination", input("destino", {required: true})),
+      field("lines-estrategia", "Warehouses", select("estrategia",
+        [["PRIORIDAD", "By priority (PRIORIDAD)"], ["MENOS_BODEGAS", "The fewest (MENOS_BODEGAS)"]]),
+      "How an approval takes each line's units from the warehouses.")),
+    h("fieldset", {},
+      h("legend", {}, "Lines"),
+      h("div", {class: "grid"},
+        field("line-product", "Product", select("lineProduct", [["", "Loading the catalog…"]])),
+        field("line-cantidad", "Units", input("lineCantidad", {inputmode: "numeric", value: "1"})),
+        customer ? null : field("line-bodegaId", "From warehouse", select("lineBodega",
+          [["", "Any (by the strategy)"]]))),
+      h("button", {type: "button", onclick: addLine}, "Add line"),
+      table("The order's lines", LINE_COLUMNS, picked)),
+    h("button", {type: "submit", class: "primary"}, "Order these lines"));
+
+  function addLine() {
+    const values = formValues(form);
+    const productoId = Number(values.lineProduct);
+    if (!productoId) {
+      ctx.say("Pick a product for the line first.", "error");
+      return;
+    }
+    const line = {productoId, cantidad: asNumber(values.lineCantidad)};
+    if (values.lineBodega) line.bodegaId = Number(values.lineBodega);
+    lines.push(line);
+    drawLines();
+    ctx.say(`Line ${lines.length} added: ${products.get(productoId)?.nombre ?? productoId}.`);
+  }
+
+  function drawLines() {
+    clear(picked).append(...lines.map((line, index) => row(LINE_COLUMNS, [
+      String(index + 1), products.get(line.productoId)?.nombre ?? `Product ${line.productoId}`,
+      String(line.cantidad),
+      line.bodegaId ? warehouses.get(line.bodegaId)?.codigo ?? String(line.bodegaId) : "any",
+      h("button", {type: "button", "aria-label": `Remove line ${index + 1}`,
+        onclick: () => { lines.splice(index, 1); drawLines(); }}, "Remove"),
+    ])));
+  }
+
+  async function choices() {
+    try {
+      const page = await ctx.api.list("/api/inventario", {limit: 1000});
+      for (const product of page.items) products.set(product.id, product);
+      const choice = form.elements.namedItem("lineProduct");
+      clear(choice).append(h("option", {value: ""}, "Pick a product"),
+        ...page.items.map((p) => h("option", {value: p.id},
+          `${p.nombre} (${p.sku}), ${available(p)} available`)));
+    } catch (error) {
+      ctx.fail(error, "Loading the catalog for the lines");
+    }
+    if (customer) return;
+    warehouses = await warehousesById(ctx.api);
+    const where = form.elements.namedItem("lineBodega");
+    for (const [id, w] of warehouses) where.append(h("option", {value: id}, w.codigo));
+  }
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const values = formValues(form);
+    const body = {
+      userId: asNumber(values.userId), userEmail: values.userEmail,
+      clienteNombre: values.clienteNombre, tipoPedido: values.tipoPedido,
+      destino: values.destino, estrategia: values.estrategia, lineas: lines,
+    };
+    try {
+      const order = (await ctx.api.request("POST", "/api/pedidos",
+        {body, idempotencyKey: key})).data;
+      key = newIdempotencyKey();
+      lines.length = 0;
+      drawLines();
+      clearFieldErrors(form);
+      placed(order);
+      ctx.say(`Order ${order.id} of ${order.lineas.length} lines placed: ${order.status}, ` +
+        `total ${order.total}.`);
+    } catch (error) {
+      if (error.status === 400 && error.details.length) {
+        const rest = showFieldErrors(form, error.details);
+        ctx.say("Placing the order failed: " + (rest.length ? `${rest.join("; ")}.` :
+          "check the fields marked."), "error");
+        return;
+      }
+      ctx.fail(error, "Placing the order");
+    }
+  });
+  choices();
+  return {form};
+}
+
+const LINE_COLUMNS = ["Line", "Product", "Units", "Warehouse", "Actions"];
+const HELD_COLUMNS = ["Line", "Product", "Units", "Unit price", "Held in", "On its way",
+  "Delivered", "Returned"];
 
 function moveButtons(order, role, move) {
   return orderMoves(order.status, role).map((to) =>
@@ -281,6 +422,11 @@ function renderOrder(main, ctx, id) {
   const history = historySection(ctx, `/api/pedidos/${id}/historial`, `order ${id}`);
   const productSlot = h("span", {class: "product"});
   const unitsSlot = h("span", {});
+  const lineRows = h("tbody");
+  const linesSection = h("section", {"aria-labelledby": "order-lines-heading"},
+    h("h3", {id: "order-lines-heading"}, "Lines"),
+    table("Its lines, and where each is held", HELD_COLUMNS, lineRows));
+  let warehouses = new Map();
   let order = null;
 
   async function load() {
@@ -296,12 +442,26 @@ function renderOrder(main, ctx, id) {
     }
     draw();
     history.section.hidden = false;
-    await Promise.all([showProduct(), history.load()]);
+    await Promise.all([showProduct(), history.load(), showLines()]);
+  }
+
+  /** Each line as it was sold and where its units are held (the warehouses named to
+   * operators, who may list them). */
+  async function showLines() {
+    if (!customer && !warehouses.size) warehouses = await warehousesById(ctx.api);
+    clear(lineRows).append(...order.lineas.map((line) => row(HELD_COLUMNS, [
+      String(line.linea),
+      h("a", {href: `#catalog?id=${line.productoId}`},
+        line.nombre ? `${line.nombre} (${line.sku})` : `Product ${line.productoId}`),
+      String(line.cantidad), line.precioUnitario === null ? "" : String(line.precioUnitario),
+      heldWords(line.asignaciones, warehouses), String(line.cantidadEnviada),
+      String(line.cantidadEntregada), String(line.cantidadDevuelta),
+    ], {"data-linea": line.linea})));
   }
 
   function draw() {
     heading.textContent = `Order ${order.id}`;
-    if (!productSlot.firstChild) {
+    if (!productSlot.firstChild && order.productoId !== null) {
       append(productSlot, `Product ${order.productoId}`, h("br"), h("small", {}, "looking up its name"));
     }
     clear(body).append(
@@ -309,9 +469,9 @@ function renderOrder(main, ctx, id) {
         ["Status", h("span", {class: `pill pill-${order.status.toLowerCase()}`}, order.status)],
         ["Customer", h("span", {}, order.clienteNombre, h("br"),
           h("small", {}, `${order.userEmail} · user ${order.userId}`))],
-        ["Product", productSlot],
-        ["Its units", unitsSlot],
-        ["Quantity", String(order.cantidad)],
+        ...(order.productoId === null
+          ? [["Lines", `${order.lineas.length} (below)`]]
+          : [["Product", productSlot], ["Its units", unitsSlot], ["Quantity", String(order.cantidad)]]),
         ["Total", String(order.total)],
         ["Type", order.tipoPedido],
         ["Destination", order.destino],
@@ -325,6 +485,7 @@ function renderOrder(main, ctx, id) {
   /** The order's product, asked afresh: named, linked to its screen, with its units. */
   async function showProduct() {
     const productId = order.productoId;
+    if (productId === null) return;  // its lines name their products
     const entry = await new ProductLookup(ctx.api).one(productId);
     if (entry.state === "found") {
       const product = entry.product;
@@ -347,7 +508,7 @@ function renderOrder(main, ctx, id) {
       draw();
       ctx.say(`Order ${order.id} is now ${order.status}.`);
       body.querySelector("#order-actions button, #order-actions a")?.focus();
-      await Promise.all([showProduct(), history.load()]);
+      await Promise.all([showProduct(), history.load(), showLines()]);
     } catch (error) {
       ctx.fail(error, doing, {cantidad: current.cantidad});
       if (error.status === 409 || error.status === 404) {
@@ -363,6 +524,7 @@ function renderOrder(main, ctx, id) {
       h("a", {class: "button", href: "#orders"}, customer ? "Back to my orders" : "Back to the orders"),
       h("button", {type: "button", onclick: load}, "Reload")),
     body,
+    linesSection,
     history.section);
   history.section.hidden = true;
   load();

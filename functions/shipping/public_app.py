@@ -1,0 +1,13 @@
+"""Lambda entry point of the tracking function: the public look-up and the carriers' signed
+events, the routes without a token (SAM Handler: shipping.public_app.handler).
+
+Everything below runs once, in Lambda's init, before the first request; every function's
+entry point reads the same (common.platform.lambda_init.start).
+"""
+
+from common.platform.lambda_init import collector_paused, start
+
+with collector_paused():
+    from shipping import wiring
+
+    handler = start(wiring.PUBLIC)

@@ -90,11 +90,21 @@ def _post(stack, path: str, body: dict) -> requests.Response:
     return requests.post(stack.gateway + path, json=body, headers=headers, timeout=60)
 
 
+def _why(stack) -> list[str]:
+    """The gateway's and the functions' lines that say why a request failed (a 502 names
+    the function and its error in the stack's log)."""
+    return [
+        line
+        for line in stack.output().splitlines()
+        if any(word in line for word in ("InternalServerError", "Traceback", "Error", "timed out"))
+    ][-20:]
+
+
 def _walk(stack, first: requests.Response, path: str) -> list[int]:
     """Every id of a list, from its first answer on through its tokens."""
     ids, answer = [], first
     while True:
-        assert answer.status_code == 200, answer.text[:300]
+        assert answer.status_code == 200, (answer.text[:300], _why(stack))
         ids += [item["id"] for item in answer.json()]
         token = answer.headers.get("X-Next-Token")
         if token is None:

@@ -120,6 +120,21 @@ def test_environments_are_forks_of_one_init_each_restored_by_its_hooks(probe):
     assert pool.environments == 2
 
 
+def test_an_init_past_lambdas_limit_is_waited_for_within_the_functions_timeout(probe, monkeypatch):
+    """Lambda runs an init that overran its 10 s again inside the first invocation, under
+    the function's timeout: the invocation is answered, not failed at the limit (here
+    0.2 s, an init of 1 s). One that overruns both fails as Lambda's does."""
+    from infra.local import lambdas
+
+    monkeypatch.setattr(lambdas, "INIT_TIMEOUT_SECONDS", 0.2)
+    probe.state.with_name("slow-init").write_text("1")
+    outcome = invoke(probe(timeout=5), {})
+    assert not outcome.failed, outcome.error
+    probe.state.with_name("slow-init").write_text("4")
+    failed = invoke(probe(timeout=1), {})
+    assert failed.failed and failed.error["errorType"] == "Runtime.InitTimeout"
+
+
 def test_code_that_does_not_import_fails_at_once_every_time(probe):
     probe.code_dir.joinpath("probe.py").write_text("def handler(event, context):\n  return (\n")
     pool = probe()

@@ -6,6 +6,19 @@ from tests.support.stack_client import token
 from tests.support.stack_process import PATIENT_STOCK_CHECK, StackClient, StackProcess
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test is shown what the logs of the stacks running in this process said
+    went wrong: a 502's body says nothing, the gateway's line names the function and why
+    (an init past its limit, a timeout, a traceback)."""
+    report = yield
+    if report.failed and call.when == "call":
+        for running in list(StackProcess.running):
+            if running.proc.poll() is None and (lines := running.trouble()):
+                report.sections.append((f"stack on {running.gateway}: trouble", "\n".join(lines)))
+    return report
+
+
 @pytest.fixture(scope="session")
 def stack():
     """The real local stack over HTTP, shared by the black-box tests of one run."""

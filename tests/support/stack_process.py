@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
 import requests
@@ -44,9 +45,18 @@ A_STACK_OF_ITS_OWN = {
 }
 
 
+# What a stack's log says when something went wrong: a gateway answer with its reason (a
+# 502 names the function and its error), a warning, an error, a traceback.
+TROUBLE = re.compile(r'"reason"|"level": ?"(WARNING|ERROR|CRITICAL)"|Traceback|Error:')
+
+
 class StackProcess:
     """`python -m infra.local.stack [args]` on free ports, its data in memory and its code
     not reloaded unless `env` says otherwise; `root` is the checkout it runs from."""
+
+    # The stacks this process started: a failed test is told what their logs said
+    # (tests/e2e/conftest.py), since a 502 says nothing else.
+    running: "weakref.WeakSet[StackProcess]" = weakref.WeakSet()
 
     def __init__(self, env: dict | None = None, args: tuple = (), root: Path = ROOT):
         self.env = {
@@ -72,6 +82,7 @@ class StackProcess:
             text=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
+        StackProcess.running.add(self)
         deadline = time.monotonic() + READY_TIMEOUT_SECONDS
         while not self.find(r"^Ready\."):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -100,6 +111,11 @@ class StackProcess:
                 if match:
                     return match
         return None
+
+    def trouble(self, last: int = 30) -> list[str]:
+        """The last lines of its log that say something went wrong (TROUBLE)."""
+        with self._lock:
+            return [line for line in self.lines if TROUBLE.search(line)][-last:]
 
     def output(self) -> str:
         with self._lock:

@@ -236,7 +236,6 @@ class StockRepository(StockItems):
         (applied, whole): `whole` when the order's own take-out had taken every unit
         already (nothing left for the shipment to take). RESERVATION_NOT_HELD when the
         units are not held there (given back); INSUFFICIENT_STOCK when fewer are on hand."""
-        m = LedgerModel
         first = min(parts)
         for attempt in range(MAX_ATTEMPTS):
             current = self.reservation(pedido_id)
@@ -263,31 +262,46 @@ class StockRepository(StockItems):
             if short:
                 raise rules.insufficient_stock(short, on_hand=True)
             try:
-                with TransactWrite(connection=self._connection) as tx:
-                    for line in carried:
-                        units = parts[line.linea]
-                        left = line.retenidas[bodega_id] - units
-                        there = Path(["retenidas", str(bodega_id)])
-                        actions: list[Any] = [m.cambio.set(now)]
-                        actions.append(there.set(left) if left else there.remove())
-                        if not left and set(line.retenidas) == {bodega_id}:
-                            actions += [m.retiene.remove(), m.retiene_shard.remove()]
-                        if line.linea == first:
-                            actions.append(m.envios.add({envio_id}))
-                        tx.update(
-                            m(cause(ORDER_CAUSE, pedido_id), line.linea),
-                            actions=actions,
-                            condition=_as_read(line),
-                        )
-                        change = ProductChange(products[line.producto_id])
-                        _units_moved(change, TAKE_OUT, bodega_id, units)
-                        add_change(tx, change, now)
+                self._write_part(carried, products, envio_id, bodega_id, parts, now)
             except TransactWriteError as exc:
                 if conflicted(exc):
                     pause(attempt)
                 continue  # the lines or the products' stock changed: read again
             return True, False
         raise _kept_changing(f"Order {pedido_id}'s stock")
+
+    def _write_part(
+        self,
+        carried: list[HeldLine],
+        products: dict[int, Product],
+        envio_id: int,
+        bodega_id: int,
+        parts: dict[int, int],
+        now: str,
+    ) -> None:
+        """One transaction: each line holding its units fewer (the first one noting the
+        shipment), each product's counters down by them, on the lines as read."""
+        m = LedgerModel
+        first = min(parts)
+        with TransactWrite(connection=self._connection) as tx:
+            for line in carried:
+                units = parts[line.linea]
+                left = line.retenidas[bodega_id] - units
+                there = Path(["retenidas", str(bodega_id)])
+                actions: list[Any] = [m.cambio.set(now)]
+                actions.append(there.set(left) if left else there.remove())
+                if not left and set(line.retenidas) == {bodega_id}:
+                    actions += [m.retiene.remove(), m.retiene_shard.remove()]
+                if line.linea == first:
+                    actions.append(m.envios.add({envio_id}))
+                tx.update(
+                    m(cause(ORDER_CAUSE, line.pedido_id), line.linea),
+                    actions=actions,
+                    condition=_as_read(line),
+                )
+                change = ProductChange(products[line.producto_id])
+                _units_moved(change, TAKE_OUT, bodega_id, units)
+                add_change(tx, change, now)
 
     def _move_all(self, pedido_id: int, now: str, seen: str | None, move: str) -> Moved:
         for attempt in range(MAX_ATTEMPTS):

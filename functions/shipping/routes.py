@@ -63,25 +63,16 @@ def blueprint(
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
         body = json_object(request)
-        new_shipment = rules.parse_shipment(body)
+        new = rules.parse_shipment(body)
+
+        def owner_of(pedido_id: int) -> int | None:
+            return owners.owner_of(pedido_id, on_behalf)
+
         return once.created(
             request,
             body,
-            lambda: service.create_shipment(
-                shipments,
-                lambda pedido_id: owners.owner_of(pedido_id, on_behalf),
-                new_shipment,
-                utcnow(),
-                parts,
-            ),
+            lambda: service.create_shipment(shipments, owner_of, new, utcnow(), parts),
         )
-
-    @bp.route("/api/envios/{id}", methods=["DELETE"])
-    def delete_shipment(id: str) -> Response:
-        caller = caller_of(bp.current_request)
-        access.may_delete(caller)
-        service.delete_shipment(shipments, caller, path_id(id), parts)
-        return no_content()
 
     @bp.route("/api/envios/{id}", methods=["GET"])
     def get_shipment(id: str) -> Response:
@@ -95,8 +86,20 @@ def blueprint(
         status = query_param(request, "status")
         return ok(service.change_status(shipments, caller, path_id(id), status, utcnow(), parts))
 
+    _delete_route(bp, shipments, parts)
     _tracking_routes(bp, shipments, carrier_store, parts)
     return bp
+
+
+def _delete_route(bp: ServiceBlueprint, shipments: Shipments, parts: Parts | None) -> None:
+    """A shipment not yet on its way deleted (docs/api.md#shipments-of-parts)."""
+
+    @bp.route("/api/envios/{id}", methods=["DELETE"])
+    def delete_shipment(id: str) -> Response:
+        caller = caller_of(bp.current_request)
+        access.may_delete(caller)
+        service.delete_shipment(shipments, caller, path_id(id), parts)
+        return no_content()
 
 
 def _tracking_routes(

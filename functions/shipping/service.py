@@ -152,11 +152,7 @@ def create_shipment(
 def _order_parts(parts: Parts, new_shipment: rules.NewShipment) -> OrderParts:
     found = parts.orders.read(new_shipment.pedido_id)
     if found is None:
-        raise Invalid(
-            "ORDER_NOT_FOUND",
-            f"Order {new_shipment.pedido_id} does not exist",
-            details=[{"field": "pedidoId", "message": "no order has this id"}],
-        )
+        raise Invalid("ORDER_NOT_FOUND", f"Order {new_shipment.pedido_id} does not exist")
     unknown = parts_rules.unknown_lines(found.order, new_shipment.lineas)
     if unknown is not None:
         raise unknown

@@ -209,7 +209,9 @@ class ShipmentRepository(Repository):
                 with TransactWrite(connection=self._connection) as tx:
                     tx.save(item_of(stored), condition=ShipmentModel.id.does_not_exist())
                     counted(tx)
-            except TransactWriteError:
+            except TransactWriteError as exc:
+                if not _refused(exc):
+                    raise
                 continue  # the order changed (another shipment, its own move): planned again
             return stored
         raise Conflict("CONCURRENT_UPDATE", "The order kept changing; retry")
@@ -249,7 +251,9 @@ class ShipmentRepository(Repository):
                     tx.delete(ShipmentModel(shipment_id), condition=condition)
                     if counted is not None:
                         counted(tx)
-            except TransactWriteError:
+            except TransactWriteError as exc:
+                if not _refused(exc):
+                    raise
                 continue  # moved meanwhile: read again
             return
         raise Conflict("CONCURRENT_UPDATE", f"Shipment {shipment_id} kept changing; retry")
@@ -454,6 +458,14 @@ def _trim(item: ShipmentModel) -> None:
     except UpdateError as exc:
         if not storage.condition_failed(exc):
             raise
+
+
+def _refused(error: TransactWriteError) -> bool:
+    """Cancelled by a condition or by another transaction on the same items at that
+    instant: worth deciding again from a fresh read (anything else is raised)."""
+    reasons = getattr(error.cause, "cancellation_reasons", None) or []
+    codes = {r.code for r in reasons if r is not None}
+    return bool(codes & {"ConditionalCheckFailed", "TransactionConflict"})
 
 
 def _only(status: str | None, owner_id: int | None) -> Condition | None:

@@ -264,3 +264,28 @@ def test_the_repair_leaves_parts_not_yet_on_their_way_alone(depot, approved):
     assert outcome["repaired"] == 0
     # Line 1's units are still held, for their own shipments.
     assert depot.rows(caja) == {1: (3, 3, 0), norte: (5, 1, 4)}
+
+
+def test_a_carriers_event_takes_the_units_out_once_as_a_patch_does(depot, approved):
+    """The tracking function's path (a carrier's signed event) is the same one move."""
+    from tests.integration.test_tracking_routes import push
+
+    order, caja, cinta, _ = approved
+    made = depot.api.post("/api/transportistas", {"codigo": "OLVA", "nombre": "Olva"})
+    secret = body(made)["secreto"]
+    part = shipped(depot, order, [(2, 2)], transportista="Olva")
+    sent = {"codigoSeguimiento": part["codigoSeguimiento"], "estado": "EN_RUTA"}
+    for _ in range(2):  # the carrier's retry of the same event
+        pushed = push(depot.api, "OLVA", secret, sent, msg_id="olva-1")
+        assert pushed.status_code == 202, pushed.body
+    assert depot.rows(cinta) == {1: (4, 0, 4)}
+    assert order_now(depot, order)["status"] == "EN_ENVIO"
+    later = {**sent, "estado": "ENTREGADO"}
+    assert push(depot.api, "OLVA", secret, later, msg_id="olva-2").status_code == 202
+    assert depot.rows(cinta) == {1: (4, 0, 4)}
+    assert counts(depot, order) == [(0, 0), (2, 2)]
+    history = body(depot.api.get(f"/api/envios/{part['id']}/historial"))
+    assert [(h["status"], h["rol"]) for h in history[1:]] == [
+        ("EN_RUTA", "system"),
+        ("ENTREGADO", "system"),
+    ]

@@ -289,3 +289,20 @@ def test_a_carriers_event_takes_the_units_out_once_as_a_patch_does(depot, approv
         ("EN_RUTA", "system"),
         ("ENTREGADO", "system"),
     ]
+
+
+def test_an_order_on_its_way_by_a_part_counts_every_unit_when_its_own_take_out_took_them(
+    depot, approved
+):
+    """What the order's own EN_ENVIO does when it loses its status write to its first part
+    on the road (orders.service: its take-out took the rest): every line wholly on its
+    way, its deliveries left as they are."""
+    from orders.repository import OrderRepository
+
+    order = approved[0]
+    part = shipped(depot, order, [(2, 2)])
+    assert status(depot, part, "ENTREGADO").status_code == 200
+    with aws.acting_as("OrdersFunction"):
+        orders = OrderRepository(Settings.from_env())
+        orders.all_on_their_way(orders.get(order["id"]))
+    assert counts(depot, order) == [(4, 0), (2, 2)]

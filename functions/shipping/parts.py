@@ -41,10 +41,11 @@ class OrderParts:
 
 def parse_lines(check: Checker) -> tuple[tuple[ShipmentLine, ...], int | None]:
     """A new shipment's optional `lineas` (1 to 50, each a line of its order once, and
-    its units) and `bodegaId`."""
-    bodega = check.identifier("bodegaId") if check.body.get("bodegaId") is not None else None
+    its units) and `bodegaId` (read only with them: a shipment without lines is the
+    contract's, which ignores fields it does not know)."""
     if check.body.get("lineas") is None:
-        return (), bodega
+        return (), None
+    bodega = check.identifier("bodegaId") if check.body.get("bodegaId") is not None else None
     lines: list[ShipmentLine] = []
     seen: dict[int, int] = {}
     for index, line in enumerate(check.objects("lineas", minimum=1, maximum=MAX_LINES) or []):

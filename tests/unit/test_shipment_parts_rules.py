@@ -111,6 +111,8 @@ def test_unknown_and_repeated_lines_are_400():
     parts.parse_lines(check)
     assert [d["field"] for d in check.details] == ["lineas[1].linea"]
     assert parts.parse_lines(Checker({})) == ((), None)
+    # bodegaId without lineas: the contract's shipment, which ignores it
+    assert parts.parse_lines(Checker({"bodegaId": "x"})) == ((), None)
 
 
 def test_counted_adds_and_takes_back_by_line_and_warehouse():

@@ -74,6 +74,7 @@ def line_of(item: LedgerModel) -> HeldLine:
         asignaciones=item.asignaciones or {},
         retenidas=item.retenidas or {},
         retiradas=item.retiradas or {},
+        envios=frozenset(int(e) for e in item.envios or ()),
     )
 
 

@@ -8,7 +8,7 @@ the key of an item in ProductSkusTable; both are written in one transaction with
 conditions, which makes a duplicate sku fail on the server even under concurrency.
 """
 
-from pynamodb.attributes import Attribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import Attribute, NumberAttribute, NumberSetAttribute, UnicodeAttribute
 from pynamodb.constants import MAP
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex
 from pynamodb.models import Model
@@ -142,6 +142,9 @@ class LedgerModel(Model):
     asignaciones = UnitsAttribute(null=True)  # where its units were reserved
     retenidas = UnitsAttribute(null=True)  # where it holds units now
     retiradas = UnitsAttribute(null=True)  # where its order's own take-out took them from
+    # The shipments whose units left with this line as the first they carry (the part
+    # take-out's key: docs/api.md#shipments-of-parts); a retry finds its id here.
+    envios = NumberSetAttribute(null=True)
     retiene = NumberAttribute(null=True)
     retiene_shard = UnicodeAttribute(attr_name="retieneShard", null=True)
     expira = NumberAttribute(null=True)

@@ -186,6 +186,13 @@ def stock_moves(
         access.may_move_stock(caller_of(bp.current_request))
         return ok(service.reservation_of(stock, path_id(pedidoId)).to_service())
 
+    @bp.route(moves.PART_ROUTE, methods=["POST"])
+    def take_part(pedidoId: str, envioId: str) -> Response:  # noqa: N803 - the route's names
+        request = bp.current_request
+        access.may_move_stock(caller_of(request))
+        order_id, shipment_id, now = path_id(pedidoId), path_id(envioId), to_iso(utcnow())
+        return ok(service.take_part(stock, order_id, shipment_id, json_object(request), now))
+
     @bp.route(moves.MOVE_ROUTE, methods=["POST"])
     def move_stock(pedidoId: str, accion: str) -> Response:  # noqa: N803
         request = bp.current_request

@@ -69,6 +69,8 @@ class HeldLine:
     asignaciones: dict[int, int] = field(default_factory=dict)
     retenidas: dict[int, int] = field(default_factory=dict)
     retiradas: dict[int, int] = field(default_factory=dict)
+    # The shipments whose units left with this line first (docs/api.md#shipments-of-parts).
+    envios: frozenset[int] = frozenset()
 
     def to_service(self) -> dict:
         return {
@@ -203,6 +205,21 @@ def changed_since(pedido_id: int) -> Conflict:
     """A repair's move of units that moved since the repair read them: whoever moved them
     (an order's own request) decides, and the repair leaves them alone."""
     return Conflict(stock.CHANGED, f"Order {pedido_id}'s units moved since they were read")
+
+
+def parse_part(body: dict) -> tuple[int, dict[int, int]]:
+    """A part take-out's body (common.stock.client): its warehouse and its units by line."""
+    check = Checker(body)
+    bodega_id = check.identifier("bodegaId")
+    parts: dict[int, int] = {}
+    for line in check.objects("lineas", minimum=1, maximum=stock.MAX_LINES) or []:
+        linea, cantidad = line.identifier("linea"), line.count("cantidad", minimum=1)
+        if linea in parts:
+            line.fail("linea", "names a line already sent")
+        elif linea is not None and cantidad is not None:
+            parts[linea] = cantidad
+    check.done()
+    return bodega_id, parts
 
 
 def not_held(pedido_id: int, status: str | None) -> Conflict:

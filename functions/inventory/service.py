@@ -49,6 +49,9 @@ class Stock(Protocol):
     def give_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
     def take_out(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
     def put_back(self, pedido_id: int, now: str, seen: str | None = None) -> Moved: ...
+    def take_part(
+        self, pedido_id: int, envio_id: int, bodega_id: int, parts: dict[int, int], now: str
+    ) -> tuple[bool, bool]: ...
     def set_count(self, producto_id: int, bodega_id: int, actual: int, now: str) -> Product: ...
     def transfer(
         self, producto_id: int, desde: int, hacia: int, cantidad: int, now: str
@@ -244,6 +247,15 @@ def move_stock(stock: Stock, pedido_id: int, raw_move: str, body: dict, now: str
             for line in moved.reservation.lineas
         ],
     }
+
+
+def take_part(stock: Stock, pedido_id: int, envio_id: int, body: dict, now: str) -> dict:
+    """A shipment of part of the order leaving with its units (docs/api.md#shipments-of-parts),
+    once per shipment: whether this request took them (False: taken before, or `conPedido`:
+    the order's own take-out had taken them all)."""
+    bodega_id, parts = rules.parse_part(body)
+    applied, whole = stock.take_part(pedido_id, envio_id, bodega_id, parts, now)
+    return {"aplicada": applied, "conPedido": whole}
 
 
 # Reservations per page of the repair's reading (the services' own route: no body limit).

@@ -28,6 +28,7 @@ from typing import Any
 
 from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.operand import Path
 from pynamodb.transactions import TransactWrite
 
 from common.platform.errors import Conflict
@@ -225,6 +226,83 @@ class StockRepository(StockItems):
         the warehouses they left."""
         return self._move_all(pedido_id, now, seen, PUT_BACK)
 
+    def take_part(
+        self, pedido_id: int, envio_id: int, bodega_id: int, parts: dict[int, int], now: str
+    ) -> tuple[bool, bool]:
+        """A shipment's units (`parts`: units by line) leave `bodega_id`: the lines hold
+        that many fewer there, and the warehouse's stockActual and stockReservado go down,
+        in one transaction that records the shipment on the first line it carries, so
+        asked again it takes nothing more (docs/api.md#shipments-of-parts). Answers
+        (applied, whole): `whole` when the order's own take-out had taken every unit
+        already (nothing left for the shipment to take). RESERVATION_NOT_HELD when the
+        units are not held there (given back); INSUFFICIENT_STOCK when fewer are on hand."""
+        first = min(parts)
+        for attempt in range(MAX_ATTEMPTS):
+            current = self.reservation(pedido_id)
+            if current is None:
+                raise not_held(pedido_id, None)
+            lines = {line.linea: line for line in current.lineas}
+            if first in lines and envio_id in lines[first].envios:
+                return False, False  # taken before: a retry
+            if current.status == HANDED_OVER:
+                return False, True
+            if current.status != HELD or any(
+                linea not in lines or lines[linea].retenidas.get(bodega_id, 0) < units
+                for linea, units in parts.items()
+            ):
+                raise not_held(pedido_id, current.status)
+            carried = [lines[linea] for linea in sorted(parts)]
+            products = self.products(line.producto_id for line in carried)
+            short = [
+                rules.short_line(line.linea, line.producto_id, on_hand, on_hand=True)
+                for line in carried
+                if (on_hand := _on_hand(products.get(line.producto_id), bodega_id))
+                < parts[line.linea]
+            ]
+            if short:
+                raise rules.insufficient_stock(short, on_hand=True)
+            try:
+                self._write_part(carried, products, envio_id, bodega_id, parts, now)
+            except TransactWriteError as exc:
+                if conflicted(exc):
+                    pause(attempt)
+                continue  # the lines or the products' stock changed: read again
+            return True, False
+        raise _kept_changing(f"Order {pedido_id}'s stock")
+
+    def _write_part(
+        self,
+        carried: list[HeldLine],
+        products: dict[int, Product],
+        envio_id: int,
+        bodega_id: int,
+        parts: dict[int, int],
+        now: str,
+    ) -> None:
+        """One transaction: each line holding its units fewer (the first one noting the
+        shipment), each product's counters down by them, on the lines as read."""
+        m = LedgerModel
+        first = min(parts)
+        with TransactWrite(connection=self._connection) as tx:
+            for line in carried:
+                units = parts[line.linea]
+                left = line.retenidas[bodega_id] - units
+                there = Path(["retenidas", str(bodega_id)])
+                actions: list[Any] = [m.cambio.set(now)]
+                actions.append(there.set(left) if left else there.remove())
+                if not left and set(line.retenidas) == {bodega_id}:
+                    actions += [m.retiene.remove(), m.retiene_shard.remove()]
+                if line.linea == first:
+                    actions.append(m.envios.add({envio_id}))
+                tx.update(
+                    m(cause(ORDER_CAUSE, line.pedido_id), line.linea),
+                    actions=actions,
+                    condition=_as_read(line),
+                )
+                change = ProductChange(products[line.producto_id])
+                _units_moved(change, TAKE_OUT, bodega_id, units)
+                add_change(tx, change, now)
+
     def _move_all(self, pedido_id: int, now: str, seen: str | None, move: str) -> Moved:
         for attempt in range(MAX_ATTEMPTS):
             current = self._as_seen(pedido_id, seen)
@@ -394,6 +472,11 @@ def _as_ranked(products: Iterable[Product]) -> dict[int, Warehouse]:
         for p in products
         for row in p.existencias
     }
+
+
+def _on_hand(product: Product | None, bodega_id: int) -> int:
+    row = product.row(bodega_id) if product is not None else None
+    return row.stock_actual if row else 0
 
 
 def _line_after(line: HeldLine, move: str, now: str) -> tuple[list, HeldLine]:

@@ -5,7 +5,10 @@ decided on: of two conflicting moves at once, the server lets exactly one throug
 the other is told (StatusChanged) to decide again from what it finds.
 """
 
+from typing import Any
+
 from pynamodb.exceptions import UpdateError
+from pynamodb.expressions.operand import Path
 
 from common.identity.user_ids import UserIds
 from common.orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
@@ -64,6 +67,23 @@ class OrderRepository(OrderReader):
                 raise
             raise StatusChanged(order.id) from None
         return self._entity_of(item)
+
+    def all_on_their_way(self, order: Order) -> None:
+        """Every line's `cantidadEnviada` its `cantidad`, by path (nothing else of the lines
+        written), while the order is EN_ENVIO; an order whose lines are not stored counts
+        them so by its status already."""
+        m = OrderModel
+        actions: list[Any] = [
+            Path("lineas")[index]["cantidadEnviada"].set(line.cantidad)
+            for index, line in enumerate(order.lineas)
+        ]
+        try:
+            OrderModel(order.id).update(
+                actions=actions, condition=(m.status == "EN_ENVIO") & m.lineas.exists()
+            )
+        except UpdateError as exc:
+            if not storage.condition_failed(exc):
+                raise
 
     def history(self, order_id: int) -> tuple[Order, list[Entry]]:
         """The order and its kept status changes."""

@@ -17,7 +17,7 @@ from common.platform.clock import to_iso
 from common.platform.errors import Conflict, DomainError, Invalid, Unavailable
 from common.platform.history import Entry
 from common.stock.client import Inventory, InventoryUnavailable, Moved, NotHeld, StockAnswer
-from common.stock.moves import UNDOING
+from common.stock.moves import TAKE_OUT, UNDOING
 from common.storage.paging import Page
 from orders import access, rules
 from orders.commands import ChangeStatus, PlaceOrder
@@ -39,6 +39,9 @@ class Orders(Protocol):
         its lines become `lines` in the same write."""
 
     def history(self, order_id: int) -> tuple[Order, list[Entry]]: ...
+
+    def all_on_their_way(self, order: Order) -> None:
+        """Every line's units counted on their way, while the order is EN_ENVIO."""
 
     def add(self, order: Order) -> None:
         """Saved with its userId claimed (common.identity.user_ids: Conflict while an account is
@@ -223,8 +226,14 @@ def _move(
             order, target, change, rules.lines_after(order, target, moved.held)
         )
     except rules.StatusChanged:
-        if moved.applied and move and orders.get(order.id).status != target:
+        now = orders.get(order.id)
+        if moved.applied and move and now.status != target:
             _undo(stock, move, order, request_id)
+        elif moved.applied and move == TAKE_OUT:
+            # Its first part on the road moved it to EN_ENVIO meanwhile
+            # (docs/api.md#shipments-of-parts), and this take-out took every unit still
+            # reserved: every unit is on its way, as this move would have counted them.
+            orders.all_on_their_way(now)
         raise
 
 

@@ -32,3 +32,7 @@ def owner_filter(caller: Caller) -> int | None:
     """Whose shipments a list holds: those of a customer's own orders; all (None) for an
     operator."""
     return None if caller.is_operator else caller.user_id
+
+
+def may_delete(caller: Caller) -> None:
+    require_operator(caller, "delete shipments")

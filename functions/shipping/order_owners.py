@@ -1,6 +1,8 @@
 """Whose order a new shipment fulfils: asked of the orders service, as the operator who
 creates the shipment (common.http.service_calls), so that its customer can follow it
-(docs/api.md#who-may-do-what). The shipping service never reads the orders' table."""
+(docs/api.md#who-may-do-what). A shipment without lines reads nothing of the orders'
+table; one with lines of its order reads and counts its parts there instead
+(shipping.parts_repository, docs/api.md#shipments-of-parts)."""
 
 import json
 from collections.abc import Callable

@@ -45,6 +45,7 @@ from shipping.model import (
     TrackingCodeModel,
     TrackingEventModel,
 )
+from shipping.parts import DELETABLE, on_its_way
 from shipping.rules import Shipment, unknown_shipment
 from shipping.tracking import Step, applied, new_code
 
@@ -70,6 +71,8 @@ def item_of(shipment: Shipment) -> ShipmentModel:
     item = storage.listed(storage.to_item(ShipmentModel, shipment))
     item.status_shard = shards.key(shipment.status, shipment.id, STATUS_SHARDS)
     item.vence = shards.key(DUE, shipment.id, DUE_SHARDS)
+    if not shipment.lineas:
+        item.lineas = None  # the contract's shipment: stored as before lines
     return item
 
 
@@ -85,6 +88,13 @@ class Moved:
     event: TrackingEvent | None = None
     repeated: bool = False
 
+
+# What a shipment adds to its order's counts in its own transaction
+# (shipping.parts_repository); a new shipment with lines and that update, planned from its
+# order as it is now; a shipment's update given back when it is deleted (None: it has none).
+Counted = Callable[[TransactWrite], None]
+PlanPart = Callable[[], tuple[Shipment, Counted]]
+Uncount = Callable[[Shipment], Counted | None]
 
 # What a change does to a shipment as it is: a PATCH's rule or an event's (None: nothing).
 Decide = Callable[[Shipment], Step | None]
@@ -114,6 +124,8 @@ def _actions(step: Step, entry: Entry | None, shown_event: str | None) -> list[A
         )
     if shown_event is not None:
         actions.append(m.ultimo_evento.set(shown_event))
+    if step.salida is not None:
+        actions.append(m.salida.set(step.salida))
     return actions
 
 
@@ -132,6 +144,7 @@ def _as_read(shipment: Shipment) -> Condition:
         )
         & same(m.ultimo_evento_en, shipment.ultimo_evento_en)
         & same(m.incidencia_fecha, shipment.incidencia_fecha)
+        & same(m.salida, shipment.salida)
     )
 
 
@@ -178,6 +191,32 @@ class ShipmentRepository(Repository):
         """Its tracking code claimed first (a code no other shipment has: another one is
         drawn in the unheard-of case it is taken), then the shipment saved. A claim left
         by a create that died in between leads to no shipment: as unknown as any code."""
+        stored = replace(shipment, codigo_seguimiento=self._claim(shipment))
+        super().add(stored)
+        return stored
+
+    def add_part(self, plan: PlanPart) -> Shipment:
+        """A shipment with lines of its order, saved in one transaction with what it adds
+        to its order's counts (`plan()`: the shipment and that update, from the order as it
+        is now; asked again when the order changed meanwhile, which may refuse it)."""
+        code: str | None = None
+        for _ in range(MAX_ATTEMPTS):
+            shipment, counted = plan()
+            if code is None:
+                code = self._claim(shipment)
+            stored = replace(shipment, codigo_seguimiento=code)
+            try:
+                with TransactWrite(connection=self._connection) as tx:
+                    tx.save(item_of(stored), condition=ShipmentModel.id.does_not_exist())
+                    counted(tx)
+            except TransactWriteError as exc:
+                if not _refused(exc):
+                    raise
+                continue  # the order changed (another shipment, its own move): planned again
+            return stored
+        raise Conflict("CONCURRENT_UPDATE", "The order kept changing; retry")
+
+    def _claim(self, shipment: Shipment) -> str:
         code = shipment.codigo_seguimiento or new_code()
         for _ in range(MAX_ATTEMPTS):
             try:
@@ -189,10 +228,35 @@ class ShipmentRepository(Repository):
                     raise
                 code = new_code()
                 continue
-            stored = replace(shipment, codigo_seguimiento=code)
-            super().add(stored)
-            return stored
+            return code
         raise Conflict("CONCURRENT_UPDATE", "No tracking code could be claimed; retry")
+
+    def delete(self, shipment_id: int, uncount: Uncount) -> None:
+        """The shipment gone while CREADO or ASIGNADO with its units not yet out (409
+        SHIPMENT_ON_ITS_WAY later), in one transaction with its units given back to its
+        order's count of units not yet on a shipment (`uncount`: that update, None for a
+        shipment without lines). Its tracking code's claim stays, leading to no shipment."""
+        m = ShipmentModel
+        for _ in range(MAX_ATTEMPTS):
+            item = storage.get_item(ShipmentModel, self.known(shipment_id))
+            if item is None:
+                raise unknown_shipment(shipment_id)
+            shipment = self._entity_of(item)
+            if shipment.status not in DELETABLE or shipment.salida is not None:
+                raise on_its_way(shipment)
+            condition = (m.status == shipment.status) & m.salida.does_not_exist()
+            counted = uncount(shipment)
+            try:
+                with TransactWrite(connection=self._connection) as tx:
+                    tx.delete(ShipmentModel(shipment_id), condition=condition)
+                    if counted is not None:
+                        counted(tx)
+            except TransactWriteError as exc:
+                if not _refused(exc):
+                    raise
+                continue  # moved meanwhile: read again
+            return
+        raise Conflict("CONCURRENT_UPDATE", f"Shipment {shipment_id} kept changing; retry")
 
     def move(
         self,
@@ -394,6 +458,14 @@ def _trim(item: ShipmentModel) -> None:
     except UpdateError as exc:
         if not storage.condition_failed(exc):
             raise
+
+
+def _refused(error: TransactWriteError) -> bool:
+    """Cancelled by a condition or by another transaction on the same items at that
+    instant: worth deciding again from a fresh read (anything else is raised)."""
+    reasons = getattr(error.cause, "cancellation_reasons", None) or []
+    codes = {r.code for r in reasons if r is not None}
+    return bool(codes & {"ConditionalCheckFailed", "TransactionConflict"})
 
 
 def _only(status: str | None, owner_id: int | None) -> Condition | None:

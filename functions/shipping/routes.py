@@ -16,13 +16,13 @@ from common.http.readers import (
     path_id,
     query_param,
 )
-from common.http.responses import created, json_response, ok
+from common.http.responses import created, json_response, no_content, ok
 from common.http.service_app import ServiceBlueprint
 from common.platform.clock import utcnow
 from shipping import access, carriers, rules, service, tracking
 from shipping.order_owners import OrderOwners
 from shipping.repository import Moved
-from shipping.service import Carriers, Lookups, Shipments, Signed
+from shipping.service import Carriers, Lookups, Parts, Shipments, Signed
 
 
 def _event_answer(moved: Moved) -> Response:
@@ -36,6 +36,7 @@ def blueprint(
     lists: Lists,
     once: CreatedOnce,
     carrier_store: Carriers,
+    parts: Parts | None = None,
 ) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
 
@@ -62,16 +63,15 @@ def blueprint(
         access.may_create(caller_of(request))
         on_behalf = on_behalf_of(request)
         body = json_object(request)
-        new_shipment = rules.parse_shipment(body)
+        new = rules.parse_shipment(body)
+
+        def owner_of(pedido_id: int) -> int | None:
+            return owners.owner_of(pedido_id, on_behalf)
+
         return once.created(
             request,
             body,
-            lambda: service.create_shipment(
-                shipments,
-                lambda pedido_id: owners.owner_of(pedido_id, on_behalf),
-                new_shipment,
-                utcnow(),
-            ),
+            lambda: service.create_shipment(shipments, owner_of, new, utcnow(), parts),
         )
 
     @bp.route("/api/envios/{id}", methods=["GET"])
@@ -84,13 +84,27 @@ def blueprint(
         caller = caller_of(request)
         access.may_change_status(caller)
         status = query_param(request, "status")
-        return ok(service.change_status(shipments, caller, path_id(id), status, utcnow()))
+        return ok(service.change_status(shipments, caller, path_id(id), status, utcnow(), parts))
 
-    _tracking_routes(bp, shipments, carrier_store)
+    _delete_route(bp, shipments, parts)
+    _tracking_routes(bp, shipments, carrier_store, parts)
     return bp
 
 
-def _tracking_routes(bp: ServiceBlueprint, shipments: Shipments, carrier_store: Carriers) -> None:
+def _delete_route(bp: ServiceBlueprint, shipments: Shipments, parts: Parts | None) -> None:
+    """A shipment not yet on its way deleted (docs/api.md#shipments-of-parts)."""
+
+    @bp.route("/api/envios/{id}", methods=["DELETE"])
+    def delete_shipment(id: str) -> Response:
+        caller = caller_of(bp.current_request)
+        access.may_delete(caller)
+        service.delete_shipment(shipments, caller, path_id(id), parts)
+        return no_content()
+
+
+def _tracking_routes(
+    bp: ServiceBlueprint, shipments: Shipments, carrier_store: Carriers, parts: Parts | None
+) -> None:
     """What happened to a shipment (its history, its tracking events), and carriers
     (docs/api.md#history, docs/api.md#tracking)."""
 
@@ -106,7 +120,9 @@ def _tracking_routes(bp: ServiceBlueprint, shipments: Shipments, carrier_store: 
         access.may_record_events(caller)
         shipment_id, now = path_id(id), utcnow()
         new = tracking.parse_event(json_object(request), now)
-        return _event_answer(service.operator_event(shipments, caller, shipment_id, new, now))
+        return _event_answer(
+            service.operator_event(shipments, caller, shipment_id, new, now, parts)
+        )
 
     @bp.route("/api/envios/{id}/eventos", methods=["GET"])
     def shipment_events(id: str) -> Response:
@@ -126,7 +142,7 @@ _SIGNATURE_HEADERS = carriers.SIGNATURE_HEADERS
 
 
 def public_blueprint(
-    shipments: Shipments, carrier_store: Carriers, lookups: Lookups
+    shipments: Shipments, carrier_store: Carriers, lookups: Lookups, parts: Parts | None = None
 ) -> ServiceBlueprint:
     bp = ServiceBlueprint(__name__)
     # Answers about parcels anyone may follow: never kept by a cache on the way, so a
@@ -148,7 +164,7 @@ def public_blueprint(
             name: request.headers[name] for name in _SIGNATURE_HEADERS if name in request.headers
         }
         signed = Signed(raw if isinstance(raw, bytes) else raw.encode(), headers, json_object_of)
-        moved = service.carrier_event(carrier_store, shipments, codigo, signed, utcnow())
+        moved = service.carrier_event(carrier_store, shipments, codigo, signed, utcnow(), parts)
         assert moved.event is not None  # an event's move always has it
         return json_response({"id": moved.event.id}, 202)
 

@@ -16,6 +16,7 @@ from common.platform.validation import (
     query_positive_integer,
     required_query_choice,
 )
+from shipping.parts import parse_lines
 from shipping.strategies import TIPOS_ENVIO, for_tipo
 from shipping.tracking import new_code
 
@@ -31,11 +32,17 @@ def unknown_shipment(shipment_id: int) -> NotFound:
 def parse_shipment(body: dict) -> NewShipment:
     """The POST body; client-sent generated fields and unknown fields are ignored."""
     check = Checker(body)
+    pedido_id = check.identifier("pedidoId")
+    tipo_envio = check.choice("tipoEnvio", TIPOS_ENVIO)
+    transportista, destino = check.text("transportista"), check.text("destino")
+    lineas, bodega_id = parse_lines(check)
     new_shipment = NewShipment(
-        pedido_id=check.identifier("pedidoId"),
-        tipo_envio=check.choice("tipoEnvio", TIPOS_ENVIO),
-        transportista=check.text("transportista"),
-        destino=check.text("destino"),
+        pedido_id=pedido_id,
+        tipo_envio=tipo_envio,
+        transportista=transportista,
+        destino=destino,
+        bodega_id=bodega_id,
+        lineas=lineas,
     )
     check.done()
     return new_shipment
@@ -61,6 +68,8 @@ def created_shipment(
         owner_id=owner_id,
         codigo_seguimiento=new_code(),
         estado_seguimiento=INITIAL_STATUS,
+        bodega_id=new_shipment.bodega_id,
+        lineas=new_shipment.lineas,
     )
 
 

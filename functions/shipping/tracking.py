@@ -162,6 +162,9 @@ class Step:
     estado: str | None = None
     newest: str | None = None
     incident: Incident | None = None
+    # When the shipment's units left its warehouse (its first EN_RUTA or ENTREGADO, for a
+    # shipment with lines: shipping.service.move), set with the status that took them.
+    salida: str | None = None
 
 
 def patched(status: str) -> Step:
@@ -203,6 +206,8 @@ def applied(shipment: Shipment, step: Step) -> Shipment:
     if step.incident is not None:
         changes["incidencia_detalle"] = step.incident.detalle
         changes["incidencia_fecha"] = step.incident.fecha
+    if step.salida is not None:
+        changes["salida"] = step.salida
     return replace(shipment, **changes) if changes else shipment
 
 

@@ -16,6 +16,7 @@ from common.http.creating import CreatedOnce, PersonsCopy
 from common.http.idempotency import Once
 from common.http.lists import Lists
 from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
+from common.http.service_calls import ByInvoke, Routes
 from common.http.service_calls import service as service_of
 from common.identity.user_ids import UserIds
 from common.identity.window_repository import AddressWindow
@@ -24,9 +25,11 @@ from common.platform.handlers import FunctionHandler
 from common.platform.lambda_init import REHEARSAL_ID
 from common.platform.logs import get_logger
 from common.platform.settings import Settings
+from common.stock.client import StockClient
 from shipping import routes, service
 from shipping.carriers_repository import CarrierRepository
 from shipping.order_owners import OrderOwners
+from shipping.parts_repository import OrderPartsRepository
 from shipping.repository import ShipmentRepository
 
 SERVICE = "shipping"
@@ -40,8 +43,34 @@ LOOKUPS_PER_MINUTE = 60
 LOOKUPS = "tracking-lookup"
 
 
-def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprint:
-    """`lambda_client`: another Lambda client than the process's own (a recording one)."""
+def parts_for(
+    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+) -> service.Parts:
+    """What a shipment with lines of its order moves beside itself
+    (docs/api.md#shipments-of-parts): its units, by the inventory's internal route (an
+    invoke of its function on AWS; this very app's routes locally, `inventory_here`),
+    through a breaker of this function's own; its order's counts, in the orders' table."""
+    function = settings.inventory_function
+    client = (lambda_client or aws.lambda_client(settings)) if function else None
+    stock = StockClient(
+        fail_max=settings.breaker_fail_max,
+        reset_seconds=settings.breaker_reset_seconds,
+        service=SERVICE,
+        moves=ByInvoke(function, client) if function else inventory_here,
+        alarmed=False,
+    )
+    return service.Parts(
+        stock=stock,
+        orders=OrderPartsRepository(settings),
+        erased=UserIds.for_function(settings).erased,
+    )
+
+
+def routes_for(
+    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+) -> ServiceBlueprint:
+    """`lambda_client`: another Lambda client than the process's own (a recording one);
+    `inventory_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
         shipments = ShipmentRepository(settings)
         blueprint = routes.blueprint(
@@ -66,12 +95,15 @@ def routes_for(settings: Settings, lambda_client: Any = None) -> ServiceBlueprin
                 ),
             ),
             CarrierRepository(settings),
+            parts_for(settings, lambda_client, inventory_here),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
-def public_routes_for(settings: Settings) -> ServiceBlueprint:
+def public_routes_for(
+    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+) -> ServiceBlueprint:
     with aws.acting_as(PUBLIC_FUNCTION):
         blueprint = routes.public_blueprint(
             ShipmentRepository(settings),
@@ -83,6 +115,7 @@ def public_routes_for(settings: Settings) -> ServiceBlueprint:
                 60.0,
                 "TOO_MANY_LOOKUPS",
             ),
+            parts_for(settings, lambda_client, inventory_here),
         )
     blueprint.function = PUBLIC_FUNCTION
     return blueprint

@@ -55,12 +55,15 @@ RESERVE_MS = 10_000
 EVERY_SECONDS = 120
 
 
-def repair_move(order: str | None, units: str | None) -> str | None:
+def repair_move(order: str | None, units: str | None, parts_to_go: bool = False) -> str | None:
     """The stock move that brings an order's units (their reservation's status, None:
     never reserved) in line with the order's status (None: no such order); None when
-    they are."""
+    they are. `parts_to_go`: the order is on its way by its parts, some of its units not
+    yet (docs/api.md#shipments-of-parts): those leave with their own shipments."""
     if units == HELD and order in ("PENDIENTE", "CANCELADO"):
         return GIVE_BACK  # an approval that lost its status write, or a cancel's undo
+    if units == HELD and order == "EN_ENVIO" and parts_to_go:
+        return None
     if units == HELD and order in ("EN_ENVIO", "ENTREGADO"):
         return TAKE_OUT  # a ship whose undo was lost
     if order == "APROBADO" and units in (None, RELEASED):
@@ -68,6 +71,12 @@ def repair_move(order: str | None, units: str | None) -> str | None:
     if order == "APROBADO" and units == HANDED_OVER:
         return PUT_BACK  # a ship that lost its status write
     return None
+
+
+def _parts_to_go(order: Order) -> bool:
+    """An order moved to EN_ENVIO by its first part on the road (its own move counts every
+    unit on its way) with units still to leave with their shipments."""
+    return any(line.cantidad_enviada < line.cantidad for line in order.lineas)
 
 
 class Orders(Protocol):
@@ -170,7 +179,9 @@ class Repair:
             outcome.checked += 1
             if reservation is not None and str(reservation.get("cambio", "")) > settled_before:
                 continue  # a move on its way: its own request finishes it
-            move = repair_move(order.status, reservation["estado"] if reservation else None)
+            move = repair_move(
+                order.status, reservation["estado"] if reservation else None, _parts_to_go(order)
+            )
             if move is None:
                 continue
             seen = str(reservation["cambio"]) if reservation else None

@@ -166,6 +166,44 @@ def test_a_shipments_history_is_bounded_at_a_hundred(http):
     assert (moved["status"], moved["estadoSeguimiento"]) == ("EN_RUTA", "EN_RUTA")
 
 
+def test_an_order_of_two_lines_shipped_in_two_parts_ends_delivered(http):
+    """Shipments of parts (docs/api.md#shipments-of-parts) through the stack's own
+    functions: each part's units leave with it, the order follows by itself."""
+    caja, cinta = product(http, 5, "E2E-PARTS-1"), product(http, 5, "E2E-PARTS-2")
+    lines = [{"productoId": caja["id"], "cantidad": 3}, {"productoId": cinta["id"], "cantidad": 2}]
+    sent = {k: v for k, v in ORDER.items() if k not in ("productoId", "cantidad", "total")}
+    placed = http.gateway("POST", "/api/pedidos", json={**sent, "lineas": lines})
+    assert placed.status_code == 201, placed.text
+    placed = placed.json()
+    assert move(http, placed, "APROBADO").status_code == 200
+    base = {
+        "pedidoId": placed["id"],
+        "tipoEnvio": "EXPRESS",
+        "transportista": "DHL",
+        "destino": "Lima",
+    }
+    parts = []
+    for carried in ([{"linea": 1, "cantidad": 3}], [{"linea": 2, "cantidad": 2}]):
+        made = http.gateway("POST", "/api/envios", json={**base, "lineas": carried})
+        assert made.status_code == 201, made.text
+        assert made.json()["bodegaId"] == 1
+        parts.append(made.json())
+    first = http.gateway("PATCH", f"/api/envios/{parts[0]['id']}/status?status=EN_RUTA")
+    assert first.status_code == 200, first.text
+    assert units(http, caja) == (2, 0, 2) and units(http, cinta) == (5, 2, 3)
+    assert http.gateway("GET", f"/api/pedidos/{placed['id']}").json()["status"] == "EN_ENVIO"
+    for part in parts:
+        done = http.gateway("PATCH", f"/api/envios/{part['id']}/status?status=ENTREGADO")
+        assert done.status_code == 200, done.text
+    assert units(http, cinta) == (3, 0, 3)
+    delivered = http.gateway("GET", f"/api/pedidos/{placed['id']}").json()
+    assert delivered["status"] == "ENTREGADO"
+    assert [(x["cantidadEnviada"], x["cantidadEntregada"]) for x in delivered["lineas"]] == [
+        (3, 3),
+        (2, 2),
+    ]
+
+
 # -- a crash between the reservation and the order's write ----------------------------------
 
 

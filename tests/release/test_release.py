@@ -447,8 +447,10 @@ def test_order_events_are_asynchronous_with_retries_and_a_dead_letter_queue():
 
 
 def test_only_the_stock_movers_may_invoke_inventory_and_are_told_its_name():
-    """The orders function (the stock check, an order's moves) and the stock repair (the
-    moves a crash left undone) reach the inventory's units by invoking it; nobody else."""
+    """The orders function (the stock check, an order's moves), the stock repair (the
+    moves a crash left undone) and the shipping API and tracking functions (a shipment of
+    part of an order taking its units out when it leaves: docs/api.md#shipments-of-parts)
+    reach the inventory's units by invoking it; nobody else."""
     invokers = {
         name
         for name, props in functions().items()
@@ -456,7 +458,12 @@ def test_only_the_stock_movers_may_invoke_inventory_and_are_told_its_name():
         if isinstance(policy, dict)
         and policy.get("LambdaInvokePolicy", {}).get("FunctionName") == {"Ref": "InventoryFunction"}
     }
-    assert invokers == {"OrdersFunction", "StockRepairFunction"}
+    assert invokers == {
+        "OrdersFunction",
+        "StockRepairFunction",
+        "ShippingFunction",
+        "TrackingFunction",
+    }
     for name in invokers:
         env = functions()[name]["Environment"]["Variables"]
         # Its alias (SnapStart): the invoke policy's FunctionName* covers name:live.
@@ -540,6 +547,12 @@ SERVICES = {
     "ShippingFunction": "shipping",
     "AuthFunction": "auth",
 }
+# Another service's table a function writes attributes of its items in, and exactly how:
+# the shipping API and tracking functions count an order's parts on its item
+# (shipping/parts_repository.py: its units on shipments, in the shipment's transaction,
+# on their way and delivered), reading it by key and updating it, nothing else.
+PARTS_OF = {"ShippingFunction": "OrdersTable", "TrackingFunction": "OrdersTable"}
+PARTS_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
 # Indexes of a service's tables that another function alone reads, never the service's own
 # requests: the event sweep's (EventSweeperFunction), the late check's
 # (LateShipmentsFunction), and a person's tracking events, exported (UsersFunction).
@@ -629,8 +642,14 @@ def test_each_function_is_told_its_table_names_and_may_touch_only_those_tables(f
     )
     if function in CLAIMS:
         assert env["USER_IDS_TABLE"] == {"Ref": USER_IDS}
+    shared = PARTS_OF.get(function)
+    if shared is not None:
+        assert {action for action, targets in granted.items() if shared in targets} == (
+            PARTS_ACTIONS
+        )
+        assert env[table_env_var(shared)] == {"Ref": shared}
     assert (
-        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS, USER_IDS}
+        set().union(*granted.values()) - {IDEMPOTENCY, BREAKERS, USER_IDS, shared}
         == owned
         | {
             f"{_logical_id(model)}/index/{index['index_name']}"
@@ -681,7 +700,9 @@ def test_the_tracking_functions_reach_only_the_shipments_tables_and_what_they_ne
     shipping = set().union(*_granted("ShippingFunction").values())
     tracking = _granted("TrackingFunction")
     assert set().union(*tracking.values()) - {"SignInAttemptsTable", "CountersTable"} <= shipping
-    assert tracking["dynamodb:UpdateItem"] == {"ShipmentsTable", "CountersTable"}
+    # and an order's parts, as a PATCH counts them (PARTS_OF)
+    assert tracking["dynamodb:UpdateItem"] == {"ShipmentsTable", "CountersTable", "OrdersTable"}
+    assert {a for a, targets in tracking.items() if "OrdersTable" in targets} == PARTS_ACTIONS
     assert tracking["dynamodb:PutItem"] == {"ShipmentEventsTable", "SignInAttemptsTable"}
     assert "dynamodb:DeleteItem" not in tracking and "dynamodb:Scan" not in tracking
     # Only a recorded event's id is drawn: no shipment, no carrier is made there.

@@ -235,6 +235,16 @@ class InMemoryOrders(_InMemory):
         with self._lock:
             return self.get(order_id), list(self._changes.get(order_id, []))
 
+    def all_on_their_way(self, order: Order) -> None:
+        with self._lock:
+            current = self._items[order.id]
+            if current.status == "EN_ENVIO":
+                lines = tuple(
+                    dataclasses.replace(line, cantidad_enviada=line.cantidad)
+                    for line in current.lineas
+                )
+                self._items[order.id] = dataclasses.replace(current, lineas=lines)
+
 
 class InMemoryShipments(_InMemory):
     def __init__(self):

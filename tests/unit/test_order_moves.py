@@ -2,6 +2,7 @@
 (docs/api.md#history): orders.service.change_status against in-memory orders and the
 inventory's own stock rules on an in-memory catalog."""
 
+import dataclasses
 import threading
 from datetime import datetime
 
@@ -251,3 +252,33 @@ def test_a_move_whose_order_keeps_changing_gives_up_with_a_conflict():
         service.change_status(world.orders, Moving(world.stock), approve, pause=no_pause)
     assert refused.value.code == "CONCURRENT_UPDATE"
     assert world.orders.get(order.id).status == "PENDIENTE"
+
+
+class PartLeavingFirst(InMemoryOrders):
+    """Orders whose next status write loses to the order's first part on the road
+    (docs/api.md#shipments-of-parts): moved to EN_ENVIO by the platform, its lines
+    counting only that part's units on their way."""
+
+    def __init__(self):
+        super().__init__()
+        self.armed = False
+
+    def set_status(self, order, target, change, lines=None):
+        if self.armed:
+            self.armed = False
+            current = self.get(order.id)
+            part = dataclasses.replace(current.lineas[0], cantidad_enviada=1)
+            super().set_status(current, "EN_ENVIO", change, (part,))
+        return super().set_status(order, target, change, lines)
+
+
+def test_an_orders_ship_losing_to_its_first_part_counts_every_unit_on_its_way():
+    world = World(stock_actual=5)
+    world.orders = orders = PartLeavingFirst()
+    order = world.place(cantidad=3)
+    world.move(order.id, "APROBADO", ADMIN)
+    orders.armed = True
+    shipped = world.move(order.id, "EN_ENVIO", ADMIN)
+    assert shipped.status == "EN_ENVIO"
+    assert [line.cantidad_enviada for line in shipped.lineas] == [3]
+    assert world.units() == (2, 0, 2)  # taken out once, every unit

@@ -138,6 +138,10 @@ def test_new_shipment_from_a_fixed_now(tipo, estimate, guide, route):
         "atraso_avisado": None,
         "incidencia": None,
         "atrasado": True,
+        # parts of an order (docs/api.md#shipments-of-parts): none on the contract's
+        "bodega_id": None,
+        "lineas": (),
+        "salida": None,
     }
 
 

@@ -70,7 +70,8 @@ def api_json(value: object) -> object:
     """A domain value as the API shows it: dataclasses become objects whose keys are the
     camelCase of their field names (precio_unitario -> precioUnitario), id first, unless a
     field names its own (`wire`, a name kept for clients that read it); a field marked
-    `internal` is the platform's own and not shown."""
+    `internal` is the platform's own and not shown, one marked `omitted_when_empty` only
+    when it holds something (a field a later feature added to what older clients read)."""
     if isinstance(value, list | tuple):
         return [api_json(item) for item in value]
     if dataclasses.is_dataclass(value):
@@ -81,6 +82,7 @@ def api_json(value: object) -> object:
         return {
             f.metadata.get("wire") or _camel(f.name): api_json(getattr(value, f.name))
             for f in fields
+            if not (f.metadata.get("omitted_when_empty") and getattr(value, f.name) in (None, ()))
         }
     return value
 

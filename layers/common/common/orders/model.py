@@ -12,8 +12,14 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from pynamodb.attributes import Attribute, ListAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.constants import LIST
+from pynamodb.attributes import (
+    Attribute,
+    ListAttribute,
+    NumberAttribute,
+    NumberSetAttribute,
+    UnicodeAttribute,
+)
+from pynamodb.constants import LIST, MAP
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
 
@@ -117,6 +123,28 @@ def _line_of(entry: dict) -> OrderLine:
     )
 
 
+class OnShipmentsAttribute(Attribute[dict[tuple[int, int], int]]):
+    """An order's units on shipments by (line, warehouse), a map keyed `<linea>-<bodegaId>`
+    (docs/api.md#shipments-of-parts): each shipment's create adds to it, by arithmetic
+    on the server, on the condition that it stays within what the line holds there."""
+
+    attr_type = MAP
+
+    def serialize(self, value: dict[tuple[int, int], int]) -> dict:
+        return {on_shipments_key(*key): {"N": str(units)} for key, units in value.items()}
+
+    def deserialize(self, value: dict) -> dict[tuple[int, int], int]:
+        found = {}
+        for key, entry in value.items():
+            linea, _, bodega = key.partition("-")
+            found[(int(linea), int(bodega))] = int(entry["N"])
+        return found
+
+
+def on_shipments_key(linea: int, bodega_id: int) -> str:
+    return f"{linea}-{bodega_id}"
+
+
 class OrderStatusIndex(GlobalSecondaryIndex):
     """Orders by `statusShard`, `<status>#<shard>` (common.storage.shards), in id order."""
 
@@ -172,6 +200,12 @@ class OrderModel(Model):
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     evento_pendiente = UnicodeAttribute(attr_name="eventoPendiente", null=True)
     creado_por = UnicodeAttribute(attr_name="creadoPor", null=True)
+    # Its parts (docs/api.md#shipments-of-parts, written by the shipping function): its
+    # units on shipments, and the shipments whose leaving and delivery its lines counted.
+    # Absent until its first shipment with lines.
+    en_envios = OnShipmentsAttribute(attr_name="enEnvios", null=True)
+    envios_salidos = NumberSetAttribute(attr_name="enviosSalidos", null=True)
+    envios_entregados = NumberSetAttribute(attr_name="enviosEntregados", null=True)
     # Its status changes (common.platform.history), each appended by the write that makes it.
     historial = ListAttribute(of=HistoryEntryAttribute, null=True)
     status_shard = UnicodeAttribute(attr_name="statusShard")

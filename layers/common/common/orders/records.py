@@ -127,13 +127,31 @@ def stored_line(order: Order) -> OrderLine:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ShipmentLine:
+    """Units of one line of its order a shipment carries (docs/api.md#shipments-of-parts)."""
+
+    linea: int
+    cantidad: int
+
+
+def _shown_with_lines() -> Any:
+    """A field a shipment shows only when it carries lines of its order: one without them
+    answers what the contract's shipments answer, no more (docs/api.md#shipments-of-parts)."""
+    return field(default=None, metadata={"omitted_when_empty": True})
+
+
+@dataclass(frozen=True, kw_only=True)
 class NewShipment:
-    """Everything a client sets on a shipment; the rest is generated."""
+    """Everything a client sets on a shipment; the rest is generated. `lineas` and
+    `bodegaId`: the units of its order it carries, from one warehouse (none: the
+    contract's shipment, which carries no units the platform counts)."""
 
     pedido_id: int
     tipo_envio: str
     transportista: str
     destino: str | None
+    bodega_id: int | None = _shown_with_lines()
+    lineas: tuple[ShipmentLine, ...] = field(default=(), metadata={"omitted_when_empty": True})
 
 
 @dataclass(frozen=True)
@@ -181,11 +199,17 @@ class Shipment(NewShipment):
     ultimo_evento: str | None = _internal()
     # When `envio.atrasado` was made for it (at most once).
     atraso_avisado: str | None = _internal()
+    # When its units left its warehouse (its first EN_RUTA or ENTREGADO, for a shipment
+    # with lines): written with the status change that took them, so a later move takes
+    # nothing more.
+    salida: str | None = _internal()
     incidencia: Incident | None = _derived()
     # True while not delivered past its estimate, at the instant the record is read.
     atrasado: bool = _derived()
 
     def __post_init__(self) -> None:
+        if self.lineas is None:  # stored before shipments carried lines
+            object.__setattr__(self, "lineas", ())
         if self.estado_seguimiento is None:
             object.__setattr__(self, "estado_seguimiento", self.status)
         incident = (

@@ -6,10 +6,14 @@ The shipping function owns the table; the model is the layer's because the users
 function reads a person's shipments by the customer index, and erases their personal
 fields (common.platform.personal.SHIPMENT: nullable here, absent once erased)."""
 
-from pynamodb.attributes import ListAttribute, NumberAttribute, UnicodeAttribute
+from collections.abc import Sequence
+
+from pynamodb.attributes import Attribute, ListAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.constants import LIST
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, KeysOnlyProjection
 from pynamodb.models import Model
 
+from common.orders.records import ShipmentLine
 from common.storage.tables import HistoryEntryAttribute, ListIndex, model_meta
 
 STATUS_SHARDS = 16
@@ -67,6 +71,25 @@ class DueIndex(GlobalSecondaryIndex):
     fecha_estimada_entrega = UnicodeAttribute(range_key=True, attr_name="fechaEstimadaEntrega")
 
 
+class ShipmentLinesAttribute(Attribute[Sequence[ShipmentLine]]):
+    """The lines of its order a shipment carries (common.orders.records.ShipmentLine), a
+    list of maps."""
+
+    attr_type = LIST
+
+    def serialize(self, value: Sequence[ShipmentLine]) -> list:
+        return [
+            {"M": {"linea": {"N": str(line.linea)}, "cantidad": {"N": str(line.cantidad)}}}
+            for line in value
+        ]
+
+    def deserialize(self, value: list) -> tuple[ShipmentLine, ...]:
+        return tuple(
+            ShipmentLine(linea=int(e["M"]["linea"]["N"]), cantidad=int(e["M"]["cantidad"]["N"]))
+            for e in value
+        )
+
+
 class ShipmentModel(Model):
     Meta = model_meta("ShipmentsTable")
 
@@ -98,6 +121,11 @@ class ShipmentModel(Model):
     ultimo_evento = UnicodeAttribute(attr_name="ultimoEvento", null=True)
     atraso_avisado = UnicodeAttribute(attr_name="atrasoAvisado", null=True)
     vence = UnicodeAttribute(null=True)
+    # Parts of an order (docs/api.md#shipments-of-parts): absent on a shipment without
+    # lines, and on every shipment stored before them.
+    bodega_id = NumberAttribute(attr_name="bodegaId", null=True)
+    lineas = ShipmentLinesAttribute(null=True)
+    salida = UnicodeAttribute(null=True)
 
     by_shard = ListIndex()
     by_status = ShipmentStatusIndex()

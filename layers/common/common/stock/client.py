@@ -357,6 +357,41 @@ class StockClient:
             raise Conflict(str(error), str(body.get("message")), details=body.get("details"))
         raise _refused(status)
 
+    def take_part(
+        self,
+        pedido_id: int,
+        envio_id: int,
+        bodega_id: int,
+        parts: dict[int, int],
+        request_id: str | None = None,
+    ) -> tuple[bool, bool]:
+        """A shipment's units (by line) leave its warehouse (docs/api.md#shipments-of-parts),
+        keyed by the shipment on the inventory's side, so asking again takes nothing more:
+        (applied, whole), `whole` when the order's own take-out had taken every unit. A
+        refusal is the inventory's Conflict (INSUFFICIENT_STOCK); units no longer held
+        (the order cancelled) NotHeld; InventoryUnavailable when it cannot be asked."""
+        sent = {
+            "bodegaId": bodega_id,
+            "lineas": [
+                {"linea": linea, "cantidad": units} for linea, units in sorted(parts.items())
+            ],
+        }
+        status, body = self._internal(
+            "POST",
+            stock.PART_ROUTE,
+            {"pedidoId": str(pedido_id), "envioId": str(envio_id)},
+            request_id=request_id,
+            body=sent,
+        )
+        if status == 200 and isinstance(body, dict):
+            return bool(body.get("aplicada")), bool(body.get("conPedido"))
+        error = body.get("error") if isinstance(body, dict) else None
+        if status == 409 and error == stock.NOT_HELD:
+            raise NotHeld(pedido_id)
+        if status == 409 and isinstance(body, dict):
+            raise Conflict(str(error), str(body.get("message")), details=body.get("details"))
+        raise _refused(status)
+
     def reservation(self, pedido_id: int) -> dict | None:
         """Inventory.reservation."""
         status, body = self._internal("GET", stock.RESERVATION_ROUTE, {"pedidoId": str(pedido_id)})

@@ -47,6 +47,9 @@ STOCK_ROUTE = "/api/inventario/{id}/stock"
 HOLDING_ROUTE = "/internal/reservas"
 RESERVATION_ROUTE = HOLDING_ROUTE + "/{pedidoId}"
 MOVE_ROUTE = RESERVATION_ROUTE + "/{accion}"
+# A shipment of part of an order leaving with its units (docs/api.md#shipments-of-parts):
+# keyed by the shipment, so asked again it takes nothing more.
+PART_ROUTE = RESERVATION_ROUTE + "/envios/{envioId}"
 # The refusals (409) the asking side acts on: the units are in no state the move starts
 # from (another move holds or took them: decide again); a repair's move found the
 # reservation changed since it read it (whoever changed it decides).

@@ -15,9 +15,7 @@ as Lambda runs them.
   call behind busy ones (say, long lists); locally the cap only keeps a laptop's memory
   in check.
 - An invocation that runs past the function's timeout, or whose environment dies, fails
-  (as Lambda reports it), and that environment is replaced. An init past Lambda's 10 s
-  is waited for up to the function's timeout more (Lambda would run it again inside the
-  first invocation), never failed at 10 s on a loaded laptop. A function whose code does not
+  (as Lambda reports it), and that environment is replaced. A function whose code does not
   import fails its invocations at once: its init error, never a hang.
 - An asynchronous invocation (InvocationType Event) is queued and answered at once; a
   failed one is tried again `retries` times, after ASYNC_RETRY_SECONDS then twice that,
@@ -56,12 +54,9 @@ from infra.local.functions import FunctionSpec
 from infra.local.servers import BackgroundServer
 
 IDLE_SECONDS = 600
-# Lambda's limit on an init. One that takes longer does not fail there: Lambda runs the
-# init again inside the first invocation, under the function's own timeout (the
-# "suppressed init" of on-demand functions). Locally an init past the limit is waited for
-# as long as that would allow, the limit and the function's timeout, and said in the log:
-# on a loaded laptop an init of 2 s takes more than 10 (a stack's functions failed their
-# first requests 502 so, 8 creates at once in a clean clone's make test at load 19).
+# Lambda's limit on an init. Lambda runs one that overruns it again inside the first
+# invocation, under the function's timeout: locally it is waited for that long, and
+# logged (on a loaded laptop an init of 2 s can take more than 10).
 INIT_TIMEOUT_SECONDS = 10
 # The starter loads the libraries before any function's init: no Lambda limit applies, and
 # on a loaded laptop (several stacks starting at once) it can take seconds.
@@ -134,22 +129,9 @@ def _ready(message: bytes | None, timeout: float) -> float:
     said = json.loads(message)
     if "init_error" in said:
         raise InitFailed(said["init_error"])
+    if said["ready"] > INIT_TIMEOUT_SECONDS * 1000:
+        _logger.warning("init past Lambda's limit", extra={"init_ms": said["ready"]})
     return said["ready"]
-
-
-def init_limit_seconds(spec: FunctionSpec) -> float:
-    """How long an init (or a restore) may take before it fails: Lambda's limit, then the
-    first invocation's timeout, inside which Lambda would run it again."""
-    return INIT_TIMEOUT_SECONDS + spec.timeout_seconds
-
-
-def _past_the_limit(spec: FunctionSpec, what: str, took_ms: float) -> None:
-    if took_ms > INIT_TIMEOUT_SECONDS * 1000:
-        _logger.warning(
-            f"{what} past Lambda's {INIT_TIMEOUT_SECONDS} s: on AWS it would run again inside "
-            "the first invocation, under the function's timeout",
-            extra={"function": spec.name, "took_ms": round(took_ms)},
-        )
 
 
 def _said(connection: Connection, timeout: float) -> bytes | None:
@@ -351,13 +333,12 @@ class Snapshot:
             target=_pass_on, args=(spec.name, output, self._log), daemon=True, name="log"
         ).start()
         try:
-            limit = init_limit_seconds(spec)
+            limit = INIT_TIMEOUT_SECONDS + spec.timeout_seconds
             init_ms = _ready(_answer(self._process.control, limit), limit)
         except InitFailed:
             self._stop()
             raise
         _logger.debug("snapshot made", extra={"function": spec.name, "init_ms": init_ms})
-        _past_the_limit(spec, "init", init_ms)
 
     def _stop(self) -> None:
         """Ends the snapshot (called holding the lock); its environments live on."""
@@ -387,9 +368,8 @@ class Environment:
             target=_pass_on, args=(self.spec.name, output, log), daemon=True, name="log"
         ).start()
         try:
-            limit = init_limit_seconds(self.spec)
+            limit = INIT_TIMEOUT_SECONDS + self.spec.timeout_seconds
             self.restore_ms = _ready(_said(self._connection, limit), limit)
-            _past_the_limit(self.spec, "restore", self.restore_ms)
             # From the fork asked of the snapshot until its hooks are done and it said so.
             self.ready_ms = round((time.perf_counter() - asked) * 1000, 1)
         except InitFailed:
@@ -406,14 +386,8 @@ class Environment:
             )
             if not self._connection.poll(self.spec.timeout_seconds):
                 self.stop()
-                return Outcome(
-                    error={
-                        "errorType": "Runtime.Timeout",
-                        "errorMessage": f"Task timed out after {self.spec.timeout_seconds:.2f} "
-                        "seconds",
-                    },
-                    timed_out=True,
-                )
+                took = f"Task timed out after {self.spec.timeout_seconds:.2f} seconds"
+                return replace(_failure("Runtime.Timeout", took), timed_out=True)
             message = json.loads(self._connection.recv_bytes())
         except (EOFError, OSError):
             self.stop()

@@ -13,11 +13,11 @@ from decimal import Decimal
 from typing import Any
 
 from pynamodb.attributes import Attribute, ListAttribute, NumberAttribute, UnicodeAttribute
-from pynamodb.constants import LIST
+from pynamodb.constants import LIST, MAP
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
 
-from common.orders.records import BY_PRIORITY, Assignment, OrderLine
+from common.orders.records import BY_PRIORITY, Assignment, OrderLine, ReturnCount
 from common.storage.tables import DecimalAttribute, HistoryEntryAttribute, ListIndex, model_meta
 
 # eventoPendiente is `PENDING#<shard>` while an order's event waits to be published; the
@@ -117,6 +117,37 @@ def _line_of(entry: dict) -> OrderLine:
     )
 
 
+class ReturnCountsAttribute(Attribute[Sequence[ReturnCount] | dict[int, ReturnCount]]):
+    """What an order's returns hold of each line (common.orders.records.ReturnCount), a
+    map by line number: `{"2": {"enDevolucion": 3, "devuelta": 1}}`. (An update sets it
+    from a dict, by line: PynamoDB serializes anything else as a plain value.)"""
+
+    attr_type = MAP
+
+    def serialize(self, value: Sequence[ReturnCount] | dict[int, ReturnCount]) -> dict:
+        if isinstance(value, dict):
+            value = list(value.values())
+        return {
+            str(count.linea): {
+                "M": {
+                    "enDevolucion": _number(count.en_devolucion),
+                    "devuelta": _number(count.devuelta),
+                }
+            }
+            for count in value
+        }
+
+    def deserialize(self, value: dict) -> tuple[ReturnCount, ...]:
+        return tuple(
+            ReturnCount(
+                linea=int(linea),
+                en_devolucion=_read(entry["M"].get("enDevolucion", {})) or 0,
+                devuelta=_read(entry["M"].get("devuelta", {})) or 0,
+            )
+            for linea, entry in sorted(value.items(), key=lambda kv: int(kv[0]))
+        )
+
+
 class OrderStatusIndex(GlobalSecondaryIndex):
     """Orders by `statusShard`, `<status>#<shard>` (common.storage.shards), in id order."""
 
@@ -174,6 +205,10 @@ class OrderModel(Model):
     creado_por = UnicodeAttribute(attr_name="creadoPor", null=True)
     # Its status changes (common.platform.history), each appended by the write that makes it.
     historial = ListAttribute(of=HistoryEntryAttribute, null=True)
+    # What its returns hold of each line, and how many times they wrote it (the
+    # condition of their next write): common.orders.records.Order.devoluciones.
+    devoluciones = ReturnCountsAttribute(null=True)
+    devoluciones_version = NumberAttribute(attr_name="devolucionesVersion", null=True)
     status_shard = UnicodeAttribute(attr_name="statusShard")
     shard = NumberAttribute()
 

@@ -112,6 +112,12 @@ def return_routes(
     def get_return(id: str) -> Response:
         return ok(return_service.get_return(returns, caller_of(bp.current_request), path_id(id)))
 
+    return_moves(bp, orders, stock, returns)
+
+
+def return_moves(bp: ServiceBlueprint, orders: Orders, stock: Inventory, returns: Returns) -> None:
+    """A return's states, its reception and its history (docs/api.md#returns)."""
+
     @bp.route("/api/devoluciones/{id}/status", methods=["PATCH"])
     def change_return_state(id: str) -> Response:
         request = bp.current_request

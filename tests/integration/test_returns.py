@@ -309,3 +309,75 @@ def test_a_carrier_return_opens_approved_and_takes_nothing_from_the_customers(sh
     )
     assert received.status_code == 200, received.body
     assert shop.returned(order) == [2]
+
+
+def test_a_returns_changes_are_devolucion_events_to_subscribed_endpoints(
+    emulator, tables, monkeypatch
+):
+    """The returns table's stream images, as the webhooks' events function reads them."""
+    import json
+    import time
+
+    import boto3
+
+    from common.orders.return_model import item_of
+    from common.orders.return_records import Return, ReturnLine
+    from infra import template
+    from tests.integration.test_webhook_functions import (
+        CONTEXT,
+        endpoint,
+        event_of,
+        queued,
+        settings,
+    )
+    from tests.support.endpoints import point
+    from webhook_events.wiring import create
+
+    point(monkeypatch, "SQS", emulator.url)
+    sqs = boto3.client("sqs", endpoint_url=emulator.url)
+    for url in sqs.list_queues().get("QueueUrls", []):
+        sqs.delete_queue(QueueUrl=url)
+    template.create_queues(sqs)
+    handler = create(settings())
+    endpoint("http://127.0.0.1:9/r", ["devolucion.creada", "devolucion.estado"])
+
+    def image(estado: str) -> dict:
+        ret = Return(
+            id=3,
+            pedido_id=42,
+            estado=estado,
+            origen="customer",
+            motivo="DANADO",
+            comentario="aplastada",
+            lineas=(ReturnLine(linea=1, producto_id=7, cantidad=2),),
+            creado_en="2026-12-02T10:00:00.000000",
+            user_id=9,
+            creado_por="customer",
+        )
+        return item_of(ret).serialize()
+
+    def record(name: str, old: str | None, new: str) -> dict:
+        stream = {"NewImage": image(new), "ApproximateCreationDateTime": time.time()}
+        if old is not None:
+            stream["OldImage"] = image(old)
+        return {
+            "eventID": f"r-{name}-{new}",
+            "eventName": name,
+            "eventSourceARN": "arn:aws:dynamodb:us-east-1:1:table/ReturnsTable/stream/2026",
+            "dynamodb": stream,
+        }
+
+    records = [
+        record("INSERT", None, "SOLICITADA"),
+        record("MODIFY", "SOLICITADA", "APROBADA"),
+        record("MODIFY", "APROBADA", "APROBADA"),  # nothing an event reports
+    ]
+    assert handler({"Records": records}, CONTEXT)["events"] == 2
+    events = sorted((event_of(m) for m in queued(sqs)), key=lambda e: e["type"])
+    assert [e["type"] for e in events] == ["devolucion.creada", "devolucion.estado"]
+    created, moved = events
+    assert created["data"]["comentario"] == "aplastada" and "userId" not in created["data"]
+    assert (moved["data"]["status"], moved["data"]["statusAnterior"]) == ("APROBADA", "SOLICITADA")
+    assert json.dumps(created["data"]["lineas"]) == json.dumps(
+        [{"linea": 1, "productoId": 7, "cantidad": 2, "reingresada": 0, "descartada": 0}]
+    )

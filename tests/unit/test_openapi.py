@@ -258,7 +258,7 @@ def test_the_rights_and_their_words_are_the_codes():
     estados = SCHEMAS["Account"]["properties"]["estado"]["enum"]
     assert tuple(estados) == (rights.ACTIVE, rights.DISABLED)
     fields = SCHEMAS["InFlightDetail"]["properties"]["field"]["enum"]
-    assert fields == ["pedidos", "envios"]
+    assert fields == ["pedidos", "envios", "devoluciones"]
 
 
 def test_the_webhooks_events_and_states_are_the_codes():

@@ -21,7 +21,7 @@ from common.orders.return_records import (
     Return,
     ReturnLine,
 )
-from common.platform.errors import Conflict, Forbidden, Invalid
+from common.platform.errors import Conflict, Forbidden
 from common.platform.validation import Checker, query_choice, required_query_choice
 from common.stock.moves import MAX_LINES
 
@@ -241,5 +241,15 @@ def restocked(lines: tuple[ReturnLine, ...]) -> list[dict]:
     ]
 
 
-def not_returnable_carrier(order_id: int) -> Invalid:
-    return Invalid("VALIDATION_ERROR", f"Order {order_id}: nothing to return")
+def parse_carrier_return(body: dict) -> tuple[int, int, tuple[tuple[int, int], ...]]:
+    """What the shipping service sends of a shipment with lines that came back: its
+    order, itself, and its lines' units."""
+    check = Checker(body)
+    order_id, envio_id = check.identifier("pedidoId"), check.identifier("envioId")
+    lines = []
+    for entry in check.objects("lineas", minimum=1, maximum=MAX_LINES) or []:
+        linea, cantidad = entry.identifier("linea"), entry.count("cantidad", minimum=1)
+        if linea is not None and cantidad is not None:
+            lines.append((linea, cantidad))
+    check.done()
+    return order_id, envio_id, tuple(lines)

@@ -29,7 +29,7 @@ from common.orders.return_records import (
     unknown_return,
 )
 from common.platform.clock import to_iso
-from common.platform.errors import Conflict, Unavailable
+from common.platform.errors import Conflict, Unavailable, invalid_field
 from common.platform.history import SYSTEM, Entry
 from common.stock.client import Inventory, InventoryUnavailable
 from common.stock.moves import RESTOCK_DIFFERS
@@ -142,6 +142,8 @@ def open_carrier_return(
         envio_id=envio_id,
     )
     assert first_state(ret) == APPROVED
+    if not ret.lineas:
+        raise invalid_field("lineas", f"order {order_id} has none of these lines")
     returns.create(ret, order, None)
     return ret
 

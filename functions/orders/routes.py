@@ -7,9 +7,11 @@ from common.http.lists import Lists
 from common.http.readers import caller_of, json_object, on_behalf_of, path_id, query_param
 from common.http.responses import created, ok
 from common.http.service_app import ServiceBlueprint
+from common.identity.callers import require_service
+from common.orders.return_records import CARRIER_RETURN_ROUTE
 from common.platform.clock import utcnow
 from common.stock.client import Inventory
-from orders import access, return_service, service
+from orders import access, return_rules, return_service, service
 from orders.commands import ChangeStatus
 from orders.return_service import Returns
 from orders.service import Orders, Outcomes, Publisher
@@ -144,6 +146,16 @@ def return_moves(bp: ServiceBlueprint, orders: Orders, stock: Inventory, returns
             request.context.get("requestId"),
         )
         return ok(received)
+
+    @bp.route(CARRIER_RETURN_ROUTE, methods=["POST"])
+    def carrier_return() -> Response:
+        request = bp.current_request
+        require_service(caller_of(request), "open a carrier's return")
+        order_id, envio_id, lines = return_rules.parse_carrier_return(json_object(request))
+        opened = return_service.open_carrier_return(
+            orders, returns, order_id, envio_id, lines, utcnow()
+        )
+        return created(opened)
 
     @bp.route("/api/devoluciones/{id}/historial", methods=["GET"])
     def return_history(id: str) -> Response:

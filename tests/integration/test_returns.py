@@ -4,7 +4,6 @@ rejected, cancelled, received into warehouses once whatever the retries, and the
 races that must leave exactly one winner."""
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
 
 import pytest
 
@@ -284,29 +283,37 @@ def test_concurrent_moves_of_one_return_have_one_winner(shop):
     assert asked.status_code == (201 if left == 2 else 409)
 
 
-def test_a_carrier_return_opens_approved_and_takes_nothing_from_the_customers(shop, tables):
-    from orders.repository import OrderRepository
-    from orders.return_repository import ReturnRepository
-    from orders.return_service import open_carrier_return
+def test_a_carrier_return_opens_approved_and_takes_nothing_from_the_customers(shop):
+    """The route shipping invokes for a shipment with lines that came back DEVUELTO
+    (orders.return_service.open_carrier_return), as another service's invoke reaches it."""
+    import json
 
-    settings = Settings.from_env()
+    from common.http.service_app import InProcess
+    from common.http.service_calls import OnBehalf
+    from common.identity.callers import service_caller
+    from common.orders.return_records import CARRIER_RETURN_ROUTE
+
     caja = shop.product("CAJA")
     order = shop.delivered([(caja, 3)])
-    orders, returns = OrderRepository(settings), ReturnRepository(settings)
-    at = datetime.now(UTC)
-    opened = open_carrier_return(orders, returns, order["id"], 41, ((1, 2),), at)
-    assert (opened.estado, opened.origen, opened.motivo) == (
+    shipping = OnBehalf(service_caller("shipping"), token=None, gateway_url="", request_id="r")
+    invoke = InProcess(lambda: shop.api.app)
+    sent = {"pedidoId": order["id"], "envioId": 41, "lineas": [{"linea": 1, "cantidad": 2}]}
+    status, raw = invoke.call("POST", CARRIER_RETURN_ROUTE, {}, shipping, body=sent)
+    assert status == 201, raw
+    opened = json.loads(raw)
+    assert (opened["estado"], opened["origen"], opened["motivo"]) == (
         "APROBADA",
         "transportista",
         "NO_ENTREGADO",
     )
-    assert open_carrier_return(orders, returns, order["id"], 41, ((1, 2),), at).id == opened.id
-    history = body(shop.api.get(f"/api/devoluciones/{opened.id}/historial"))
+    again = invoke.call("POST", CARRIER_RETURN_ROUTE, {}, shipping, body=sent)
+    assert json.loads(again[1])["id"] == opened["id"]  # once per shipment
+    # no token reaches it
+    assert shop.api.post(CARRIER_RETURN_ROUTE, sent).status_code in (403, 404)
+    history = body(shop.api.get(f"/api/devoluciones/{opened['id']}/historial"))
     assert [(h["status"], h["rol"]) for h in history] == [("APROBADA", "system")]
     assert shop.ask(order, [(1, 3)]).status_code == 201  # every delivered unit still
-    received = shop.receive(
-        {"id": opened.id}, [{"linea": 1, "reingresar": 2, "descartar": 0, "bodegaId": 1}]
-    )
+    received = shop.receive(opened, [{"linea": 1, "reingresar": 2, "descartar": 0, "bodegaId": 1}])
     assert received.status_code == 200, received.body
     assert shop.returned(order) == [2]
 

@@ -27,6 +27,11 @@ CUSTOMER_ORIGIN, OPERATOR_ORIGIN, CARRIER_ORIGIN = "customer", "operator", "tran
 REASONS = ("DANADO", "ERRONEO", "NO_CORRESPONDE", "ARREPENTIMIENTO", "OTRO")
 NOT_DELIVERED = "NO_ENTREGADO"
 MAX_COMMENT = 500
+# The orders service's internal route (common.http.service_app.INTERNAL: another service's
+# invoke alone reaches it) through which shipping opens a carrier's return when a
+# shipment with lines comes back DEVUELTO: `{"pedidoId", "envioId", "lineas": [{"linea",
+# "cantidad"}]}`, once per shipment.
+CARRIER_RETURN_ROUTE = "/internal/devoluciones"
 
 
 @dataclass(frozen=True, kw_only=True)

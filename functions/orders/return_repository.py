@@ -12,7 +12,7 @@ what it finds. The order's lines are never written here: no other write of the o
 
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
+from pynamodb.exceptions import TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
 from common.orders.model import OrderModel
@@ -24,7 +24,7 @@ from common.orders.return_model import (
     item_of,
     return_of,
 )
-from common.orders.return_records import Return, ReturnLine, unknown_return
+from common.orders.return_records import APPROVED, RECEIVED, Return, ReturnLine, unknown_return
 from common.platform.history import Entry
 from common.platform.settings import Settings
 from common.storage import shards
@@ -109,18 +109,49 @@ class ReturnRepository(Repository):
         ]
         if lines is not None:
             actions.append(m.lineas.set(list(lines)))
+        condition = m.id.exists() & (m.estado == ret.estado)
+        if target == RECEIVED:
+            actions.append(m.recepcion.remove())
+        else:  # no move but the reception's while a reception is under way
+            condition &= m.recepcion.does_not_exist()
         try:
             with TransactWrite(connection=self._connection) as tx:
-                tx.update(
-                    m(ret.id),
-                    actions=actions,
-                    condition=m.id.exists() & (m.estado == ret.estado),
-                )
+                tx.update(m(ret.id), actions=actions, condition=condition)
                 if counts is not None:
                     self._counts(tx, order, counts)
         except TransactWriteError as exc:
             raise self._lost(exc, order_at=1) from None
         return self.get(ret.id)
+
+    def claim_reception(self, ret: Return, mark: str) -> None:
+        """The reception `mark` claimed on the return, on the condition that it is still
+        APROBADA and no other reception was claimed (the same one again: a retry, let
+        through). StateChanged otherwise."""
+        m = ReturnModel
+        try:
+            m(ret.id).update(
+                actions=[m.recepcion.set(mark)],
+                condition=m.id.exists()
+                & (m.estado == APPROVED)
+                & (m.recepcion.does_not_exist() | (m.recepcion == mark)),
+            )
+        except UpdateError as exc:
+            if not storage.condition_failed(exc):
+                raise
+            raise StateChanged() from None
+
+    def release_reception(self, ret: Return, mark: str) -> None:
+        """A claimed reception that put nothing back (refused: an unknown warehouse)
+        given up, so another may be decided (one claimed since is left as it is)."""
+        m = ReturnModel
+        try:
+            m(ret.id).update(
+                actions=[m.recepcion.remove()],
+                condition=(m.estado == APPROVED) & (m.recepcion == mark),
+            )
+        except UpdateError as exc:
+            if not storage.condition_failed(exc):
+                raise
 
     @staticmethod
     def _counts(tx: TransactWrite, order: Order, counts: tuple[ReturnCount, ...]) -> None:

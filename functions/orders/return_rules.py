@@ -253,3 +253,12 @@ def parse_carrier_return(body: dict) -> tuple[int, int, tuple[tuple[int, int], .
             lines.append((linea, cantidad))
     check.done()
     return order_id, envio_id, tuple(lines)
+
+
+def reception_mark(lines: tuple[ReturnLine, ...]) -> str:
+    """What a reception decided of each line, as its claim on the return keeps it: a
+    retry must decide the same."""
+    return ";".join(
+        f"{line.linea}:{line.reingresada}:{line.descartada}:{line.bodega_id or 0}"
+        for line in sorted(lines, key=lambda line: line.linea)
+    )

@@ -29,7 +29,7 @@ from common.orders.return_records import (
     unknown_return,
 )
 from common.platform.clock import to_iso
-from common.platform.errors import Conflict, Unavailable, invalid_field
+from common.platform.errors import Conflict, Invalid, Unavailable, invalid_field
 from common.platform.history import SYSTEM, Entry
 from common.stock.client import Inventory, InventoryUnavailable
 from common.stock.moves import RESTOCK_DIFFERS
@@ -51,6 +51,8 @@ class Returns(Protocol):
     def all_of_order(self, pedido_id: int) -> list[Return]: ...
     def history(self, return_id: int) -> tuple[Return, list[Entry]]: ...
     def create(self, ret: Return, order: Order, counts: tuple[ReturnCount, ...] | None) -> None: ...
+    def claim_reception(self, ret: Return, mark: str) -> None: ...
+    def release_reception(self, ret: Return, mark: str) -> None: ...
     def change(
         self,
         ret: Return,
@@ -200,6 +202,8 @@ def change_state(
         if ret.estado == target:
             return ret
         return_rules.check_move(caller, ret, target)
+        if ret.recepcion is not None:  # being received: only the reception moves it now
+            raise return_rules.invalid_transition(ret, target)
         order = orders.get(ret.pedido_id)
         counts = (
             return_rules.counts_held(order, ret.lineas, -1)
@@ -234,10 +238,18 @@ def receive(
     if ret.estado != APPROVED:
         raise return_rules.invalid_transition(ret, RECEIVED)
     lines = return_rules.parse_reception(body, ret)
+    mark = return_rules.reception_mark(lines)
+    try:
+        returns.claim_reception(ret, mark)
+    except StateChanged:
+        raise return_rules.invalid_transition(returns.get(ret.id), RECEIVED) from None
     back = return_rules.restocked(lines)
     if back:
         try:
             stock.restock(ret.id, back, request_id)
+        except Invalid:
+            returns.release_reception(ret, mark)  # nothing went back: another may be decided
+            raise
         except InventoryUnavailable as exc:
             raise Unavailable(
                 "INVENTORY_UNAVAILABLE",

@@ -388,3 +388,30 @@ def test_a_returns_changes_are_devolucion_events_to_subscribed_endpoints(
     assert json.dumps(created["data"]["lineas"]) == json.dumps(
         [{"linea": 1, "productoId": 7, "cantidad": 2, "reingresada": 0, "descartada": 0}]
     )
+
+
+def test_a_reception_under_way_cannot_be_cancelled_nor_decided_otherwise(shop, monkeypatch):
+    """A reception claims the return before its units go back: a cancellation, or another
+    reception deciding otherwise, is refused until it is RECIBIDA; the same one again
+    finishes it (its restock made once)."""
+    from common.stock.client import InventoryUnavailable, StockClient
+
+    caja = shop.product("CAJA")
+    order = shop.delivered([(caja, 2)])
+    ret = body(shop.ask(order, [(1, 2)]))
+    shop.move(ret, "APROBADA")
+    lines = [{"linea": 1, "reingresar": 2, "descartar": 0, "bodegaId": 1}]
+    real = StockClient.restock
+
+    def down(self, *args, **kwargs):
+        raise InventoryUnavailable(1)
+
+    monkeypatch.setattr(StockClient, "restock", down)
+    assert shop.receive(ret, lines).status_code == 503
+    monkeypatch.setattr(StockClient, "restock", real)
+    cancelled = shop.move(ret, "CANCELADA")
+    assert (cancelled.status_code, body(cancelled)["error"]) == (409, "INVALID_TRANSITION")
+    other = shop.receive(ret, [{"linea": 1, "reingresar": 0, "descartar": 2}])
+    assert other.status_code == 409
+    assert shop.receive(ret, lines).status_code == 200
+    assert shop.stock(caja) == {1: 20}  # 20 less 2 delivered, 2 back: once

@@ -110,6 +110,7 @@ class ReturnModel(Model):
     creado_en = UnicodeAttribute(attr_name="creadoEn")
     creado_por = UnicodeAttribute(attr_name="creadoPor", null=True)
     envio_id = NumberAttribute(attr_name="envioId", null=True)
+    recepcion = UnicodeAttribute(null=True)
     historial = ListAttribute(of=HistoryEntryAttribute, null=True)
     estado_shard = UnicodeAttribute(attr_name="estadoShard")
     shard = NumberAttribute()

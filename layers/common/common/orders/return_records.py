@@ -62,6 +62,10 @@ class Return:
     user_id: int = field(default=0, metadata={"internal": True})
     creado_por: str | None = field(default=None, metadata={"internal": True})
     envio_id: int | None = field(default=None, metadata={"internal": True})
+    # A reception under way: what it decided of each line (orders.return_rules.
+    # reception_mark), claimed before its units go back into stock, so that no other
+    # reception, nor a cancellation, can be decided until it is RECIBIDA.
+    recepcion: str | None = field(default=None, metadata={"internal": True})
 
 
 def unknown_return(return_id: int) -> NotFound:

@@ -507,7 +507,7 @@ def function_events(function: str) -> set[tuple[str, str]]:
 # the rights requests').
 MODEL_MODULES = {
     "inventory": "inventory.model",
-    "orders": "orders.model",
+    "orders": "common.orders.model",
     "shipping": "shipping.model",
     "auth": "common.identity.attempts_model",
     "webhooks": "common.webhooks.model",

@@ -18,6 +18,7 @@ from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProject
 from pynamodb.models import Model
 
 from common.orders.records import BY_PRIORITY, Assignment, OrderLine, ReturnCount
+from common.orders.return_model import ReturnModel
 from common.storage.tables import DecimalAttribute, HistoryEntryAttribute, ListIndex, model_meta
 
 # eventoPendiente is `PENDING#<shard>` while an order's event waits to be published; the
@@ -216,3 +217,20 @@ class OrderModel(Model):
     by_status = OrderStatusIndex()
     by_user = UserIndex()
     pending_events = PendingEventIndex()
+
+
+# The orders function's tables: its orders, and its returns (whose model is its own module,
+# common.orders.return_model, named here as the orders function's too).
+__all__ = [
+    "PENDING",
+    "PENDING_SHARDS",
+    "STATUS_PROJECTION",
+    "STATUS_SHARDS",
+    "LinesAttribute",
+    "OrderModel",
+    "OrderStatusIndex",
+    "PendingEventIndex",
+    "ReturnCountsAttribute",
+    "ReturnModel",
+    "UserIndex",
+]

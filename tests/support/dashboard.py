@@ -213,8 +213,9 @@ def over_http(get: Callable) -> tuple[dict, dict]:
     answer = get("/api/dashboard", None)
     assert answer.status_code == 200, answer.text
     shown = decimal_json(answer.text)
-    products, orders, shipments = (
-        walked(get, path) for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+    products, orders, shipments, returns = (
+        walked(get, path)
+        for path in ("/api/inventario", "/api/pedidos", "/api/envios", "/api/devoluciones")
     )
     delivered_at = {
         s["id"]: decimal_json(get(f"/api/envios/{s['id']}/historial", None).text)[-1]["fecha"]
@@ -226,7 +227,7 @@ def over_http(get: Callable) -> tuple[dict, dict]:
         for p in products
     }
     now = datetime.fromisoformat(shown["generadoEn"])
-    return shown, expected(products, orders, shipments, delivered_at, now, rows)
+    return shown, expected(products, orders, shipments, delivered_at, now, rows, returns)
 
 
 # How long a test waits for the dashboard to agree with the lists after a write. The

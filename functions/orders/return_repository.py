@@ -15,6 +15,7 @@ from typing import Any
 from pynamodb.exceptions import TransactWriteError, UpdateError
 from pynamodb.transactions import TransactWrite
 
+from common.identity.user_ids import UserIds
 from common.orders.model import OrderModel
 from common.orders.records import Order, ReturnCount
 from common.orders.return_model import (
@@ -47,6 +48,11 @@ class ReturnRepository(Repository):
             entity_of=return_of,
         )
         self._connection = storage.connection(settings)
+        self._user_ids = UserIds.for_function(settings)
+
+    def person_erased(self, user_id: int) -> bool:
+        """Whether the order's person was erased (their words are then not kept)."""
+        return self._user_ids.erased(user_id)
 
     def page(
         self, after: int, limit: int, estado: str | None = None, user_id: int | None = None

@@ -43,6 +43,7 @@ class Returns(Protocol):
     """What the use cases need of return storage (orders.return_repository)."""
 
     def next_id(self) -> int: ...
+    def person_erased(self, user_id: int) -> bool: ...
     def get(self, return_id: int) -> Return: ...
     def page(
         self, after: int, limit: int, estado: str | None = None, user_id: int | None = None
@@ -84,6 +85,8 @@ def request_return(
     line has delivered and not yet in a return, whatever the requests racing."""
     order = service.get_order(orders, caller, order_id)
     asked = return_rules.parse_request(body, order)
+    # An erased person's words are kept nowhere, a return of theirs included.
+    comentario = None if returns.person_erased(order.user_id) else asked.comentario
     return_id = returns.next_id()
     for attempt in range(ROUNDS):
         return_rules.check_returnable(order, asked.lineas)
@@ -94,7 +97,7 @@ def request_return(
             estado=REQUESTED,
             origen=return_rules.origin_of(caller),
             motivo=asked.motivo,
-            comentario=asked.comentario,
+            comentario=comentario,
             lineas=lines,
             creado_en=to_iso(at),
             user_id=order.user_id,

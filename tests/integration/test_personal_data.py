@@ -657,3 +657,9 @@ def test_a_returns_comment_is_exported_waits_the_erasure_and_is_erased(platform,
     assert shown == {**ret, "estado": "RECHAZADA", "comentario": None}
     after = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos/exportar"))
     assert "Ramón" not in jsonio.dumps(after)
+    # an erased person's words are not kept by a return asked for after
+    late = platform.post(
+        f"/api/pedidos/{order['id']}/devoluciones",
+        {"lineas": [{"linea": 1, "cantidad": 1}], "motivo": "OTRO", "comentario": words},
+    )
+    assert late.status_code == 201 and body(late)["comentario"] is None

@@ -9,14 +9,15 @@ import * as dashboard from "./views/dashboard.js";
 import * as myData from "./views/my-data.js";
 import * as orders from "./views/orders.js";
 import * as requests from "./views/requests.js";
+import * as returns from "./views/returns.js";
 import * as shipments from "./views/shipments.js";
 import * as signIn from "./views/sign-in.js";
 import * as warehouses from "./views/warehouses.js";
 import * as webhooks from "./views/webhooks.js";
 
 const VIEWS = {
-  dashboard, catalog, bodegas: warehouses, orders, shipments, webhooks, "mis-datos": myData,
-  solicitudes: requests,
+  dashboard, catalog, bodegas: warehouses, orders, shipments, devoluciones: returns, webhooks,
+  "mis-datos": myData, solicitudes: requests,
 };
 // Sections only a role may see: the rest see no link to them, and are sent where they land.
 const ONLY = {

@@ -65,6 +65,7 @@ def answer(stored: Stored, services: Mapping[str, str], now: datetime) -> dict:
                 stored.newest.get(layout.SHIPMENTS, []), layout.NEWEST[layout.SHIPMENTS]
             ),
         },
+        "devoluciones": {"abiertas": _count(totals[layout.OPEN_RETURNS])},
         "ventasPorDia": sales_by_day(totals, now),
         "servicios": {name: services.get(name, DOWN) for name in SERVICES},
         "generadoEn": to_iso(now),

@@ -19,6 +19,7 @@ from common.dashboard.table import TABLE, list_item, read_items
 from common.http.responses import api_json
 from common.orders.model import OrderModel
 from common.orders.records import Order, Shipment
+from common.orders.return_model import ReturnModel, return_of
 from common.orders.shipment_model import ShipmentModel
 from common.platform import aws, jsonio
 from common.platform.settings import Settings
@@ -40,10 +41,12 @@ from dashboard_figures.shares import (
     NOTHING,
     ORDER,
     PRODUCT,
+    RETURN,
     SHIPMENT,
     Share,
     order_share,
     product_share,
+    return_share,
     shipment_share,
 )
 
@@ -73,6 +76,10 @@ def _shipment(item: Any) -> tuple[Share, dict | None]:
     return shipment_share(shipment, delivered_at), _shown(shipment)
 
 
+def _return(item: Any) -> tuple[Share, dict | None]:
+    return return_share(return_of(item)), None
+
+
 def _shown(entity: object) -> dict:
     shown = api_json(entity)
     assert isinstance(shown, dict)  # an order or a shipment: an object
@@ -85,6 +92,7 @@ READ: dict[str, tuple[str, type[Model], Callable[[Any], tuple[Share, dict | None
     "ProductsTable": (PRODUCT, ProductModel, _product),
     "OrdersTable": (ORDER, OrderModel, _order),
     "ShipmentsTable": (SHIPMENT, ShipmentModel, _shipment),
+    "ReturnsTable": (RETURN, ReturnModel, _return),
 }
 
 

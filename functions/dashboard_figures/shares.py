@@ -14,9 +14,10 @@ from decimal import Decimal
 
 from common.dashboard import layout
 from common.orders.records import ORDER_CANCELLED, Order, Shipment
+from common.orders.return_records import OPEN, Return
 from common.stock.records import Product, in_alert
 
-PRODUCT, ORDER, SHIPMENT = "producto", "pedido", "envio"
+PRODUCT, ORDER, SHIPMENT, RETURN = "producto", "pedido", "envio", "devolucion"
 DELIVERED = "ENTREGADO"
 
 
@@ -77,3 +78,8 @@ def shipment_share(shipment: Shipment, delivered_at: str | None) -> Share:
         return Share(_counted(counts))
     counts[layout.due(layout.hour_of(shipment.fecha_estimada_entrega))] = 1
     return Share(_counted(counts), due=shipment.fecha_estimada_entrega)
+
+
+def return_share(ret: Return) -> Share:
+    """An open return (SOLICITADA or APROBADA) counts among the open ones."""
+    return Share(_counted({layout.OPEN_RETURNS: int(ret.estado in OPEN)}))

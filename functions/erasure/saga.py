@@ -20,17 +20,20 @@ from common.storage.paging import Page
 # The steps, in order: the account's sessions first (its tokens stop working within
 # 30 s whatever the erasure's size), the account itself last, so the person has it,
 # disabled, until nothing else of theirs is left.
-SESSIONS, ORDERS, SHIPMENTS, DELIVERIES, DASHBOARD, ACCOUNT = (
+SESSIONS, ORDERS, SHIPMENTS, RETURNS, DELIVERIES, DASHBOARD, ACCOUNT = (
     "SESIONES",
     "PEDIDOS",
     "ENVIOS",
+    "DEVOLUCIONES",
     "ENTREGAS",
     "PANEL",
     "CUENTA",
 )
 # An erasure recorded before DASHBOARD was a step and past it, at ACCOUNT, goes on from
-# there: the dashboard shows the newest few, which the stream has stripped since.
-STEPS = (SESSIONS, ORDERS, SHIPMENTS, DELIVERIES, DASHBOARD, ACCOUNT)
+# there: the dashboard shows the newest few, which the stream has stripped since. One
+# recorded before RETURNS was a step and past it goes on from where it is too: an erasure
+# waits for open returns, and a person erased before returns had none.
+STEPS = (SESSIONS, ORDERS, SHIPMENTS, RETURNS, DELIVERIES, DASHBOARD, ACCOUNT)
 # Items stripped per page of a step: the progress is recorded after each.
 PAGE = 500
 
@@ -78,6 +81,7 @@ class Copies:
 
     orders: Kind
     shipments: Kind
+    returns: Kind
     deliveries: Deliveries
     dashboard: Dashboard
     accounts: Accounts
@@ -159,6 +163,10 @@ def _shipments(copies: Copies, erasure: Erasure, after: int, out_of_time: Any) -
     return _strip(copies.shipments, SHIPMENTS, copies, erasure, after, out_of_time)
 
 
+def _returns(copies: Copies, erasure: Erasure, after: int, out_of_time: Any) -> bool:
+    return _strip(copies.returns, RETURNS, copies, erasure, after, out_of_time)
+
+
 def _deliveries(copies: Copies, erasure: Erasure, after: int, out_of_time: Any) -> bool:
     # Few: the events of the last 30 days about one person, each to a few endpoints.
     copies.in_parallel(
@@ -191,6 +199,7 @@ _STEPS: dict[str, Callable[[Copies, Erasure, int, Callable[[], bool]], bool]] = 
     SESSIONS: _sessions,
     ORDERS: _orders,
     SHIPMENTS: _shipments,
+    RETURNS: _returns,
     DELIVERIES: _deliveries,
     DASHBOARD: _dashboard,
     ACCOUNT: _account,

@@ -14,7 +14,7 @@ from common.identity.account_end import ends_for
 from common.identity.user_ids import UserIds
 from common.personal_data import repository as erasure_repository
 from common.personal_data.erasures import ErasureQueue, request_of
-from common.personal_data.repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.personal_data.repository import ORDERS, RETURNS, SHIPMENTS, ErasureProgress
 from common.platform import aws, metrics
 from common.platform.clock import to_iso, utcnow
 from common.platform.handlers import FunctionHandler
@@ -46,6 +46,7 @@ class ErasureHandler(FunctionHandler):
             self.copies = saga.Copies(
                 orders=ORDERS,
                 shipments=SHIPMENTS,
+                returns=RETURNS,
                 deliveries=Deliveries(settings),
                 dashboard=DashboardLists(settings),
                 accounts=ends_for(settings),

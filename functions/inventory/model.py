@@ -96,8 +96,12 @@ class UnitsAttribute(Attribute[dict[int, int]]):
 #   they were reserved, and where taken out; each stock move of the order is one
 #   transaction of its lines and their products, conditioned on each line's state;
 # - `BODEGA#<bodegaId>`, one per product (`linea` its id) that ever had a row there:
-#   what a DELETE of the warehouse reads to know whether it is in use.
-ORDER_CAUSE, WAREHOUSE_CAUSE = "PEDIDO", "BODEGA"
+#   what a DELETE of the warehouse reads to know whether it is in use;
+# - `DEVOLUCION#<devolucionId>`, one (`linea` 0) per return whose units came back into
+#   stock (docs/api.md#returns): written in the transaction that restocks them, on the
+#   condition that it is not there, so a reception's restock is made once whatever the
+#   retries; `cambio` holds what it restocked (a retry must ask the same).
+ORDER_CAUSE, WAREHOUSE_CAUSE, RETURN_CAUSE = "PEDIDO", "BODEGA", "DEVOLUCION"
 
 
 def cause(kind: str, ident: int) -> str:
@@ -159,6 +163,7 @@ __all__ = [
     "HOLDING_SHARDS",
     "IN_ALERT",
     "ORDER_CAUSE",
+    "RETURN_CAUSE",
     "WAREHOUSE_CAUSE",
     "AlertIndex",
     "HoldingIndex",

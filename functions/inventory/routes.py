@@ -193,6 +193,13 @@ def stock_moves(
         order_id, shipment_id, now = path_id(pedidoId), path_id(envioId), to_iso(utcnow())
         return ok(service.take_part(stock, order_id, shipment_id, json_object(request), now))
 
+    @bp.route(moves.RESTOCK_ROUTE, methods=["POST"])
+    def restock(devolucionId: str) -> Response:  # noqa: N803 - the route's name
+        request = bp.current_request
+        access.may_move_stock(caller_of(request))
+        now = to_iso(utcnow())
+        return ok(service.restock(stock, path_id(devolucionId), json_object(request), now))
+
     @bp.route(moves.MOVE_ROUTE, methods=["POST"])
     def move_stock(pedidoId: str, accion: str) -> Response:  # noqa: N803
         request = bp.current_request

@@ -375,6 +375,35 @@ def parse_reservation(pedido_id: int, body: dict, now: str) -> ReserveRequest:
     return ReserveRequest(pedido_id=pedido_id, lineas=requested, estrategia=estrategia, desde=now)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Restocked:
+    """Units of one product a return put back into one warehouse (docs/api.md#returns)."""
+
+    producto_id: int
+    bodega_id: int
+    cantidad: int
+
+
+def parse_restock(body: dict) -> tuple[Restocked, ...]:
+    """What a reception puts back, from the orders service: `lineas` of `productoId`,
+    `bodegaId` and `cantidad` (at least 1)."""
+    check = Checker(body)
+    found = []
+    for line in check.objects("lineas", minimum=1, maximum=stock.MAX_LINES) or []:
+        product, bodega = line.identifier("productoId"), line.identifier("bodegaId")
+        cantidad = line.count("cantidad", minimum=1)
+        if product is not None and bodega is not None and cantidad is not None:
+            found.append(Restocked(producto_id=product, bodega_id=bodega, cantidad=cantidad))
+    check.done()
+    return tuple(found)
+
+
+def restock_mark(lines: tuple[Restocked, ...]) -> str:
+    """What a restock put back, as its ledger record keeps it: a retry must ask the same."""
+    units = sorted((line.producto_id, line.bodega_id, line.cantidad) for line in lines)
+    return ";".join(f"{p}:{b}:{c}" for p, b, c in units)
+
+
 def unknown_reservation(pedido_id: int) -> NotFound:
     return not_found("RESERVATION_NOT_FOUND", "Reservation of order", pedido_id)
 

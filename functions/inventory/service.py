@@ -57,6 +57,7 @@ class Stock(Protocol):
         self, producto_id: int, desde: int, hacia: int, cantidad: int, now: str
     ) -> Product: ...
     def products_in(self, bodega_id: int) -> list[Product]: ...
+    def restock(self, devolucion_id: int, lines: tuple, now: str) -> bool: ...
     def forget(self, bodega_id: int, products: list[Product]) -> None: ...
 
 
@@ -290,3 +291,10 @@ def balance(balance: Balance, body: dict, now: str) -> dict:
     shard, after, settled_before = rules.parse_balance(body)
     found, resume = balance.page(shard, after, BALANCE_PAGE, settled_before, now)
     return {"hallazgos": found, "siguiente": resume}
+
+
+def restock(stock: Stock, devolucion_id: int, body: dict, now: str) -> dict:
+    """A return's units back into stock, once (docs/api.md#returns): whether this
+    request made it (False: made before, a retry)."""
+    lines = rules.parse_restock(body)
+    return {"aplicada": stock.restock(devolucion_id, lines, now)}

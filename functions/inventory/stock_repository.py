@@ -31,7 +31,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path
 from pynamodb.transactions import TransactWrite
 
-from common.platform.errors import Conflict
+from common.platform.errors import Conflict, invalid_fields
 from common.platform.settings import Settings
 from common.stock.moves import (
     FROM,
@@ -41,6 +41,7 @@ from common.stock.moves import (
     PUT_BACK,
     RELEASED,
     RESERVE,
+    RESTOCK_DIFFERS,
     TAKE_OUT,
     TO,
 )
@@ -64,6 +65,7 @@ from inventory.ledger_repository import (
 )
 from inventory.model import (
     ORDER_CAUSE,
+    RETURN_CAUSE,
     LedgerModel,
     ProductModel,
     WarehouseModel,
@@ -449,6 +451,72 @@ class StockRepository(StockItems):
             assert after is not None  # written just now; a delete meanwhile is a 404 above
             return after
         raise _kept_changing(f"Product {producto_id}")
+
+    # -- a return's units back (docs/api.md#returns) ---------------------------------------
+
+    def restock(self, devolucion_id: int, lines: tuple[rules.Restocked, ...], now: str) -> bool:
+        """A return's units put back into their warehouses' `stockActual`, and its record
+        in the ledger, in one transaction on the condition that the record is not there:
+        True when this call made it, False when it was made before with the same units (a
+        retry); RESTOCK_DIFFERS when it was made with other units. An unknown warehouse is
+        400 and nothing moves."""
+        known = self.warehouses(line.bodega_id for line in lines)
+        unknown = [
+            {
+                "field": f"lineas[{index}].bodegaId",
+                "message": f"warehouse {line.bodega_id} does not exist",
+            }
+            for index, line in enumerate(lines)
+            if line.bodega_id not in known
+        ]
+        if unknown:
+            raise invalid_fields(unknown)
+        mark = rules.restock_mark(lines)
+        for attempt in range(MAX_ATTEMPTS):
+            done = self._restocked(devolucion_id)
+            if done is not None:
+                if done != mark:
+                    raise Conflict(
+                        RESTOCK_DIFFERS,
+                        f"Return {devolucion_id} was restocked with other units",
+                    )
+                return False
+            products = self.products(line.producto_id for line in lines)
+            changes: dict[int, ProductChange] = {}
+            for line in lines:
+                if line.producto_id not in products:
+                    raise rules.unknown_product(line.producto_id)
+                change = changes.setdefault(
+                    line.producto_id, ProductChange(products[line.producto_id])
+                )
+                change.move(line.bodega_id, actual=line.cantidad)
+            try:
+                with TransactWrite(connection=self._connection) as tx:
+                    tx.save(
+                        LedgerModel(cause(RETURN_CAUSE, devolucion_id), 0, desde=now, cambio=mark),
+                        condition=LedgerModel.causa.does_not_exist(),
+                    )
+                    for change in changes.values():
+                        add_change(tx, change, now)
+                    for line in lines:
+                        puts_units(tx, line.producto_id, line.bodega_id)
+            except TransactWriteError as exc:
+                if conflicted(exc):
+                    pause(attempt)
+                for line in lines:
+                    self._warehouse_open(line.bodega_id)
+                continue  # restocked meanwhile, or a product crossed its threshold: again
+            return True
+        raise _kept_changing(f"Return {devolucion_id}'s restock")
+
+    @staticmethod
+    def _restocked(devolucion_id: int) -> str | None:
+        """What the return's restock put back, as recorded; None before it was made."""
+        try:
+            item = LedgerModel.get(cause(RETURN_CAUSE, devolucion_id), 0, consistent_read=True)
+        except DoesNotExist:
+            return None
+        return item.cambio or ""
 
     def _warehouse_open(self, bodega_id: int) -> None:
         """After a refused write into a warehouse: gone (404), or closing (409)."""

@@ -5,6 +5,7 @@ orders (anyone else's is as unknown to them as an id no order has), and cancel t
 """
 
 from common.identity.callers import Caller
+from common.orders.return_records import CANCELLED as RETURN_CANCELLED
 from common.platform.errors import Forbidden
 from orders.rules import CANCELLED, NewOrder, Order
 
@@ -28,3 +29,15 @@ def sees(caller: Caller, order: Order) -> bool:
 def owner_filter(caller: Caller) -> int | None:
     """Whose orders a list holds: a customer's own; everyone's (None) for an operator."""
     return None if caller.is_operator else caller.user_id
+
+
+def may_move_return_to(caller: Caller, raw_status: str | None) -> None:
+    """Checked before anything else: a customer may only cancel a return."""
+    if not caller.is_operator and raw_status != RETURN_CANCELLED:
+        raise Forbidden(f"A customer may only move a return to {RETURN_CANCELLED}")
+
+
+def may_receive(caller: Caller) -> None:
+    """A reception decides where units go: operators only."""
+    if not caller.is_operator:
+        raise Forbidden("Only operators receive returns")

@@ -21,6 +21,7 @@ from common.stock.client import StockClient
 from orders import routes
 from orders.metrics import SERVICE, OrderMetrics
 from orders.repository import OrderRepository
+from orders.return_repository import ReturnRepository
 
 FUNCTION = "OrdersFunction"
 # Where this function keeps its Idempotency-Key records (IAM allows it these only).
@@ -49,6 +50,7 @@ def routes_for(
                     orders.found,
                 ),
             ),
+            ReturnRepository(settings),
         )
     blueprint.function = FUNCTION
     return blueprint

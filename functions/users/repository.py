@@ -10,8 +10,11 @@ from pynamodb.exceptions import UpdateError
 
 from common.orders.model import OrderModel
 from common.orders.records import Order, Shipment
+from common.orders.return_model import ReturnModel
+from common.orders.return_records import OPEN as RETURNS_OPEN
+from common.orders.return_records import Return
 from common.orders.shipment_model import ShipmentModel
-from common.personal_data.repository import ORDERS, SHIPMENTS, ErasureProgress
+from common.personal_data.repository import ORDERS, RETURNS, SHIPMENTS, ErasureProgress
 from common.personal_data.repository import bind as bind_persons
 from common.personal_data.requests_model import SHARDS, DataRequestModel
 from common.platform.ids import MAX_ID
@@ -33,7 +36,7 @@ class PersonsData:
 
     def __init__(self, settings: Settings):
         bind_persons(settings)
-        self.orders, self.shipments = ORDERS, SHIPMENTS
+        self.orders, self.shipments, self.returns = ORDERS, SHIPMENTS, RETURNS
 
     def orders_in_flight(self, user_id: int, limit: int | None = IN_FLIGHT_NAMED) -> list[Order]:
         """The first `limit` orders in flight (None: all): for an erasure one is enough to
@@ -45,6 +48,12 @@ class PersonsData:
     def shipments_in_flight(self, user_id: int) -> list[Shipment]:
         only = ShipmentModel.status != SHIPMENT_DONE
         found = itertools.islice(SHIPMENTS.every(user_id, only), IN_FLIGHT_NAMED)
+        return [kept.value for kept in found]
+
+    def returns_in_flight(self, user_id: int) -> list[Return]:
+        """The person's returns still open (SOLICITADA, APROBADA): an erasure waits."""
+        only = ReturnModel.estado.is_in(*RETURNS_OPEN)
+        found = itertools.islice(RETURNS.every(user_id, only), IN_FLIGHT_NAMED)
         return [kept.value for kept in found]
 
     def follow_email(self, order_id: int, email: str) -> None:

@@ -14,6 +14,7 @@ from common.http.responses import api_json, json_document, ok, status_of, takes_
 from common.http.service_app import ServiceBlueprint
 from common.identity.callers import Caller, require_operator
 from common.orders import records
+from common.orders.return_records import return_history
 from common.platform.clock import to_iso, utcnow
 from common.platform.errors import DomainError
 from common.platform.lambda_init import REHEARSAL
@@ -60,6 +61,7 @@ def _shown(data: service.Data, with_history: bool) -> dict:
         "cuenta": api_json(data.cuenta) if data.cuenta is not None else None,
         "pedidos": [item(kept, records.order_history) for kept in data.pedidos],
         "envios": [shipment(kept) for kept in data.envios],
+        "devoluciones": [item(kept, return_history) for kept in data.devoluciones],
     }
 
 

@@ -122,9 +122,11 @@ def parse_erasure_by_operator(body: dict) -> str:
     return str(motivo)
 
 
-def in_flight(orders: list[Order], shipments: list[Shipment]) -> list[dict]:
+def in_flight(
+    orders: list[Order], shipments: list[Shipment], returns: list | None = None
+) -> list[dict]:
     """What keeps an erasure waiting, named: the orders not yet final, the shipments not
-    yet delivered."""
+    yet delivered, the returns still open (docs/api.md#returns)."""
     return [
         *(
             {"field": "pedidos", "message": f"order {order.id} is {order.status}", "id": order.id}
@@ -139,6 +141,10 @@ def in_flight(orders: list[Order], shipments: list[Shipment]) -> list[dict]:
             }
             for shipment in shipments
             if shipment.status != SHIPMENT_DONE
+        ),
+        *(
+            {"field": "devoluciones", "message": f"return {ret.id} is {ret.estado}", "id": ret.id}
+            for ret in returns or []
         ),
     ]
 

@@ -39,8 +39,12 @@ class Persons(Protocol):
     @property
     def shipments(self) -> ShipmentKind: ...
 
+    @property
+    def returns(self) -> Kind: ...
+
     def orders_in_flight(self, user_id: int, limit: int | None = ...) -> list[Order]: ...
     def shipments_in_flight(self, user_id: int) -> list[Shipment]: ...
+    def returns_in_flight(self, user_id: int) -> list[Any]: ...
     def follow_email(self, order_id: int, email: str) -> None: ...
 
 
@@ -116,6 +120,7 @@ class Data:
     cuenta: Account | None
     pedidos: list = field(default_factory=list)  # common.personal_data.repository.Kept
     envios: list = field(default_factory=list)
+    devoluciones: list = field(default_factory=list)
     # Each shipment's tracking events, by its id (an export's: with_events).
     eventos: dict = field(default_factory=dict)
 
@@ -146,6 +151,7 @@ def data_of(persons: Persons, identity: Identity, user_id: int, with_events: boo
         held[1] if held is not None else None,
         _bounded(persons.orders.every(user_id), "orders"),
         _bounded(persons.shipments.every(user_id), "shipments"),
+        _bounded(persons.returns.every(user_id), "returns"),
         by_shipment(_bounded(persons.shipments.events(user_id), "tracking events"))
         if with_events
         else {},
@@ -209,7 +215,9 @@ class Eraser:
 def check_nothing_in_flight(persons: Persons, user_id: int) -> None:
     """409 OPEN_ORDERS, naming them, while an order or a shipment of theirs is in flight."""
     details = rules.in_flight(
-        persons.orders_in_flight(user_id), persons.shipments_in_flight(user_id)
+        persons.orders_in_flight(user_id),
+        persons.shipments_in_flight(user_id),
+        persons.returns_in_flight(user_id),
     )
     if details:
         raise rules.open_orders(details)

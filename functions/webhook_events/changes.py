@@ -1,7 +1,8 @@
 """What a committed change makes, as plain functions (docs/api.md#webhooks): an order or a
 shipment created (`*.creado`), its status changed (`*.estado`, with `statusAnterior`), a
 tracking event recorded for a shipment (`envio.evento`, the event as `data.evento`), a
-shipment marked late (`envio.atrasado`), a product's stock going below its threshold
+shipment marked late (`envio.atrasado`), a return opened or moved (`devolucion.creada`,
+`devolucion.estado`), a product's stock going below its threshold
 (`inventario.stock_bajo`), a person's data erased (`usuario.eliminado`, when the erasure's
 request becomes done); any other change, none. `data` is the item as the API shows it
 (the erased person's userId alone). One change may make several (an event that moved its
@@ -27,6 +28,7 @@ from common.platform.personal import ERASURE_DONE, USER_ERASED
 from common.stock.records import in_alert
 
 ORDER, SHIPMENT, PRODUCT, REQUEST = "pedido", "envio", "producto", "solicitud"
+RETURN = "devolucion"
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ def _about(change: Change) -> int | None:
         return int(change.new.user_id)
     if change.kind == SHIPMENT and change.new.owner_id is not None:
         return int(change.new.owner_id)
+    if change.kind == RETURN:
+        return int(change.new.user_id)
     return None
 
 
@@ -100,10 +104,26 @@ def _what_changed(change: Change) -> list[tuple[str, object]]:
             assert isinstance(shown, dict)  # an order or a shipment: an object
             return [(f"{change.kind}.estado", {**shown, "statusAnterior": before})]
         return []
+    if change.kind == RETURN:
+        return _return_changed(old, new)
     if change.kind == PRODUCT and in_alert(new) and (old is None or not in_alert(old)):
         return [("inventario.stock_bajo", api_json(new))]
     if _erasure_done(change):
         return [(USER_ERASED, {"userId": new.user_id})]
+    return []
+
+
+def _return_changed(old: Any, new: Any) -> list[tuple[str, object]]:
+    """A return opened (`devolucion.creada`), or its state changed (`devolucion.estado`,
+    with `status` and `statusAnterior` as an order's carries them)."""
+    shown = api_json(new)
+    assert isinstance(shown, dict)  # a return: an object
+    if old is None:
+        return [("devolucion.creada", shown)]
+    if old.estado != new.estado:
+        return [
+            ("devolucion.estado", {**shown, "status": new.estado, "statusAnterior": old.estado})
+        ]
     return []
 
 

@@ -13,11 +13,20 @@ from pynamodb.models import Model
 
 from common.orders.model import OrderModel
 from common.orders.records import Order, Shipment
+from common.orders.return_model import ReturnModel, return_of
 from common.orders.shipment_model import ShipmentModel
 from common.platform.settings import Settings
 from common.stock.product_model import ProductModel, product_of
 from common.storage import tables as storage
-from webhook_events.changes import ORDER, PRODUCT, REQUEST, SHIPMENT, Change, RequestState
+from webhook_events.changes import (
+    ORDER,
+    PRODUCT,
+    REQUEST,
+    RETURN,
+    SHIPMENT,
+    Change,
+    RequestState,
+)
 
 
 def _request_state(image: dict) -> RequestState:
@@ -37,6 +46,7 @@ READ: dict[str, tuple[str, type[Model] | None, Callable[[Any], Any]]] = {
     "ShipmentsTable": (SHIPMENT, ShipmentModel, partial(storage.to_domain, domain_cls=Shipment)),
     "ProductsTable": (PRODUCT, ProductModel, product_of),
     "DataRequestsTable": (REQUEST, None, _request_state),
+    "ReturnsTable": (RETURN, ReturnModel, return_of),
 }
 
 

@@ -28,6 +28,8 @@ EVENT_TYPES = (
     "envio.evento",
     "envio.atrasado",
     "inventario.stock_bajo",
+    "devolucion.creada",
+    "devolucion.estado",
     USER_ERASED,
 )
 # Standard Webhooks' secrets: "whsec_" and the base64 of 24 to 64 random bytes.

@@ -1509,3 +1509,49 @@ def test_a_customer_follows_a_parcel_from_a_link_without_signing_in(consoles, ap
     page.get_by_role("button", name="Buscar").click()
     expect(page.get_by_role("status")).to_contain_text("No encontramos", timeout=30_000)
     expect(page.locator("#parcel")).to_be_hidden()
+
+
+# -- returns (docs/api.md#returns) --------------------------------------------------------
+
+
+def test_a_customer_returns_delivered_units_and_an_operator_approves_and_receives_them(
+    consoles, api
+):
+    product = api.product("CON-RET-1", stock=10, name="Caja devuelta")
+    order = api.order(product["id"], user_id=46, quantity=3)
+    for status in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        api.ok("PATCH", f"/api/pedidos/{order['id']}/status", params={"status": status})
+    customer = signed_in(consoles, customer_token(46))
+    page = customer.page
+    customer.go("My orders")
+    customer.reveal(order["id"]).get_by_role("link", name="Details").click()
+    page.get_by_role("link", name="Request a return").click()
+    expect(page.get_by_role("heading", level=2)).to_have_text("Returns")
+    units = page.get_by_label(re.compile("^Units to return of line 1"))
+    units.fill("4")  # more than delivered: the API's refusal, next to the line
+    page.get_by_role("button", name="Request the return").click()
+    expect(page.locator("#request-0-cantidad-error")).to_contain_text("3 units to return")
+    expect(units).to_have_attribute("aria-invalid", "true")
+    units.fill("2")
+    page.get_by_label("Reason").select_option("DANADO")
+    page.get_by_label("Comment").fill("La caja llegó aplastada")
+    page.get_by_role("button", name="Request the return").click()
+    expect(customer.status).to_contain_text("requested: SOLICITADA")
+    return_id = int(re.search(r"Return (\d+) requested", customer.status.inner_text())[1])
+    assert customer.buttons(return_id) == [f"Order {order['id']}", "Cancel"]
+    made = api.ok("GET", f"/api/devoluciones/{return_id}")
+    assert (made["origen"], made["comentario"]) == ("customer", "La caja llegó aplastada")
+
+    operator = signed_in(consoles, operator_token())
+    operator.go("Returns")
+    operator.reveal(return_id).get_by_role("button", name="Approve").click()
+    expect(operator.status).to_have_text(f"Return {return_id} is now APROBADA.")
+    operator.row(return_id).get_by_role("button", name="Receive").click()
+    form = operator.page.get_by_role("form", name=f"Receive return {return_id}")
+    form.get_by_label("Back into stock, line 1").fill("1")
+    form.get_by_label("Discarded, line 1").fill("1")
+    form.get_by_role("button", name="Receive the return").click()
+    expect(operator.status).to_have_text(f"Return {return_id} is now RECIBIDA.")
+    expect(operator.cell(return_id, "Lines")).to_contain_text("1 back, 1 discarded")
+    assert api.ok("GET", f"/api/inventario/{product['id']}")["stockActual"] == 10 - 3 + 1
+    assert api.ok("GET", f"/api/pedidos/{order['id']}")["lineas"][0]["cantidadDevuelta"] == 2

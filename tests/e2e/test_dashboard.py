@@ -149,10 +149,12 @@ def test_the_answer_is_the_documented_shape(http):
         "productos",
         "pedidos",
         "envios",
+        "devoluciones",
         "ventasPorDia",
         "servicios",
         "generadoEn",
     }
+    assert set(body["devoluciones"]) == {"abiertas"}
     assert len(body["ventasPorDia"]) == 14
     assert set(body["pedidos"]["porEstado"]) == {
         "PENDIENTE",

@@ -190,7 +190,7 @@ def test_an_operator_erases_someone_without_an_account_on_a_request_by_mail(http
     email = f"nobody-{uuid.uuid4().hex[:8]}@example.com"
     order = an_order(http, user_id, email, a_product(http), "CANCELADO")
     before = http.gateway("GET", f"/api/usuarios/{user_id}/datos").json()
-    assert before == {"cuenta": None, "pedidos": [order], "envios": []}
+    assert before == {"cuenta": None, "pedidos": [order], "envios": [], "devoluciones": []}
     erased = http.gateway(
         "POST", f"/api/usuarios/{user_id}/cancelacion", json={"motivo": "correo del 2 de dic."}
     )

@@ -75,9 +75,9 @@ def dashboard(orders_gateway, served_gateway, notification_service, emulator):
             return body(response)
 
         def lists(self, now: datetime) -> dict:
-            products, orders, shipments = (
+            products, orders, shipments, returns = (
                 decimal_json(self.api.get(path).body)
-                for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+                for path in ("/api/inventario", "/api/pedidos", "/api/envios", "/api/devoluciones")
             )
             delivered_at = {
                 s["id"]: decimal_json(self.api.get(f"/api/envios/{s['id']}/historial").body)[-1][
@@ -90,7 +90,7 @@ def dashboard(orders_gateway, served_gateway, notification_service, emulator):
                 p["id"]: decimal_json(self.api.get(f"/api/inventario/{p['id']}/existencias").body)
                 for p in products
             }
-            return expected(products, orders, shipments, delivered_at, now, rows)
+            return expected(products, orders, shipments, delivered_at, now, rows, returns)
 
         def check(self) -> dict:
             """The dashboard, held to the lists read at the instant it was made."""
@@ -345,3 +345,28 @@ def test_the_stock_of_every_warehouse_is_valued_and_shown_by_warehouse(dashboard
     ]
     assert answer["productos"]["valorStock"] == 30
     assert answer["productos"]["bodegas"] == answer["bodegas"]
+
+
+def test_the_open_returns_are_those_asked_for_or_approved(dashboard):
+    product = dashboard.made("/api/inventario", {**PRODUCT, "sku": "D-9", "stockActual": 9})
+    order = dashboard.made("/api/pedidos", {**ORDER, "productoId": product["id"], "cantidad": 3})
+    for status in ("APROBADO", "EN_ENVIO", "ENTREGADO"):
+        dashboard.moved(f"/api/pedidos/{order['id']}", status)
+    asked = [
+        dashboard.made(
+            f"/api/pedidos/{order['id']}/devoluciones",
+            {"lineas": [{"linea": 1, "cantidad": 1}], "motivo": "OTRO"},
+        )
+        for _ in range(3)
+    ]
+    dashboard.moved(f"/api/devoluciones/{asked[0]['id']}", "APROBADA")
+    dashboard.moved(f"/api/devoluciones/{asked[1]['id']}", "RECHAZADA")
+    dashboard.pump()
+    assert dashboard.check()["devoluciones"] == {"abiertas": 2}
+    received = dashboard.api.post(
+        f"/api/devoluciones/{asked[0]['id']}/recepcion",
+        {"lineas": [{"linea": 1, "reingresar": 1, "descartar": 0, "bodegaId": 1}]},
+    )
+    assert received.status_code == 200, received.body
+    dashboard.pump()
+    assert dashboard.check()["devoluciones"] == {"abiertas": 1}

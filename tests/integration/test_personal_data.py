@@ -167,7 +167,7 @@ def test_a_userid_without_an_account_has_its_orders_and_no_account(platform):
     nobody = SimpleNamespace(user_id=900_000 + uuid.uuid4().int % 99_999, email="x@example.com")
     order = an_order(platform, nobody, product)
     data = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos"))
-    assert data == {"cuenta": None, "pedidos": [order], "envios": []}
+    assert data == {"cuenta": None, "pedidos": [order], "envios": [], "devoluciones": []}
 
 
 def test_the_export_is_a_file_with_every_item_and_its_history_compressed_when_taken(platform):
@@ -621,3 +621,45 @@ def test_an_erasure_strips_the_dashboards_newest_lists_whatever_the_stream_did(p
     assert shown[other["id"]] == other
     shipment_entry = next(e for e in held[layout.list_key(layout.SHIPMENTS, shipment["id"])])
     assert shipment_entry == {**shipment, "destino": None, "rutaDescripcion": None}
+
+
+def test_a_returns_comment_is_exported_waits_the_erasure_and_is_erased(platform, queues):
+    """`comentario` is personal (docs/api.md#returns): in the person's data with their
+    returns, an open return keeps an erasure waiting, and an erasure strips it."""
+    product = a_product(platform)
+    nobody = SimpleNamespace(user_id=700_000 + uuid.uuid4().int % 99_999, email="r@example.com")
+    order = an_order(platform, nobody, product, status="ENTREGADO")
+    words = "Lo dejé con el portero, Sr. Ramón Díaz"
+    asked = platform.post(
+        f"/api/pedidos/{order['id']}/devoluciones",
+        {"lineas": [{"linea": 1, "cantidad": 1}], "motivo": "OTRO", "comentario": words},
+    )
+    assert asked.status_code == 201, asked.body
+    ret = body(asked)
+    data = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos"))
+    assert [r["comentario"] for r in data["devoluciones"]] == [words]
+    exported = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos/exportar"))
+    (kept,) = exported["devoluciones"]
+    assert [h["status"] for h in kept["historial"]] == ["SOLICITADA"]
+
+    waiting = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "correo"})
+    assert (waiting.status_code, error_code(waiting)) == (409, "OPEN_ORDERS"), waiting.body
+    assert {(d["field"], d["id"]) for d in body(waiting)["details"]} == {
+        ("devoluciones", ret["id"])
+    }
+    assert (
+        platform.patch(f"/api/devoluciones/{ret['id']}/status?status=RECHAZADA").status_code == 200
+    )
+    erased = platform.post(f"/api/usuarios/{nobody.user_id}/cancelacion", {"motivo": "correo"})
+    assert erased.status_code == 200, erased.body
+    assert run_erasures(queues, platform.pool) == 1
+    shown = body(platform.get(f"/api/devoluciones/{ret['id']}"))
+    assert shown == {**ret, "estado": "RECHAZADA", "comentario": None}
+    after = body(platform.get(f"/api/usuarios/{nobody.user_id}/datos/exportar"))
+    assert "Ramón" not in jsonio.dumps(after)
+    # an erased person's words are not kept by a return asked for after
+    late = platform.post(
+        f"/api/pedidos/{order['id']}/devoluciones",
+        {"lineas": [{"linea": 1, "cantidad": 1}], "motivo": "OTRO", "comentario": words},
+    )
+    assert late.status_code == 201 and body(late)["comentario"] is None

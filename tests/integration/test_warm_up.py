@@ -51,7 +51,7 @@ def test_a_services_rehearsal_reads_one_item_no_one_has_and_changes_nothing(
 
 
 def test_the_users_rehearsal_reads_a_person_no_one_is_and_records_no_request(tables, aws_calls):
-    """The data of a userId no one has: its claim and both customer indexes read (the
+    """The data of a userId no one has: its claim and its customer indexes read (the
     connection open, the path run); the platform's own warm-up is no one's rights
     request, so the record holds nothing of it and no request id is taken."""
     app, rehearse = service_app("users", Settings.from_env())
@@ -68,6 +68,7 @@ def test_the_users_rehearsal_reads_a_person_no_one_is_and_records_no_request(tab
         "GetItem",
         "GetItem",
         "GetItem",
+        "Query",
         "Query",
         "Query",
     ]

@@ -690,6 +690,10 @@ def test_each_function_may_only_advance_its_own_counter(function, package):
         from inventory import warehouse_repository
 
         counters |= {warehouse_repository.COUNTER}
+    if package == "orders":  # its returns' ids
+        from common.orders import return_model
+
+        counters |= {return_model.COUNTER}
     assert _counters(function) == [counters]
 
 
@@ -1071,6 +1075,7 @@ def test_every_handler_answers_a_sample_event_from_its_artifact(runs):
         "cuenta": None,
         "pedidos": [],
         "envios": [],
+        "devoluciones": [],
     }
     assert runs["TokenClaimsFunction"]["result"]["response"] == {
         "claimsAndScopeOverrideDetails": {

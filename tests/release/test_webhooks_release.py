@@ -49,13 +49,19 @@ def test_the_management_function_touches_endpoints_deliveries_attempts_and_queue
 
 
 def test_the_events_function_reads_the_streams_and_the_active_endpoints_and_stores_what_it_queues():
-    # The orders', shipments' and products' changes; and the rights requests' (an erasure
-    # done: usuario.eliminado). Each delivery is stored with its body before its name is
+    # The orders', shipments', products' and returns' changes; and the rights requests'
+    # (an erasure done: usuario.eliminado). Each delivery is stored with its body before its name is
     # queued (a queued message carries no personal data), stripped where the person was
     # erased already (UserIdsTable).
     streams = {
         f"{table}/StreamArn"
-        for table in ("OrdersTable", "ShipmentsTable", "ProductsTable", "DataRequestsTable")
+        for table in (
+            "OrdersTable",
+            "ShipmentsTable",
+            "ProductsTable",
+            "DataRequestsTable",
+            "ReturnsTable",
+        )
     }
     assert granted("WebhookEventsFunction") == {
         "dynamodb:Query": {"WebhooksTable/index/activos"},
@@ -145,7 +151,13 @@ def test_each_tables_stream_feeds_the_events_and_a_failing_batch_ends_in_a_dead_
         for props in mappings().values()
         if props["FunctionName"] == {"Ref": "WebhookEventsFunction"}
     }
-    assert set(streams) == {"OrdersTable", "ShipmentsTable", "ProductsTable", "DataRequestsTable"}
+    assert set(streams) == {
+        "OrdersTable",
+        "ShipmentsTable",
+        "ProductsTable",
+        "DataRequestsTable",
+        "ReturnsTable",
+    }
     for table, mapping in streams.items():
         assert props(table)["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
         assert mapping["EventSourceArn"] == {"Fn::GetAtt": [table, "StreamArn"]}

@@ -14,7 +14,7 @@ import boto3
 from tests.support.recorded_aws import lambda_context
 
 REGION = "us-east-1"
-STREAMED = ("ProductsTable", "OrdersTable", "ShipmentsTable")
+STREAMED = ("ProductsTable", "OrdersTable", "ShipmentsTable", "ReturnsTable")
 CONTEXT = lambda_context("DashboardFiguresFunction")
 
 
@@ -55,10 +55,11 @@ def expected(
     delivered_at: dict[int, str],
     now: datetime,
     rows: dict[int, list[dict]] | None = None,
+    returns: list[dict] | None = None,
 ) -> dict:
     """The figures as the lists make them at `now` (UTC); `delivered_at`: when each
     ENTREGADO shipment last became so (its history's last entry); `rows`: each product's
-    stock per warehouse."""
+    stock per warehouse; `returns`: every return."""
     moment = now.isoformat(timespec="microseconds")
     delivered = [s for s in shipments if s["status"] == "ENTREGADO"]
     on_time = [s for s in delivered if delivered_at.get(s["id"], "") <= s["fechaEstimadaEntrega"]]
@@ -90,6 +91,9 @@ def expected(
             ),
             "entregadosATiempo": len(on_time) / len(delivered) if delivered else None,
             "ultimos": sorted(shipments, key=lambda s: s["id"], reverse=True)[:3],
+        },
+        "devoluciones": {
+            "abiertas": sum(r["estado"] in ("SOLICITADA", "APROBADA") for r in returns or [])
         },
         "ventasPorDia": _days(orders, now.date()),
     }
@@ -209,8 +213,9 @@ def over_http(get: Callable) -> tuple[dict, dict]:
     answer = get("/api/dashboard", None)
     assert answer.status_code == 200, answer.text
     shown = decimal_json(answer.text)
-    products, orders, shipments = (
-        walked(get, path) for path in ("/api/inventario", "/api/pedidos", "/api/envios")
+    products, orders, shipments, returns = (
+        walked(get, path)
+        for path in ("/api/inventario", "/api/pedidos", "/api/envios", "/api/devoluciones")
     )
     delivered_at = {
         s["id"]: decimal_json(get(f"/api/envios/{s['id']}/historial", None).text)[-1]["fecha"]
@@ -222,7 +227,7 @@ def over_http(get: Callable) -> tuple[dict, dict]:
         for p in products
     }
     now = datetime.fromisoformat(shown["generadoEn"])
-    return shown, expected(products, orders, shipments, delivered_at, now, rows)
+    return shown, expected(products, orders, shipments, delivered_at, now, rows, returns)
 
 
 # How long a test waits for the dashboard to agree with the lists after a write. The

@@ -114,12 +114,19 @@ class Progress:
 
 
 def copies(
-    orders: Items, shipments: Items, log: list, deliveries=(), cuenta="u-123", claims=None
+    orders: Items,
+    shipments: Items,
+    log: list,
+    deliveries=(),
+    cuenta="u-123",
+    claims=None,
+    returns: Items | None = None,
 ) -> saga.Copies:
     erasure = Erasure(request_id=1, user_id=USER, estado=IN_PROGRESS, cuenta=cuenta)
     return saga.Copies(
         orders=orders,
         shipments=shipments,
+        returns=returns if returns is not None else Items(0),
         deliveries=Deliveries(deliveries),
         dashboard=Dashboard(log),
         accounts=Accounts(log),
@@ -135,10 +142,11 @@ def stripped(items: Items) -> bool:
 
 def test_a_run_strips_every_copy_and_deletes_the_account_last():
     log: list = []
-    orders, shipments = Items(1200), Items(30)
-    made = copies(orders, shipments, log, deliveries=[(1, "evt_a"), (2, "evt_b")])
+    orders, shipments, returns = Items(1200), Items(30), Items(4)
+    made = copies(orders, shipments, log, deliveries=[(1, "evt_a"), (2, "evt_b")], returns=returns)
     assert saga.run(made, 1, lambda: False, "t") is True
-    assert stripped(orders) and stripped(shipments) and made.deliveries.left == set()
+    assert stripped(orders) and stripped(shipments) and stripped(returns)
+    assert made.deliveries.left == set()
     assert log == [
         ("revoke", "u-123"),
         ("dashboard", USER),

@@ -21,6 +21,7 @@ import webhooks.rules
 from app import create_gateway
 from common.http import creating, service_app
 from common.http.service_app import gateway_routes
+from common.orders import return_records
 from common.platform import ids, validation
 from common.platform.settings import Settings
 from common.storage import paging
@@ -173,6 +174,8 @@ def test_every_list_documents_its_paging():
         ("/api/envios", "get"),
         ("/api/webhooks", "get"),
         ("/api/webhooks/{id}/entregas", "get"),
+        ("/api/devoluciones", "get"),
+        ("/api/pedidos/{id}/devoluciones", "get"),
     ]
     for path, method in lists:
         operation = DESCRIBED["paths"][path][method]
@@ -229,6 +232,21 @@ def test_states_and_kinds_are_the_codes():
     ]
 
 
+def test_the_returns_states_and_reasons_are_the_codes():
+    assert tuple(SCHEMAS["ReturnState"]["enum"]) == return_records.STATES
+    assert tuple(SCHEMAS["ReturnReason"]["enum"]) == return_records.REASONS
+    motivos = SCHEMAS["Return"]["properties"]["motivo"]["enum"]
+    assert motivos == [*return_records.REASONS, return_records.NOT_DELIVERED]
+    origins = (
+        return_records.CUSTOMER_ORIGIN,
+        return_records.OPERATOR_ORIGIN,
+        return_records.CARRIER_ORIGIN,
+    )
+    assert tuple(SCHEMAS["Return"]["properties"]["origen"]["enum"]) == origins
+    comment = SCHEMAS["ReturnInput"]["properties"]["comentario"]
+    assert comment["maxLength"] == return_records.MAX_COMMENT
+
+
 def test_the_rights_and_their_words_are_the_codes():
     rights = users.rules
     tipos = (rights.ACCESS, rights.PORTABILITY, rights.RECTIFICATION, rights.ERASURE)
@@ -240,7 +258,7 @@ def test_the_rights_and_their_words_are_the_codes():
     estados = SCHEMAS["Account"]["properties"]["estado"]["enum"]
     assert tuple(estados) == (rights.ACTIVE, rights.DISABLED)
     fields = SCHEMAS["InFlightDetail"]["properties"]["field"]["enum"]
-    assert fields == ["pedidos", "envios"]
+    assert fields == ["pedidos", "envios", "devoluciones"]
 
 
 def test_the_webhooks_events_and_states_are_the_codes():
@@ -272,6 +290,8 @@ def test_response_objects_are_closed_so_a_new_field_must_be_documented():
         "WebhookAttempt",
         "Account",
         "DataRequest",
+        "Return",
+        "ReturnLine",
     ):
         assert SCHEMAS[name]["additionalProperties"] is False, name
         # A field a later feature added, which older clients never see unless it holds

@@ -164,6 +164,6 @@ def test_a_persons_tracking_events_are_read_no_further_than_an_answer_can_hold()
 
     class Persons:
         read: list = []
-        orders = shipments = Shipments(read)
+        orders = shipments = returns = Shipments(read)
 
     assert _refused_after_reading(Persons(), with_events=True) == service.MAX_ITEMS + 1

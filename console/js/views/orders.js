@@ -412,6 +412,13 @@ function shipmentsLink(order) {
     "aria-label": `Shipments of order ${order.id}`}, "Shipments");
 }
 
+/** Delivered units may come back (docs/api.md#returns): the return's form for this order. */
+function returnLink(order) {
+  if (!order.lineas.some((line) => line.cantidadEntregada > 0)) return null;
+  return h("a", {class: "button", href: `#devoluciones?pedido=${order.id}`,
+    "aria-label": `Request a return of order ${order.id}`}, "Request a return");
+}
+
 /** One order (#orders?id=N): its fields, its product with its units, the moves its status
  * allows, and its history. After a move all three are asked again. */
 function renderOrder(main, ctx, id) {
@@ -479,7 +486,7 @@ function renderOrder(main, ctx, id) {
         ["Placed", when(order.creadoEn)],
       ]),
       h("div", {class: "actions", id: "order-actions"},
-        ...moveButtons(order, session.role, move), shipmentsLink(order)));
+        ...moveButtons(order, session.role, move), shipmentsLink(order), returnLink(order)));
   }
 
   /** The order's product, asked afresh: named, linked to its screen, with its units. */

@@ -30,6 +30,7 @@ PRODUCTS = "productos"
 IN_ALERT = "enAlerta"
 STOCK_VALUE = "valorStock"
 ON_TIME = "entregadosATiempo"  # shipments delivered on or before their estimate
+OPEN_RETURNS = "devoluciones:abiertas"  # returns SOLICITADA or APROBADA
 ORDERS_PREFIX = "pedidos:"
 SHIPMENTS_PREFIX = "envios:"
 DAY_PREFIX = "dia:"

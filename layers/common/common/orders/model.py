@@ -23,7 +23,8 @@ from pynamodb.constants import LIST, MAP
 from pynamodb.indexes import AllProjection, GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
 
-from common.orders.records import BY_PRIORITY, Assignment, OrderLine
+from common.orders.records import BY_PRIORITY, Assignment, OrderLine, ReturnCount
+from common.orders.return_model import ReturnModel
 from common.storage.tables import DecimalAttribute, HistoryEntryAttribute, ListIndex, model_meta
 
 # eventoPendiente is `PENDING#<shard>` while an order's event waits to be published; the
@@ -145,6 +146,37 @@ def on_shipments_key(linea: int, bodega_id: int) -> str:
     return f"{linea}-{bodega_id}"
 
 
+class ReturnCountsAttribute(Attribute[Sequence[ReturnCount] | dict[int, ReturnCount]]):
+    """What an order's returns hold of each line (common.orders.records.ReturnCount), a
+    map by line number: `{"2": {"enDevolucion": 3, "devuelta": 1}}`. (An update sets it
+    from a dict, by line: PynamoDB serializes anything else as a plain value.)"""
+
+    attr_type = MAP
+
+    def serialize(self, value: Sequence[ReturnCount] | dict[int, ReturnCount]) -> dict:
+        if isinstance(value, dict):
+            value = list(value.values())
+        return {
+            str(count.linea): {
+                "M": {
+                    "enDevolucion": _number(count.en_devolucion),
+                    "devuelta": _number(count.devuelta),
+                }
+            }
+            for count in value
+        }
+
+    def deserialize(self, value: dict) -> tuple[ReturnCount, ...]:
+        return tuple(
+            ReturnCount(
+                linea=int(linea),
+                en_devolucion=_read(entry["M"].get("enDevolucion", {})) or 0,
+                devuelta=_read(entry["M"].get("devuelta", {})) or 0,
+            )
+            for linea, entry in sorted(value.items(), key=lambda kv: int(kv[0]))
+        )
+
+
 class OrderStatusIndex(GlobalSecondaryIndex):
     """Orders by `statusShard`, `<status>#<shard>` (common.storage.shards), in id order."""
 
@@ -208,6 +240,10 @@ class OrderModel(Model):
     envios_entregados = NumberSetAttribute(attr_name="enviosEntregados", null=True)
     # Its status changes (common.platform.history), each appended by the write that makes it.
     historial = ListAttribute(of=HistoryEntryAttribute, null=True)
+    # What its returns hold of each line, and how many times they wrote it (the
+    # condition of their next write): common.orders.records.Order.devoluciones.
+    devoluciones = ReturnCountsAttribute(null=True)
+    devoluciones_version = NumberAttribute(attr_name="devolucionesVersion", null=True)
     status_shard = UnicodeAttribute(attr_name="statusShard")
     shard = NumberAttribute()
 
@@ -215,3 +251,20 @@ class OrderModel(Model):
     by_status = OrderStatusIndex()
     by_user = UserIndex()
     pending_events = PendingEventIndex()
+
+
+# The orders function's tables: its orders, and its returns (whose model is its own module,
+# common.orders.return_model, named here as the orders function's too).
+__all__ = [
+    "PENDING",
+    "PENDING_SHARDS",
+    "STATUS_PROJECTION",
+    "STATUS_SHARDS",
+    "LinesAttribute",
+    "OrderModel",
+    "OrderStatusIndex",
+    "PendingEventIndex",
+    "ReturnCountsAttribute",
+    "ReturnModel",
+    "UserIndex",
+]

@@ -9,7 +9,7 @@ an order or a shipment of a person whose data was erased keeps its facts and los
 those.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -63,6 +63,17 @@ class OrderLine:
     cantidad_devuelta: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReturnCount:
+    """What returns hold of one line of an order (docs/api.md#returns): its units in
+    returns not rejected nor cancelled (asked for, approved or received: not returnable
+    again), and those received back (restocked or discarded: its `cantidadDevuelta`)."""
+
+    linea: int
+    en_devolucion: int = 0
+    devuelta: int = 0
+
+
 # A delivered shipment's status: no longer late, whatever its estimate.
 SHIPMENT_DELIVERED = "ENTREGADO"
 
@@ -98,6 +109,12 @@ class Order(NewOrder):
     # The role of the caller who placed it (its history's first entry); None for an
     # order placed before it was kept.
     creado_por: str | None = field(default=None, metadata={"internal": True})
+    # What its returns hold of each line, written only by the returns' own conditional
+    # writes (on `devoluciones_version`, the number of those writes): never with the
+    # lines, so no other write of the order loses a return's count, nor a return another
+    # write's. None on an order no return has touched.
+    devoluciones: tuple[ReturnCount, ...] | None = field(default=None, metadata={"internal": True})
+    devoluciones_version: int | None = field(default=None, metadata={"internal": True})
 
     def __post_init__(self) -> None:
         if not self.lineas and self.producto_id is not None and self.cantidad is not None:
@@ -106,6 +123,18 @@ class Order(NewOrder):
             object.__setattr__(self, "lineas", ())
         if self.estrategia is None:  # stored before strategies
             object.__setattr__(self, "estrategia", BY_PRIORITY)
+        if self.devoluciones:
+            back = {count.linea: count.devuelta for count in self.devoluciones}
+            lines = tuple(
+                replace(line, cantidad_devuelta=back[line.linea]) if line.linea in back else line
+                for line in self.lineas
+            )
+            object.__setattr__(self, "lineas", lines)
+
+    def return_count(self, linea: int) -> ReturnCount:
+        """What returns hold of one of its lines (nothing, for one no return named)."""
+        found = {count.linea: count for count in self.devoluciones or ()}
+        return found.get(linea, ReturnCount(linea=linea))
 
 
 def stored_line(order: Order) -> OrderLine:

@@ -23,6 +23,8 @@ from pynamodb.expressions.update import Action
 
 from common.orders.model import OrderModel
 from common.orders.records import Order, Shipment, TrackingEvent
+from common.orders.return_model import ReturnModel
+from common.orders.return_records import Return
 from common.orders.shipment_model import ShipmentModel
 from common.orders.tracking_model import TrackingEventModel, event_of
 from common.personal_data.erasures import COMPLETED, IN_PROGRESS, Erasure
@@ -133,12 +135,14 @@ class ShipmentKind(Kind):
 
 ORDERS = Kind(OrderModel, Order, personal.ORDER)
 SHIPMENTS = ShipmentKind(ShipmentModel, Shipment, personal.SHIPMENT)
+# The returns of the person's orders: their `comentario` (common.platform.personal.RETURN).
+RETURNS = Kind(ReturnModel, Return, personal.RETURN)
 
 
 def bind(settings: Settings) -> None:
-    """The orders', shipments' and tracking events' models bound to this stack's tables
-    (before ORDERS and SHIPMENTS are read)."""
-    storage.bind(settings, OrderModel, ShipmentModel, TrackingEventModel)
+    """The orders', shipments', tracking events' and returns' models bound to this
+    stack's tables (before ORDERS, SHIPMENTS and RETURNS are read)."""
+    storage.bind(settings, OrderModel, ShipmentModel, TrackingEventModel, ReturnModel)
 
 
 class ErasureProgress:

@@ -79,7 +79,9 @@ SHIPMENT = Kind(
 )
 # The account in the user pool: its sign-in email and its name.
 ACCOUNT = Kind("cuenta", ("email", "nombre"))
-KINDS = (ORDER, SHIPMENT, ACCOUNT, TRACKING_EVENT)
+# A return's comment: the customer's own words about what came back (docs/api.md#returns).
+RETURN = Kind("devolucion", ("comentario",))
+KINDS = (ORDER, SHIPMENT, ACCOUNT, TRACKING_EVENT, RETURN)
 # An accepted erasure's request, once every copy is erased (users.rules), and the event
 # that tells the integrators so, its data the userId alone (docs/api.md#webhooks).
 ERASURE_DONE = "COMPLETADA"

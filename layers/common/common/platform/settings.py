@@ -51,6 +51,7 @@ TABLES = (
     "WarehousesTable",
     "WarehouseCodesTable",
     "OrdersTable",
+    "ReturnsTable",
     "ShipmentsTable",
     "CountersTable",
     "IdempotencyTable",

@@ -39,7 +39,7 @@ import pybreaker
 from common.http.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
 from common.identity.callers import service_caller
 from common.platform import jsonio, metrics
-from common.platform.errors import Conflict, Unavailable
+from common.platform.errors import Conflict, Invalid, Unavailable
 from common.platform.logs import Logger, get_logger
 from common.platform.tracing import tracer
 from common.stock import moves as stock
@@ -175,6 +175,12 @@ class Inventory(Protocol):
     def balance(self, shard: int, after: int, settled_before: str) -> tuple[list[dict], int | None]:
         """The invariant check of a page of one slice of the catalog, what differs put
         right: what it found, and where the slice goes on (None: its end)."""
+
+    def restock(self, devolucion_id: int, lines: list[dict], request_id: str | None = None) -> bool:
+        """A return's units back into stock ([{"productoId", "bodegaId", "cantidad"}]),
+        once whatever the retries: True when this call made it. Invalid (400) for an
+        unknown warehouse; the inventory's Conflict (RESTOCK_DIFFERS: made before with
+        other units); InventoryUnavailable when it cannot be asked."""
 
 
 class _Opened(pybreaker.CircuitBreakerListener):
@@ -415,6 +421,24 @@ class StockClient:
         if status != 200 or not isinstance(body, dict):
             raise _refused(status)
         return list(body.get("hallazgos") or []), body.get("siguiente")
+
+    def restock(self, devolucion_id: int, lines: list[dict], request_id: str | None = None) -> bool:
+        """Inventory.restock."""
+        status, body = self._internal(
+            "POST",
+            stock.RESTOCK_ROUTE,
+            {"devolucionId": str(devolucion_id)},
+            request_id=request_id,
+            body={"lineas": lines},
+        )
+        if status == 200 and isinstance(body, dict):
+            return bool(body.get("aplicada"))
+        if status in (400, 409) and isinstance(body, dict):
+            kind = Invalid if status == 400 else Conflict
+            raise kind(
+                str(body.get("error")), str(body.get("message")), details=body.get("details")
+            )
+        raise _refused(status)
 
     def _internal(
         self,

@@ -76,3 +76,8 @@ LINE_UNKNOWN_PRODUCT, LINE_UNKNOWN_WAREHOUSE = "PRODUCTO_DESCONOCIDO", "BODEGA_D
 # The slices of the catalog the invariant check takes one at a time: the partitions of
 # the products' byShard index (common.storage.tables.LIST_SHARDS).
 CATALOG_SLICES = 16
+# A return's units back into stock (docs/api.md#returns), keyed by the return: made once
+# whatever the retries (its record in the stock ledger); asked again with other units,
+# refused (RESTOCK_DIFFERS: another reception of the same return made it).
+RESTOCK_ROUTE = "/internal/reingresos/{devolucionId}"
+RESTOCK_DIFFERS = "RESTOCK_DIFFERS"

@@ -28,16 +28,17 @@ NAME = index.GATEWAY
 
 def create_gateway(settings: Settings) -> PlatformApp:
     root = index.blueprint(NAME, settings, inventory.wiring.FUNCTION)
-    # The orders' stock moves are the inventory's internal routes, which on AWS only an
-    # invoke of its function reaches: here, with no INVENTORY_FUNCTION, this app's own.
+    # The internal routes (the inventory's stock moves, the orders' carrier returns) are
+    # on AWS reached only by an invoke of their function: here, with no INVENTORY_FUNCTION
+    # or ORDERS_FUNCTION, this app's own.
     built: list[PlatformApp] = []
     app = create_app(
         NAME,
         settings,
         inventory.wiring.routes_for(settings),
         orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
-        shipping.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
-        shipping.wiring.public_routes_for(settings, inventory_here=InProcess(lambda: built[0])),
+        shipping.wiring.routes_for(settings, services_here=InProcess(lambda: built[0])),
+        shipping.wiring.public_routes_for(settings, services_here=InProcess(lambda: built[0])),
         webhooks.wiring.routes_for(settings),
         dashboard.routes_for(settings),
         users.wiring.routes_for(settings),

@@ -66,6 +66,13 @@ class Parts:
     stock: PartsStock
     orders: OrderCounts
     erased: Callable[[int], bool] = lambda _user_id: False
+    # Where a shipment brought back by its carrier opens its return (shipping.carrier_returns).
+    returns: "CarrierReturns | None" = None
+
+
+class CarrierReturns(Protocol):
+    def open(self, shipment: Shipment) -> None:
+        """The return of a shipment's units, opened once per shipment (docs/api.md#returns)."""
 
 
 class Shipments(Protocol):
@@ -259,15 +266,16 @@ def move(
 
     def deciding(shipment: Shipment) -> tracking.Step | None:
         step = decide(shipment)
-        if (
-            step is None
-            or not shipment.lineas
-            or step.status not in parts_rules.ON_ITS_WAY
-            or shipment.salida is not None
-        ):
+        if step is None or not shipment.lineas:
             return step
-        whole[0] = _take_out(parts, shipment)
-        return replace(step, salida=at)
+        leaves = step.status in parts_rules.ON_ITS_WAY and shipment.salida is None
+        if leaves:
+            whole[0] = _take_out(parts, shipment)
+        # Brought back by its carrier: its return opened before the shipment says so, so
+        # a failure refuses the event (retried) rather than losing the return.
+        if step.estado == tracking.RETURNED != shipment.estado_seguimiento and parts.returns:
+            parts.returns.open(shipment)
+        return replace(step, salida=at) if leaves else step
 
     moved = shipments.move(shipment_id, deciding, change_of, event, seen)
     _follow(parts, moved.after, at, whole[0])

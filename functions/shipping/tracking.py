@@ -30,7 +30,9 @@ RANKS = {
 INCIDENT = "INCIDENCIA"
 # What an event may say: every state but the first, or an incident (which moves no rank).
 EVENT_STATES = (*(state for state, rank in RANKS.items() if rank > 0), INCIDENT)
-FINAL = ("ENTREGADO", "DEVUELTO")
+# Brought back by its carrier: a shipment with lines then opens its return (shipping.service.move).
+RETURNED = "DEVUELTO"
+FINAL = ("ENTREGADO", RETURNED)
 # The contract's status each tracking state puts a shipment in.
 STATUS_OF = {
     "CREADO": "CREADO",

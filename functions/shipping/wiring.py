@@ -27,6 +27,7 @@ from common.platform.logs import get_logger
 from common.platform.settings import Settings
 from common.stock.client import StockClient
 from shipping import routes, service
+from shipping.carrier_returns import CarrierReturns
 from shipping.carriers_repository import CarrierRepository
 from shipping.order_owners import OrderOwners
 from shipping.parts_repository import OrderPartsRepository
@@ -44,33 +45,42 @@ LOOKUPS = "tracking-lookup"
 
 
 def parts_for(
-    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
 ) -> service.Parts:
     """What a shipment with lines of its order moves beside itself
     (docs/api.md#shipments-of-parts): its units, by the inventory's internal route (an
-    invoke of its function on AWS; this very app's routes locally, `inventory_here`),
-    through a breaker of this function's own; its order's counts, in the orders' table."""
+    invoke of its function on AWS; this very app's routes locally, `services_here`),
+    through a breaker of this function's own; its order's counts, in the orders' table;
+    the return it opens when its carrier brings it back, by the orders' internal route
+    (reached the same two ways)."""
     function = settings.inventory_function
-    client = (lambda_client or aws.lambda_client(settings)) if function else None
+    client = (
+        (lambda_client or aws.lambda_client(settings))
+        if function or settings.orders_function
+        else None
+    )
+    orders_function = settings.orders_function
+    returns_to = ByInvoke(orders_function, client) if orders_function else services_here
     stock = StockClient(
         fail_max=settings.breaker_fail_max,
         reset_seconds=settings.breaker_reset_seconds,
         service=SERVICE,
-        moves=ByInvoke(function, client) if function else inventory_here,
+        moves=ByInvoke(function, client) if function else services_here,
         alarmed=False,
     )
     return service.Parts(
         stock=stock,
         orders=OrderPartsRepository(settings),
         erased=UserIds.for_function(settings).erased,
+        returns=CarrierReturns(returns_to, SERVICE) if returns_to is not None else None,
     )
 
 
 def routes_for(
-    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
 ) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one);
-    `inventory_here`: the inventory's routes in the same app (the local gateway's)."""
+    `services_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
         shipments = ShipmentRepository(settings)
         blueprint = routes.blueprint(
@@ -95,14 +105,14 @@ def routes_for(
                 ),
             ),
             CarrierRepository(settings),
-            parts_for(settings, lambda_client, inventory_here),
+            parts_for(settings, lambda_client, services_here),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
 def public_routes_for(
-    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
 ) -> ServiceBlueprint:
     with aws.acting_as(PUBLIC_FUNCTION):
         blueprint = routes.public_blueprint(
@@ -115,7 +125,7 @@ def public_routes_for(
                 60.0,
                 "TOO_MANY_LOOKUPS",
             ),
-            parts_for(settings, lambda_client, inventory_here),
+            parts_for(settings, lambda_client, services_here),
         )
     blueprint.function = PUBLIC_FUNCTION
     return blueprint

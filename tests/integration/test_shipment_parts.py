@@ -223,7 +223,7 @@ def test_a_retried_take_out_takes_nothing_more(depot, approved):
     part = shipped(depot, order, [(2, 1)])
     with aws.acting_as(wiring.FUNCTION):
         parts = wiring.parts_for(
-            Settings.from_env(), inventory_here=InProcess(lambda: depot.api.app)
+            Settings.from_env(), services_here=InProcess(lambda: depot.api.app)
         )
     taken = parts.stock.take_part(order["id"], part["id"], 1, {2: 1})
     assert taken == (True, False)
@@ -306,3 +306,26 @@ def test_an_order_on_its_way_by_a_part_counts_every_unit_when_its_own_take_out_t
         orders = OrderRepository(Settings.from_env())
         orders.all_on_their_way(orders.get(order["id"]))
     assert counts(depot, order) == [(4, 0), (2, 2)]
+
+
+def test_a_shipment_of_lines_brought_back_opens_its_return_once(depot, approved):
+    """A DEVUELTO tracking event of a shipment with lines opens a return of those units by
+    itself (docs/api.md#returns): APROBADA, from the carrier, NO_ENTREGADO; the shipment
+    brought back again, or any later event, opens no other."""
+    order = approved[0]
+    part = shipped(depot, order, [(1, 2), (2, 2)])
+    other = shipped(depot, order, [(1, 1)], bodegaId=approved[3])
+    assert status(depot, part, "EN_RUTA").status_code == 200
+    events = f"/api/envios/{part['id']}/eventos"
+    assert depot.api.post(events, {"estado": "DEVUELTO", "idExterno": "back-1"}).status_code == 201
+    assert depot.api.post(events, {"estado": "DEVUELTO", "idExterno": "back-2"}).status_code == 201
+    assert depot.api.post(events, {"estado": "INCIDENCIA", "detalle": "x"}).status_code == 201
+    assert body(depot.api.get(f"/api/envios/{part['id']}"))["estadoSeguimiento"] == "DEVUELTO"
+    returns = body(depot.api.get(f"/api/pedidos/{order['id']}/devoluciones"))
+    assert [
+        (r["estado"], r["origen"], r["motivo"], [(x["linea"], x["cantidad"]) for x in r["lineas"]])
+        for r in returns
+    ] == [("APROBADA", "transportista", "NO_ENTREGADO", [(1, 2), (2, 2)])]
+    # The other shipment, never brought back, opened none.
+    assert status(depot, other, "ENTREGADO").status_code == 200
+    assert len(body(depot.api.get(f"/api/pedidos/{order['id']}/devoluciones"))) == 1

@@ -720,6 +720,17 @@ def test_the_tracking_functions_reach_only_the_shipments_tables_and_what_they_ne
     variables = functions()["TrackingFunction"]["Environment"]["Variables"]
     for table in {"ShipmentsTable", "ShipmentEventsTable", "TrackingCodesTable"}:
         assert variables[table_env_var(table)] == {"Ref": table}
+    # A shipment with lines brought back opens its return in the orders function (its
+    # internal route, by invoke), from a carrier's event as from an operator's.
+    invokers = {
+        name
+        for name, props in functions().items()
+        for policy in props.get("Policies", [])
+        if isinstance(policy, dict)
+        and policy.get("LambdaInvokePolicy", {}).get("FunctionName") == {"Ref": "OrdersFunction"}
+    }
+    assert invokers == {"ShippingFunction", "TrackingFunction"}
+    assert variables["ORDERS_FUNCTION"] == {"Ref": "OrdersFunction.Alias"}
 
 
 def test_the_sign_in_function_may_only_create_users_of_the_stacks_pool():

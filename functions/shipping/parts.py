@@ -81,8 +81,10 @@ def unknown_lines(order: Order, lines: tuple[ShipmentLine, ...]) -> Invalid | No
 
 def warehouse_of(parts: OrderParts, lines: tuple[ShipmentLine, ...], bodega: int | None) -> int:
     """The one warehouse a shipment of these lines leaves from: `bodega`, or else the only
-    one holding every line's units not yet on a shipment; checked that each line has that
-    many there. 409 ORDER_NOT_SHIPPABLE, EXCEEDS_PENDING or SEVERAL_WAREHOUSES otherwise."""
+    one holding every line's units not yet on a shipment (docs/api.md#shipments-of-parts):
+    409 ORDER_NOT_SHIPPABLE; EXCEEDS_PENDING for a line asking more than it has not yet on
+    a shipment, anywhere; SEVERAL_WAREHOUSES when no one warehouse (the one named) holds
+    them all."""
     order = parts.order
     if order.status not in SHIPPABLE:
         raise Conflict(
@@ -92,37 +94,33 @@ def warehouse_of(parts: OrderParts, lines: tuple[ShipmentLine, ...], bodega: int
         )
     by_line = {line.linea: line for line in order.lineas}
     pending = [_pending(parts, by_line[line.linea]) for line in lines]
-    if bodega is None:
-        _exceeding(lines, [sum(left.values()) for left in pending], "")
-        holding = sorted({w for left in pending for w in left})
-        fits = [
-            w
-            for w in holding
-            if all(
-                line.cantidad <= left.get(w, 0) for line, left in zip(lines, pending, strict=True)
-            )
-        ]
-        if len(fits) == 1:
-            return fits[0]
-        named = fits or holding
-        raise Conflict(
-            "SEVERAL_WAREHOUSES",
-            f"The units are held in warehouses {', '.join(str(w) for w in named)}: "
-            "a shipment leaves from one, named in bodegaId",
-            details=[
-                {"field": "bodegaId", "message": f"units held in warehouse {w}"} for w in named
-            ],
-        )
-    _exceeding(lines, [left.get(bodega, 0) for left in pending], f" in warehouse {bodega}")
-    return bodega
+    _exceeding(lines, [sum(left.values()) for left in pending])
+    holding = sorted({w for left in pending for w in left})
+    fits = [
+        w
+        for w in holding
+        if all(line.cantidad <= left.get(w, 0) for line, left in zip(lines, pending, strict=True))
+    ]
+    if bodega is not None and bodega in fits:
+        return bodega
+    if bodega is None and len(fits) == 1:
+        return fits[0]
+    # Named or not, no single warehouse to leave from: say which hold the units.
+    named = holding if bodega is not None else (fits or holding)
+    raise Conflict(
+        "SEVERAL_WAREHOUSES",
+        f"The units are held in warehouses {', '.join(str(w) for w in named)}: "
+        "a shipment leaves from one that holds them all, named in bodegaId",
+        details=[{"field": "bodegaId", "message": f"units held in warehouse {w}"} for w in named],
+    )
 
 
-def _exceeding(lines: tuple[ShipmentLine, ...], pending: list[int], where: str) -> None:
+def _exceeding(lines: tuple[ShipmentLine, ...], pending: list[int]) -> None:
     """409 EXCEEDS_PENDING naming each line asking more than its `pending` units."""
     short = [
         {
             "field": f"lineas[{i}].cantidad",
-            "message": f"line {line.linea} has {left} units not yet on a shipment{where}",
+            "message": f"line {line.linea} has {left} units not yet on a shipment",
         }
         for i, (line, left) in enumerate(zip(lines, pending, strict=True))
         if line.cantidad > left

@@ -88,18 +88,20 @@ def test_what_a_shipment_of_lines_may_carry(depot, approved):
     assert (several.status_code, error_code(several)) == (409, "SEVERAL_WAREHOUSES")
     assert {d["field"] for d in body(several)["details"]} == {"bodegaId"}
     assert str(norte) in body(several)["message"]
-    # More than the warehouse holds for the line.
+    # More than the named warehouse holds for the line, though the line has them: the
+    # units are not all in that one (the warehouses holding them named).
     over = ship(depot, order, [(1, 2)], bodegaId=norte)
-    assert (over.status_code, error_code(over)) == (409, "EXCEEDS_PENDING")
-    assert body(over)["details"][0]["field"] == "lineas[0].cantidad"
+    assert (over.status_code, error_code(over)) == (409, "SEVERAL_WAREHOUSES")
+    assert [d["field"] for d in body(over)["details"]] == ["bodegaId", "bodegaId"]
+    # More than the line has not yet on a shipment, anywhere.
+    beyond = ship(depot, order, [(2, 1), (1, 5)], bodegaId=1)
+    assert (beyond.status_code, error_code(beyond)) == (409, "EXCEEDS_PENDING")
+    assert [d["field"] for d in body(beyond)["details"]] == ["lineas[1].cantidad"]
     assert shipped(depot, order, [(1, 1)], bodegaId=norte)["bodegaId"] == norte
-    # NORTE's unit of line 1 is on a shipment now: none of it is left to put on another.
+    # NORTE's unit of line 1 is on a shipment now: NORTE holds none of what is left.
     again = ship(depot, order, [(2, 1), (1, 1)], bodegaId=norte)
-    assert (again.status_code, error_code(again)) == (409, "EXCEEDS_PENDING")
-    assert [d["field"] for d in body(again)["details"]] == [
-        "lineas[0].cantidad",
-        "lineas[1].cantidad",
-    ]
+    assert (again.status_code, error_code(again)) == (409, "SEVERAL_WAREHOUSES")
+    assert str(norte) not in body(again)["message"].split(": ")[0]
     # Only PRINCIPAL holds line 1's other units now: it is the one without naming it.
     assert shipped(depot, order, [(1, 3)])["bodegaId"] == 1
     nothing_left = ship(depot, order, [(1, 1)])

@@ -90,8 +90,11 @@ def test_several_warehouses_that_could_are_named():
 
 def test_more_than_is_not_yet_on_a_shipment_is_refused_naming_each_line():
     shipped = OrderParts(order=TWO_WAREHOUSES.order, on_shipments={(1, 1): 2, (2, 1): 2})
+    # Line 2 has none left; line 1 has 2, though not both in warehouse 1.
     code, fields = code_of(lambda: parts.warehouse_of(shipped, asked((2, 1), (1, 2)), 1))
-    assert (code, fields) == ("EXCEEDS_PENDING", ["lineas[0].cantidad", "lineas[1].cantidad"])
+    assert (code, fields) == ("EXCEEDS_PENDING", ["lineas[0].cantidad"])
+    code, fields = code_of(lambda: parts.warehouse_of(shipped, asked((1, 2)), 1))
+    assert (code, fields) == ("SEVERAL_WAREHOUSES", ["bodegaId", "bodegaId"])
     code, fields = code_of(lambda: parts.warehouse_of(shipped, asked((2, 1)), None))
     assert (code, fields) == ("EXCEEDS_PENDING", ["lineas[0].cantidad"])
 

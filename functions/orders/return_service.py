@@ -29,7 +29,7 @@ from common.orders.return_records import (
     unknown_return,
 )
 from common.platform.clock import to_iso
-from common.platform.errors import Conflict, Invalid, Unavailable, invalid_field
+from common.platform.errors import Conflict, Forbidden, Invalid, Unavailable, invalid_field
 from common.platform.history import SYSTEM, Entry
 from common.stock.client import Inventory, InventoryUnavailable
 from common.stock.moves import RESTOCK_DIFFERS
@@ -202,9 +202,15 @@ def change_state(
     entry = Entry(target, to_iso(at), caller.role)
     for attempt in range(ROUNDS):
         ret = get_return(returns, caller, return_id)
-        if ret.estado == target:
-            return ret
-        return_rules.check_move(caller, ret, target)
+        if ret.estado == target and target != RECEIVED:
+            return ret  # a PATCH to RECIBIDA is 409 always: only a reception reaches it
+        try:
+            return_rules.check_move(caller, ret, target)
+        except Forbidden:
+            if attempt == 0:
+                raise
+            # The customer's cancel lost to another move: the loser's 409 (§3), not 403.
+            raise return_rules.invalid_transition(ret, target) from None
         if ret.recepcion is not None:  # being received: only the reception moves it now
             raise return_rules.invalid_transition(ret, target)
         order = orders.get(ret.pedido_id)

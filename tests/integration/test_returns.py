@@ -283,6 +283,43 @@ def test_concurrent_moves_of_one_return_have_one_winner(shop):
     assert asked.status_code == (201 if left == 2 else 409)
 
 
+def test_a_customers_cancel_racing_an_approval_wins_or_is_409_never_403(shop, monkeypatch):
+    """One winner, the other 409 (§3): a customer's cancel of their SOLICITADA return that
+    loses to an operator's approval is 409 INVALID_TRANSITION, as any loser's, not the 403
+    of a customer asking to cancel an approved return."""
+    from common.platform.history import Entry
+    from orders import return_repository
+
+    caja = shop.product("CAJA")
+    order = shop.delivered([(caja, 2)])
+    ret = body(shop.ask(order, [(1, 1)], customer(shop.api, ANA)))
+    change = return_repository.ReturnRepository.change
+    approved = []
+
+    def approve_first(self, current, target, entry, order, *args, **kwargs):
+        # The operator's approval lands between the customer's read and write.
+        if target == "CANCELADA" and not approved:
+            by_operator = Entry("APROBADA", entry.fecha, "operator")
+            approved.append(change(self, current, "APROBADA", by_operator, order))
+        return change(self, current, target, entry, order, *args, **kwargs)
+
+    monkeypatch.setattr(return_repository.ReturnRepository, "change", approve_first)
+    lost = shop.move(ret, "CANCELADA", customer(shop.api, ANA))
+    assert (lost.status_code, body(lost)["error"]) == (409, "INVALID_TRANSITION"), lost.body
+    assert body(shop.api.get(f"/api/devoluciones/{ret['id']}"))["estado"] == "APROBADA"
+
+
+def test_a_patch_to_recibida_is_409_even_once_received(shop):
+    caja = shop.product("CAJA")
+    order = shop.delivered([(caja, 1)])
+    ret = body(shop.ask(order, [(1, 1)]))
+    shop.move(ret, "APROBADA")
+    lines = [{"linea": 1, "reingresar": 1, "descartar": 0, "bodegaId": 1}]
+    assert shop.receive(ret, lines).status_code == 200
+    again = shop.move(ret, "RECIBIDA")
+    assert (again.status_code, body(again)["error"]) == (409, "INVALID_TRANSITION")
+
+
 def test_a_carrier_return_opens_approved_and_takes_nothing_from_the_customers(shop):
     """The route shipping invokes for a shipment with lines that came back DEVUELTO
     (orders.return_service.open_carrier_return), as another service's invoke reaches it."""

@@ -90,6 +90,14 @@ class ReturnRepository(Repository):
                 tx.save(item_of(ret), condition=ReturnModel.id.does_not_exist())
                 if counts is not None:
                     self._counts(tx, order, counts)
+                elif ret.envio_id is not None:
+                    # A carrier's return: its shipment's, once (OrderModel.envios_devueltos).
+                    returned = OrderModel.envios_devueltos
+                    tx.update(
+                        OrderModel(order.id),
+                        actions=[returned.add({ret.envio_id})],
+                        condition=OrderModel.id.exists() & ~returned.contains(ret.envio_id),
+                    )
         except TransactWriteError as exc:
             raise self._lost(exc, order_at=1) from None
 

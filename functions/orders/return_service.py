@@ -149,7 +149,19 @@ def open_carrier_return(
     assert first_state(ret) == APPROVED
     if not ret.lineas:
         raise invalid_field("lineas", f"order {order_id} has none of these lines")
-    returns.create(ret, order, None)
+    try:
+        returns.create(ret, order, None)
+    except (CountsChanged, StateChanged):
+        # Another event of the same shipment opened it at this moment: answer that one,
+        # once the orders' index shows it (until then the caller retries).
+        for made in returns.all_of_order(order_id):
+            if made.envio_id == envio_id:
+                return made
+        raise Unavailable(
+            "RETURN_BEING_OPENED",
+            f"The return of shipment {envio_id} is being opened: retry",
+            retry_after_seconds=1,
+        ) from None
     return ret
 
 

@@ -355,6 +355,35 @@ def test_a_carrier_return_opens_approved_and_takes_nothing_from_the_customers(sh
     assert shop.returned(order) == [2]
 
 
+def test_one_shipment_brought_back_opens_one_return_however_many_ask_at_once(shop):
+    """Several DEVUELTO events of one shipment at the same moment (a carrier's duplicates
+    under new ids): one return, whatever the orders' index showed each of them."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from common.http.service_app import InProcess
+    from common.http.service_calls import OnBehalf
+    from common.identity.callers import service_caller
+    from common.orders.return_records import CARRIER_RETURN_ROUTE
+
+    caja = shop.product("CAJA")
+    order = shop.delivered([(caja, 3)])
+    shipping = OnBehalf(service_caller("shipping"), token=None, gateway_url="", request_id="r")
+    invoke = InProcess(lambda: shop.api.app)
+    sent = {"pedidoId": order["id"], "envioId": 77, "lineas": [{"linea": 1, "cantidad": 3}]}
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(
+                lambda _: invoke.call("POST", CARRIER_RETURN_ROUTE, {}, shipping, body=sent),
+                range(8),
+            )
+        )
+    assert {status for status, _ in answers} <= {200, 201, 503}, answers
+    opened = {json.loads(raw)["id"] for status, raw in answers if status in (200, 201)}
+    listed = body(shop.api.get(f"/api/pedidos/{order['id']}/devoluciones"))
+    assert len(listed) == 1 and opened == {listed[0]["id"]}
+
+
 def test_a_returns_changes_are_devolucion_events_to_subscribed_endpoints(
     emulator, tables, monkeypatch
 ):

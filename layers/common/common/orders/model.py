@@ -238,6 +238,10 @@ class OrderModel(Model):
     en_envios = OnShipmentsAttribute(attr_name="enEnvios", null=True)
     envios_salidos = NumberSetAttribute(attr_name="enviosSalidos", null=True)
     envios_entregados = NumberSetAttribute(attr_name="enviosEntregados", null=True)
+    # The shipments brought back whose carrier's return was opened (docs/api.md#returns):
+    # added in the return's transaction, on the condition that it is not there yet, so
+    # one shipment opens one return however many DEVUELTO events arrive at once.
+    envios_devueltos = NumberSetAttribute(attr_name="enviosDevueltos", null=True)
     # Its status changes (common.platform.history), each appended by the write that makes it.
     historial = ListAttribute(of=HistoryEntryAttribute, null=True)
     # What its returns hold of each line, and how many times they wrote it (the

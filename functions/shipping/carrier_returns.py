@@ -6,9 +6,8 @@ from common.http.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
 from common.identity.callers import service_caller
 from common.orders.return_records import CARRIER_RETURN_ROUTE
 from common.platform.errors import Unavailable
+from shipping.order_owners import RETRY_AFTER_SECONDS
 from shipping.rules import Shipment
-
-RETRY_AFTER_SECONDS = 5
 
 
 class CarrierReturns:

@@ -53,19 +53,21 @@ def parts_for(
     through a breaker of this function's own; its order's counts, in the orders' table;
     the return it opens when its carrier brings it back, by the orders' internal route
     (reached the same two ways)."""
-    function = settings.inventory_function
-    client = (
-        (lambda_client or aws.lambda_client(settings))
-        if function or settings.orders_function
-        else None
-    )
-    orders_function = settings.orders_function
-    returns_to = ByInvoke(orders_function, client) if orders_function else services_here
+
+    def reached(function: str | None) -> Routes | None:
+        # One Lambda client for both: common.platform.aws keeps one per acting function.
+        return (
+            ByInvoke(function, lambda_client or aws.lambda_client(settings))
+            if function
+            else services_here
+        )
+
+    returns_to = reached(settings.orders_function)
     stock = StockClient(
         fail_max=settings.breaker_fail_max,
         reset_seconds=settings.breaker_reset_seconds,
         service=SERVICE,
-        moves=ByInvoke(function, client) if function else services_here,
+        moves=reached(settings.inventory_function),
         alarmed=False,
     )
     return service.Parts(

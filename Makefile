@@ -133,11 +133,11 @@ endef
 # Everything: the gateway, the notification service and the emulators; data kept in
 # LOCAL_DATA_DIR (default .local-data), the apps restarted when their code changes.
 run: $(READY)
-	@$(PY) -m infra.local.stack
+	@$(PY) -m infra.dev
 
 # The same without the gateway, for `.venv/bin/chalice local --stage local`.
 emulators: $(READY)
-	@$(PY) -m infra.local.stack --emulators
+	@$(PY) -m infra.dev --emulators
 
 # The demo data (examples/demo.json) into the running stack, through its API; a second
 # run adds nothing. GATEWAY_PORT, or GATEWAY_URL, says where the gateway is.

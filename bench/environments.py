@@ -3,7 +3,7 @@ soon a new one is ready, and what the whole stack holds in memory after a contra
 worth of requests.
 
 Usage: `make bench-environments` (or .venv/bin/python bench/environments.py [--rounds N]).
-Each round starts `python -m infra.local.stack` on free ports, sends the requests of the
+Each round starts `python -m infra.dev` on free ports, sends the requests of the
 contract's black-box checks (interface.md's routes: products, orders through their
 lifecycle, shipments, lists and their pages, notifications, sign-in) at 8 clients, so
 that every function the gateway reaches has several environments, and reads:

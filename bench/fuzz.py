@@ -3,7 +3,7 @@ holding thousands of orders, writes with and without an Idempotency-Key.
 
 Usage: `make bench-fuzz` (or .venv/bin/python bench/fuzz.py [--orders N] [--examples N]).
 
-It starts `python -m infra.local.stack` on free ports, as `make run` does, places
+It starts `python -m infra.dev` on free ports, as `make run` does, places
 `--orders` orders (approving every third), then asks schemathesis for `--examples`
 requests per operation and generation mode (valid inputs, then invalid ones: the
 boundaries of every schema and random values), seeded so that a run is the same every

@@ -1,7 +1,7 @@
 """Rerunnable benchmark of the local stack under the loads that used to break it.
 
 Usage: `make bench-hardening` (or .venv/bin/python bench/hardening.py [--creates N]).
-Each part starts `python -m infra.local.stack` on free ports, as `make run` does, and
+Each part starts `python -m infra.dev` on free ports, as `make run` does, and
 drives it over HTTP from this process; it prints one Markdown table per part.
 
 1. 64 clients connecting at once (the old server's listen backlog was 5).

@@ -2,7 +2,7 @@
 and the dashboard's answer time with 10 orders and with 10,000.
 
 Usage: `make bench` (or .venv/bin/python bench/run.py [--requests N] [--concurrency C]).
-It starts `python -m infra.local.stack` on free ports, exactly as `make run` does, drives
+It starts `python -m infra.dev` on free ports, exactly as `make run` does, drives
 it over HTTP from this process, prints a Markdown table and stops the stack; then runs a
 short bench/dashboard_time.py (`make bench-dashboard` runs it in full) and prints its last
 line. Numbers are for the laptop emulation (moto, Chalice's local server), not for AWS.

@@ -7,10 +7,13 @@ process (its gateways, its Lambda service): in one process they would share one
 interpreter lock, and concurrency would add little. Started by the stack as
 `python -m infra.local.aws_process <port> <region> [<data dir>]`, with the stack's
 DYNAMODB_PARTITION_* variables (infra/local/settings.py: whether it counts, and
-throttles, the writes of each partition key); it prints one JSON line
-when ready (its URL, and what it restored or why it could not) and serves until SIGTERM,
-when it saves the data and stops; or when the stack is gone (its stdin, a pipe from the
-stack, ends: a stack killed outright leaves no emulator behind holding the data).
+throttles, the writes of each partition key); it prints one JSON line when its data is
+in (its URL, and what it restored or why it could not), waits for the stack to say
+`streams` on its stdin (the stack's `on_restored` hook, the product's migrations of data
+an earlier version saved, runs between the two: what it writes makes no stream record),
+and serves until SIGTERM, when it saves the data and stops; or when the stack is gone
+(its stdin, a pipe from the stack, ends: a stack killed outright leaves no emulator
+behind holding the data).
 """
 
 import json
@@ -19,6 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,12 +41,18 @@ WRITE_THROUGH = {"CountersTable"}
 # The count of users restored, beside the tables' counts.
 USERS = "users"
 READY_TIMEOUT_SECONDS = 60
+STREAMS = "streams"
+# What the stack runs on the data restored before the streams start: (url, region, user
+# pool id, the items restored by table) to what it changed, by name.
+OnRestored = Callable[[str, str, str, dict[str, int]], dict[str, int]]
 
 
 class AwsProcess:
     """The emulator's process, as the stack sees it."""
 
-    def __init__(self, port: int, region: str, data_dir: Path | None):
+    def __init__(
+        self, port: int, region: str, data_dir: Path | None, on_restored: OnRestored | None = None
+    ):
         args = [sys.executable, "-m", "infra.local.aws_process", str(port), region]
         if data_dir is not None:
             args.append(str(data_dir))
@@ -68,6 +78,17 @@ class AwsProcess:
         self.restored: dict[str, int] = ready.get("restored", {})
         pool = ready["userPool"]
         self.user_pool = UserPool(region, self.url, pool["id"], pool["clientId"])
+        self.migrated: dict[str, int] = {}
+        if on_restored is not None and any(self.restored.values()):
+            try:
+                self.migrated = on_restored(self.url, region, pool["id"], self.restored)
+            except Exception:
+                self.stop()
+                raise
+        assert self.process.stdin is not None  # stdin=PIPE
+        self.process.stdin.write(STREAMS + "\n")
+        self.process.stdin.flush()
+        self.process.stdout.readline()  # streaming from now
 
     def stop(self) -> None:
         """Stops it, its data saved."""
@@ -95,19 +116,27 @@ def _partition_writes() -> "PartitionWrites | None":
     return PartitionWrites(limits.rate, limits.burst)
 
 
-def _stop_requested() -> threading.Event:
-    """Set by SIGTERM, or when the stack is gone (its pipe on stdin ends). Ctrl-C reaches
-    the whole foreground group: the stack stops this one, after its own."""
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+def _stop_requested() -> tuple[threading.Event, threading.Event]:
+    """(stopped, streams): stopped set by SIGTERM, or when the stack is gone (its pipe on
+    stdin ends); streams when the stack says so. Ctrl-C reaches the whole foreground
+    group: the stack stops this one, after its own."""
+    stopped, streams = threading.Event(), threading.Event()
+
+    def stop(*_) -> None:
+        stopped.set()
+        streams.set()  # a stack that stops before it said `streams` is not waited for
+
+    signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
-        sys.stdin.read()
-        stopped.set()
+        for line in sys.stdin:
+            if line.strip() == STREAMS:
+                streams.set()
+        stop()
 
     threading.Thread(target=watch, daemon=True, name="stack-watch").start()
-    return stopped
+    return stopped, streams
 
 
 def main(argv: list[str]) -> None:
@@ -121,7 +150,7 @@ def main(argv: list[str]) -> None:
 
     port, region = int(argv[0]), argv[1]
     data = DataDir(Path(argv[2])) if len(argv) > 2 else None
-    stopped = _stop_requested()
+    stopped, streams = _stop_requested()
     try:
         if data is not None:
             data.hold()
@@ -157,11 +186,10 @@ def main(argv: list[str]) -> None:
             data.release()
         _say({"error": str(exc), "kind": "data"})
         return
-    from infra.restored import backfill  # the product's, beside the emulation (DESIGN)
-
-    backfill(aws.url, region, pool_id, restored)
-    aws.streams_from_now(region)
     _say({"url": aws.url, "restored": restored, "userPool": {"id": pool_id, "clientId": client_id}})
+    streams.wait()
+    aws.streams_from_now(region)
+    _say({"streams": True})
     stopped.wait()
     aws.stop()
     if data is not None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common.platform.logs import get_logger
-from infra.local.aws_process import AwsProcess
+from infra.local.aws_process import AwsProcess, OnRestored
 from infra.local.persistence import DataError
 
 WATCH_SECONDS = 0.2
@@ -53,12 +53,19 @@ class WatchedAws:
     """The emulator's process, restarted from its data when it dies (see the module)."""
 
     def __init__(
-        self, port: int, region: str, data_dir: Path | None, on_gone: Callable[[str], None]
+        self,
+        port: int,
+        region: str,
+        data_dir: Path | None,
+        on_gone: Callable[[str], None],
+        on_restored: OnRestored | None = None,
     ):
         self._region, self._data_dir, self._on_gone = region, data_dir, on_gone
-        self._current = AwsProcess(port, region, data_dir)
+        self._on_restored = on_restored  # at every start: a restart restores the data too
+        self._current = AwsProcess(port, region, data_dir, on_restored)
         self.url = self._current.url
         self.restored = self._current.restored
+        self.migrated = self._current.migrated
         self.user_pool = self._current.user_pool
         self._started_at = time.monotonic()
         self._up = True
@@ -127,7 +134,9 @@ class WatchedAws:
         """Another emulator on the same port, from the data directory."""
         began = time.monotonic()
         try:
-            process = AwsProcess(int(self.url.rsplit(":", 1)[1]), self._region, self._data_dir)
+            process = AwsProcess(
+                int(self.url.rsplit(":", 1)[1]), self._region, self._data_dir, self._on_restored
+            )
         except (OSError, DataError) as exc:
             self._give_up(f"the AWS emulator could not be restarted: {exc}")
             return

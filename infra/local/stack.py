@@ -1,5 +1,6 @@
-"""`make run` and `make emulators`: the template (infra/template.yaml) run on 127.0.0.1 the
-way AWS runs it.
+"""The local stack: the template (infra/template.yaml) run on 127.0.0.1 the way AWS runs
+it. `make run` and `make emulators` run it through infra/dev, which adds the product's
+glue (the migrations of restored data, the banner, the code watcher).
 
 - AWS's services: moto's DynamoDB, SQS and Cognito (tables, queues and the user pool from
   the template, kept in LOCAL_DATA_DIR), in a process of their own
@@ -22,46 +23,37 @@ Settings are read and checked once, at start: a bad value stops it there, before
 starts. Tokens are signed with JWT_SECRET, or a random key kept in LOCAL_DATA_DIR (one of
 this start's alone, with the data in memory): infra/local/tokens.py. The banner prints a
 token, never the key. A code change replaces the environments of the functions whose code
-changed (the data and the ports stay). Ctrl-C or SIGTERM stops all of it, the data saved.
+changed (the data and the ports stay).
 """
 
 import json
 import os
-import signal
 import socket
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
-from common.platform.keys import FixedRing
 from common.platform.logs import get_logger
-from common.platform.settings import ConfigError, Settings, stop_process
+from common.platform.settings import Settings
 from infra import template
 from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
+from infra.local.aws_process import OnRestored
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
 from infra.local.lambdas import LambdaService, endpoint
-from infra.local.persistence import DataDir, DataError
-from infra.local.reload import POLL_SECONDS, WATCHED, CodeWatcher
-from infra.local.running import RunningStack, announce, withdraw
+from infra.local.persistence import DataDir
 from infra.local.settings import (
-    DEFAULT_PORTS,
-    PARTITION_WRITES_PATH,
     ROOT,
     LocalSettings,
     Throttle,
 )
 from infra.local.sign_in import CLIENT_NAME, POOL_NAME
 from infra.local.throttle import TokenBucket
-from infra.local.tokens import local_jwt_secret, local_token, new_key
+from infra.local.tokens import local_jwt_secret, new_key
 
-# What a user creates, by the table that holds it, for the banner's count of what was
-# restored; the other tables hold the platform's own records (sku claims, counters,
-# idempotency records, the breaker's state).
-CREATED_IN = {"ProductsTable": "product", "OrdersTable": "order", "ShipmentsTable": "shipment"}
 LOG_LOCK = threading.Lock()
 
 
@@ -92,11 +84,20 @@ class FunctionLogs:
 
 
 class LocalStack:
-    def __init__(self, local: LocalSettings, with_gateway: bool = True):
+    def __init__(
+        self,
+        local: LocalSettings,
+        with_gateway: bool = True,
+        on_restored: OnRestored | None = None,
+    ):
+        """`on_restored`: what runs on the data restored before the streams start (the
+        product's migrations, infra/dev/migrations.py), at every start of the emulator."""
         self.local = local
         self.with_gateway = with_gateway
+        self.on_restored = on_restored
         self.data: DataDir | None = None
         self.restored: dict[str, int] = {}
+        self.migrated: dict[str, int] = {}
         self.lambdas: LambdaService  # by start()
         self.aws: WatchedAws  # by start()
         # Why the stack must stop, when something it runs is gone for good (its emulator).
@@ -157,13 +158,18 @@ class LocalStack:
         }
         self.settings = Settings.from_env(self.environ)  # checked before anything starts
         aws = WatchedAws(
-            self.local.dynamodb_port, self.settings.region, self.local.data_dir, self._emulator_gone
+            self.local.dynamodb_port,
+            self.settings.region,
+            self.local.data_dir,
+            self._emulator_gone,
+            self.on_restored,
         )
         self.aws = aws.watch()
         self._stoppers.append(aws.stop)
         if self.local.data_dir is not None:
             self.data = DataDir(self.local.data_dir)
         self.restored = {table: count for table, count in aws.restored.items() if count}
+        self.migrated = aws.migrated
         self.dynamodb_url = aws.url
         for service in ("DYNAMODB", "SQS", "COGNITO_IDENTITY_PROVIDER", "KMS"):
             os.environ[f"AWS_ENDPOINT_URL_{service}"] = aws.url
@@ -394,163 +400,3 @@ def _first_called(specs: dict[str, FunctionSpec]) -> list[str]:
     }
     behind_apis.add("AuthorizerFunction")
     return sorted(name for name in specs if name in named | behind_apis)
-
-
-def chalice_local_command(gateway_port: int, dynamodb_port: int, lambda_port: int) -> str:
-    """The command that serves the gateway on `gateway_port` against emulators on these
-    ports: those that are not the defaults, in the variables `chalice local` reads them
-    from (infra/chalice_local.py), and its `--port`."""
-    emulators = {"DYNAMODB_PORT": dynamodb_port, "LAMBDA_PORT": lambda_port}
-    moved = [f"{name}={port}" for name, port in emulators.items() if port != DEFAULT_PORTS[name]]
-    port = [f"--port {gateway_port}"] if gateway_port != DEFAULT_PORTS["GATEWAY_PORT"] else []
-    return " ".join([*moved, ".venv/bin/chalice local --stage local", *port])
-
-
-def _port(url: str) -> int:
-    return int(url.rsplit(":", 1)[1])
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def restored(counts: dict[str, int]) -> str:
-    """What was restored, by kind: "2 products, 1 order, 0 shipments"."""
-    return ", ".join(
-        f"{counts.get(table, 0)} {kind}{'' if counts.get(table, 0) == 1 else 's'}"
-        for table, kind in CREATED_IN.items()
-    )
-
-
-def _partitions_line(stack: LocalStack) -> list[str]:
-    """Where the writes per partition key are counted, when they are."""
-    limits = stack.local.partitions
-    if limits is None:
-        return []
-    throttled = (
-        f"; a key written over {limits.rate:g} a second is throttled"
-        if limits.rate is not None
-        else ""
-    )
-    return [
-        f"Partitions:    writes per key counted at {stack.dynamodb_url}"
-        f"{PARTITION_WRITES_PATH}{throttled}"
-    ]
-
-
-def _banner(stack: LocalStack) -> list[str]:
-    lines = []
-    if stack.with_gateway:
-        url = stack.gateway_url
-        lines += [
-            f"Gateway:       {url}  (e.g. {url}/api/inventario)",
-            f"Notifications: {stack.notification_url}/notificaciones",
-            f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
-            f"Console:       {url}{console.PAGE_PATH}  "
-            "(sign in with a user of `make seed`, or the token below)",
-        ]
-    else:
-        command = chalice_local_command(
-            stack.local.gateway_port or _free_port(),
-            _port(stack.dynamodb_url),
-            _port(stack.lambda_url),
-        )
-        lines += [
-            f"Notifications: {stack.notification_url}/notificaciones",
-            f"Gateway:       not served here: in another terminal run `{command}`",
-        ]
-    lines += [
-        f"DynamoDB:      {stack.dynamodb_url}",
-        f"Lambda:        {stack.lambda_url}  (runs the template's "
-        f"{len(stack.lambdas.specs)} functions)",
-        *_partitions_line(stack),
-    ]
-    token = local_token(stack.settings)
-    lines.append(f"Token:         {token}")
-    if stack.with_gateway:
-        lines.append(
-            f'Try:           curl -H "Authorization: Bearer {token}" '
-            f"{stack.gateway_url}/api/inventario"
-        )
-    if stack.data is None:
-        lines.append(
-            "Data:          in memory only (LOCAL_DATA_DIR is empty): gone when this stops"
-        )
-    else:
-        lines.append(
-            f"Data:          {stack.data.path}  (restored: {restored(stack.restored)}; "
-            "kept across restarts, `make reset` empties it)"
-        )
-    watched = ", ".join(f"{name}/" if "." not in name else name for name in WATCHED)
-    lines.append(
-        f"Reload:        on: a change under {watched} replaces the functions it "
-        "touches, not the data (RELOAD=0 turns it off)"
-        if stack.local.reload
-        else "Reload:        off"
-    )
-    return lines
-
-
-def _running(stack: LocalStack) -> RunningStack:
-    """Where this stack runs, for the tools beside it (infra/local/running.py)."""
-    assert stack.settings.jwt_secret is not None  # the stack always has its key
-    return RunningStack(
-        pid=os.getpid(),
-        dynamodb_url=stack.dynamodb_url,
-        lambda_url=stack.lambda_url,
-        notification_url=stack.notification_url,
-        gateway_url=stack.gateway_url,
-        key_id=FixedRing(stack.settings.jwt_secret).signing().kid,
-    )
-
-
-def main(argv: list[str]) -> None:
-    try:
-        local = LocalSettings.from_env()
-        stack = LocalStack(local, with_gateway=argv != ["--emulators"])
-        stack.start()
-    except ConfigError as exc:
-        stop_process(exc)
-    except (DataError, OSError) as exc:
-        stack.stop()
-        sys.exit(
-            f"Could not start the local stack: {exc}"
-            if not isinstance(exc, DataError)
-            else str(exc)
-        )
-    stopped = threading.Event()
-
-    def stop_requested(*_) -> None:
-        stack.aws.unwatch()  # the emulator may get the signal too: not a death
-        stopped.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, stop_requested)
-    if stack.data is not None:
-        announce(stack.data.path, _running(stack))
-    print("\n".join(_banner(stack)))
-    print("Ready. Ctrl-C stops everything.", flush=True)
-    log = get_logger("local-stack")
-    watcher = CodeWatcher(ROOT) if local.reload else None
-    while not stopped.wait(POLL_SECONDS) and stack.failure is None:
-        changed = watcher.changed() if watcher else []
-        if changed:
-            replaced = stack.reload(changed)
-            log.info(
-                "code changed: the functions' environments replaced",
-                extra={"changed": changed, "functions": replaced},
-            )
-    if stack.data is not None:
-        withdraw(stack.data.path)
-    stack.stop()
-    if stack.failure is not None:
-        sys.exit(f"Stopped: {stack.failure}.")
-    kept = f" The data is in {stack.data.path}." if stack.data is not None else ""
-    print(f"Stopped.{kept}", flush=True)
-    sys.exit(0)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

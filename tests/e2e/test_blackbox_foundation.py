@@ -1,4 +1,4 @@
-"""Black-box: the real local stack (`python -m infra.local_stack`, as `make run`) over HTTP."""
+"""Black-box: the real local stack (`python -m infra.dev`, as `make run`) over HTTP."""
 
 import signal
 import socket

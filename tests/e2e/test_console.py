@@ -1,5 +1,5 @@
 """The operator console (docs/console.md) in a real headless Chromium against the real
-local stack (`python -m infra.local.stack`, started here on free ports): signing in,
+local stack (`python -m infra.dev`, started here on free ports): signing in,
 the catalog, orders through their lifecycle, shipments, what each role is offered, the
 failures told in words, nothing loaded from outside the stack, and accessibility."""
 

@@ -195,6 +195,9 @@ def test_data_saved_before_write_sharding_is_listed_after_the_next_start(tmp_pat
     )
     stack, http = started(tmp_path)
     try:
+        # make run's banner names what its migrations changed.
+        said = next(line for line in stack.output().splitlines() if line.startswith("Migra"))
+        assert "1 webhook secrets encrypted" in said and "stock into warehouses" in said, said
         assert [p["id"] for p in http.gateway("GET", "/api/inventario").json()] == [1]
         assert [p["id"] for p in http.gateway("GET", "/api/inventario/alertas").json()] == [1]
         assert [
@@ -301,7 +304,7 @@ def test_a_data_file_that_cannot_be_used_stops_the_start_naming_it_and_is_left_a
         "RELOAD": "0",
     }
     result = subprocess.run(
-        [sys.executable, "-m", "infra.local.stack"],
+        [sys.executable, "-m", "infra.dev"],
         cwd=ROOT,
         env=env,
         capture_output=True,

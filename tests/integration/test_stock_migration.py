@@ -105,14 +105,15 @@ def test_what_was_stored_before_reads_as_principal_and_one_line_then_is_carried_
 
 
 def test_make_run_migrates_what_it_restores_by_itself(stored_before, api, monkeypatch):
-    """The local stack's start hands what it restored to infra.restored.backfill, as
-    infra/local/aws_process.py does: the old product and order come out migrated."""
-    from infra import restored
+    """`make run` hands what its emulator restored to infra/dev/migrations.py (the
+    stack's on_restored hook): the old product and order come out migrated."""
+    from infra.dev import migrations
 
     url = os.environ["AWS_ENDPOINT_URL_DYNAMODB"]
     monkeypatch.setenv("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER", url)
     pool = boto3.client("cognito-idp", endpoint_url=url).create_user_pool(PoolName="p")
-    restored.backfill(url, "us-east-1", pool["UserPool"]["Id"], {"ProductsTable": 1})
+    done = migrations.migrate(url, "us-east-1", pool["UserPool"]["Id"], {"ProductsTable": 1})
+    assert done["stock into warehouses"] >= 2, done  # the product and the order
     product = stored_before.get_item(TableName="ProductsTable", Key={"id": {"N": "1"}})
     assert product["Item"]["existencias"]["M"]["1"]["M"]["reservado"] == {"N": "2"}
     order = stored_before.get_item(TableName="OrdersTable", Key={"id": {"N": "7"}})

@@ -13,10 +13,10 @@ import pytest
 
 from common.platform.settings import ConfigError
 from infra.chalice_local import local_environment
+from infra.dev.banner import chalice_local_command
 from infra.local import LOCAL_AWS_ENV
 from infra.local.settings import DEFAULT_PORTS, LocalSettings, PartitionLimits
 from infra.local.settings import ROOT as STACK_ROOT
-from infra.local.stack import chalice_local_command
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -82,7 +82,7 @@ def test_no_benchmark_shadows_a_package_the_stack_imports():
 # are 10 and 3,000 (docs/architecture.md#the-local-stacks-weight).
 MAX_PRIVATE_USES = 35
 # issue 53: a sign-in for no one costs a hash (as for someone); the gateway names itself;
-# issue 55: the backfills of restored data moved to infra/restored.py;
+# issue 55: the backfills of restored data moved to infra/dev/migrations.py;
 # issue 56: a freed environment is the oldest waiter's (a carrier's burst starved one: 504s).
 MAX_LOCAL_LINES = 6240
 

@@ -1,0 +1,70 @@
+"""`make run` and `make emulators` (`python -m infra.dev [--emulators]`): the local stack
+(infra/local/stack.py, the template run as AWS runs it) with the product's glue around
+it: the migrations of data an earlier version saved (infra/dev/migrations.py, run on
+what the emulator restores), the banner (infra/dev/banner.py), the running stack's
+record for the tools beside it, and the code watcher that replaces the functions whose
+code changed. Ctrl-C or SIGTERM stops all of it, the data saved."""
+
+import signal
+import sys
+import threading
+
+from common.platform.logs import get_logger
+from common.platform.settings import ConfigError, stop_process
+from infra.dev import migrations
+from infra.dev.banner import banner, running
+from infra.local.persistence import DataError
+from infra.local.reload import POLL_SECONDS, CodeWatcher
+from infra.local.running import announce, withdraw
+from infra.local.settings import ROOT, LocalSettings
+from infra.local.stack import LocalStack
+
+
+def main(argv: list[str]) -> None:
+    try:
+        local = LocalSettings.from_env()
+        stack = LocalStack(local, with_gateway=argv != ["--emulators"], on_restored=migrations.run)
+        stack.start()
+    except ConfigError as exc:
+        stop_process(exc)
+    except (DataError, OSError) as exc:
+        stack.stop()
+        sys.exit(
+            f"Could not start the local stack: {exc}"
+            if not isinstance(exc, DataError)
+            else str(exc)
+        )
+    stopped = threading.Event()
+
+    def stop_requested(*_) -> None:
+        stack.aws.unwatch()  # the emulator may get the signal too: not a death
+        stopped.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, stop_requested)
+    if stack.data is not None:
+        announce(stack.data.path, running(stack))
+    print("\n".join(banner(stack)))
+    print("Ready. Ctrl-C stops everything.", flush=True)
+    log = get_logger("local-stack")
+    watcher = CodeWatcher(ROOT) if local.reload else None
+    while not stopped.wait(POLL_SECONDS) and stack.failure is None:
+        changed = watcher.changed() if watcher else []
+        if changed:
+            replaced = stack.reload(changed)
+            log.info(
+                "code changed: the functions' environments replaced",
+                extra={"changed": changed, "functions": replaced},
+            )
+    if stack.data is not None:
+        withdraw(stack.data.path)
+    stack.stop()
+    if stack.failure is not None:
+        sys.exit(f"Stopped: {stack.failure}.")
+    kept = f" The data is in {stack.data.path}." if stack.data is not None else ""
+    print(f"Stopped.{kept}", flush=True)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -312,6 +312,12 @@ bench-costs: $(READY)
 bench-throttle: $(READY)
 	@$(PY) bench/throttle.py
 
+# A wrong password's sign-in against an unknown email's, medians of each (a timing the
+# tests count instead: tests/integration/test_sign_in_routes.py).
+.PHONY: bench-sign-in
+bench-sign-in: $(READY)
+	@$(PY) bench/sign_in.py
+
 # What a webhook event adds to the order that causes it (no endpoint, one answering 200,
 # one that hangs), and the deliveries a second the local stack makes.
 .PHONY: bench-webhooks

@@ -246,8 +246,10 @@ def test_a_crash_loses_no_write_answered_more_than_seconds_before_and_no_id_come
                     timeout=5,
                     headers={"Authorization": f"Bearer {http.bearer}"},
                 )
+            except requests.Timeout:
+                continue  # a loaded machine's slow answer, not the crash: write on
             except requests.RequestException:
-                return
+                return  # the stack is gone
             if response.status_code == 201:
                 answered.append((time.monotonic(), response.json()["id"]))
 

@@ -190,10 +190,11 @@ def test_a_token_signed_with_motos_published_key_is_refused(signing_in, pool):
 
 
 def test_a_wrong_password_and_an_unknown_email_do_the_same_work(
-    signing_in, pool, emulator, monkeypatch, tmp_path
+    signing_in, pool, emulator, aws_calls, monkeypatch, tmp_path
 ):
     """Counted, not timed (issue 59 measured the wrong password twice as slow): each
-    sign-in is one call to the pool, and the pool hashes one password for each (the
+    sign-in makes the same AWS calls (the attempt counted on the same table, then one
+    call to the pool, nothing else), and the pool hashes one password for each (the
     wrong one's check against the account's hash; for an email no one has, the same
     hash all the same), so the time tells a guesser nothing about who has an account.
     The pool keeps its users hashed in a data directory, as `make run`'s does."""
@@ -221,12 +222,23 @@ def test_a_wrong_password_and_an_unknown_email_do_the_same_work(
     email = f"same-work-{uuid.uuid4().hex[:8]}@example.com"
     made = signing_in.post("/api/auth/register", {"email": email, "password": PASSWORD}, token=None)
     assert made.status_code == 201, made.body
-    work = {}
+    work, calls = {}, {}
     for kind, tried in (("wrong password", email), ("unknown email", f"no-{email}")):
         operations.clear()
+        aws_calls.clear()
         answer = signing_in.post(
             "/api/auth/login", {"email": tried, "password": "Wrong-Password-2026"}, token=None
         )
         assert answer.status_code == 401
         work[kind] = list(operations)
+        calls[kind] = [(service, op, sent.get("TableName")) for service, op, sent in aws_calls]
     assert work["wrong password"] == work["unknown email"] == ["AdminInitiateAuth", "scrypt"]
+    assert (
+        calls["wrong password"]
+        == calls["unknown email"]
+        == [
+            ("dynamodb", "GetItem", "SignInAttemptsTable"),  # the try counted, whoever the email
+            ("dynamodb", "PutItem", "SignInAttemptsTable"),
+            ("cognito-idp", "AdminInitiateAuth", None),
+        ]
+    ), calls

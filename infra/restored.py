@@ -27,11 +27,11 @@ def backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> N
         user_id_backfill.backfill(dynamodb, tables, cognito, pool_id)
         # Saved before warehouses and orders of several lines: every unit and reservation
         # in PRINCIPAL, every order its one line (the functions' models, on the emulator).
-        from common.platform.settings import Settings
+        from common.platform.settings import Cloud
         from infra import stock_migration
 
         os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = url
-        stock_migration.migrate(Settings(region=region))
+        stock_migration.migrate(Cloud(region=region))
         # The dashboard's figures of what no stream delivered: the data restored, and the
         # changes still on their way when the stack last stopped (a stream lives in the
         # emulator's memory).
@@ -40,9 +40,10 @@ def backfill(url: str, region: str, pool_id: str, restored: dict[str, int]) -> N
     if restored.get("WebhooksTable"):
         # Secrets saved before they were encrypted: encrypted now, as on AWS by `make
         # encrypt-webhook-secrets` (the functions read both forms meanwhile).
-        from common.platform.settings import Settings
+        from common.platform.settings import Cloud, Webhooks
         from common.webhooks.vault import Vault
         from infra import webhook_secrets
 
-        vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
+        kms = boto3.client("kms", endpoint_url=url)
+        vault = Vault(Cloud(region=region), Webhooks(), client=kms)
         webhook_secrets.encrypt_all(dynamodb, webhook_secrets.TABLE, vault.seal)

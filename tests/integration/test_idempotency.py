@@ -29,7 +29,7 @@ SCOPE = "POST /api/inventario"  # a scope the inventory's role may write
 @pytest.fixture
 def once(tables):
     with aws.acting_as("InventoryFunction"):
-        yield Once(Cloud.from_env(), Idempotency(), SCOPE, "tests")
+        yield Once(Cloud.from_env(), Idempotency.from_env(), SCOPE, "tests")
 
 
 def test_the_claim_of_a_request_that_died_expires_with_its_invocation(once, tables):

@@ -78,7 +78,7 @@ def signing(webhook_id: int, now: datetime) -> list[str]:
     them (decrypted, as the delivery function does)."""
     cloud = Cloud.from_env()
     with aws.acting_as("WebhookDeliveryFunction"):
-        vault = Vault(cloud, Webhooks())
+        vault = Vault(cloud, Webhooks.from_env())
         stored = WebhookRepository(cloud).get(webhook_id).signing_secrets(now)
         return [vault.open(webhook_id, secret) for secret in stored]
 
@@ -101,7 +101,7 @@ def test_secrets_are_stored_encrypted_each_for_its_endpoint(hooks, tables, caplo
     sealed = stored_item(tables, made["id"])["secreto"]["S"]
     assert sealed.startswith("kms:")
     with aws.acting_as("WebhookDeliveryFunction"), pytest.raises(ClientError):
-        Vault(Cloud.from_env(), Webhooks()).open(other["id"], sealed)
+        Vault(Cloud.from_env(), Webhooks.from_env()).open(other["id"], sealed)
 
 
 def plain(tables, webhook_id: int, secret: str) -> None:

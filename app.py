@@ -19,35 +19,40 @@ from authorizer.policy import authorize
 from common.http import index
 from common.http.service_app import InProcess, PlatformApp, create_app
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from dashboard import wiring as dashboard
 from infra import template
 
 NAME = index.GATEWAY
 
 
-def create_gateway(settings: Settings) -> PlatformApp:
-    root = index.blueprint(NAME, settings, inventory.wiring.FUNCTION)
+def create_gateway(settings: AllSettings) -> PlatformApp:
+    """Every API's routes in one app: it takes every slice its functions take."""
+    root = index.blueprint(NAME, settings.http, inventory.wiring.FUNCTION)
+    given = settings.arguments
     # The internal routes (the inventory's stock moves, the orders' carrier returns) are
     # on AWS reached only by an invoke of their function: here, with no INVENTORY_FUNCTION
     # or ORDERS_FUNCTION, this app's own.
     built: list[PlatformApp] = []
+    here = InProcess(lambda: built[0])
+    orders_routes, shipping_routes = orders.wiring.routes_for, shipping.wiring.routes_for
+    public_routes = shipping.wiring.public_routes_for
     app = create_app(
         NAME,
-        settings,
-        inventory.wiring.routes_for(settings),
-        orders.wiring.routes_for(settings, inventory_here=InProcess(lambda: built[0])),
-        shipping.wiring.routes_for(settings, services_here=InProcess(lambda: built[0])),
-        shipping.wiring.public_routes_for(settings, services_here=InProcess(lambda: built[0])),
-        webhooks.wiring.routes_for(settings),
-        dashboard.routes_for(settings),
-        users.wiring.routes_for(settings),
-        sign_in.routes_for(settings),
+        settings.http,
+        inventory.wiring.routes_for(**given(inventory.wiring.routes_for)),
+        orders_routes(**given(orders_routes), inventory_here=here),
+        shipping_routes(**given(shipping_routes), services_here=here),
+        public_routes(**given(public_routes), services_here=here),
+        webhooks.wiring.routes_for(**given(webhooks.wiring.routes_for)),
+        dashboard.routes_for(**given(dashboard.routes_for)),
+        users.wiring.routes_for(**given(users.wiring.routes_for)),
+        sign_in.routes_for(**given(sign_in.routes_for)),
         root,
     )
     built.append(app)
 
-    verify = authorizer.create(settings).verify
+    verify = authorizer.create(**given(authorizer.create)).verify
 
     @app.authorizer()
     def jwt_authorizer(auth_request):
@@ -70,6 +75,6 @@ def __getattr__(name: str):
     Chalice's command line may use it for `chalice local --stage local` alone."""
     if name == "app":
         infra.chalice_local.check_command()
-        globals()["app"] = create_gateway(Settings.load())
+        globals()["app"] = create_gateway(AllSettings.load())
         return globals()["app"]
     raise AttributeError(name)

@@ -218,24 +218,20 @@ def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
     reads real items (on empty tables the warm-ups read nothing and both requests were
     404s): products, some in alert; orders in every state; shipments. Written through the
     AWS path (tests.support.recorded_aws), as the functions would write them."""
-    import dataclasses
-
-    from common.platform.settings import Settings
+    from common.platform.settings import AllSettings
     from infra.local.tokens import local_token
     from tests.support.recorded_aws import RecordedAws
 
-    settings = dataclasses.replace(
-        Settings.from_env(
-            {
-                **os.environ,
-                "INVENTORY_FUNCTION": "Inventory",
-                "ORDERS_FUNCTION": "Orders",
-                "ORDER_EVENTS_FUNCTION": "OrderEvents",
-            }
-        ),
-        notification_service_url=None,
+    settings = AllSettings.from_env(
+        {
+            **os.environ,
+            "INVENTORY_FUNCTION": "Inventory",
+            "ORDERS_FUNCTION": "Orders",
+            "ORDER_EVENTS_FUNCTION": "OrderEvents",
+            "NOTIFICATION_SERVICE_URL": "",  # empty: unset
+        }
     )
-    aws, token = RecordedAws(settings), local_token(settings)
+    aws, token = RecordedAws(settings), local_token(settings.tokens)
     for n in range(products):
         aws.request(
             "POST",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import boto3
 
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings, Cloud
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
@@ -139,7 +139,7 @@ def history_sizes(aws: RecordedAws, token: str, dynamodb) -> None:
     units as the history grows, and the item at its largest."""
     response = aws.request("POST", "/api/envios", "/api/envios", token, body=SHIPMENT)
     shipment_id = json.loads(response["body"])["id"]
-    table = Settings.from_env().table_name("ShipmentsTable")
+    table = Cloud.from_env().table_name("ShipmentsTable")
 
     def size() -> int:
         key = {"id": {"N": str(shipment_id)}}
@@ -222,7 +222,7 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     try:
         template.create_tables(boto3.client("dynamodb"))
-        settings = Settings.from_env(
+        settings = AllSettings.from_env(
             {
                 **os.environ,
                 "INVENTORY_FUNCTION": "Inventory",
@@ -231,8 +231,8 @@ def main() -> None:
             }
         )
         aws = RecordedAws(settings)
-        routes(aws, local_token(settings))
-        history_sizes(aws, local_token(settings), boto3.client("dynamodb"))
+        routes(aws, local_token(settings.tokens))
+        history_sizes(aws, local_token(settings.tokens), boto3.client("dynamodb"))
     finally:
         dynamodb.stop()
     layer()

@@ -19,7 +19,7 @@ import requests
 
 from app import create_gateway
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
@@ -94,9 +94,9 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL_LAMBDA"] = events.server.url
     bound = AppServer()  # the gateway is its own stock check's target
     os.environ["INVENTORY_SERVICE_URL"] = bound.url
-    settings = Settings.from_env()
+    settings = AllSettings.from_env()
     server = bound.serve(ChaliceWsgi(create_gateway(settings)))
-    bearer, url = local_token(settings), server.url
+    bearer, url = local_token(settings.tokens), server.url
     print(
         "| request | DynamoDB operations (one request) | items read / written | "
         "median ms |\n|---|---|---|---|"

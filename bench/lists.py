@@ -20,7 +20,7 @@ import requests
 from app import create_gateway
 from common.orders.model import OrderModel
 from common.platform import aws, keys
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from common.storage.counters import CounterModel
 from common.storage.paging import issue_token
 from infra import template
@@ -107,13 +107,14 @@ def run(size: int) -> dict[str, tuple]:
     client = boto3.client("dynamodb")
     template.drop_tables(client)
     template.create_tables(client)
-    settings = Settings.from_env()
+    settings = AllSettings.from_env()
     gateway = create_gateway(settings)  # binds the models to this emulator's tables
     load(size)
     server = serve(gateway)
-    bearer = local_token(settings)
+    bearer = local_token(settings.tokens)
     # The token a client walking the catalog would hold half way through it.
-    token = issue_token(keys.page_token_keys(settings), "/api/inventario", {}, size // 2)
+    page_keys = keys.page_token_keys(settings.pages, settings.cloud)
+    token = issue_token(page_keys, "/api/inventario", {}, size // 2)
     paths = {
         "GET /api/inventario?limit=50 (first page)": "/api/inventario?limit=50",
         "GET /api/inventario?limit=50 (a page in the middle)": (

@@ -28,7 +28,7 @@ import time
 
 import boto3
 
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from infra import template
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
@@ -172,7 +172,7 @@ def main() -> None:
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = dynamodb.url
     try:
         template.create_tables(boto3.client("dynamodb"))
-        settings = Settings.from_env(
+        settings = AllSettings.from_env(
             {
                 **os.environ,
                 "INVENTORY_FUNCTION": "Inventory",
@@ -180,7 +180,7 @@ def main() -> None:
                 "ORDER_EVENTS_FUNCTION": "OrderEvents",
             }
         )
-        bench = Bench(RecordedAws(settings), local_token(settings))
+        bench = Bench(RecordedAws(settings), local_token(settings.tokens))
         report(rounds(bench, args.rounds))
     finally:
         dynamodb.stop()

@@ -34,7 +34,7 @@ from common.orders.records import Order, Shipment
 from common.orders.shipment_model import ShipmentModel
 from common.platform import aws
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage.tables import bind
 from infra.local import LOCAL_AWS_ENV
 from orders.repository import item_of as order_item
@@ -220,12 +220,12 @@ def main() -> None:
         import os
 
         os.environ.update({**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": stack.dynamodb})
-        settings = Settings.from_env()
-        bind(settings, OrderModel, ShipmentModel)
+        cloud = Cloud.from_env()
+        bind(cloud, OrderModel, ShipmentModel)
         started = time.perf_counter()
         with aws.acting_as("OrdersFunction"):
             load(user_id, email, args.orders, args.shipments)
-        UserIds(lambda: client, settings.table_name(TABLE)).used(user_id)
+        UserIds(lambda: client, cloud.table_name(TABLE)).used(user_id)
         print(
             f"A person (userId {user_id}) with {args.orders} orders and {args.shipments} "
             f"shipments, written in {time.perf_counter() - started:.1f} s."

@@ -54,7 +54,7 @@ from chalice.local import (
 
 from authorizer.policy import Unauthorized
 from common.http.service_app import log_request
-from common.platform.settings import ConfigError
+from common.platform.env import ConfigError
 from infra import template
 
 LOCAL_STAGE = "local"

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import urllib3
 
 from common.identity.callers import CUSTOMER, OPERATOR
-from common.platform.settings import ConfigError, stop_process
+from common.platform.env import ConfigError, stop_process
 from infra.local.running import url_of
 from infra.local.tokens import local_settings, local_token
 from infra.users import Refused as NotMade

@@ -29,7 +29,7 @@ from pynamodb.exceptions import UpdateError
 
 from common.orders.model import OrderModel
 from common.orders.records import Order
-from common.platform.settings import Settings, table_env_var
+from common.platform.settings import Cloud, table_env_var
 from common.storage import tables as storage
 from inventory.ledger_repository import StockItems
 from inventory.model import ProductModel, ReservationModel
@@ -46,12 +46,12 @@ TABLES = (
 )
 
 
-def migrate(settings: Settings) -> Counter:
+def migrate(cloud: Cloud) -> Counter:
     """Everything carried over; how many items of each kind were written."""
     written: Counter = Counter()
-    WarehouseRepository(settings).ensure_principal()
-    stock = StockItems(settings)
-    storage.bind(settings, OrderModel)
+    WarehouseRepository(cloud).ensure_principal()
+    stock = StockItems(cloud)
+    storage.bind(cloud, OrderModel)
     for item in ProductModel.scan(consistent_read=True):
         if item.existencias is None:
             stock.migrate_product(item)
@@ -80,7 +80,7 @@ def _lined(item: OrderModel) -> bool:
     return True
 
 
-def settings_for(stage: str | None) -> Settings:
+def settings_for(stage: str | None) -> Cloud:
     """The settings the migration binds its models with: the running local stack's tables
     without a stage (and its emulator's address); with one, that deployed stack's names."""
     import os
@@ -94,7 +94,7 @@ def settings_for(stage: str | None) -> Settings:
         os.environ.update(LOCAL_AWS_ENV)
         os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = client.meta.endpoint_url
     by_variable = {table_env_var(logical_id): name for logical_id, name in names.items()}
-    return Settings(region=client.meta.region_name, table_names=MappingProxyType(by_variable))
+    return Cloud(region=client.meta.region_name, table_names=MappingProxyType(by_variable))
 
 
 def main() -> None:

@@ -98,7 +98,7 @@ def main(argv: list[str]) -> None:
         subject = args.subject or f"{getpass.getuser()}@{args.stage}"
         print(stage_token(args.stage, subject, role, user_id))
     else:
-        from common.platform.settings import ConfigError, stop_process
+        from common.platform.env import ConfigError, stop_process
 
         subject = args.subject or (
             f"customer-{user_id}@localhost" if role == CUSTOMER else LOCAL_SUBJECT

@@ -27,7 +27,7 @@ from typing import Any
 import boto3
 
 from common.platform.clock import utcnow
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.messages import DeliveryMessage, decoded
 from common.webhooks.queue import DeliveryQueue
 from common.webhooks.repository import Deliveries, WebhookRepository
@@ -68,7 +68,7 @@ def shown(message: dict) -> str:
     return json.dumps({**fields, "envio": dead.reenvios})
 
 
-def _stack(stage: str | None) -> tuple[Any, str, Settings]:
+def _stack(stage: str | None) -> tuple[Any, str, Cloud, Webhooks]:
     """(SQS client, the dead-letter queue's URL, the settings the webhooks' code needs)."""
     if stage is None:
         from infra.local import LOCAL_AWS_ENV
@@ -78,7 +78,7 @@ def _stack(stage: str | None) -> tuple[Any, str, Settings]:
         for key, value in {**LOCAL_AWS_ENV, "AWS_ENDPOINT_URL_DYNAMODB": endpoint}.items():
             os.environ[key] = value  # PynamoDB's models read them (common.storage.tables)
         sqs = boto3.client("sqs", endpoint_url=endpoint)
-        return sqs, sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"], Settings()
+        return sqs, sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"], Cloud(), Webhooks()
     from infra.tokens import stage_stack
 
     stack, region = stage_stack(stage)
@@ -86,15 +86,15 @@ def _stack(stage: str | None) -> tuple[Any, str, Settings]:
         StackName=stack
     )["StackResources"]
     named = {r["LogicalResourceId"]: r["PhysicalResourceId"] for r in resources}
-    settings = Settings(
+    cloud = Cloud(
         region=region,
-        webhook_queue=named["WebhookDeliveryQueue"],
         table_names={
             "WEBHOOKS_TABLE": named["WebhooksTable"],
             "WEBHOOK_DELIVERIES_TABLE": named["WebhookDeliveriesTable"],
         },
     )
-    return boto3.client("sqs", region_name=region), named[QUEUE], settings
+    webhooks = Webhooks(webhook_queue=named["WebhookDeliveryQueue"])
+    return boto3.client("sqs", region_name=region), named[QUEUE], cloud, webhooks
 
 
 def main(argv: list[str]) -> None:
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("action", choices=("list", "redrive"))
     parser.add_argument("--stage", help="a samconfig.toml environment: dev, prod")
     args = parser.parse_args(argv)
-    sqs, url, settings = _stack(args.stage)
+    sqs, url, cloud, webhooks = _stack(args.stage)
     if args.action == "list":
         found = 0
         for message in messages(sqs, url, 0):
@@ -110,8 +110,8 @@ def main(argv: list[str]) -> None:
             found += 1
         print(f"{found} deliveries waiting in {QUEUE}.", file=sys.stderr)
         return
-    endpoints, deliveries = WebhookRepository(settings), Deliveries(settings)
-    queue = DeliveryQueue(settings, client=sqs)
+    endpoints, deliveries = WebhookRepository(cloud), Deliveries(cloud)
+    queue = DeliveryQueue(cloud, webhooks, client=sqs)
     outcomes = redrive_all(
         sqs, url, lambda dead: service.redrive(endpoints, deliveries, queue, dead, utcnow())
     )

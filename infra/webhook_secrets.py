@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from botocore.exceptions import ClientError
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.vault import Vault, sealed
 
 TABLE, KEY = "WebhooksTable", "WebhookSecretsKey"
@@ -94,7 +94,7 @@ def _clients(stage: str | None):
             "aws_secret_access_key": "local",
             "region_name": LOCAL_AWS_ENV["AWS_DEFAULT_REGION"],
         }
-        vault = Vault(Settings(), client=boto3.client("kms", **made))
+        vault = Vault(Cloud(), Webhooks(), client=boto3.client("kms", **made))
         return boto3.client("dynamodb", **made), TABLE, vault
     from infra.tokens import stage_stack
 
@@ -103,8 +103,8 @@ def _clients(stage: str | None):
         StackName=stack
     )["StackResources"]
     named = {r["LogicalResourceId"]: r["PhysicalResourceId"] for r in resources}
-    settings = Settings(region=region, webhook_secrets_key=named[KEY])
-    vault = Vault(settings, client=boto3.client("kms", region_name=region))
+    key = Webhooks(webhook_secrets_key=named[KEY])
+    vault = Vault(Cloud(region=region), key, client=boto3.client("kms", region_name=region))
     return boto3.client("dynamodb", region_name=region), named[TABLE], vault
 
 

@@ -15,7 +15,7 @@ from tests.support.tokens import SECRET
 
 for _key, _value in LOCAL_AWS_ENV.items():
     os.environ.setdefault(_key, _value)
-# The key of the apps built in-process (Settings.from_env()): the tests' own, whatever
+# The key of the apps built in-process (AllSettings.from_env()): the tests' own, whatever
 # the shell holds. A stack started without it makes its own (tests/e2e/test_local_key.py).
 os.environ["JWT_SECRET"] = SECRET.decode()
 

@@ -13,7 +13,7 @@ from auth.rules import REGISTRATION_WINDOW_SECONDS, next_registrations, without
 from common.identity.attempts_model import AttemptsModel
 from common.identity.attempts_repository import CLAIM_TRIES, DynamoAttempts, read, saved
 from common.platform.errors import TooManyRequests
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import counters
 from common.storage import tables as storage
 from common.storage.counters import CounterModel
@@ -27,8 +27,8 @@ __all__ = ["COUNTER", "DynamoAttempts", "DynamoRegistrations", "user_ids"]
 class DynamoRegistrations:
     """The accounts made from each client address in the window (auth.rules)."""
 
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
-        storage.bind(settings, AttemptsModel)
+    def __init__(self, cloud: Cloud, clock: Callable[[], float] = time.time):
+        storage.bind(cloud, AttemptsModel)
         self._clock = clock
 
     def add(self, key: str) -> float:
@@ -67,8 +67,8 @@ def _made(item: AttemptsModel | None) -> tuple[float, ...]:
     return tuple(float(moment) for moment in (item.made or [])) if item is not None else ()  # type: ignore[arg-type]
 
 
-def user_ids(settings: Settings) -> Callable[[], int]:
+def user_ids(cloud: Cloud) -> Callable[[], int]:
     """The next customer's userId: from a counter of its own, a block at a time, as every
     other id (common.storage.id_blocks), so users and orders never wait on one another."""
-    storage.bind(settings, CounterModel)
+    storage.bind(cloud, CounterModel)
     return IdBlocks(functools.partial(counters.reserve, COUNTER)).next_id

@@ -10,7 +10,7 @@ from auth.service import IdentityProvider, Registrar
 from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.identity.user_ids import UserIds
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http, Pool
 
 SERVICE = "auth"
 FUNCTION = "AuthFunction"
@@ -29,31 +29,31 @@ class NoPool:
         return None
 
 
-def provider_for(settings: Settings) -> IdentityProvider:
-    if settings.user_pool_id is None or settings.user_pool_client_id is None:
+def provider_for(cloud: Cloud, pool: Pool) -> IdentityProvider:
+    if pool.user_pool_id is None or pool.user_pool_client_id is None:
         return NoPool()
-    return CognitoPool(aws.cognito(settings), settings.user_pool_id, settings.user_pool_client_id)
+    return CognitoPool(aws.cognito(cloud), pool.user_pool_id, pool.user_pool_client_id)
 
 
-def routes_for(settings: Settings) -> ServiceBlueprint:
+def routes_for(cloud: Cloud, pool: Pool) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        provider = provider_for(settings)
+        provider = provider_for(cloud, pool)
         registrar = Registrar(
             provider,
-            UserIds.for_function(settings),
-            user_ids(settings),
-            DynamoRegistrations(settings),
+            UserIds.for_function(cloud),
+            user_ids(cloud),
+            DynamoRegistrations(cloud),
         )
-        blueprint = routes.blueprint(provider, DynamoAttempts(settings), registrar)
+        blueprint = routes.blueprint(provider, DynamoAttempts(cloud), registrar)
     blueprint.function = FUNCTION
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(cloud: Cloud, http: Http, pool: Pool) -> PlatformApp:
+    return create_app(SERVICE, http, routes_for(cloud, pool))
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: a sign-in without a password, through the whole request path (refused
     400 before any table or the pool is asked: nothing counted against anyone)."""
     app.rehearse("POST", "/api/auth/login", body='{"email": "init@rehearsal.invalid"}')

@@ -22,7 +22,7 @@ from common.identity.accounts import AccountCheck, Revocations
 from common.identity.callers import Caller
 from common.platform import aws
 from common.platform.keys import jwt_keys
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Pool, Tokens
 
 
 class ByAlgorithm:
@@ -47,31 +47,31 @@ class ByAlgorithm:
             verifier.rehearse()
 
 
-def verifier_for(settings: Settings) -> Verifier:
+def verifier_for(cloud: Cloud, tokens: Tokens, pool: Pool) -> Verifier:
     """The shared key's verifier, the issuer's, or both (ByAlgorithm). Without an issuer
     the shared key is required (jwt_keys stops init without one); with an issuer it is
     taken beside it when the environment names it (on AWS it always does: make token)."""
     shared = (
-        SharedKeyVerifier(jwt_keys(settings))
-        if settings.jwt_issuer is None or settings.jwt_secret or settings.jwt_secret_id
+        SharedKeyVerifier(jwt_keys(tokens, cloud))
+        if tokens.jwt_issuer is None or tokens.jwt_secret or tokens.jwt_secret_id
         else None
     )
-    if settings.jwt_issuer is None:
+    if tokens.jwt_issuer is None:
         assert shared is not None
         return shared
-    assert settings.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
+    assert tokens.jwt_audience is not None  # from_env refuses JWT_ISSUER without it
     # The stack's own pool (USER_POOL_ID names it): its accounts are checked as well.
     accounts = (
         AccountCheck(
-            functools.partial(aws.cognito, settings),
-            settings.user_pool_id,
-            keep_seconds=settings.account_check_seconds,
-            revocations=Revocations.for_function(settings),
+            functools.partial(aws.cognito, cloud),
+            pool.user_pool_id,
+            keep_seconds=tokens.account_check_seconds,
+            revocations=Revocations.for_function(cloud),
         )
-        if settings.user_pool_id is not None
+        if pool.user_pool_id is not None
         else None
     )
-    oidc = OidcVerifier(settings.jwt_issuer, settings.jwt_audience, settings.jwt_jwks_url, accounts)
+    oidc = OidcVerifier(tokens.jwt_issuer, tokens.jwt_audience, tokens.jwt_jwks_url, accounts)
     if shared is None:
         return oidc
     return ByAlgorithm({ALGORITHM: shared, OIDC_ALGORITHM: oidc})

@@ -8,16 +8,16 @@ from authorizer.tokens import verifier_for
 from common.platform import aws, metrics
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Pool, Tokens
 
 SERVICE = "authorizer"
 FUNCTION = "AuthorizerFunction"
 
 
 class Authorizer(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, tokens: Tokens, pool: Pool):
         with aws.acting_as(FUNCTION):
-            self.verify = verifier_for(settings)
+            self.verify = verifier_for(cloud, tokens, pool)
         super().__init__(FUNCTION, get_logger(SERVICE), self._handle)
 
     def _handle(self, event: dict, context: Any) -> dict:
@@ -32,10 +32,10 @@ class Authorizer(FunctionHandler):
             raise
 
 
-def create(settings: Settings) -> Authorizer:
-    return Authorizer(settings)
+def create(cloud: Cloud, tokens: Tokens, pool: Pool) -> Authorizer:
+    return Authorizer(cloud, tokens, pool)
 
 
-def rehearse(handler: Authorizer, settings: Settings) -> None:
+def rehearse(handler: Authorizer) -> None:
     """At init: the key read (or the issuer's keys fetched) and a token verified with it."""
     handler.verify.rehearse()

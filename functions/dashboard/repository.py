@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from common.dashboard import layout
 from common.dashboard.table import TABLE, read_items
 from common.platform import aws, jsonio
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from dashboard.rules import Stored, warehouse_ids
 
 WAREHOUSES = "WarehousesTable"
@@ -26,10 +26,10 @@ def newest_of(item: dict | None) -> list[dict]:
 class FiguresReader:
     """The figures table, as the dashboard reads it."""
 
-    def __init__(self, settings: Settings):
-        self._client = aws.dynamodb(settings)
-        self._table = settings.table_name(TABLE)
-        self._warehouses = settings.table_name(WAREHOUSES)
+    def __init__(self, cloud: Cloud):
+        self._client = aws.dynamodb(cloud)
+        self._table = cloud.table_name(TABLE)
+        self._warehouses = cloud.table_name(WAREHOUSES)
 
     def read(self, hour: str) -> Stored:
         """The counters, the items of the shipments due in `hour`, the newest lists."""

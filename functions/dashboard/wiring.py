@@ -8,7 +8,7 @@ business acting as anyone on them (IAM lets it invoke nothing)."""
 from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.http.service_calls import OverHttp, Routes
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http, Peers
 from dashboard import routes
 from dashboard.health import CHECK_SECONDS, Health
 from dashboard.repository import FiguresReader
@@ -17,32 +17,32 @@ SERVICE = "dashboard"
 FUNCTION = "DashboardFunction"
 
 
-def services_of(settings: Settings) -> dict[str, Routes]:
+def services_of(peers: Peers) -> dict[str, Routes]:
     """Each service the dashboard checks, by the name it shows it under (None: the gateway
     the request came in on)."""
     where = {
-        "inventario": settings.inventory_service_url,
-        "pedidos": settings.orders_service_url,
-        "envios": settings.shipping_service_url,
-        "notificaciones": settings.notification_service_url,
+        "inventario": peers.inventory_service_url,
+        "pedidos": peers.orders_service_url,
+        "envios": peers.shipping_service_url,
+        "notificaciones": peers.notification_service_url,
     }
     return {name: OverHttp(url, CHECK_SECONDS) for name, url in where.items()}
 
 
-def routes_for(settings: Settings) -> ServiceBlueprint:
+def routes_for(cloud: Cloud, peers: Peers) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        blueprint = routes.blueprint(FiguresReader(settings), Health(services_of(settings)))
+        blueprint = routes.blueprint(FiguresReader(cloud), Health(services_of(peers)))
     blueprint.function = FUNCTION
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(cloud: Cloud, http: Http, peers: Peers) -> PlatformApp:
+    return create_app(SERVICE, http, routes_for(cloud, peers))
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp, cloud: Cloud) -> None:
     """At init: the figures read once, through the same code as a request (one
     BatchGetItem: its client built, its connection open). Not the whole route: its
     checks would ask the other services, each perhaps starting cold for it."""
     with aws.acting_as(FUNCTION):
-        FiguresReader(settings).read("0000-00-00T00")
+        FiguresReader(cloud).read("0000-00-00T00")

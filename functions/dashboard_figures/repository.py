@@ -22,7 +22,7 @@ from common.orders.records import Order, Shipment
 from common.orders.return_model import ReturnModel, return_of
 from common.orders.shipment_model import ShipmentModel
 from common.platform import aws, jsonio
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.product_model import ProductModel, product_of
 from common.storage import tables as storage
 from dashboard_figures.figures import (
@@ -110,8 +110,8 @@ def change_of_item(
 class Images:
     """Stream records (DynamoDB's, as Lambda hands them over) read as changes."""
 
-    def __init__(self, settings: Settings):
-        self._tables = {settings.table_name(logical_id): logical_id for logical_id in READ}
+    def __init__(self, cloud: Cloud):
+        self._tables = {cloud.table_name(logical_id): logical_id for logical_id in READ}
 
     def change_of(self, record: dict) -> Change | None:
         """The change a record is, or None for a table whose changes move no figure."""
@@ -153,8 +153,8 @@ class FiguresStore:
         self._client, self._table = client, table
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "FiguresStore":
-        return cls(aws.dynamodb(settings), settings.table_name(TABLE))
+    def from_settings(cls, cloud: Cloud) -> "FiguresStore":
+        return cls(aws.dynamodb(cloud), cloud.table_name(TABLE))
 
     def read(
         self, changes: Sequence[Change], shard: int

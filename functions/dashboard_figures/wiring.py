@@ -8,7 +8,7 @@ from common.platform import aws
 from common.platform.clock import utcnow
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from dashboard_figures import service
 from dashboard_figures.repository import FiguresStore, Images
 
@@ -17,11 +17,11 @@ FUNCTION = "DashboardFiguresFunction"
 
 
 class FiguresHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.images = Images(settings)
-            self.store = FiguresStore.from_settings(settings)
+            self.images = Images(cloud)
+            self.store = FiguresStore.from_settings(cloud)
         super().__init__(FUNCTION, logger, self.changes)
 
     def changes(self, event: dict, context: Any) -> dict:
@@ -32,8 +32,8 @@ class FiguresHandler(FunctionHandler):
         return {"changes": len(changes), "written": written}
 
 
-def create(settings: Settings) -> FiguresHandler:
-    return FiguresHandler(settings)
+def create(cloud: Cloud) -> FiguresHandler:
+    return FiguresHandler(cloud)
 
 
 # No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init

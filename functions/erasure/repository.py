@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from common.dashboard import layout, table
 from common.platform import aws, jsonio, personal
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 
 
 class DashboardLists:
@@ -20,10 +20,10 @@ class DashboardLists:
 
     ROUNDS = 5  # reads and writes again when the figures function wrote a list meanwhile
 
-    def __init__(self, settings: Settings, client: Any = None):
-        self._client = client or aws.dynamodb(settings)
-        self._table = settings.table_name(table.TABLE)
-        self._shipments = settings.table_name("ShipmentsTable")
+    def __init__(self, cloud: Cloud, client: Any = None):
+        self._client = client or aws.dynamodb(cloud)
+        self._table = cloud.table_name(table.TABLE)
+        self._shipments = cloud.table_name("ShipmentsTable")
 
     def strip(self, user_id: int) -> None:
         for _ in range(self.ROUNDS):

@@ -19,7 +19,7 @@ from common.platform import aws, metrics
 from common.platform.clock import to_iso, utcnow
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Erasures, Pool
 from common.webhooks.repository import Deliveries
 from erasure import saga
 from erasure.repository import DashboardLists
@@ -39,23 +39,23 @@ PARALLEL = 16
 
 
 class ErasureHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, pool: Pool, erasures: Erasures):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            erasure_repository.bind(settings)  # the orders' and shipments' models
+            erasure_repository.bind(cloud)  # the orders' and shipments' models
             self.copies = saga.Copies(
                 orders=ORDERS,
                 shipments=SHIPMENTS,
                 returns=RETURNS,
-                deliveries=Deliveries(settings),
-                dashboard=DashboardLists(settings),
-                accounts=ends_for(settings),
-                claims=UserIds.for_function(settings),
-                progress=ErasureProgress(settings),
+                deliveries=Deliveries(cloud),
+                dashboard=DashboardLists(cloud),
+                accounts=ends_for(cloud, pool),
+                claims=UserIds.for_function(cloud),
+                progress=ErasureProgress(cloud),
                 in_parallel=self._in_parallel,
             )
-            self.queue = ErasureQueue(settings)
-            self._sqs, self._url = aws.sqs(settings), settings.erasure_queue
+            self.queue = ErasureQueue(cloud, erasures)
+            self._sqs, self._url = aws.sqs(cloud), erasures.erasure_queue
         self._pool = ThreadPoolExecutor(PARALLEL, thread_name_prefix="erasure")
         super().__init__(FUNCTION, logger, self.erase_batch)
 
@@ -117,8 +117,8 @@ class ErasureHandler(FunctionHandler):
         return len(stuck)
 
 
-def create(settings: Settings) -> ErasureHandler:
-    return ErasureHandler(settings)
+def create(cloud: Cloud, pool: Pool, erasures: Erasures) -> ErasureHandler:
+    return ErasureHandler(cloud, pool, erasures)
 
 
 # No `rehearse`: nobody waits on this function's first run (a queue's message), so its

@@ -12,7 +12,7 @@ from common.orders.repository import OrderReader
 from common.platform import metrics
 from common.platform.clock import utcnow
 from common.platform.logs import Logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 
 # Orders read per batch; orders younger than the grace are left to their own request;
 # no batch is started with less than the reserve left of the invocation.
@@ -25,9 +25,9 @@ class Sweep:
     """Publishes the events orders left pending, batch after batch, until none is left,
     a publish fails, or the invocation runs short of time."""
 
-    def __init__(self, settings: Settings, logger: Logger, grace: timedelta = SWEEP_GRACE):
-        self._orders = OrderReader(settings)
-        self._events = LambdaPublisher(settings, logger)
+    def __init__(self, cloud: Cloud, peers: Peers, logger: Logger, grace: timedelta = SWEEP_GRACE):
+        self._orders = OrderReader(cloud)
+        self._events = LambdaPublisher(cloud, peers, logger)
         self._logger, self._grace = logger, grace
 
     def __call__(self, context: Any = None) -> dict:

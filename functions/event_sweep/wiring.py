@@ -5,7 +5,7 @@ from typing import Any
 from common.platform import aws
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 from event_sweep.sweep import Sweep
 
 SERVICE = "event-sweep"
@@ -13,18 +13,18 @@ FUNCTION = "EventSweeperFunction"
 
 
 class SweepHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, peers: Peers):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.sweep = Sweep(settings, logger)
+            self.sweep = Sweep(cloud, peers, logger)
         super().__init__(FUNCTION, logger, self.sweep_pending)
 
     def sweep_pending(self, event: dict, context: Any) -> dict:
         return self.sweep(context)
 
 
-def create(settings: Settings) -> SweepHandler:
-    return SweepHandler(settings)
+def create(cloud: Cloud, peers: Peers) -> SweepHandler:
+    return SweepHandler(cloud, peers)
 
 
 # No `rehearse`: nobody waits on this function's first run (a schedule), so its init

@@ -20,7 +20,7 @@ from pynamodb.exceptions import DoesNotExist, TransactWriteError, UpdateError
 from pynamodb.expressions.operand import Path
 from pynamodb.transactions import TransactWrite
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.moves import HANDED_OVER, HELD
 from common.stock.product_model import ACTUAL, AVAILABLE, RESERVED, row_map
 from common.stock.records import PRINCIPAL_ID, Product, StockRow, Warehouse, principal
@@ -220,9 +220,9 @@ def pause(attempt: int) -> None:
 class StockItems:
     """The reads every stock write starts from."""
 
-    def __init__(self, settings: Settings):
-        storage.bind(settings, LedgerModel, ProductModel, ReservationModel, WarehouseModel)
-        self._connection = storage.connection(settings)
+    def __init__(self, cloud: Cloud):
+        storage.bind(cloud, LedgerModel, ProductModel, ReservationModel, WarehouseModel)
+        self._connection = storage.connection(cloud)
 
     # -- products and warehouses ------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from pynamodb.transactions import TransactWrite
 
 from common.platform.clock import to_iso, utcnow
 from common.platform.errors import Conflict
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.product_model import ACTUAL, AVAILABLE, RESERVED, row_map
 from common.stock.records import PRINCIPAL_ID, Product, StockRow
 from common.storage import tables as storage
@@ -131,9 +131,9 @@ def recounted(current: Product, stock_actual: int) -> tuple[list[Any], Any]:
 
 
 class ProductRepository(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings,
+            cloud,
             ProductModel,
             Product,
             counter=COUNTER,
@@ -142,8 +142,8 @@ class ProductRepository(Repository):
             item_of=item_of,
             entity_of=product_of,
         )
-        self._connection = storage.connection(settings)
-        self._stock = StockItems(settings)
+        self._connection = storage.connection(cloud)
+        self._stock = StockItems(cloud)
 
     def alerts_page(self, after: int, limit: int) -> Page:
         """Products in alert, from the sparse index's shards: reads follow the alerts,

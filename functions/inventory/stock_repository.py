@@ -32,7 +32,7 @@ from pynamodb.expressions.operand import Path
 from pynamodb.transactions import TransactWrite
 
 from common.platform.errors import Conflict, invalid_fields
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.moves import (
     FROM,
     GIVE_BACK,
@@ -100,8 +100,8 @@ def _as_read(line: HeldLine) -> Condition:
 
 
 class StockRepository(StockItems):
-    def __init__(self, settings: Settings):
-        super().__init__(settings)
+    def __init__(self, cloud: Cloud):
+        super().__init__(cloud)
 
     # -- the moves -----------------------------------------------------------------------
     #

@@ -17,7 +17,7 @@ from pynamodb.transactions import TransactWrite
 
 from common.platform.clock import to_iso, utcnow
 from common.platform.errors import Conflict
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.records import PRINCIPAL_CODE, PRINCIPAL_ID, Warehouse, principal
 from common.storage import tables as storage
 from common.storage.paging import Page
@@ -33,9 +33,9 @@ def item_of(warehouse: Warehouse) -> WarehouseModel:
 
 
 class WarehouseRepository(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings,
+            cloud,
             WarehouseModel,
             Warehouse,
             counter=COUNTER,
@@ -44,7 +44,7 @@ class WarehouseRepository(Repository):
             item_of=item_of,
             entity_of=warehouse_of,
         )
-        self._connection = storage.connection(settings)
+        self._connection = storage.connection(cloud)
 
     def next_id(self) -> int:
         """The next id from the counter; never PRINCIPAL's."""

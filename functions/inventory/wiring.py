@@ -7,7 +7,7 @@ from common.http.lists import Lists
 from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.platform import aws
 from common.platform.lambda_init import REHEARSAL_ID
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http, Idempotency, Pages
 from inventory import routes
 from inventory.repository import ProductRepository
 from inventory.stock_repository import Balance, StockRepository
@@ -19,28 +19,31 @@ FUNCTION = "InventoryFunction"
 CREATE_SCOPE = "POST /api/inventario"
 
 
-def routes_for(settings: Settings) -> ServiceBlueprint:
+def routes_for(cloud: Cloud, pages: Pages, idempotency: Idempotency) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
-            ProductRepository(settings),
-            StockRepository(settings),
-            WarehouseRepository(settings),
-            Balance(settings),
-            Lists.from_settings(settings),
-            CreatedOnce(Once(settings, CREATE_SCOPE, SERVICE)),
+            ProductRepository(cloud),
+            StockRepository(cloud),
+            WarehouseRepository(cloud),
+            Balance(cloud),
+            Lists.from_settings(pages, cloud),
+            CreatedOnce(Once(cloud, idempotency, CREATE_SCOPE, SERVICE)),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
+def create(cloud: Cloud, http: Http, pages: Pages, idempotency: Idempotency) -> PlatformApp:
     """Its routes, and the gateway's root, which API Gateway sends to this function."""
     return create_app(
-        SERVICE, settings, routes_for(settings), index.blueprint(index.GATEWAY, settings, FUNCTION)
+        SERVICE,
+        http,
+        routes_for(cloud, pages, idempotency),
+        index.blueprint(index.GATEWAY, http, FUNCTION),
     )
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: a product no one has, read through the whole request path (one GetItem:
     its client built, its connection open; the route's code run once)."""
     app.rehearse("GET", "/api/inventario/{id}", id=REHEARSAL_ID)

@@ -13,8 +13,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from common.platform.env import MIN_JWT_SECRET_BYTES
 from common.platform.keys import CURRENT
-from common.platform.settings import MIN_JWT_SECRET_BYTES
 
 PENDING = "AWSPENDING"
 STEPS = ("createSecret", "setSecret", "testSecret", "finishSecret")

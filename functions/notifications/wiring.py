@@ -3,26 +3,26 @@
 from common.http import index
 from common.http.service_app import PlatformApp, create_app
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Http
 from notifications import routes
 
 SERVICE = "notifications"
 FUNCTION = "NotificationFunction"
 
 
-def create(settings: Settings) -> PlatformApp:
+def create(http: Http) -> PlatformApp:
     blueprint = routes.blueprint(get_logger(SERVICE))
     blueprint.function = FUNCTION
     return create_app(
         SERVICE,
-        settings,
+        http,
         blueprint,
-        index.blueprint(index.NOTIFICATIONS, settings, FUNCTION),
+        index.blueprint(index.NOTIFICATIONS, http, FUNCTION),
         cors=False,
     )
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: a notification whose body is not JSON (400), through the whole request
     path; refused, it is not logged as received."""
     app.rehearse("POST", "/notificaciones", body="{")

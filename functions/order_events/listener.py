@@ -19,7 +19,7 @@ from common.http.idempotency import Once
 from common.orders.events import ORDER_PLACED
 from common.platform import jsonio, metrics
 from common.platform.logs import Logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Idempotency, Peers
 
 SERVICE = "order-events"
 FORWARD_TIMEOUT_SECONDS = 5
@@ -69,12 +69,14 @@ def handle_once(event: dict, forward: Forward | None, logger: Logger) -> dict:
     return {"forwarded": forward is not None}
 
 
-def handler_for(settings: Settings, logger: Logger) -> Callable[[dict, Any], dict]:
+def handler_for(
+    cloud: Cloud, idempotency: Idempotency, peers: Peers, logger: Logger
+) -> Callable[[dict, Any], dict]:
     """What the function does with an event: forwards it as the settings say, once per
     order."""
-    url = settings.notification_service_url
+    url = peers.notification_service_url
     forward = forward_to(url) if url else None
-    once = Once(settings, SERVICE, SERVICE)
+    once = Once(cloud, idempotency, SERVICE, SERVICE)
 
     def handle(event: dict, context: Any) -> dict:
         outcome = once.run(

@@ -3,16 +3,16 @@
 from common.platform import aws
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Idempotency, Peers
 from order_events import listener
 
 FUNCTION = "OrderEventsFunction"
 
 
-def create(settings: Settings) -> FunctionHandler:
+def create(cloud: Cloud, idempotency: Idempotency, peers: Peers) -> FunctionHandler:
     logger = get_logger(listener.SERVICE)
     with aws.acting_as(FUNCTION):
-        handle = listener.handler_for(settings, logger)
+        handle = listener.handler_for(cloud, idempotency, peers, logger)
     return FunctionHandler(FUNCTION, logger, handle)
 
 

@@ -15,7 +15,7 @@ from common.orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderMod
 from common.orders.repository import COUNTER as COUNTER
 from common.orders.repository import OrderReader, item_of
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 from common.storage import tables as storage
 from common.storage.paging import Page
@@ -27,9 +27,9 @@ class OrderRepository(OrderReader):
     and the verbs only the orders function has: a customer's page, a status change, the
     history, a new order saved with its event pending."""
 
-    def __init__(self, settings: Settings):
-        super().__init__(settings)
-        self._user_ids = UserIds.for_function(settings)
+    def __init__(self, cloud: Cloud):
+        super().__init__(cloud)
+        self._user_ids = UserIds.for_function(cloud)
 
     def page(
         self, after: int, limit: int, status: str | None = None, user_id: int | None = None

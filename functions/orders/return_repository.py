@@ -27,7 +27,7 @@ from common.orders.return_model import (
 )
 from common.orders.return_records import APPROVED, RECEIVED, Return, ReturnLine, unknown_return
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 from common.storage import tables as storage
 from common.storage.paging import Page
@@ -36,9 +36,9 @@ from orders.return_rules import CountsChanged, StateChanged
 
 
 class ReturnRepository(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings,
+            cloud,
             ReturnModel,
             Return,
             counter=COUNTER,
@@ -47,8 +47,8 @@ class ReturnRepository(Repository):
             item_of=item_of,
             entity_of=return_of,
         )
-        self._connection = storage.connection(settings)
-        self._user_ids = UserIds.for_function(settings)
+        self._connection = storage.connection(cloud)
+        self._user_ids = UserIds.for_function(cloud)
 
     def person_erased(self, user_id: int) -> bool:
         """Whether the order's person was erased (their words are then not kept)."""

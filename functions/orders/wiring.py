@@ -15,7 +15,7 @@ from common.orders.outbox import LambdaPublisher
 from common.platform import aws, personal
 from common.platform.lambda_init import REHEARSAL_ID
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Breaker, Cloud, Http, Idempotency, Pages, Peers
 from common.stock.breaker import DynamoDBStorage
 from common.stock.client import StockClient
 from orders import routes
@@ -29,69 +29,81 @@ CREATE_SCOPE = "POST /api/pedidos"
 
 
 def routes_for(
-    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    cloud: Cloud,
+    pages: Pages,
+    idempotency: Idempotency,
+    peers: Peers,
+    breaker: Breaker,
+    lambda_client: Any = None,
+    inventory_here: Routes | None = None,
 ) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one);
     `inventory_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
-        orders = OrderRepository(settings)
+        orders = OrderRepository(cloud)
         blueprint = routes.blueprint(
             orders,
-            inventory(settings, lambda_client, inventory_here),
-            LambdaPublisher(settings, get_logger(SERVICE), lambda_client),
+            inventory(cloud, peers, breaker, lambda_client, inventory_here),
+            LambdaPublisher(cloud, peers, get_logger(SERVICE), lambda_client),
             OrderMetrics(),
-            Lists.from_settings(settings),
+            Lists.from_settings(pages, cloud),
             CreatedOnce(
-                Once(settings, CREATE_SCOPE, SERVICE),
+                Once(cloud, idempotency, CREATE_SCOPE, SERVICE),
                 PersonsCopy(
                     personal.ORDER,
                     lambda made: made.user_id,
-                    UserIds.for_function(settings).erased,
+                    UserIds.for_function(cloud).erased,
                     orders.found,
                 ),
             ),
-            ReturnRepository(settings),
+            ReturnRepository(cloud),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
 def inventory(
-    settings: Settings, lambda_client: Any = None, inventory_here: Routes | None = None
+    cloud: Cloud,
+    peers: Peers,
+    breaker: Breaker,
+    lambda_client: Any = None,
+    inventory_here: Routes | None = None,
 ) -> StockClient:
     """The inventory as the settings say: the stock check over HTTP when given a URL,
     else by invoking its function when given one, else over HTTP through the gateway the
     order came in on; the moves, only another service's invoke reaches: its function's,
     or else, in an app that holds the inventory's routes too, `inventory_here`. One
     breaker for both, its state in CircuitBreakersTable."""
-    function = settings.inventory_function
-    client = (lambda_client or aws.lambda_client(settings)) if function else None
+    function = peers.inventory_function
+    client = (lambda_client or aws.lambda_client(cloud, peers)) if function else None
     checks = service(
-        settings.inventory_service_url,
+        peers.inventory_service_url,
         function,
-        settings.stock_check_timeout_seconds,
+        peers.stock_check_timeout_seconds,
         lambda: client,
     )
     return StockClient(
-        fail_max=settings.breaker_fail_max,
-        reset_seconds=settings.breaker_reset_seconds,
+        fail_max=breaker.breaker_fail_max,
+        reset_seconds=breaker.breaker_reset_seconds,
         service=SERVICE,
         checks=checks,
         moves=ByInvoke(function, client) if function else inventory_here,
         storage=DynamoDBStorage(
-            aws.dynamodb(settings),
-            settings.table_name("CircuitBreakersTable"),
-            settings.breaker_reset_seconds,
+            aws.dynamodb(cloud),
+            cloud.table_name("CircuitBreakersTable"),
+            breaker.breaker_reset_seconds,
         ),
-        checks_lines=settings.inventory_service_url is None,
+        checks_lines=peers.inventory_service_url is None,
     )
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(
+    cloud: Cloud, http: Http, pages: Pages, idempotency: Idempotency, peers: Peers, breaker: Breaker
+) -> PlatformApp:
+    return create_app(SERVICE, http, routes_for(cloud, pages, idempotency, peers, breaker))
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: an order no one has, read through the whole request path (one GetItem:
     its client built, its connection open; the route's code run once).
 

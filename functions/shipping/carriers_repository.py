@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pynamodb.exceptions import DoesNotExist, PutError
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.storage import counters
 from common.storage import tables as storage
 from common.storage.counters import CounterModel
@@ -34,12 +34,13 @@ KEPT_SECONDS = 300.0
 class CarrierRepository:
     def __init__(
         self,
-        settings: Settings,
+        cloud: Cloud,
+        webhooks: Webhooks,
         vault: Vault | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
-        storage.bind(settings, CarrierModel, CounterModel)
-        self._vault = vault or Vault(settings, bound_to=BOUND_TO)
+        storage.bind(cloud, CarrierModel, CounterModel)
+        self._vault = vault or Vault(cloud, webhooks, bound_to=BOUND_TO)
         self._ids = IdBlocks(functools.partial(counters.reserve, COUNTER))
         self._clock = clock
         self._kept: dict[str, tuple[float, Carrier, str]] = {}

@@ -25,7 +25,7 @@ from common.orders.records import Order, OrderLine, Shipment
 from common.platform import history
 from common.platform.errors import Conflict
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 from common.storage import tables as storage
 from shipping import parts as rules
@@ -42,8 +42,8 @@ def _line_path(index: int, name: str) -> Any:
 
 
 class OrderPartsRepository:
-    def __init__(self, settings: Settings):
-        storage.bind(settings, OrderModel)
+    def __init__(self, cloud: Cloud):
+        storage.bind(cloud, OrderModel)
 
     def read(self, pedido_id: int) -> OrderParts | None:
         """The order as its shipments see it, read consistently; None: no such order."""

@@ -31,7 +31,7 @@ from common.orders.tracking_model import item_of as event_item_of
 from common.platform import history, jsonio
 from common.platform.errors import Conflict
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import counters, shards
 from common.storage import tables as storage
 from common.storage.id_blocks import IdBlocks
@@ -149,9 +149,9 @@ def _as_read(shipment: Shipment) -> Condition:
 
 
 class ShipmentRepository(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings,
+            cloud,
             ShipmentModel,
             Shipment,
             counter=COUNTER,
@@ -159,7 +159,7 @@ class ShipmentRepository(Repository):
             item_of=item_of,
             other_models=(TrackingCodeModel, TrackingEventModel),
         )
-        self._connection = storage.connection(settings)
+        self._connection = storage.connection(cloud)
         self._event_ids = IdBlocks(lambda size: counters.reserve(EVENTS_COUNTER, size))
         self._codes = KnownCodes()
 

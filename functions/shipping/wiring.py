@@ -24,7 +24,7 @@ from common.platform import aws, personal
 from common.platform.handlers import FunctionHandler
 from common.platform.lambda_init import REHEARSAL_ID
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Breaker, Cloud, Http, Idempotency, Pages, Peers, Webhooks
 from common.stock.client import StockClient
 from shipping import routes, service
 from shipping.carrier_returns import CarrierReturns
@@ -45,7 +45,11 @@ LOOKUPS = "tracking-lookup"
 
 
 def parts_for(
-    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
+    cloud: Cloud,
+    peers: Peers,
+    breaker: Breaker,
+    lambda_client: Any = None,
+    services_here: Routes | None = None,
 ) -> service.Parts:
     """What a shipment with lines of its order moves beside itself
     (docs/api.md#shipments-of-parts): its units, by the inventory's internal route (an
@@ -57,106 +61,130 @@ def parts_for(
     def reached(function: str | None) -> Routes | None:
         # One Lambda client for both: common.platform.aws keeps one per acting function.
         return (
-            ByInvoke(function, lambda_client or aws.lambda_client(settings))
+            ByInvoke(function, lambda_client or aws.lambda_client(cloud, peers))
             if function
             else services_here
         )
 
-    returns_to = reached(settings.orders_function)
+    returns_to = reached(peers.orders_function)
     stock = StockClient(
-        fail_max=settings.breaker_fail_max,
-        reset_seconds=settings.breaker_reset_seconds,
+        fail_max=breaker.breaker_fail_max,
+        reset_seconds=breaker.breaker_reset_seconds,
         service=SERVICE,
-        moves=reached(settings.inventory_function),
+        moves=reached(peers.inventory_function),
         alarmed=False,
     )
     return service.Parts(
         stock=stock,
-        orders=OrderPartsRepository(settings),
-        erased=UserIds.for_function(settings).erased,
+        orders=OrderPartsRepository(cloud),
+        erased=UserIds.for_function(cloud).erased,
         returns=CarrierReturns(returns_to, SERVICE) if returns_to is not None else None,
     )
 
 
 def routes_for(
-    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
+    cloud: Cloud,
+    pages: Pages,
+    idempotency: Idempotency,
+    peers: Peers,
+    breaker: Breaker,
+    webhooks: Webhooks,
+    lambda_client: Any = None,
+    services_here: Routes | None = None,
 ) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one);
     `services_here`: the inventory's routes in the same app (the local gateway's)."""
     with aws.acting_as(FUNCTION):
-        shipments = ShipmentRepository(settings)
+        shipments = ShipmentRepository(cloud)
         blueprint = routes.blueprint(
             shipments,
             OrderOwners(
                 service_of(
-                    settings.orders_service_url,
-                    settings.orders_function,
-                    settings.stock_check_timeout_seconds,
-                    lambda: lambda_client or aws.lambda_client(settings),
+                    peers.orders_service_url,
+                    peers.orders_function,
+                    peers.stock_check_timeout_seconds,
+                    lambda: lambda_client or aws.lambda_client(cloud, peers),
                 ),
-                UserIds.for_function(settings).erased,
+                UserIds.for_function(cloud).erased,
             ),
-            Lists.from_settings(settings),
+            Lists.from_settings(pages, cloud),
             CreatedOnce(
-                Once(settings, CREATE_SCOPE, SERVICE),
+                Once(cloud, idempotency, CREATE_SCOPE, SERVICE),
                 PersonsCopy(
                     personal.SHIPMENT,
                     lambda made: made.owner_id,
-                    UserIds.for_function(settings).erased,
+                    UserIds.for_function(cloud).erased,
                     shipments.found,
                 ),
             ),
-            CarrierRepository(settings),
-            parts_for(settings, lambda_client, services_here),
+            CarrierRepository(cloud, webhooks),
+            parts_for(cloud, peers, breaker, lambda_client, services_here),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
 def public_routes_for(
-    settings: Settings, lambda_client: Any = None, services_here: Routes | None = None
+    cloud: Cloud,
+    peers: Peers,
+    breaker: Breaker,
+    webhooks: Webhooks,
+    lambda_client: Any = None,
+    services_here: Routes | None = None,
 ) -> ServiceBlueprint:
     with aws.acting_as(PUBLIC_FUNCTION):
         blueprint = routes.public_blueprint(
-            ShipmentRepository(settings),
-            CarrierRepository(settings),
+            ShipmentRepository(cloud),
+            CarrierRepository(cloud, webhooks),
             AddressWindow(
-                settings,
+                cloud,
                 LOOKUPS,
                 LOOKUPS_PER_MINUTE,
                 60.0,
                 "TOO_MANY_LOOKUPS",
             ),
-            parts_for(settings, lambda_client, services_here),
+            parts_for(cloud, peers, breaker, lambda_client, services_here),
         )
     blueprint.function = PUBLIC_FUNCTION
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(
+    cloud: Cloud,
+    http: Http,
+    pages: Pages,
+    idempotency: Idempotency,
+    peers: Peers,
+    breaker: Breaker,
+    webhooks: Webhooks,
+) -> PlatformApp:
+    return create_app(
+        SERVICE, http, routes_for(cloud, pages, idempotency, peers, breaker, webhooks)
+    )
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: a shipment no one has, read through the whole request path (one GetItem:
     its client built, its connection open; the route's code run once)."""
     app.rehearse("GET", "/api/envios/{id}", id=REHEARSAL_ID)
 
 
-def _create_public(settings: Settings) -> PlatformApp:
-    return create_app("tracking", settings, public_routes_for(settings))
+def _create_public(
+    cloud: Cloud, http: Http, peers: Peers, breaker: Breaker, webhooks: Webhooks
+) -> PlatformApp:
+    return create_app("tracking", http, public_routes_for(cloud, peers, breaker, webhooks))
 
 
-def _rehearse_public(app: PlatformApp, settings: Settings) -> None:
+def _rehearse_public(app: PlatformApp) -> None:
     """At init: a carrier no one is, through the intake's path (one GetItem of the
     carriers' table; refused 401 before anything else is read)."""
     app.rehearse("POST", "/api/transportistas/{codigo}/eventos", body="{}", codigo="-")
 
 
-def _create_late(settings: Settings) -> FunctionHandler:
+def _create_late(cloud: Cloud) -> FunctionHandler:
     logger = get_logger("late-shipments")
     with aws.acting_as(LATE_FUNCTION):
-        shipments = ShipmentRepository(settings)
+        shipments = ShipmentRepository(cloud)
 
     def run(event: dict, context: Any) -> dict:
         marked = service.check_late(shipments, datetime.now(UTC).replace(tzinfo=None))

@@ -12,25 +12,25 @@ from common.orders.repository import OrderReader
 from common.platform import aws
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Breaker, Cloud, Peers, Repair
 from common.stock.client import StockClient
-from stock_repair.repair import Repair
+from stock_repair import repair
 
 SERVICE = "stock-repair"
 FUNCTION = "StockRepairFunction"
 
 
 class RepairHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, peers: Peers, breaker: Breaker, grace: Repair):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.orders = OrderReader(settings)
-            self.inventory = inventory(settings)
-        self.repair = Repair(
+            self.orders = OrderReader(cloud)
+            self.inventory = inventory(cloud, peers, breaker)
+        self.repair = repair.Repair(
             self.orders,
             self.inventory,
             logger,
-            grace=timedelta(seconds=settings.stock_repair_grace_seconds),
+            grace=timedelta(seconds=grace.stock_repair_grace_seconds),
         )
         super().__init__(FUNCTION, logger, self.run)
 
@@ -39,21 +39,21 @@ class RepairHandler(FunctionHandler):
             return self.repair(context)
 
 
-def inventory(settings: Settings) -> StockClient:
+def inventory(cloud: Cloud, peers: Peers, breaker: Breaker) -> StockClient:
     """The inventory's function (INVENTORY_FUNCTION) invoked, through a breaker kept in
     this process: the repair runs alone, and its openings refuse no order."""
-    function = settings.inventory_function
+    function = peers.inventory_function
     return StockClient(
-        fail_max=settings.breaker_fail_max,
-        reset_seconds=settings.breaker_reset_seconds,
+        fail_max=breaker.breaker_fail_max,
+        reset_seconds=breaker.breaker_reset_seconds,
         service=SERVICE,
-        moves=ByInvoke(function, aws.lambda_client(settings)) if function else None,
+        moves=ByInvoke(function, aws.lambda_client(cloud, peers)) if function else None,
         alarmed=False,
     )
 
 
-def create(settings: Settings) -> RepairHandler:
-    return RepairHandler(settings)
+def create(cloud: Cloud, peers: Peers, breaker: Breaker, grace: Repair) -> RepairHandler:
+    return RepairHandler(cloud, peers, breaker, grace)
 
 
 # No `rehearse`: nobody waits on this function's first run (a schedule), so its init

@@ -4,20 +4,19 @@ from typing import Any
 
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
 from token_claims.claims import with_user_id
 
 SERVICE = "token-claims"
 FUNCTION = "TokenClaimsFunction"
 
 
-def create(settings: Settings) -> FunctionHandler:
+def create() -> FunctionHandler:
     def add_claims(event: dict, context: Any) -> dict:
         return with_user_id(event)
 
     return FunctionHandler(FUNCTION, get_logger(SERVICE), add_claims)
 
 
-def rehearse(handler: FunctionHandler, settings: Settings) -> None:
+def rehearse(handler: FunctionHandler) -> None:
     """The trigger's one path, on a user with no userId: nothing to connect to."""
     with_user_id({"request": {"userAttributes": {}}})

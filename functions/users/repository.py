@@ -18,7 +18,7 @@ from common.personal_data.repository import ORDERS, RETURNS, SHIPMENTS, ErasureP
 from common.personal_data.repository import bind as bind_persons
 from common.personal_data.requests_model import SHARDS, DataRequestModel
 from common.platform.ids import MAX_ID
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import counters
 from common.storage import tables as storage
 from common.storage.paging import Page
@@ -34,8 +34,8 @@ class PersonsData:
     """A person's orders and shipments (the orders' and shipping functions' tables, read
     and stripped by key)."""
 
-    def __init__(self, settings: Settings):
-        bind_persons(settings)
+    def __init__(self, cloud: Cloud):
+        bind_persons(cloud)
         self.orders, self.shipments, self.returns = ORDERS, SHIPMENTS, RETURNS
 
     def orders_in_flight(self, user_id: int, limit: int | None = IN_FLIGHT_NAMED) -> list[Order]:

@@ -15,7 +15,7 @@ from common.personal_data.erasures import ErasureQueue
 from common.platform import aws
 from common.platform.lambda_init import REHEARSAL_ID
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Erasures, Http, Pages, Pool
 from users import routes, service
 from users.pool import Accounts, CountedPasswords
 from users.repository import PersonsData, Requests
@@ -43,28 +43,28 @@ class NoPool(account_end.NoPool):
         return False
 
 
-def accounts_for(settings: Settings) -> Accounts | NoPool:
-    if settings.user_pool_id is None:
+def accounts_for(cloud: Cloud, pool: Pool) -> Accounts | NoPool:
+    if pool.user_pool_id is None:
         return NoPool()
     return Accounts(
-        functools.partial(aws.cognito, settings),
-        settings.user_pool_id,
-        settings.user_pool_client_id,
-        Revocations.for_function(settings),
+        functools.partial(aws.cognito, cloud),
+        pool.user_pool_id,
+        pool.user_pool_client_id,
+        Revocations.for_function(cloud),
     )
 
 
-def routes_for(settings: Settings) -> ServiceBlueprint:
+def routes_for(cloud: Cloud, pool: Pool, pages: Pages, erasures: Erasures) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
-        accounts = accounts_for(settings)
-        persons = PersonsData(settings)
-        requests = Requests(settings)
-        attempts = DynamoAttempts(settings)
+        accounts = accounts_for(cloud, pool)
+        persons = PersonsData(cloud)
+        requests = Requests(cloud)
+        attempts = DynamoAttempts(cloud)
         identity = service.Identity(
-            UserIds.for_function(settings), accounts, CountedPasswords(accounts, attempts)
+            UserIds.for_function(cloud), accounts, CountedPasswords(accounts, attempts)
         )
         eraser = service.Eraser(
-            persons, identity, requests, ErasureQueue(settings), get_logger(SERVICE)
+            persons, identity, requests, ErasureQueue(cloud, erasures), get_logger(SERVICE)
         )
         blueprint = routes.blueprint(
             routes.Deps(
@@ -72,8 +72,8 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
                 identity,
                 eraser,
                 requests,
-                Lists.from_settings(settings),
-                settings.max_response_bytes,
+                Lists.from_settings(pages, cloud),
+                pages.max_response_bytes,
                 attempts.count_request,
             )
         )
@@ -81,11 +81,11 @@ def routes_for(settings: Settings) -> ServiceBlueprint:
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(cloud: Cloud, http: Http, pool: Pool, pages: Pages, erasures: Erasures) -> PlatformApp:
+    return create_app(SERVICE, http, routes_for(cloud, pool, pages, erasures))
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp, cloud: Cloud) -> None:
     """At init: the data of a userId no one has, read through the whole request path (its
     claim, its orders and its shipments by their indexes: the clients built, their
     connections open), and a read of the record of requests and its counter (their
@@ -93,4 +93,4 @@ def rehearse(app: PlatformApp, settings: Settings) -> None:
     one's request: nothing is recorded."""
     app.rehearse("GET", "/api/usuarios/{userId}/datos", userId=REHEARSAL_ID)
     with aws.acting_as(FUNCTION):
-        Requests(settings).warm(int(REHEARSAL_ID))
+        Requests(cloud).warm(int(REHEARSAL_ID))

@@ -13,7 +13,7 @@ from common.platform import aws, metrics, restore
 from common.platform.clock import utcnow
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.messages import DeliveryMessage, decoded, encoded
 from common.webhooks.queue import DeliveryQueue
 from common.webhooks.records import DELIVERED
@@ -29,21 +29,21 @@ PARALLEL = 10
 
 
 class DeliveryHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, webhooks: Webhooks):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
             self.stores = service.Stores(
-                endpoints=WebhookRepository(settings),
-                deliveries=Deliveries(settings),
-                attempts=Attempts(settings),
-                erased=UserIds.for_function(settings).erased,
+                endpoints=WebhookRepository(cloud),
+                deliveries=Deliveries(cloud),
+                attempts=Attempts(cloud),
+                erased=UserIds.for_function(cloud).erased,
             )
-            self.queue = DeliveryQueue(settings)
-            vault = Vault(settings)
-        self._schedule = settings.webhook_retry_seconds
+            self.queue = DeliveryQueue(cloud, webhooks)
+            vault = Vault(cloud, webhooks)
+        self._schedule = webhooks.webhook_retry_seconds
         self._send = functools.partial(
             service.signed_attempt,
-            local=settings.webhook_local_targets,
+            local=webhooks.webhook_local_targets,
             deliver=sender.deliver,
             vault=vault,
         )
@@ -148,8 +148,8 @@ def _about(message: DeliveryMessage, attempt: int) -> dict:
     }
 
 
-def create(settings: Settings) -> DeliveryHandler:
-    return DeliveryHandler(settings)
+def create(cloud: Cloud, webhooks: Webhooks) -> DeliveryHandler:
+    return DeliveryHandler(cloud, webhooks)
 
 
 # No `rehearse`: nobody waits on this function's first run (a queue's batch), so its init

@@ -15,7 +15,7 @@ from common.orders.model import OrderModel
 from common.orders.records import Order, Shipment
 from common.orders.return_model import ReturnModel, return_of
 from common.orders.shipment_model import ShipmentModel
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.product_model import ProductModel, product_of
 from common.storage import tables as storage
 from webhook_events.changes import (
@@ -53,8 +53,8 @@ READ: dict[str, tuple[str, type[Model] | None, Callable[[Any], Any]]] = {
 class Images:
     """Stream records (DynamoDB's, as Lambda hands them over) read as changes."""
 
-    def __init__(self, settings: Settings):
-        self._tables = {settings.table_name(logical_id): read for logical_id, read in READ.items()}
+    def __init__(self, cloud: Cloud):
+        self._tables = {cloud.table_name(logical_id): read for logical_id, read in READ.items()}
 
     def change_of(self, record: dict) -> Change | None:
         """The change a record is, or None for a table no event is made of."""

@@ -10,7 +10,7 @@ from common.identity.user_ids import UserIds
 from common.platform import aws, metrics
 from common.platform.handlers import FunctionHandler
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.queue import DeliveryQueue
 from common.webhooks.repository import Deliveries, WebhookRepository
 from webhook_events import service
@@ -21,14 +21,14 @@ FUNCTION = "WebhookEventsFunction"
 
 
 class EventsHandler(FunctionHandler):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud, webhooks: Webhooks):
         logger = get_logger(SERVICE)
         with aws.acting_as(FUNCTION):
-            self.images = Images(settings)
-            self.endpoints = WebhookRepository(settings)
-            self.deliveries = Deliveries(settings)
-            self.erased = UserIds.for_function(settings).erased
-            self.queue = DeliveryQueue(settings)
+            self.images = Images(cloud)
+            self.endpoints = WebhookRepository(cloud)
+            self.deliveries = Deliveries(cloud)
+            self.erased = UserIds.for_function(cloud).erased
+            self.queue = DeliveryQueue(cloud, webhooks)
         super().__init__(FUNCTION, logger, self.changes)
 
     def changes(self, event: dict, context: Any) -> dict:
@@ -48,8 +48,8 @@ class EventsHandler(FunctionHandler):
         return {"events": events, "queued": queued}
 
 
-def create(settings: Settings) -> EventsHandler:
-    return EventsHandler(settings)
+def create(cloud: Cloud, webhooks: Webhooks) -> EventsHandler:
+    return EventsHandler(cloud, webhooks)
 
 
 # No `rehearse`: nobody waits on this function's first run (a stream's batch), so its init

@@ -8,7 +8,7 @@ from common.http.lists import Lists
 from common.http.service_app import PlatformApp, ServiceBlueprint, create_app
 from common.platform import aws
 from common.platform.lambda_init import REHEARSAL_ID
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http, Pages, Webhooks
 from common.webhooks import targets
 from common.webhooks.queue import DeliveryQueue
 from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
@@ -19,26 +19,26 @@ SERVICE = "webhooks"
 FUNCTION = "WebhooksFunction"
 
 
-def routes_for(settings: Settings) -> ServiceBlueprint:
+def routes_for(cloud: Cloud, pages: Pages, webhooks: Webhooks) -> ServiceBlueprint:
     with aws.acting_as(FUNCTION):
         blueprint = routes.blueprint(
-            WebhookRepository(settings),
-            Vault(settings),
-            Deliveries(settings),
-            Attempts(settings),
-            DeliveryQueue(settings),
-            functools.partial(targets.checked, local=settings.webhook_local_targets),
-            Lists.from_settings(settings),
+            WebhookRepository(cloud),
+            Vault(cloud, webhooks),
+            Deliveries(cloud),
+            Attempts(cloud),
+            DeliveryQueue(cloud, webhooks),
+            functools.partial(targets.checked, local=webhooks.webhook_local_targets),
+            Lists.from_settings(pages, cloud),
         )
     blueprint.function = FUNCTION
     return blueprint
 
 
-def create(settings: Settings) -> PlatformApp:
-    return create_app(SERVICE, settings, routes_for(settings))
+def create(cloud: Cloud, http: Http, pages: Pages, webhooks: Webhooks) -> PlatformApp:
+    return create_app(SERVICE, http, routes_for(cloud, pages, webhooks))
 
 
-def rehearse(app: PlatformApp, settings: Settings) -> None:
+def rehearse(app: PlatformApp) -> None:
     """At init: an endpoint no one has, read through the whole request path (one
     GetItem: its client built, its connection open)."""
     app.rehearse("GET", "/api/webhooks/{id}", id=REHEARSAL_ID)

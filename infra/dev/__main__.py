@@ -9,8 +9,8 @@ import signal
 import sys
 import threading
 
+from common.platform.env import ConfigError, stop_process
 from common.platform.logs import get_logger
-from common.platform.settings import ConfigError, stop_process
 from infra.dev import migrations
 from infra.dev.banner import banner, running
 from infra.local.persistence import DataError

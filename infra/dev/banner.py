@@ -46,7 +46,7 @@ def banner(stack: LocalStack) -> list[str]:
         f"{len(stack.lambdas.specs)} functions)",
         *_partitions_line(stack),
     ]
-    token = local_token(stack.settings)
+    token = local_token(stack.settings.tokens)
     lines.append(f"Token:         {token}")
     if stack.with_gateway:
         lines.append(
@@ -76,14 +76,14 @@ def banner(stack: LocalStack) -> list[str]:
 
 def running(stack: LocalStack) -> RunningStack:
     """Where this stack runs, for the tools beside it (infra/local/running.py)."""
-    assert stack.settings.jwt_secret is not None  # the stack always has its key
+    assert stack.settings.tokens.jwt_secret is not None  # the stack always has its key
     return RunningStack(
         pid=os.getpid(),
         dynamodb_url=stack.dynamodb_url,
         lambda_url=stack.lambda_url,
         notification_url=stack.notification_url,
         gateway_url=stack.gateway_url,
-        key_id=FixedRing(stack.settings.jwt_secret).signing().kid,
+        key_id=FixedRing(stack.settings.tokens.jwt_secret).signing().kid,
     )
 
 

@@ -70,11 +70,11 @@ def migrate(url: str, region: str, pool_id: str, restored: dict[str, int]) -> di
     done["userIds checked"] = _total(user_id_backfill.backfill(dynamodb, tables, cognito, pool_id))
     # Saved before warehouses and orders of several lines: every unit and reservation
     # in PRINCIPAL, every order its one line (the functions' models, on the emulator).
-    from common.platform.settings import Settings
+    from common.platform.settings import Cloud, Webhooks
     from infra import stock_migration
 
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = url
-    done["stock into warehouses"] = _total(stock_migration.migrate(Settings(region=region)))
+    done["stock into warehouses"] = _total(stock_migration.migrate(Cloud(region=region)))
     # The dashboard's figures of what no stream delivered: the data restored, and the
     # changes still on their way when the stack last stopped (a stream lives in the
     # emulator's memory).
@@ -88,7 +88,8 @@ def migrate(url: str, region: str, pool_id: str, restored: dict[str, int]) -> di
         from common.webhooks.vault import Vault
         from infra import webhook_secrets
 
-        vault = Vault(Settings(region=region), client=boto3.client("kms", endpoint_url=url))
+        kms = boto3.client("kms", endpoint_url=url)
+        vault = Vault(Cloud(region=region), Webhooks(), client=kms)
         done["webhook secrets encrypted"] = webhook_secrets.encrypt_all(
             dynamodb, webhook_secrets.TABLE, vault.seal
         )

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.platform.settings import Env
+from common.platform.env import Env
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_PORTS = {

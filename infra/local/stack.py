@@ -35,7 +35,7 @@ import threading
 from pathlib import Path
 
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from infra import template
 from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
 from infra.local.api_gateway import ApiGateway, api
@@ -141,7 +141,7 @@ class LocalStack:
                 invoke,
                 self._to_queue,
                 self.dynamodb_url,
-                self.settings.region,
+                self.settings.cloud.region,
                 lambda: self.aws.wait_until_up(WAIT_SECONDS),
             )
         )
@@ -156,13 +156,10 @@ class LocalStack:
             **os.environ,
             "JWT_SECRET": local_jwt_secret(self.local.data_dir) or new_key(),
         }
-        self.settings = Settings.from_env(self.environ)  # checked before anything starts
+        self.settings = AllSettings.from_env(self.environ)  # checked before anything starts
+        region, data_dir = self.settings.cloud.region, self.local.data_dir
         aws = WatchedAws(
-            self.local.dynamodb_port,
-            self.settings.region,
-            self.local.data_dir,
-            self._emulator_gone,
-            self.on_restored,
+            self.local.dynamodb_port, region, data_dir, self._emulator_gone, self.on_restored
         )
         self.aws = aws.watch()
         self._stoppers.append(aws.stop)
@@ -178,7 +175,7 @@ class LocalStack:
     def _start_lambdas(self, lambda_socket: socket.socket) -> dict[str, FunctionSpec]:
         """The template's functions, each told where the APIs are, and Lambda's Invoke API
         on `lambda_socket`; returns the functions."""
-        region = self.settings.region
+        region = self.settings.cloud.region
         urls = {"NotificationApi": self.notification_url}
         if self.gateway_url:
             urls["GatewayApi"] = self.gateway_url
@@ -269,7 +266,7 @@ class LocalStack:
         when the queue cannot be reached (the emulator died): the Lambda service keeps
         the record and calls again later. A session of its own: the delivery threads
         call at once (aws_client builds one at a time)."""
-        sqs = aws_client("sqs", self.dynamodb_url, self.settings.region)
+        sqs = aws_client("sqs", self.dynamodb_url, self.settings.cloud.region)
         url = sqs.get_queue_url(QueueName=queue)["QueueUrl"]
         sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
         get_logger("local-lambda").error(
@@ -286,9 +283,9 @@ class LocalStack:
         aws: WatchedAws | None = None,
     ) -> None:
         gateway = ApiGateway(
-            api(name, self.settings.cors_allow_origin),
+            api(name, self.settings.http.cors_allow_origin),
             self.lambdas,
-            self.settings.region,
+            self.settings.cloud.region,
             pages,
             TokenBucket(throttle.rate, throttle.burst),
             aws,

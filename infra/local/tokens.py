@@ -23,8 +23,9 @@ import jwt
 from authorizer.claims import MAX_LIFETIME_SECONDS
 from authorizer.shared_key import ALGORITHM
 from common.identity.callers import CUSTOMER, OPERATOR
+from common.platform.env import MIN_JWT_SECRET_BYTES, ConfigError, Env
 from common.platform.keys import FixedRing, Key
-from common.platform.settings import MIN_JWT_SECRET_BYTES, ConfigError, Env, Settings
+from common.platform.settings import Tokens
 from infra.local.settings import local_data_dir
 
 LOCAL_SUBJECT = "developer@localhost"
@@ -83,15 +84,15 @@ def create_once(path: Path, text: str) -> None:
         aside.unlink()
 
 
-def local_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """The settings of a tool that signs or verifies tokens for a running local stack
+def local_settings(env: Mapping[str, str] | None = None) -> Tokens:
+    """The token settings of a tool that signs or verifies tokens for a running local stack
     (`make token`, `make seed`, `chalice local`): with the stack's key, found as the stack
     finds it. ConfigError where that key cannot be known (data in memory)."""
     env = os.environ if env is None else env
     key = local_jwt_secret(local_data_dir(env), env)
     if key is None:
         raise ConfigError(NO_KEY_IN_MEMORY)
-    return Settings.from_env({**env, "JWT_SECRET": key})
+    return Tokens.from_env({**env, "JWT_SECRET": key})
 
 
 def issue(
@@ -111,11 +112,11 @@ def issue(
 
 
 def local_token(
-    settings: Settings,
+    tokens: Tokens,
     subject: str = LOCAL_SUBJECT,
     role: str = OPERATOR,
     user_id: int | None = None,
 ) -> str:
-    if settings.jwt_secret is None:
+    if tokens.jwt_secret is None:
         raise ConfigError("JWT_SECRET: these settings hold no key (local_settings has the stack's)")
-    return issue(subject, FixedRing(settings.jwt_secret).signing(), role=role, user_id=user_id)
+    return issue(subject, FixedRing(tokens.jwt_secret).signing(), role=role, user_id=user_id)

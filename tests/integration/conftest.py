@@ -1,24 +1,21 @@
 """Fixtures for tests against emulated AWS (tables from the root conftest): the apps,
-built per test from Settings as a function builds them at init, and their neighbours."""
+built per test from the settings' slices as a function builds them at init, and their
+neighbours."""
 
-import os
 import threading
 
 import pytest
 
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings, Http, Peers
 from tests.support.api import Api, gateway_api, notification_api
 from tests.support.endpoints import point
+from tests.support.settings import every
 
 # A call between services (the stock check over HTTP, in this process) waits up to 10 s,
 # not 2: on a loaded machine a healthy inventory answered a stock check after 2 s, and
 # the order was refused as unconfirmed. Tests of the timeout set their own.
 PATIENT_CALLS = {"STOCK_CHECK_TIMEOUT_SECONDS": "10"}
-
-
-def settings_with(**env) -> Settings:
-    return Settings.from_env({**os.environ, **env})
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +25,7 @@ def served_gateway(emulator):
     from app import create_gateway
     from tests.support.served_app import serve
 
-    server = serve(create_gateway(Settings.from_env()))
+    server = serve(create_gateway(AllSettings.from_env()))
     yield server.url
     server.stop()
 
@@ -38,9 +35,7 @@ def gateway(tables, served_gateway):
     """Builds the gateway app, as the local stack would, from settings with these variables."""
 
     def build(**env) -> Api:
-        return gateway_api(
-            settings_with(**{"ORDERS_SERVICE_URL": served_gateway, **PATIENT_CALLS, **env})
-        )
+        return gateway_api(every(**{"ORDERS_SERVICE_URL": served_gateway, **PATIENT_CALLS, **env}))
 
     return build
 
@@ -53,7 +48,7 @@ def api(gateway) -> Api:
 
 @pytest.fixture
 def notifications() -> Api:
-    return notification_api(Settings.from_env())
+    return notification_api(Http.from_env())
 
 
 class EventRecorder:
@@ -81,7 +76,7 @@ def order_events(monkeypatch):
 
     recorder = EventRecorder()
     invoker = LocalLambda(
-        {Settings().order_events_function: recorder.handle}, get_logger("local-lambda")
+        {Peers().order_events_function: recorder.handle}, get_logger("local-lambda")
     )
     invoker.server.start()
     point(monkeypatch, "LAMBDA", invoker.server.url)
@@ -95,7 +90,7 @@ def inventory_gateway(tables):
     from app import create_gateway
     from tests.support.served_app import serve
 
-    server = serve(create_gateway(Settings.from_env()))
+    server = serve(create_gateway(AllSettings.from_env()))
     yield server.url
     server.stop()
 

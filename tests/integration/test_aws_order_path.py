@@ -10,7 +10,7 @@ from botocore.exceptions import ClientError, ReadTimeoutError
 
 from common.http.service_calls import ByInvoke, OnBehalf
 from common.identity.callers import CUSTOMER, Caller
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from common.stock.client import InventoryUnavailable, StockAnswer, StockClient
 from infra.local.tokens import local_token
 from tests.support.recorded_aws import RecordedAws
@@ -22,7 +22,7 @@ from tests.support.tokens import SECRET
 def aws(tables):
     # As the template configures the orders function: no URL, the inventory function.
     return RecordedAws(
-        Settings.from_env(
+        AllSettings.from_env(
             {
                 "JWT_SECRET": SECRET.decode(),
                 "INVENTORY_FUNCTION": "logistics-Inventory-1A2B",
@@ -33,7 +33,7 @@ def aws(tables):
 
 
 def test_an_order_costs_one_gateway_trip_and_a_direct_invoke_of_inventory(aws):
-    token = local_token(aws.settings)
+    token = local_token(aws.settings.tokens)
     product = aws.request(
         "POST",
         "/api/inventario",
@@ -174,7 +174,7 @@ def test_the_inventory_functions_own_failures_open_the_breaker(client):
 
 
 def test_an_approval_costs_one_gateway_trip_and_a_direct_invoke_of_inventorys_move(aws):
-    token = local_token(aws.settings)
+    token = local_token(aws.settings.tokens)
     product = aws.request(
         "POST",
         "/api/inventario",

@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http, Tokens
 from dashboard import wiring as dashboard_wiring
 from dashboard_figures.wiring import FUNCTION as FIGURES
 from dashboard_figures.wiring import create as figures_function
@@ -37,7 +37,7 @@ from tests.support.served_app import serve
 def notification_service(emulator):
     from notifications.wiring import create
 
-    server = serve(create(Settings.from_env()))
+    server = serve(create(Http.from_env()))
     yield server.url
     server.stop()
 
@@ -53,7 +53,7 @@ def dashboard(orders_gateway, served_gateway, notification_service, emulator):
             SHIPPING_SERVICE_URL=served_gateway,
             NOTIFICATION_SERVICE_URL=notification_service,
         )
-        function = figures_function(Settings.from_env())
+        function = figures_function(Cloud.from_env())
         streams = Streams(emulator.url)
 
         def pump(self) -> int:
@@ -103,7 +103,7 @@ def dashboard(orders_gateway, served_gateway, notification_service, emulator):
 
 
 def customer_token() -> str:
-    return local_token(Settings.from_env(), "c1@example.com", "customer", 1)
+    return local_token(Tokens.from_env(), "c1@example.com", "customer", 1)
 
 
 def test_customers_are_refused_and_an_empty_platform_shows_every_figure_at_zero(dashboard):
@@ -309,7 +309,7 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     assert status == 200
     dashboard.pump()
     assert dashboard.check()["productos"]["enAlerta"] == 1  # 3 units on hand, below 5
-    settings = Settings.from_env()
+    cloud = Cloud.from_env()
     # The repair's moves asked of the inventory's routes, here those of the gateway app.
     moves = StockClient(
         fail_max=5,
@@ -320,7 +320,7 @@ def test_the_figures_follow_the_stock_repair(dashboard, tables):
     )
     with aws.acting_as("StockRepairFunction"):
         repair = Repair(
-            OrderRepository(settings), moves, get_logger("stock-repair"), grace=timedelta(0)
+            OrderRepository(cloud), moves, get_logger("stock-repair"), grace=timedelta(0)
         )
         assert repair()["repaired"] == 1
     dashboard.pump()

@@ -7,6 +7,7 @@ from urllib.parse import quote
 import pytest
 
 from common.platform.errors import Invalid
+from common.platform.settings import Tokens
 from tests.support.api import body, error_code
 
 PRODUCT = {"sku": "E-1", "nombre": "Caja", "precioUnitario": 1, "stockActual": 1, "umbralMinimo": 0}
@@ -101,11 +102,9 @@ def test_tokens_with_an_audience_are_accepted(api):
 
     import jwt
 
-    from common.platform.settings import Settings
-
     token = jwt.encode(
         {"sub": "a@b.co", "aud": "logistics", "exp": int(time.time()) + 60},
-        Settings.from_env().jwt_secret,
+        Tokens.from_env().jwt_secret,
         "HS256",
     )
     assert api.get("/api/inventario", token=token).status_code == 200

@@ -8,7 +8,7 @@ import pytest
 from common.http.idempotency import MAX_CLAIM_MILLIS, Once
 from common.platform import aws
 from common.platform.errors import Conflict
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Idempotency
 
 
 class Died(BaseException):
@@ -29,7 +29,7 @@ SCOPE = "POST /api/inventario"  # a scope the inventory's role may write
 @pytest.fixture
 def once(tables):
     with aws.acting_as("InventoryFunction"):
-        yield Once(Settings.from_env(), SCOPE, "tests")
+        yield Once(Cloud.from_env(), Idempotency.from_env(), SCOPE, "tests")
 
 
 def test_the_claim_of_a_request_that_died_expires_with_its_invocation(once, tables):

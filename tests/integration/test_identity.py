@@ -20,14 +20,15 @@ from authorizer import oidc
 from authorizer.shared_key import SharedKeyVerifier
 from common.http.lists import Lists
 from common.platform import aws
+from common.platform.env import ConfigError
 from common.platform.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
-from common.platform.settings import ConfigError
+from common.platform.settings import Cloud, Tokens
 from infra.local.servers import BackgroundServer
 from infra.local.tokens import issue
 from key_rotation.rotation import STEPS, rotate
-from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point
+from tests.support.settings import every
 from tests.support.tokens import make_token
 
 JWT_KEY = "a-generated-jwt-signing-key-of-64-characters-0123456789abcdefghij"
@@ -51,24 +52,26 @@ def secrets(emulator, monkeypatch):
 
 def test_the_keys_are_read_from_their_secrets_and_kept(secrets):
     client, jwt_id, page_id = secrets
-    settings = settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    settings = every(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
     with aws.acting_as("AuthorizerFunction"):
-        keys = jwt_keys(settings)
+        keys = jwt_keys(settings.tokens, settings.cloud)
         assert keys.signing().secret == JWT_KEY.encode()
         client.put_secret_value(SecretId=jwt_id, SecretString="x" * 64)
         assert keys.signing().secret == JWT_KEY.encode()  # kept: read once per 5 minutes
     with aws.acting_as("InventoryFunction"):
-        assert page_token_keys(settings).signing().secret == PAGE_KEY.encode()
+        assert page_token_keys(settings.pages, settings.cloud).signing().secret == PAGE_KEY.encode()
 
 
 def test_an_api_functions_init_builds_no_secrets_client_its_first_page_does(secrets):
     """Most requests need no page token: the page key's client is built at its first
     read, and as the function whose lists it signs (its role's calls), whoever reads."""
     _, jwt_id, page_id = secrets
-    settings = settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
+    settings = every(JWT_SECRET="", JWT_SECRET_ID=jwt_id, PAGE_TOKEN_KEY_ID=page_id)
     aws.forget()
     with aws.acting_as("InventoryFunction"):
-        lists = Lists.from_settings(settings)  # as the function's init builds them
+        lists = Lists.from_settings(
+            settings.pages, settings.cloud
+        )  # as the function's init builds them
     assert aws.clients("secretsmanager") == []
     assert lists.token_keys.signing().secret == PAGE_KEY.encode()
     (built,) = aws.clients("secretsmanager")
@@ -82,7 +85,7 @@ def test_a_secret_too_short_to_sign_with_is_refused(secrets):
         pytest.raises(ConfigError, match="fewer than 32 bytes"),
         aws.acting_as("AuthorizerFunction"),
     ):
-        jwt_keys(settings_with(JWT_SECRET="", JWT_SECRET_ID=jwt_id)).signing()
+        jwt_keys(Tokens.from_env({"JWT_SECRET_ID": jwt_id}), Cloud.from_env()).signing()
 
 
 def test_rotating_the_key_refuses_no_token_before_during_or_after(secrets):
@@ -355,7 +358,7 @@ def test_with_an_issuer_the_shared_keys_tokens_pass_beside_its_own_each_by_its_a
 
 def test_an_issuer_needs_the_client_it_issues_for():
     with pytest.raises(ConfigError, match="JWT_AUDIENCE"):
-        settings_with(JWT_ISSUER="https://cognito-idp.us-east-1.amazonaws.com/pool")
+        Tokens.from_env({"JWT_ISSUER": "https://cognito-idp.us-east-1.amazonaws.com/pool"})
 
 
 # -- roles from the issuer's tokens, and its keys when it is down ---------------------------

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage.tables import LIST_SHARDS
 from inventory.model import ALERT_SHARDS
 from inventory.repository import ProductRepository
@@ -23,7 +23,7 @@ def catalog(tables) -> list[int]:
     dropped (common.storage.id_blocks), and a loaded machine takes longer than that over
     300 creates, so the test keeps the ids it was given."""
     with aws.acting_as("InventoryFunction"):
-        products = ProductRepository(Settings.from_env())
+        products = ProductRepository(Cloud.from_env())
         in_alert = []
         for i in range(1, 301):
             fields = parse_product(

@@ -13,7 +13,7 @@ import pytest
 
 from common.platform import aws
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Http
 from infra import template
 from infra.local.emulator import AtomicPerTable, _TableLock, tables_named
 from tests.support.dashboard import until
@@ -157,7 +157,7 @@ def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
     from common.http.service_app import ServiceBlueprint, create_app
     from common.platform.errors import Invalid
 
-    settings = Settings.from_env({"CORS_ALLOW_ORIGIN": "https://ops.example.com"})
+    http = Http.from_env({"CORS_ALLOW_ORIGIN": "https://ops.example.com"})
     routes = ServiceBlueprint("probe")
     routes.function = "InventoryFunction"
 
@@ -169,7 +169,7 @@ def test_cors_allow_origin_is_honoured_on_success_and_on_errors():
     def failing():
         raise Invalid("VALIDATION_ERROR", "no")
 
-    client = TestHTTPClient(create_app("probe", settings, routes), Config.create())
+    client = TestHTTPClient(create_app("probe", http, routes), Config.create())
     for path in ("/ok", "/fail"):
         response = client.request("GET", path)
         assert response.headers["Access-Control-Allow-Origin"] == "https://ops.example.com"
@@ -192,7 +192,7 @@ def test_the_emulator_holds_on_to_stored_items_only(tables):
     from inventory.rules import parse_product, product
 
     with aws.acting_as("InventoryFunction"):
-        products = ProductRepository(Settings.from_env())
+        products = ProductRepository(Cloud.from_env())
         for i in range(150):
             fields = parse_product(
                 {

@@ -3,16 +3,16 @@ embedded metric format, namespace Logistics)."""
 
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import Http
 from order_events import wiring as order_events
 from order_events.listener import NotForwarded
-from tests.integration.conftest import settings_with
 from tests.support.api import body
 from tests.support.endpoints import point
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
 from tests.support.metrics import metrics_in, named
 from tests.support.samples import ANA_ORDER
+from tests.support.settings import built
 
 ORDER = {**ANA_ORDER, "cantidad": 2}
 EVENT = {"pedidoId": 5, "userEmail": "ana@example.com", "total": 10, "tipoPedido": "NACIONAL"}
@@ -96,13 +96,13 @@ def test_the_listener_counts_what_it_forwarded_and_what_failed(tables, capsys):
     from notifications.wiring import create as app_for
     from tests.support.served_app import serve
 
-    notifications = serve(app_for(Settings()))
+    notifications = serve(app_for(Http()))
     try:
-        handler = order_events.create(settings_with(NOTIFICATION_SERVICE_URL=notifications.url))
+        handler = built(order_events.create, NOTIFICATION_SERVICE_URL=notifications.url)
         handler(EVENT, lambda_context("OrderEvents"))
     finally:
         notifications.stop()
-    failing = order_events.create(settings_with(NOTIFICATION_SERVICE_URL=closed_port_url()))
+    failing = built(order_events.create, NOTIFICATION_SERVICE_URL=closed_port_url())
     with pytest.raises(NotForwarded):
         failing({**EVENT, "pedidoId": 6}, lambda_context("OrderEvents"))
     out = capsys.readouterr().out

@@ -10,10 +10,11 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from common.orders.outbox import LambdaPublisher
 from common.platform import aws
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings, Cloud, Http, Peers
 from order_events.listener import SERVICE, NotForwarded
 from tests.support.fake_lambda import lambda_context
 from tests.support.fakes import closed_port_url
+from tests.support.settings import built
 
 PAYLOAD = {
     "pedidoId": 12,
@@ -28,7 +29,7 @@ def listener(**env):
     """The Lambda handler as the function builds it at init, from these variables."""
     from order_events import wiring
 
-    return wiring.create(Settings.from_env(env))
+    return built(wiring.create, AllSettings.from_env(env))
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def notification_service():
     from notifications.wiring import create as app_for
     from tests.support.served_app import serve
 
-    server = serve(app_for(Settings()))
+    server = serve(app_for(Http()))
     yield server.url
     server.stop()
 
@@ -125,7 +126,7 @@ def test_on_aws_the_event_is_an_asynchronous_lambda_invoke(aws_lambda, caplog):
     deployed_name = "logistics-prod-OrderEventsFunction-1A2B3C4D5E6F"  # CloudFormation's
     with aws.acting_as("OrdersFunction"):
         publisher = LambdaPublisher(
-            Settings.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}), logger
+            Cloud.from_env(), Peers.from_env({"ORDER_EVENTS_FUNCTION": deployed_name}), logger
         )
         publisher.publish(PAYLOAD)
     assert not logged(caplog, "PedidoAprobadoEvent not published")

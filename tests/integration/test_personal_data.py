@@ -5,7 +5,6 @@ here on the message the request queued, as its event source mapping would."""
 
 import gzip
 import json
-import os
 import uuid
 from types import SimpleNamespace
 
@@ -14,11 +13,12 @@ import pytest
 
 from common.dashboard import layout
 from common.platform import jsonio
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from infra import template
 from tests.integration.test_user_ids import a_product
 from tests.support.api import body, error_code
 from tests.support.endpoints import point
+from tests.support.settings import built
 
 PASSWORD = "A-long-Passphrase-2026"
 ORDER = {"total": 3, "tipoPedido": "NACIONAL", "destino": "Av. Arequipa 1234", "cantidad": 1}
@@ -112,7 +112,7 @@ def run_erasures(queues, pool) -> int:
     them over; how many it ran."""
     from erasure.wiring import create
 
-    handler = create(Settings.from_env({**os.environ, **pool.environment()}))
+    handler = built(create, **pool.environment())
     url = queues.get_queue_url(QueueName="ErasureQueue")["QueueUrl"]
     ran = 0
     while messages := queues.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get(
@@ -436,7 +436,7 @@ def test_a_create_replayed_for_its_idempotency_key_after_the_erasure_holds_no_da
 
 def _idempotency_records() -> list[dict]:
     """Every item of IdempotencyTable as stored."""
-    table = Settings.from_env().table_name("IdempotencyTable")
+    table = Cloud.from_env().table_name("IdempotencyTable")
     return boto3.client("dynamodb").scan(TableName=table)["Items"]
 
 
@@ -449,7 +449,7 @@ def test_requests_made_in_different_environments_are_numbered_in_the_order_they_
     from users.repository import Requests
 
     with aws.acting_as("UsersFunction"):
-        first, second = Requests(Settings.from_env()), Requests(Settings.from_env())
+        first, second = Requests(Cloud.from_env()), Requests(Cloud.from_env())
         ids = [environment.next_id() for _ in range(20) for environment in (first, second)]
     assert ids == sorted(ids) and len(set(ids)) == 40
 
@@ -567,7 +567,7 @@ def test_an_erasure_whose_message_was_lost_is_sent_again_by_the_sweep(
     path = f"/api/usuarios/{ana.user_id}/cancelacion"
     assert platform.post(path, {"motivo": "ticket 9"}).status_code == 503
     monkeypatch.setattr(ErasureQueue, "send", sent)
-    handler = create(Settings.from_env({**os.environ, **platform.pool.environment()}))
+    handler = built(create, **platform.pool.environment())
     assert handler.sweep(utcnow()) == 0  # not stuck yet: its minute is not up
     assert handler.sweep(utcnow() + timedelta(minutes=11)) == 1
     assert run_erasures(queues, platform.pool) == 1
@@ -588,7 +588,7 @@ def test_an_erasure_strips_the_dashboards_newest_lists_whatever_the_stream_did(p
     shipment = a_shipment(platform, theirs["id"], status="ENTREGADO")
     other = an_order(platform, someone, product, status="CANCELADO")
     dynamodb = boto3.client("dynamodb")
-    figures = Settings.from_env().table_name("DashboardFiguresTable")
+    figures = Cloud.from_env().table_name("DashboardFiguresTable")
     # As the figures function left them before the erasure (its later batch never came).
     listed = {
         layout.list_key(layout.ORDERS, theirs["id"]): [theirs],

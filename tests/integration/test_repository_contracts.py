@@ -10,7 +10,7 @@ import pytest
 from common.platform import aws
 from common.platform.errors import Conflict, Invalid, NotFound
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock import moves as stock_contract
 from common.stock.records import PRINCIPAL_ID, Warehouse
 from common.storage.paging import Page
@@ -44,7 +44,7 @@ def implementations(dynamodb, memory, function: str):
             return
         request.getfixturevalue("tables")
         with aws.acting_as(function):
-            yield dynamodb(Settings.from_env())
+            yield dynamodb(Cloud.from_env())
 
     return repository
 
@@ -328,8 +328,8 @@ def catalog(request):
         return
     request.getfixturevalue("tables")
     with aws.acting_as("InventoryFunction"):
-        settings = Settings.from_env()
-        yield ProductRepository(settings), StockRepository(settings)
+        cloud = Cloud.from_env()
+        yield ProductRepository(cloud), StockRepository(cloud)
 
 
 def reservation(pedido_id: int, producto_id: int, cantidad: int):
@@ -478,8 +478,8 @@ def depot(request):
         return
     request.getfixturevalue("tables")
     with aws.acting_as("InventoryFunction"):
-        settings = Settings.from_env()
-        yield ProductRepository(settings), StockRepository(settings), WarehouseRepository(settings)
+        cloud = Cloud.from_env()
+        yield ProductRepository(cloud), StockRepository(cloud), WarehouseRepository(cloud)
 
 
 def warehouse(warehouses, stock, codigo: str, prioridad: int):

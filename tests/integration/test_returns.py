@@ -7,10 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import Tokens
 from infra.local.tokens import local_token
 from tests.support.api import Api, body
 from tests.support.samples import ORDER, PRODUCT
+from tests.support.settings import built
 
 CUSTOMER = {k: v for k, v in ORDER.items() if k not in ("cantidad", "total")}
 ANA, LUIS = 7, 8
@@ -20,7 +21,7 @@ def customer(api: Api, user_id: int) -> Api:
     """Another client of the same app, with a customer's token."""
     other = Api(api.app)
     other.token = local_token(
-        Settings.from_env(), f"customer-{user_id}@example.com", "customer", user_id
+        Tokens.from_env(), f"customer-{user_id}@example.com", "customer", user_id
     )
     return other
 
@@ -411,7 +412,7 @@ def test_a_returns_changes_are_devolucion_events_to_subscribed_endpoints(
     for url in sqs.list_queues().get("QueueUrls", []):
         sqs.delete_queue(QueueUrl=url)
     template.create_queues(sqs)
-    handler = create(settings())
+    handler = built(create, settings())
     endpoint("http://127.0.0.1:9/r", ["devolucion.creada", "devolucion.estado"])
 
     def image(estado: str) -> dict:

@@ -2,7 +2,7 @@
 then lists, alerts and the event sweep find them as they find new ones."""
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from infra.shard_backfill import backfill, update_of
 from inventory.repository import ProductRepository
 from orders.repository import OrderRepository
@@ -53,9 +53,9 @@ def test_old_items_are_found_by_every_list_once_backfilled_and_twice_changes_not
         ("ShipmentsTable", OLD_SHIPMENT),
     ):
         tables.put_item(TableName=table, Item=item)
-    settings = Settings.from_env()
+    cloud = Cloud.from_env()
     with aws.acting_as("OrdersFunction"):
-        orders = OrderRepository(settings)
+        orders = OrderRepository(cloud)
         assert orders.page(0, 10).items == []  # not in any index yet
         assert backfill(tables, NAMES) == {
             "OrdersTable": 1,
@@ -65,13 +65,13 @@ def test_old_items_are_found_by_every_list_once_backfilled_and_twice_changes_not
         assert [o.id for o in orders.page(0, 10).items] == [21]
         assert [o.id for o in orders.page(0, 10, status="APROBADO").items] == [21]
     with aws.acting_as("EventSweeperFunction"):
-        assert [o.id for o in OrderRepository(settings).pending_events(10)] == [21]
+        assert [o.id for o in OrderRepository(cloud).pending_events(10)] == [21]
     with aws.acting_as("InventoryFunction"):
-        products = ProductRepository(settings)
+        products = ProductRepository(cloud)
         assert [p.id for p in products.page(0, 10).items] == [5]
         assert [p.id for p in products.alerts_page(0, 10).items] == [5]
     with aws.acting_as("ShippingFunction"):
-        shipments = ShipmentRepository(settings)
+        shipments = ShipmentRepository(cloud)
         assert [s.id for s in shipments.page(0, 10, status="EN_RUTA").items] == [3]
     assert backfill(tables, NAMES) == {}
 

@@ -13,7 +13,7 @@ import pytest
 from common.orders.model import STATUS_PROJECTION, STATUS_SHARDS, OrderModel
 from common.platform import aws
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 from common.storage import tables as storage
 from orders import rules as order_rules
@@ -56,7 +56,7 @@ def environments(tables):
     """Four environments of the orders function: each its own repository (its own block
     of ids), as four Lambda environments have."""
     with aws.acting_as("OrdersFunction"):
-        yield [OrderRepository(Settings.from_env()) for _ in range(4)]
+        yield [OrderRepository(Cloud.from_env()) for _ in range(4)]
 
 
 @pytest.fixture
@@ -149,7 +149,7 @@ def test_a_status_change_moves_an_order_to_the_other_status_list(environments):
 
 def test_a_shipment_status_change_moves_it_to_the_other_status_list(tables):
     with aws.acting_as("ShippingFunction"):
-        shipments = ShipmentRepository(Settings.from_env())
+        shipments = ShipmentRepository(Cloud.from_env())
         request = shipping_rules.parse_shipment(
             {"pedidoId": 4, "tipoEnvio": "TERRESTRE", "transportista": "T", "destino": "Cali"}
         )

@@ -12,7 +12,7 @@ import pytest
 from common.http.service_calls import CallFailed, OnBehalf
 from common.identity.callers import SYSTEM
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.stock.breaker import READ_EVERY_SECONDS, DynamoDBStorage
 from common.stock.client import InventoryUnavailable, StockAnswer, StockClient
 
@@ -45,10 +45,10 @@ class Inventory:
 def environments(tables):
     inventory = Inventory()
     with aws.acting_as("OrdersFunction"):
-        settings = Settings.from_env()
+        cloud = Cloud.from_env()
 
         def environment(fail_max=3, reset_seconds=30.0):
-            storage = DynamoDBStorage(aws.dynamodb(settings), "CircuitBreakersTable", reset_seconds)
+            storage = DynamoDBStorage(aws.dynamodb(cloud), "CircuitBreakersTable", reset_seconds)
             return StockClient(
                 fail_max=fail_max,
                 reset_seconds=reset_seconds,

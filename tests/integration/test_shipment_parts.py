@@ -10,12 +10,13 @@ import pytest
 
 from common.http.service_app import InProcess
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Tokens
 from infra.local.tokens import local_token
 from tests.integration.test_order_lines import Depot
 from tests.integration.test_stock_follows_orders import repair_of
 from tests.support.api import body, error_code
 from tests.support.samples import SHIPMENT
+from tests.support.settings import every
 
 
 @pytest.fixture
@@ -177,7 +178,7 @@ def test_a_deleted_shipment_gives_its_units_back_and_one_on_its_way_stays(depot,
 def test_only_operators_delete_shipments(depot, gateway, approved):
     part = shipped(depot, approved[0], [(2, 1)])
     customer = gateway()
-    customer.token = local_token(Settings.from_env(), "ana@example.com", "customer", 1)
+    customer.token = local_token(Tokens.from_env(), "ana@example.com", "customer", 1)
     refused = customer.delete(f"/api/envios/{part['id']}")
     assert refused.status_code == 403
     assert depot.api.get(f"/api/envios/{part['id']}").status_code == 200
@@ -225,7 +226,7 @@ def test_a_retried_take_out_takes_nothing_more(depot, approved):
     part = shipped(depot, order, [(2, 1)])
     with aws.acting_as(wiring.FUNCTION):
         parts = wiring.parts_for(
-            Settings.from_env(), services_here=InProcess(lambda: depot.api.app)
+            **every().arguments(wiring.parts_for), services_here=InProcess(lambda: depot.api.app)
         )
     taken = parts.stock.take_part(order["id"], part["id"], 1, {2: 1})
     assert taken == (True, False)
@@ -305,7 +306,7 @@ def test_an_order_on_its_way_by_a_part_counts_every_unit_when_its_own_take_out_t
     part = shipped(depot, order, [(2, 2)])
     assert status(depot, part, "ENTREGADO").status_code == 200
     with aws.acting_as("OrdersFunction"):
-        orders = OrderRepository(Settings.from_env())
+        orders = OrderRepository(Cloud.from_env())
         orders.all_on_their_way(orders.get(order["id"]))
     assert counts(depot, order) == [(4, 0), (2, 2)]
 

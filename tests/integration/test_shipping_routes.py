@@ -8,7 +8,7 @@ import pytest
 
 from common.platform import jsonio
 from common.platform.clock import utcnow
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from tests.support.api import body, error_code
 
 SHIPMENT = {
@@ -341,7 +341,7 @@ def test_patch_ignores_its_body(api):
 
 
 def _table():
-    return Settings.from_env().table_name("ShipmentsTable")
+    return Cloud.from_env().table_name("ShipmentsTable")
 
 
 def test_patch_writes_only_the_status_attribute(api, tables):

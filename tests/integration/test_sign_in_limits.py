@@ -7,7 +7,7 @@ from auth.repository import DynamoAttempts, DynamoRegistrations
 from auth.rules import FORGET_AFTER_SECONDS, attempts_key, next_attempts, registrations_key
 from common.platform import aws
 from common.platform.errors import TooManyRequests
-from tests.integration.conftest import settings_with
+from common.platform.settings import Cloud, Http
 from tests.integration.test_user_ids import new_email, register
 
 
@@ -22,7 +22,7 @@ class Clock:
 @pytest.fixture
 def acting(tables):
     with aws.acting_as("AuthFunction"):
-        yield settings_with()
+        yield Cloud.from_env()
 
 
 def test_a_count_is_forgotten_an_hour_after_its_last_try_though_the_ttl_left_it(acting):
@@ -80,7 +80,7 @@ def test_one_caller_of_the_personal_data_routes_is_limited_per_minute(tables):
 
     clock = Clock(1_800_000_000.0)
     with aws.acting_as("UsersFunction"):
-        counted = CallerCount(settings_with(), clock)
+        counted = CallerCount(Cloud.from_env(), clock)
         for _ in range(CALLER_REQUESTS):
             counted.count_request("ana")
         with pytest.raises(TooManyRequests) as refused:
@@ -113,7 +113,7 @@ def test_a_table_over_its_capacity_is_503_never_500():
     from tests.support.api import ApiGatewayTestClient
 
     bp.function = "UsersFunction"
-    app: PlatformApp = create_app("test", settings_with(), bp)
+    app: PlatformApp = create_app("test", Http(), bp)
     answer = ApiGatewayTestClient(app).get("/busy")
     assert answer.status_code == 503
     assert answer.headers["Retry-After"] == "1"

@@ -9,7 +9,7 @@ import random
 import pytest
 from snapshot_restore_py import get_after_restore
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import counters
 from common.storage import tables as storage
 from common.storage.counters import CounterModel
@@ -44,7 +44,7 @@ def restored(init_state, environments: int = 2) -> list[dict]:
 
 
 def test_two_environments_restored_from_one_snapshot_hand_out_different_ids(tables):
-    storage.bind(Settings.from_env(), CounterModel)
+    storage.bind(Cloud.from_env(), CounterModel)
     now = [0.0]
     blocks: list[int] = []  # the last id of each block reserved
 
@@ -70,7 +70,7 @@ def test_two_environments_restored_from_one_snapshot_hand_out_different_ids(tabl
 def test_without_the_hooks_they_would_hand_out_the_same_id(tables):
     """The yardstick of the test above: restored without the hooks (an environment that
     skipped them), the two give the snapshot's next id twice."""
-    storage.bind(Settings.from_env(), CounterModel)
+    storage.bind(Cloud.from_env(), CounterModel)
     now = [0.0]
     ids = IdBlocks(
         functools.partial(counters.reserve, "restore-control"),

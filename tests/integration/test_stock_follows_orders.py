@@ -15,7 +15,7 @@ from common.identity.callers import OPERATOR, Caller
 from common.platform import aws
 from common.platform.clock import utcnow
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Tokens
 from common.stock.client import StockClient
 from infra.local.tokens import local_token
 from orders.commands import ChangeStatus
@@ -25,10 +25,11 @@ from stock_repair import wiring as repair_wiring
 from stock_repair.repair import Repair
 from tests.support.api import body
 from tests.support.samples import ORDER, PRODUCT, SHIPMENT
+from tests.support.settings import built, every
 
 
 def customer_token(user_id: int = 1) -> str:
-    return local_token(Settings.from_env(), f"c{user_id}@example.com", "customer", user_id)
+    return local_token(Tokens.from_env(), f"c{user_id}@example.com", "customer", user_id)
 
 
 def error_code(response) -> str:
@@ -292,10 +293,9 @@ def test_items_written_before_history_answer_with_their_creation_alone(shop, tab
     product = shop.product(stock=5)
     order = shop.order(product)
     shipment = body(shop.api.post("/api/envios", SHIPMENT))
-    settings = Settings.from_env()
     # as an earlier version wrote them: no history, no creator
     tables.update_item(
-        TableName=settings.table_name("OrdersTable"),
+        TableName=Cloud.from_env().table_name("OrdersTable"),
         Key={"id": {"N": str(order["id"])}},
         UpdateExpression="REMOVE creadoPor, historial SET #s = :s",
         ExpressionAttributeNames={"#s": "status"},
@@ -325,11 +325,11 @@ def repair(shop):
 def repair_of(api) -> Repair:
     """The repair as its function runs it, asking the inventory's routes of the gateway
     app, with no grace (every move is old enough)."""
-    settings = Settings.from_env()
-    moves = repair_wiring.inventory(settings)
+    settings = every()
+    moves = built(repair_wiring.inventory, settings)
     moves._moves = InProcess(lambda: api.app)  # the inventory's function, here
     with aws.acting_as("StockRepairFunction"):
-        orders = OrderRepository(settings)
+        orders = OrderRepository(settings.cloud)
     return Repair(orders, moves, get_logger("stock-repair"), grace=timedelta(0))
 
 
@@ -365,7 +365,7 @@ def test_the_repair_puts_right_what_a_crash_left(shop, repair, tables):
     internal(shop, lost_cancel, "devolver")
     internal(shop, lost_ship, "retirar")
     tables.update_item(  # approved before reservations existed
-        TableName=Settings.from_env().table_name("OrdersTable"),
+        TableName=Cloud.from_env().table_name("OrdersTable"),
         Key={"id": {"N": str(legacy["id"])}},
         UpdateExpression="SET #s = :s, statusShard = :shard",
         ExpressionAttributeNames={"#s": "status"},
@@ -480,9 +480,8 @@ def test_a_repair_and_a_retried_approval_exclude_each_other(shop, repair):
     product = shop.product(stock=1)
     crashed, other = shop.order(product), shop.order(product)
     internal(shop, crashed, "reservar")  # the approval's status write never came
-    settings = Settings.from_env()
     with aws.acting_as("OrdersFunction"):
-        orders = OrderRepository(settings)
+        orders = OrderRepository(Cloud.from_env())
 
     def retry(interleaved: Interleaved):
         stock = SimpleNamespace(move=interleaved.retry_asks)

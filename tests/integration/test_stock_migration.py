@@ -7,7 +7,7 @@ import os
 import boto3
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from infra import stock_check, stock_migration
 from tests.integration.test_stock_follows_orders import repair_of
 from tests.support.api import body
@@ -76,7 +76,7 @@ def test_what_was_stored_before_reads_as_principal_and_one_line_then_is_carried_
         2,
         [{"bodegaId": 1, "cantidad": 2}],
     )
-    written = stock_migration.migrate(Settings.from_env())
+    written = stock_migration.migrate(Cloud.from_env())
     assert (
         written["ProductsTable"],
         written["StockReservationsTable"],
@@ -95,7 +95,7 @@ def test_what_was_stored_before_reads_as_principal_and_one_line_then_is_carried_
         (7, 1, 1, 2)
     ]
     # twice: nothing more
-    again = stock_migration.migrate(Settings.from_env())
+    again = stock_migration.migrate(Cloud.from_env())
     assert sum(again.values()) == 0
     # and it moves on as any order does
     assert api.patch("/api/pedidos/7/status?status=EN_ENVIO").status_code == 200
@@ -118,7 +118,7 @@ def test_make_run_migrates_what_it_restores_by_itself(stored_before, api, monkey
     assert product["Item"]["existencias"]["M"]["1"]["M"]["reservado"] == {"N": "2"}
     order = stored_before.get_item(TableName="OrdersTable", Key={"id": {"N": "7"}})
     assert len(order["Item"]["lineas"]["L"]) == 1
-    assert sum(stock_migration.migrate(Settings.from_env()).values()) == 0  # done already
+    assert sum(stock_migration.migrate(Cloud.from_env()).values()) == 0  # done already
     assert api.patch("/api/pedidos/7/status?status=CANCELADO").status_code == 200
     shown = body(api.get("/api/inventario/1"))
     assert (shown["stockActual"], shown["stockReservado"]) == (5, 0)
@@ -130,7 +130,7 @@ def test_an_order_moved_before_the_migration_is_carried_over_by_its_first_move(s
     assert api.patch("/api/pedidos/7/status?status=CANCELADO").status_code == 200
     shown = body(api.get("/api/inventario/1"))
     assert (shown["stockActual"], shown["stockReservado"]) == (5, 0)
-    assert stock_migration.migrate(Settings.from_env())["StockReservationsTable"] == 0
+    assert stock_migration.migrate(Cloud.from_env())["StockReservationsTable"] == 0
 
 
 def test_counters_that_drift_from_the_ledger_are_found_and_put_right(api, tables):
@@ -155,7 +155,7 @@ def test_counters_that_drift_from_the_ledger_are_found_and_put_right(api, tables
     )
     api.patch(f"/api/pedidos/{order['id']}/status?status=APROBADO")
     settled = "9999"  # every product's last move is before this
-    assert stock_check.findings(Settings.from_env(), settled) == []
+    assert stock_check.findings(Cloud.from_env(), settled) == []
     # a counter written by hand (or by a bug): PRINCIPAL says 3 reserved, the ledger 1
     tables.update_item(
         TableName="ProductsTable",
@@ -164,7 +164,7 @@ def test_counters_that_drift_from_the_ledger_are_found_and_put_right(api, tables
         ExpressionAttributeNames={"#p": "1"},
         ExpressionAttributeValues={":r": {"N": "3"}},
     )
-    found = stock_check.findings(Settings.from_env(), settled)
+    found = stock_check.findings(Cloud.from_env(), settled)
     assert {(f["bodegaId"], f["campo"], f["visto"], f["esperado"]) for f in found} == {
         (1, "stockReservado", 3, 1),
         (None, "stockReservado", 3, 1),
@@ -173,7 +173,7 @@ def test_counters_that_drift_from_the_ledger_are_found_and_put_right(api, tables
     }
     outcome = repair_of(api)(slices=range(16))
     assert outcome["drift"] == len(found)
-    assert stock_check.findings(Settings.from_env(), settled) == []
+    assert stock_check.findings(Cloud.from_env(), settled) == []
     shown = body(api.get(f"/api/inventario/{made['id']}"))
     assert (shown["stockActual"], shown["stockReservado"], shown["stockDisponible"]) == (4, 1, 3)
     assert repair_of(api)(slices=range(16))["drift"] == 0

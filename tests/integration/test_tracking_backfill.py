@@ -4,7 +4,7 @@ is marked at the check's next run, once; a delivered one is never marked."""
 
 from datetime import datetime
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from infra.tracking_backfill import TABLES, backfill
 from shipping import service, tracking
 from shipping.repository import ShipmentRepository
@@ -36,7 +36,7 @@ def test_old_shipments_get_a_code_and_the_late_check_once_and_twice_changes_noth
     done = backfill(tables, names)
     assert (done["codes"], done["checks"]) == (2, 1)
     assert backfill(tables, names) == {}  # nothing left to give
-    shipments = ShipmentRepository(Settings.from_env())
+    shipments = ShipmentRepository(Cloud.from_env())
     late, delivered = shipments.get(3), shipments.get(4)
     for shipment in (late, delivered):
         assert tracking.lookup_code(shipment.codigo_seguimiento) == shipment.codigo_seguimiento

@@ -9,7 +9,7 @@ import boto3
 
 from common.identity.callers import SYSTEM as OPERATOR
 from common.platform import jsonio
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Tokens
 from infra.local.tokens import local_token
 from shipping import rules, service
 from shipping.repository import ShipmentRepository
@@ -100,7 +100,7 @@ def test_events_bad_input_is_400_and_customers_read_their_own_only(api, gateway)
     assert api.get("/api/envios/x/eventos").status_code == 400
     assert post_event(api, 999999, estado="EN_RUTA").status_code == 404
     customer = gateway()
-    customer.token = local_token(Settings.from_env(), "ana@example.com", "customer", 7)
+    customer.token = local_token(Tokens.from_env(), "ana@example.com", "customer", 7)
     assert post_event(customer, shipment["id"], estado="EN_RUTA").status_code == 403
     assert customer.get(f"/api/envios/{shipment['id']}/eventos").status_code == 404  # not theirs
     assert customer.post("/api/transportistas", {"codigo": "X", "nombre": "X"}).status_code == 403
@@ -223,7 +223,7 @@ def test_recording_an_event_costs_the_same_whatever_the_history(api):
 
 
 def test_the_late_check_marks_a_late_shipment_once(tables):
-    shipments = ShipmentRepository(Settings.from_env())
+    shipments = ShipmentRepository(Cloud.from_env())
     made, delivered = (
         shipments.add(
             rules.created_shipment(

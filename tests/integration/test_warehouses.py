@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import Tokens
 from infra.local.tokens import local_token
 from tests.support.api import body
 from tests.support.samples import PRODUCT
@@ -14,7 +14,7 @@ NORTE = {"codigo": "NORTE", "nombre": "Bodega Norte", "region": "Antofagasta", "
 
 
 def customer() -> str:
-    return local_token(Settings.from_env(), "c@example.com", "customer", 5)
+    return local_token(Tokens.from_env(), "c@example.com", "customer", 5)
 
 
 def made(api, warehouse: dict = NORTE) -> dict:

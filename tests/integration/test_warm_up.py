@@ -9,9 +9,10 @@ from aws_lambda_powertools.logging import logger as powertools_logger
 
 from common.http.service_app import create_app
 from common.platform.lambda_init import REHEARSAL
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings, Http, Peers
 from tests.support.fake_lambda import lambda_context
 from tests.support.logs import captured_lines
+from tests.support.settings import built, every
 
 
 def everything_stored(client) -> dict[str, list]:
@@ -20,10 +21,12 @@ def everything_stored(client) -> dict[str, list]:
     }
 
 
-def service_app(service: str, settings: Settings):
-    """The app as the function's lambda_app builds it, and its wiring's rehearsal."""
+def service_app(service: str, settings: AllSettings):
+    """The app as the function's lambda_app builds it, and its wiring's rehearsal (given
+    the slices it takes, as lambda_init gives them)."""
     wiring = __import__(f"{service}.wiring", fromlist=["routes_for", "rehearse"])
-    return create_app(service, settings, wiring.routes_for(settings)), wiring.rehearse
+    app = create_app(service, settings.http, built(wiring.routes_for, settings))
+    return app, lambda app: wiring.rehearse(app, **settings.arguments(wiring.rehearse))
 
 
 @pytest.mark.parametrize(
@@ -37,11 +40,11 @@ def service_app(service: str, settings: Settings):
 def test_a_services_rehearsal_reads_one_item_no_one_has_and_changes_nothing(
     tables, service, route, aws_calls
 ):
-    app, rehearse = service_app(service, Settings.from_env())
+    app, rehearse = service_app(service, every())
     before = everything_stored(tables)
     aws_calls.clear()
     with captured_lines(app.logger) as lines:
-        rehearse(app, Settings.from_env())
+        rehearse(app)
     assert everything_stored(tables) == before
     (line,) = lines
     assert (line["route"], line["status"], line["sub"]) == (route, 404, REHEARSAL)
@@ -54,11 +57,11 @@ def test_the_users_rehearsal_reads_a_person_no_one_is_and_records_no_request(tab
     """The data of a userId no one has: its claim and its customer indexes read (the
     connection open, the path run); the platform's own warm-up is no one's rights
     request, so the record holds nothing of it and no request id is taken."""
-    app, rehearse = service_app("users", Settings.from_env())
+    app, rehearse = service_app("users", every())
     before = everything_stored(tables)
     aws_calls.clear()
     with captured_lines(app.logger) as lines:
-        rehearse(app, Settings.from_env())
+        rehearse(app)
     assert everything_stored(tables) == before
     (line,) = lines
     assert (line["route"], line["status"]) == ("/api/usuarios/{userId}/datos", 200)
@@ -76,7 +79,7 @@ def test_the_users_rehearsal_reads_a_person_no_one_is_and_records_no_request(tab
 
 def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
     client = boto3.client("lambda")
-    answer = client.invoke(FunctionName=Settings().order_events_function, InvocationType="DryRun")
+    answer = client.invoke(FunctionName=Peers().order_events_function, InvocationType="DryRun")
     assert answer["StatusCode"] == 204
     assert order_events.wait_for(1, timeout=0.5) == []
 
@@ -84,9 +87,9 @@ def test_a_dry_run_invoke_is_answered_204_and_runs_nothing(order_events):
 def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
     from notifications.wiring import create, rehearse
 
-    app = create(Settings.from_env())
+    app = create(Http.from_env())
     with captured_lines(app.logger) as lines:
-        rehearse(app, Settings.from_env())
+        rehearse(app)
     assert [line["status"] for line in lines] == [400]
     assert not [line for line in lines if line.get("event") == "notification received"]
 
@@ -94,8 +97,8 @@ def test_the_notification_rehearsal_is_refused_and_never_logged_as_received():
 def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(tables, monkeypatch):
     """Operators read cold starts off the request log: the rehearsal is not one."""
     monkeypatch.setattr(powertools_logger, "is_cold_start", True)
-    app, rehearse = service_app("inventory", Settings.from_env())
-    rehearse(app, Settings.from_env())
+    app, rehearse = service_app("inventory", every())
+    rehearse(app)
     event = {
         "resource": "/api/inventario",
         "path": "/api/inventario",
@@ -125,7 +128,7 @@ def test_the_first_client_request_after_a_rehearsal_is_still_the_cold_start(tabl
 
 def test_a_rehearsal_that_fails_on_the_server_side_raises(monkeypatch, tables):
     """So that warm_up reports it: a 5xx is not a warm path."""
-    app, rehearse = service_app("inventory", Settings.from_env())
+    app, rehearse = service_app("inventory", every())
 
     def broken(*args, **kwargs):
         raise OSError("table unreachable")
@@ -134,4 +137,4 @@ def test_a_rehearsal_that_fails_on_the_server_side_raises(monkeypatch, tables):
 
     monkeypatch.setattr(ProductRepository, "get", broken)
     with pytest.raises(RuntimeError, match="answered 500"):
-        rehearse(app, Settings.from_env())
+        rehearse(app)

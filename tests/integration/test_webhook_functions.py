@@ -12,12 +12,13 @@ from types import SimpleNamespace
 import boto3
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from common.webhooks.messages import DeliveryMessage, encoded
 from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
 from common.webhooks.vault import Vault
 from infra import template
 from tests.support.endpoints import point
+from tests.support.settings import built
 from tests.support.webhook_receiver import Receiver, verified
 from webhooks.rules import NewEndpoint, new_endpoint, new_secret
 
@@ -43,15 +44,18 @@ def sqs(emulator, tables, monkeypatch):
     return client
 
 
-def settings() -> Settings:
-    return Settings.from_env(SETTINGS)
+def settings() -> AllSettings:
+    return AllSettings.from_env(SETTINGS)
 
 
 def endpoint(url: str, eventos=("pedido.creado",)) -> dict:
     from common.platform import aws
 
     with aws.acting_as("WebhooksFunction"):
-        endpoints, vault = WebhookRepository(settings()), Vault(settings())
+        endpoints, vault = (
+            WebhookRepository(settings().cloud),
+            Vault(settings().cloud, settings().webhooks),
+        )
         ident, secret = endpoints.next_id(), new_secret()
         fields = NewEndpoint(url=url, eventos=tuple(eventos))
         endpoints.add(new_endpoint(fields, ident, datetime.now(), vault.seal(ident, secret)))
@@ -70,7 +74,7 @@ def event_of(message: dict) -> dict:
     """The event a queued message names: its stored delivery's body (the message carries
     none)."""
     sent = json.loads(message["Body"])
-    stored = Deliveries(settings()).get(sent["webhookId"], sent["eventId"])
+    stored = Deliveries(settings().cloud).get(sent["webhookId"], sent["eventId"])
     assert stored is not None, sent
     return json.loads(stored.body)
 
@@ -110,7 +114,7 @@ def order_record(event_name: str, old_status: str | None, new_status: str) -> di
 def test_a_stream_record_becomes_one_message_per_subscribed_endpoint(sqs):
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     first = endpoint("http://127.0.0.1:9/a", ["pedido.creado", "pedido.estado"])
     endpoint("http://127.0.0.1:9/b", ["pedido.estado"])
     endpoint("http://127.0.0.1:9/c", ["envio.creado"])
@@ -133,12 +137,12 @@ def test_a_queued_message_holds_no_copy_of_its_event_the_stored_delivery_does(sq
     from webhook_events.wiring import create
 
     hook = endpoint("http://127.0.0.1:9/a", ["pedido.estado"])
-    create(settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
+    built(create, settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
     (message,) = queued(sqs)
     sent = json.loads(message["Body"])
     assert "body" not in sent and "ana@example.com" not in message["Body"]
     assert (sent["webhookId"], sent["userId"]) == (hook["id"], 3)
-    stored = Deliveries(settings()).get(hook["id"], sent["eventId"])
+    stored = Deliveries(settings().cloud).get(hook["id"], sent["eventId"])
     assert stored is not None and stored.estado == "PENDIENTE"
     assert json.loads(stored.body)["data"]["userEmail"] == "ana@example.com"
 
@@ -150,7 +154,7 @@ def test_an_order_event_carries_its_lines(sqs):
     from common.orders.repository import item_of
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     endpoint("http://127.0.0.1:9/a", ["pedido.estado"])
     held = (Assignment(bodega_id=1, cantidad=1), Assignment(bodega_id=2, cantidad=1))
     lines = (
@@ -251,11 +255,11 @@ def test_a_message_is_delivered_signed_and_recorded(sqs):
     receiver = Receiver()
     try:
         hook = endpoint(receiver.url)
-        answer = create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        answer = built(create, settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
         assert answer == {"batchItemFailures": []}
         (delivery,) = receiver.received
         assert verified(hook["secreto"], delivery) and delivery.id == "evt_" + "1" * 32
-        stored = Deliveries(settings()).get(hook["id"], delivery.id)
+        stored = Deliveries(settings().cloud).get(hook["id"], delivery.id)
         assert (stored.estado, stored.intentos) == ("ENTREGADO", 1)
     finally:
         receiver.stop()
@@ -267,7 +271,7 @@ def test_a_failure_comes_back_later_and_the_last_is_a_dead_letter(sqs):
     receiver = Receiver(then=500)
     try:
         hook = endpoint(receiver.url)
-        handler = create(settings())
+        handler = built(create, settings())
         event = sqs_event(sqs, message_to(hook))
         (record,) = event["Records"]
         assert handler(event, CONTEXT) == {
@@ -280,7 +284,7 @@ def test_a_failure_comes_back_later_and_the_last_is_a_dead_letter(sqs):
         assert record["attributes"]["ApproximateReceiveCount"] == "6"
         # Given up: the function puts it on the dead-letter queue, and is done with it.
         assert handler(last, CONTEXT) == {"batchItemFailures": []}
-        stored = Deliveries(settings()).get(hook["id"], "evt_" + "1" * 32)
+        stored = Deliveries(settings().cloud).get(hook["id"], "evt_" + "1" * 32)
         assert stored.estado == "FALLIDO"
         assert queued(sqs) == []
         assert len(dead_letters(sqs)) == 1
@@ -294,10 +298,10 @@ def test_410_turns_the_endpoint_off(sqs):
     receiver = Receiver(410)
     try:
         hook = endpoint(receiver.url)
-        answer = create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        answer = built(create, settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
         assert answer == {"batchItemFailures": []}
-        assert WebhookRepository(settings()).get(hook["id"]).activo is False
-        assert WebhookRepository(settings()).subscriptions() == []
+        assert WebhookRepository(settings().cloud).get(hook["id"]).activo is False
+        assert WebhookRepository(settings().cloud).subscriptions() == []
     finally:
         receiver.stop()
 
@@ -333,7 +337,7 @@ def product_record(old: dict, new: dict) -> dict:
 def test_a_product_falling_below_its_threshold_is_one_stock_alert(sqs):
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     endpoint("http://127.0.0.1:9/a", ["inventario.stock_bajo"])
     fell = product_record(
         {"stock_actual": 6, "umbral_minimo": 5, "stock_reservado": 1},
@@ -351,7 +355,7 @@ def test_a_product_written_before_reservations_is_read_as_the_inventory_reads_it
     as holding none reserved (inventory.model.product_of), not refused."""
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     endpoint("http://127.0.0.1:9/a", ["inventario.stock_bajo"])
     fell = product_record(
         {"stock_actual": 6, "umbral_minimo": 5}, {"stock_actual": 4, "umbral_minimo": 5}
@@ -369,7 +373,7 @@ def test_an_endpoint_gets_no_event_of_a_change_made_before_it(sqs):
     made a minute before it) is not the endpoint's; one made after it is."""
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     endpoint("http://127.0.0.1:9/a", ["pedido.creado"])
     earlier = order_record("INSERT", None, "PENDIENTE")
     earlier["dynamodb"]["ApproximateCreationDateTime"] = time.time() - 60
@@ -382,7 +386,7 @@ def test_an_endpoint_gets_no_event_of_a_change_made_before_it(sqs):
 
 def attempts_of(hook: dict) -> list:
     """The endpoint's attempts, newest first, as GET /api/webhooks/{id}/entregas lists them."""
-    return Attempts(settings()).page(hook["id"], 0, 100).items
+    return Attempts(settings().cloud).page(hook["id"], 0, 100).items
 
 
 def dead_letters(sqs) -> list[dict]:
@@ -400,7 +404,7 @@ def test_an_attempt_whose_worker_died_is_listed_failed_and_the_next_goes_on(sqs)
         hook = endpoint(receiver.url)
         # Its first receive's worker died (no answer came back): its visibility ran out.
         event = sqs_event(sqs, message_to(hook), skipped=1)
-        assert create(settings())(event, CONTEXT) == {"batchItemFailures": []}
+        assert built(create, settings())(event, CONTEXT) == {"batchItemFailures": []}
         second, first = attempts_of(hook)
         assert (first.intento, first.estado, first.status_code) == (1, "REINTENTO", None)
         assert "stopped" in first.error and first.siguiente_intento == first.timestamp
@@ -421,19 +425,19 @@ def test_a_last_attempt_whose_worker_died_is_dead_and_is_sent_again_on_request(s
         hook = endpoint(receiver.url)
         # Every one of its six attempts' workers died; the message comes back once more.
         event = sqs_event(sqs, message_to(hook), skipped=6)
-        assert create(settings())(event, CONTEXT) == {"batchItemFailures": []}
+        assert built(create, settings())(event, CONTEXT) == {"batchItemFailures": []}
         assert receiver.received == []  # no seventh attempt: it is a dead letter
         listed = attempts_of(hook)
         assert [a.intento for a in listed] == [6, 5, 4, 3, 2, 1]
         assert [a.estado for a in listed] == ["FALLIDO"] + ["REINTENTO"] * 5
-        stored = Deliveries(settings()).get(hook["id"], "evt_" + "1" * 32)
+        stored = Deliveries(settings().cloud).get(hook["id"], "evt_" + "1" * 32)
         assert stored.estado == "FALLIDO"
         assert queued(sqs) == [] and len(dead_letters(sqs)) == 1
         with aws.acting_as("WebhooksFunction"):
             resent = service.resend(
-                WebhookRepository(settings()),
-                Deliveries(settings()),
-                DeliveryQueue(settings()),
+                WebhookRepository(settings().cloud),
+                Deliveries(settings().cloud),
+                DeliveryQueue(settings().cloud, settings().webhooks),
                 hook["id"],
                 "evt_" + "1" * 32,
                 datetime.now(),
@@ -449,7 +453,7 @@ def test_a_failed_attempt_says_when_the_next_one_is(sqs):
     receiver = Receiver(then=503)
     try:
         hook = endpoint(receiver.url)
-        create(settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
+        built(create, settings())(sqs_event(sqs, message_to(hook)), CONTEXT)
         (failed,) = attempts_of(hook)
         assert (failed.estado, failed.status_code) == ("REINTENTO", 503)
         due = datetime.fromisoformat(failed.siguiente_intento)
@@ -466,15 +470,15 @@ def test_redriving_the_dead_letters_sends_each_again_once(sqs):
     from webhooks import service
 
     kept, gone = endpoint("http://127.0.0.1:9/kept"), endpoint("http://127.0.0.1:9/gone")
-    handler = create(settings())
+    handler = built(create, settings())
     for hook in (kept, gone):  # each one's every receive died: dead letters
         assert handler(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
             "batchItemFailures": []
         }
     assert len(dead_letters(sqs)) == 2
     with aws.acting_as("WebhooksFunction"):
-        endpoints, deliveries = WebhookRepository(settings()), Deliveries(settings())
-        queue = DeliveryQueue(settings())
+        endpoints, deliveries = WebhookRepository(settings().cloud), Deliveries(settings().cloud)
+        queue = DeliveryQueue(settings().cloud, settings().webhooks)
         endpoints.remove(gone["id"])
         dead = sqs.get_queue_url(QueueName="WebhookDeliveryDeadLetterQueue")["QueueUrl"]
 
@@ -489,7 +493,7 @@ def test_redriving_the_dead_letters_sends_each_again_once(sqs):
     (message,) = queued(sqs)
     assert json.loads(message["Body"])["webhookId"] == kept["id"]
     assert json.loads(message["Body"])["envio"] == 1
-    assert Deliveries(settings()).get(kept["id"], "evt_" + "1" * 32).estado == "PENDIENTE"
+    assert Deliveries(settings().cloud).get(kept["id"], "evt_" + "1" * 32).estado == "PENDIENTE"
     assert dead_letters(sqs) == []
 
 
@@ -500,7 +504,7 @@ def test_make_webhook_dead_letters_lists_them_and_make_redrive_webhooks_sends_th
     from webhook_delivery.wiring import create
 
     hook = endpoint("http://127.0.0.1:9/down")
-    assert create(settings())(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
+    assert built(create, settings())(sqs_event(sqs, message_to(hook), skipped=6), CONTEXT) == {
         "batchItemFailures": []
     }
     capsys.readouterr()  # the function's own log lines
@@ -547,7 +551,7 @@ def test_an_erasure_done_tells_the_subscribed_endpoints_whose_data_to_erase(sqs)
     becomes COMPLETADA, never for its other changes."""
     from webhook_events.wiring import create
 
-    handler = create(settings())
+    handler = built(create, settings())
     subscribed = endpoint("http://127.0.0.1:9/a", ["usuario.eliminado"])
     endpoint("http://127.0.0.1:9/b", ["pedido.creado"])
     records = [
@@ -574,7 +578,7 @@ def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs
     receiver = Receiver()
     try:
         hook = endpoint(receiver.url, ["pedido.estado"])
-        events(settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
+        built(events, settings())({"Records": [order_record("MODIFY", "A", "B")]}, CONTEXT)
         (message,) = queued(sqs)
         assert json.loads(message["Body"])["userId"] == 3
         assert "ana@example.com" not in message["Body"]  # its stored delivery holds it
@@ -583,14 +587,14 @@ def test_an_event_about_an_erased_person_is_sent_and_kept_without_their_data(sqs
             QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
         )
         UserIds(lambda: tables, TABLE).erasing(3, 1)
-        answer = create(settings())(sqs_event(sqs), CONTEXT)
+        answer = built(create, settings())(sqs_event(sqs), CONTEXT)
         assert answer == {"batchItemFailures": []}
         (delivery,) = receiver.received
         assert verified(hook["secreto"], delivery)
         data = json.loads(delivery.body)["data"]
         assert (data["id"], data["status"], data["userId"]) == (7, "B", 3)
         assert data["userEmail"] is data["clienteNombre"] is data["destino"] is None
-        kept = Deliveries(settings()).get(hook["id"], delivery.id)
+        kept = Deliveries(settings().cloud).get(hook["id"], delivery.id)
         assert "ana@example.com" not in kept.body
         keys = tables.query(
             TableName="WebhookDeliveriesTable",
@@ -631,7 +635,7 @@ def test_a_delivery_dead_after_its_persons_erasure_is_dead_lettered_without_thei
         client = boto3.client("dynamodb")
         UserIds(lambda: client, TABLE).erasing(77, 1)
         last = sqs_event(sqs, message, skipped=5)  # its sixth receive: the last try
-        assert create(settings())(last, CONTEXT) == {"batchItemFailures": []}
+        assert built(create, settings())(last, CONTEXT) == {"batchItemFailures": []}
         (dead,) = dead_letters(sqs)
         kept = json.loads(decoded(dead["Body"]).body)["data"]
         assert kept.get("userEmail") is None and kept.get("destino") is None

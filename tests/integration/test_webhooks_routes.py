@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.records import DELIVERED, FAILED, Attempt, Delivery
 from common.webhooks.repository import Attempts, Deliveries, WebhookRepository
 from common.webhooks.vault import Vault
@@ -76,15 +76,15 @@ def test_a_deleted_endpoint_is_gone(hooks):
 def signing(webhook_id: int, now: datetime) -> list[str]:
     """The secrets that sign the endpoint's deliveries at `now`, as the delivery reads
     them (decrypted, as the delivery function does)."""
-    settings = Settings.from_env()
+    cloud = Cloud.from_env()
     with aws.acting_as("WebhookDeliveryFunction"):
-        vault = Vault(settings)
-        stored = WebhookRepository(settings).get(webhook_id).signing_secrets(now)
+        vault = Vault(cloud, Webhooks.from_env())
+        stored = WebhookRepository(cloud).get(webhook_id).signing_secrets(now)
         return [vault.open(webhook_id, secret) for secret in stored]
 
 
 def stored_item(tables, webhook_id: int) -> dict:
-    table = Settings.from_env().table_name("WebhooksTable")
+    table = Cloud.from_env().table_name("WebhooksTable")
     return tables.get_item(TableName=table, Key={"id": {"N": str(webhook_id)}})["Item"]
 
 
@@ -101,13 +101,13 @@ def test_secrets_are_stored_encrypted_each_for_its_endpoint(hooks, tables, caplo
     sealed = stored_item(tables, made["id"])["secreto"]["S"]
     assert sealed.startswith("kms:")
     with aws.acting_as("WebhookDeliveryFunction"), pytest.raises(ClientError):
-        Vault(Settings.from_env()).open(other["id"], sealed)
+        Vault(Cloud.from_env(), Webhooks.from_env()).open(other["id"], sealed)
 
 
 def plain(tables, webhook_id: int, secret: str) -> None:
     """The endpoint's secret as an earlier version stored it: in plain text."""
     tables.update_item(
-        TableName=Settings.from_env().table_name("WebhooksTable"),
+        TableName=Cloud.from_env().table_name("WebhooksTable"),
         Key={"id": {"N": str(webhook_id)}},
         UpdateExpression="SET secreto = :s",
         ExpressionAttributeValues={":s": {"S": secret}},
@@ -131,8 +131,8 @@ def test_the_backfill_encrypts_what_was_stored_in_plain_text_once(hooks, tables)
     made, kept = created(hooks), created(hooks)
     old = "whsec_" + "C" * 44
     plain(tables, made["id"], old)
-    table = Settings.from_env().table_name("WebhooksTable")
-    vault = Vault(Settings.from_env(), client=boto3.client("kms"))
+    table = Cloud.from_env().table_name("WebhooksTable")
+    vault = Vault(Cloud.from_env(), Webhooks(), client=boto3.client("kms"))
     assert encrypt_all(tables, table, vault.seal) == 1
     assert "whsec_" not in json.dumps(tables.scan(TableName=table)["Items"])
     now = datetime.fromisoformat(made["creadoEn"])
@@ -239,7 +239,7 @@ def test_customers_may_not_touch_webhooks(hooks):
 
 def attempts_at(webhook_id: int, count: int) -> list[Attempt]:
     """`count` attempts a second apart, the oldest first, as stored."""
-    log = Attempts(Settings.from_env())
+    log = Attempts(Cloud.from_env())
     start = datetime(2026, 5, 1, 12, 0, 0)
     made = []
     for number in range(count):
@@ -307,7 +307,7 @@ def test_a_token_of_one_endpoints_attempts_is_refused_for_another(hooks):
 def stored_delivery(
     webhook_id: int, estado: str, event_id: str = "evt_abc", now: datetime | None = None
 ) -> Delivery:
-    deliveries = Deliveries(Settings.from_env())
+    deliveries = Deliveries(Cloud.from_env())
     now = now or datetime(2026, 5, 1, 12, 0, 0)
     delivery = deliveries.open(
         Delivery(
@@ -346,7 +346,7 @@ def test_a_delivered_or_failed_event_is_sent_again_with_its_id_and_body(hooks, q
             "envio": 1,
         }
         # The message names the delivery: its body is the stored one, sent as before.
-        assert Deliveries(Settings.from_env()).get(made["id"], event_id).body == delivery.body
+        assert Deliveries(Cloud.from_env()).get(made["id"], event_id).body == delivery.body
         # Under way again: not re-sent twice at once.
         again = hooks.post(f"/api/webhooks/{made['id']}/entregas/{event_id}/reenviar")
         assert again.status_code == 409
@@ -379,7 +379,7 @@ def test_a_secret_replaced_before_several_could_sign_still_signs_and_rotates_on(
     now = datetime.fromisoformat(made["creadoEn"])
     legacy_until = (now + timedelta(hours=12)).isoformat(timespec="microseconds")
     tables.update_item(  # as one rotation wrote it before: one replaced secret, alone
-        TableName=Settings.from_env().table_name("WebhooksTable"),
+        TableName=Cloud.from_env().table_name("WebhooksTable"),
         Key={"id": {"N": str(made["id"])}},
         UpdateExpression="SET secretoAnterior = :s, secretoAnteriorHasta = :h",
         ExpressionAttributeValues={":s": {"S": "whsec_" + "A" * 44}, ":h": {"S": legacy_until}},

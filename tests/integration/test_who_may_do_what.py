@@ -4,7 +4,7 @@ are 404, exactly like ids that do not exist; lists hold only the caller's own.""
 
 import pytest
 
-from common.platform.settings import Settings
+from common.platform.settings import Tokens
 from infra.local.tokens import local_token
 from tests.support.api import body, error_code
 
@@ -28,7 +28,7 @@ SHIPMENT = {"tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"}
 
 def as_customer(api, user_id: int):
     api.token = local_token(
-        Settings.from_env(), f"customer-{user_id}@example.com", "customer", user_id
+        Tokens.from_env(), f"customer-{user_id}@example.com", "customer", user_id
     )
     return api
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from common.http.service_app import INTERNAL
-from common.platform.settings import MIN_JWT_SECRET_BYTES, TABLES, table_env_var
+from common.platform.env import MIN_JWT_SECRET_BYTES
+from common.platform.settings import TABLES, Tokens, table_env_var
 from infra import template
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -958,7 +959,6 @@ def runs(build_dir, emulator, local_lambda):
     alone, in a clean interpreter, against the emulator."""
     import boto3
 
-    from common.platform.settings import Settings
     from infra.local import LOCAL_AWS_ENV
     from infra.local.tokens import local_token
     from tests.support.tokens import SECRET
@@ -986,7 +986,7 @@ def runs(build_dir, emulator, local_lambda):
         "AuthFunction": rest_event("POST", "/api/auth/login", '{"email":"a@b.co"}'),
         "AuthorizerFunction": {
             "type": "TOKEN",
-            "authorizationToken": f"Bearer {local_token(Settings(jwt_secret=SECRET))}",
+            "authorizationToken": f"Bearer {local_token(Tokens(jwt_secret=SECRET))}",
             "methodArn": "arn:aws:execute-api:us-east-1:1:abc/api/GET/api/inventario",
         },
         "OrderEventsFunction": {

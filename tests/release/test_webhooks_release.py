@@ -2,7 +2,8 @@
 three functions may do exactly what it does, the streams and the queue are wired to them
 as the code expects, and what fails ends where operators look."""
 
-from common.platform.settings import MAX_VISIBILITY_SECONDS, WEBHOOK_RETRY_SECONDS, Settings
+from common.platform.env import MAX_VISIBILITY_SECONDS
+from common.platform.settings import WEBHOOK_RETRY_SECONDS, Webhooks
 from infra import template
 
 
@@ -195,7 +196,7 @@ def test_the_queue_gives_each_delivery_its_retries_then_the_dead_letter_queue():
     assert queue["MessageRetentionPeriod"] > sum(WEBHOOK_RETRY_SECONDS) + 6 * 30
     assert max(WEBHOOK_RETRY_SECONDS) <= MAX_VISIBILITY_SECONDS
     parameter = template.load()["Parameters"]["WebhookRetrySeconds"]
-    schedule = Settings.from_env({"WEBHOOK_RETRY_SECONDS": parameter["Default"]})
+    schedule = Webhooks.from_env({"WEBHOOK_RETRY_SECONDS": parameter["Default"]})
     assert schedule.webhook_retry_seconds == WEBHOOK_RETRY_SECONDS
     env = props("WebhookDeliveryFunction")["Environment"]["Variables"]
     assert env["WEBHOOK_RETRY_SECONDS"] == {"Ref": "WebhookRetrySeconds"}

@@ -64,14 +64,15 @@ def gateway_api(settings) -> Api:
     test signs its own)."""
     from app import create_gateway
 
-    token = local_token(settings) if settings.jwt_secret is not None else None
+    tokens = settings.tokens
+    token = local_token(tokens) if tokens.jwt_secret is not None else None
     return Api(create_gateway(settings), token)
 
 
-def notification_api(settings) -> Api:
+def notification_api(http) -> Api:
     from notifications.wiring import create as app_for
 
-    return Api(app_for(settings))
+    return Api(app_for(http))
 
 
 def body(response):

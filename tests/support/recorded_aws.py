@@ -17,7 +17,7 @@ from authorizer.policy import authorize
 from authorizer.tokens import verifier_for
 from common.http.gateway_events import rest_event
 from common.http.service_app import create_app
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings
 from infra import template
 from inventory.wiring import routes_for as inventory_routes
 from order_events.wiring import create as order_events_handler
@@ -49,26 +49,35 @@ def _path_parameters(route: str, path: str) -> dict | None:
 
 
 class RecordedAws:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: AllSettings):
         self.settings = settings
-        self._verify = verifier_for(settings)
+        self._verify = verifier_for(settings.cloud, settings.tokens, settings.pool)
+        peers, http, given = settings.peers, settings.http, settings.arguments
         self.counts: Counter = Counter()
         self.queued: list[tuple[str, dict]] = []  # asynchronous invocations, not yet run
         self.routes = template.api_routes("GatewayApi")
         # The template passes each function's deployed name; here they are their own.
         self.names = {
-            settings.inventory_function: "InventoryFunction",
-            settings.orders_function: "OrdersFunction",
-            settings.order_events_function: "OrderEventsFunction",
+            peers.inventory_function: "InventoryFunction",
+            peers.orders_function: "OrdersFunction",
+            peers.order_events_function: "OrderEventsFunction",
         }
         self.handlers = {
-            "InventoryFunction": create_app("inventory", settings, inventory_routes(settings)),
-            "OrdersFunction": create_app("orders", settings, order_routes(settings, self)),
-            "ShippingFunction": create_app("shipping", settings, shipping_routes(settings, self)),
+            "InventoryFunction": create_app(
+                "inventory", http, inventory_routes(**given(inventory_routes))
+            ),
+            "OrdersFunction": create_app(
+                "orders", http, order_routes(**given(order_routes), lambda_client=self)
+            ),
+            "ShippingFunction": create_app(
+                "shipping", http, shipping_routes(**given(shipping_routes), lambda_client=self)
+            ),
             # The listener with no notification service to forward to: it logs the event
             # and records it once, which is what an order's event costs in DynamoDB.
             "OrderEventsFunction": order_events_handler(
-                dataclasses.replace(settings, notification_service_url=None)
+                settings.cloud,
+                settings.idempotency,
+                dataclasses.replace(peers, notification_service_url=None),
             ),
         }
 

@@ -53,10 +53,10 @@ def test_an_account_disabled_or_deleted_is_refused_within_the_check_time():
 
 def test_the_time_an_answer_is_kept_is_a_setting():
     """ACCOUNT_CHECK_SECONDS (the tests' stacks keep it short, not to wait 30 s)."""
-    from common.platform.settings import Settings
+    from common.platform.settings import Tokens
 
-    assert Settings.from_env({}).account_check_seconds == CHECK_SECONDS
-    assert Settings.from_env({"ACCOUNT_CHECK_SECONDS": "2"}).account_check_seconds == 2
+    assert Tokens.from_env({}).account_check_seconds == CHECK_SECONDS
+    assert Tokens.from_env({"ACCOUNT_CHECK_SECONDS": "2"}).account_check_seconds == 2
     pool, clock = Pool({"ana": True}), Clock()
     check = AccountCheck(lambda: pool, "pool-1", clock, keep_seconds=2)
     assert check.active("ana") is True
@@ -67,12 +67,13 @@ def test_the_time_an_answer_is_kept_is_a_setting():
 
 def test_the_time_an_answer_is_kept_is_bounded_by_the_60_seconds_promised():
     """A longer one kept revoked tokens working past the promise: refused at start."""
-    from common.platform.settings import ConfigError, Settings
+    from common.platform.env import ConfigError
+    from common.platform.settings import Tokens
 
-    assert Settings.from_env({"ACCOUNT_CHECK_SECONDS": "60"}).account_check_seconds == 60
+    assert Tokens.from_env({"ACCOUNT_CHECK_SECONDS": "60"}).account_check_seconds == 60
     for wrong in ("61", "3600", "1e9"):
         with pytest.raises(ConfigError, match="ACCOUNT_CHECK_SECONDS"):
-            Settings.from_env({"ACCOUNT_CHECK_SECONDS": wrong})
+            Tokens.from_env({"ACCOUNT_CHECK_SECONDS": wrong})
 
 
 def test_when_nothing_can_be_asked_the_last_answer_stands_within_the_promise_then_none():

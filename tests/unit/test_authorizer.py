@@ -9,8 +9,9 @@ from authorizer import lambda_app, shared_key
 from authorizer.claims import InvalidToken, caller_of, token_in
 from authorizer.policy import Unauthorized, authorize
 from common.identity.callers import CUSTOMER, OPERATOR, Caller
+from common.platform.env import ConfigError
 from common.platform.keys import FixedRing
-from common.platform.settings import ConfigError, Settings
+from common.platform.settings import Tokens
 from infra.local.tokens import issue
 from tests.support.fake_lambda import lambda_context
 from tests.support.tokens import BAD_HEADERS, SECRET, make_token
@@ -199,7 +200,7 @@ def test_a_token_naming_a_key_version_the_platform_does_not_hold_is_refused():
 
 def test_the_secret_comes_from_jwt_secret():
     secret = "a-deployment-secret-of-at-least-32-bytes"
-    ring = FixedRing(Settings.from_env({"JWT_SECRET": secret}).jwt_secret)
+    ring = FixedRing(Tokens.from_env({"JWT_SECRET": secret}).jwt_secret)
     token = issue("dev", ring.signing())
     assert verify(token, ring).sub == "dev"
     with pytest.raises(InvalidToken):
@@ -208,7 +209,7 @@ def test_the_secret_comes_from_jwt_secret():
 
 def test_a_short_secret_is_refused():
     with pytest.raises(ConfigError, match="JWT_SECRET"):
-        Settings.from_env({"JWT_SECRET": "too-short"})
+        Tokens.from_env({"JWT_SECRET": "too-short"})
 
 
 # -- the identity validation expression (API Gateway's, before the authorizer) --------------

@@ -4,9 +4,9 @@ the one its client was built for, however many functions share a process."""
 import pytest
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 
-SETTINGS = Settings()
+SETTINGS = Cloud()
 
 
 @pytest.fixture(autouse=True)
@@ -34,4 +34,4 @@ def test_code_no_function_runs_cannot_make_a_call_under_anyones_role():
 
 def test_on_lambda_the_process_runs_its_one_function(monkeypatch):
     monkeypatch.setattr(aws, "HOME", "NotificationFunction")
-    assert aws.owner(aws.lambda_client(SETTINGS)) == "NotificationFunction"
+    assert aws.owner(aws.lambda_client(SETTINGS, Peers())) == "NotificationFunction"

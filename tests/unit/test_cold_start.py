@@ -68,13 +68,13 @@ def wiring(**parts):
     from types import SimpleNamespace
 
     handler = SimpleNamespace(logger=logging.getLogger("warm-up-test"))
-    return SimpleNamespace(FUNCTION="SomeFunction", create=lambda settings: handler, **parts)
+    return SimpleNamespace(FUNCTION="SomeFunction", create=lambda: handler, **parts)
 
 
 def test_a_function_with_a_rehearsal_is_warmed_up_and_one_without_is_not(monkeypatch):
     monkeypatch.setattr(aws, "HOME", aws.HOME)
     rehearsed = []
-    with_one = wiring(rehearse=lambda handler, settings: rehearsed.append(handler))
+    with_one = wiring(rehearse=lambda handler: rehearsed.append(handler))
     assert rehearsed == [start(with_one)]
     # A schedule's, a stream's, a queue's: init builds the handler and stops there.
     assert start(wiring()).logger.name == "warm-up-test"

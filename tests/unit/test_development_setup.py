@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from common.platform.settings import ConfigError
+from common.platform.env import ConfigError
 from infra.chalice_local import local_environment
 from infra.dev.banner import chalice_local_command
 from infra.local import LOCAL_AWS_ENV

@@ -219,3 +219,61 @@ def test_no_room_of_the_layer_imports_one_that_imports_it_back():
     circles = [found for room in sorted(arrows) if (found := reaches(room, room))]
     assert not circles, "rooms in a circle:\n" + "\n".join(" -> ".join(c) for c in circles)
     assert arrows[GROUND] == set(), f"{GROUND} imports {sorted(arrows[GROUND])}"
+
+
+# -- settings in slices (issue 54) ------------------------------------------------------
+
+# The most fields the notification function's wiring may read: it logs what it is sent.
+NOTIFICATION_FIELDS = 5
+
+
+def test_every_wirings_create_takes_slices_and_nothing_else():
+    import inspect
+
+    from common.platform.settings import SLICES, taken_by
+    from tests.support.settings import wirings
+
+    found = wirings()
+    assert len(found) >= len(_function_packages())
+    other = {
+        function: [
+            f"{name}: {hint}"
+            for name, hint in inspect.get_annotations(wiring.create, eval_str=True).items()
+            if name != "return" and hint not in SLICES
+        ]
+        + [
+            name
+            for name in inspect.signature(wiring.create).parameters
+            if name not in taken_by(wiring.create)
+        ]
+        for function, wiring in found.items()
+    }
+    assert {function: names for function, names in other.items() if names} == {}
+
+
+def test_no_code_of_the_functions_or_the_layer_takes_every_setting():
+    """The whole (AllSettings) is for what reads every variable: the local stack, the
+    in-process gateway. A function or a layer's constructor takes the slices it reads."""
+    takers = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for folder in ("functions", "layers")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if ".venv" not in path.parts
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.arg)
+        and node.annotation is not None
+        and any(
+            isinstance(name, ast.Name) and name.id in ("AllSettings", "Settings")
+            for name in ast.walk(node.annotation)
+        )
+    ]
+    assert takers == []
+
+
+def test_the_notification_function_reads_at_most_five_fields():
+    from dataclasses import fields
+
+    from tests.support.settings import slices_taken, wirings
+
+    slices = set(slices_taken(wirings()["NotificationFunction"]))
+    assert sum(len(fields(kind)) for kind in slices) <= NOTIFICATION_FIELDS, slices

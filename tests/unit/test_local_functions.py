@@ -4,7 +4,7 @@ than LAMBDA_MAX_ENVIRONMENTS."""
 
 import pytest
 
-from common.platform.settings import ConfigError
+from common.platform.env import ConfigError
 from infra import template
 from infra.local.functions import DEFAULT_CONCURRENCY, LOCAL_PARAMETERS, functions
 from infra.local.settings import LocalSettings

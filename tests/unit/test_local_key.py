@@ -7,7 +7,7 @@ import stat
 import jwt
 import pytest
 
-from common.platform.settings import ConfigError
+from common.platform.env import ConfigError
 from infra import tokens
 from infra.chalice_local import local_environment
 from infra.local.persistence import DataDir

@@ -23,7 +23,7 @@ from common.http import creating, service_app
 from common.http.service_app import gateway_routes
 from common.orders import return_records
 from common.platform import ids, validation
-from common.platform.settings import Settings
+from common.platform.settings import AllSettings, Http
 from common.storage import paging
 from infra.local.docs import DOCUMENT
 
@@ -82,11 +82,11 @@ def test_the_document_is_valid_openapi_3_1():
 
 
 def test_every_gateway_route_is_documented_and_every_gateway_operation_is_a_route():
-    assert documented(gateway_paths()) == routes(create_gateway(Settings.from_env()))
+    assert documented(gateway_paths()) == routes(create_gateway(AllSettings.from_env()))
 
 
 def test_every_notification_route_is_documented_and_every_operation_is_a_route():
-    assert documented(notification_paths()) == routes(notifications.wiring.create(Settings()))
+    assert documented(notification_paths()) == routes(notifications.wiring.create(Http()))
 
 
 def test_the_notification_paths_are_on_their_own_server_and_the_gateway_on_another():

@@ -3,7 +3,7 @@
 import logging
 
 from common.orders import outbox as publishing
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 
 
 class Clock:
@@ -37,7 +37,11 @@ def publisher(monkeypatch, takes: float):
     clock = Clock()
     monkeypatch.setattr(publishing, "time", clock)
     client = FailingLambda(clock, takes)
-    return publishing.LambdaPublisher(Settings(), logging.getLogger("test"), client), client, clock
+    return (
+        publishing.LambdaPublisher(Cloud(), Peers(), logging.getLogger("test"), client),
+        client,
+        clock,
+    )
 
 
 def test_a_publish_refused_at_once_is_tried_three_times_with_short_pauses(monkeypatch):

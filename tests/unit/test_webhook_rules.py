@@ -14,8 +14,9 @@ from decimal import Decimal
 import pytest
 
 from common.platform import jsonio
+from common.platform.env import ConfigError
 from common.platform.errors import TooManyRequests
-from common.platform.settings import ConfigError, Settings
+from common.platform.settings import Webhooks
 from common.webhooks import targets
 from common.webhooks.messages import DeliveryMessage, decoded, encoded
 from inventory.rules import Product
@@ -335,8 +336,8 @@ def test_2xx_is_delivered_410_turns_off_and_the_rest_is_retried_then_dead():
 
 
 def test_the_schedule_is_five_whole_numbers_of_seconds():
-    assert Settings.from_env({}).webhook_retry_seconds == SCHEDULE
-    assert Settings.from_env({"WEBHOOK_RETRY_SECONDS": "1, 1,2,3,5"}).webhook_retry_seconds == (
+    assert Webhooks.from_env({}).webhook_retry_seconds == SCHEDULE
+    assert Webhooks.from_env({"WEBHOOK_RETRY_SECONDS": "1, 1,2,3,5"}).webhook_retry_seconds == (
         1,
         1,
         2,
@@ -345,7 +346,7 @@ def test_the_schedule_is_five_whole_numbers_of_seconds():
     )
     for bad in ("1,2,3", "1,2,3,4,x", "1,2,3,4,-1", "1,2,3,4,50000", "0.5,1,1,1,1"):
         with pytest.raises(ConfigError, match="WEBHOOK_RETRY_SECONDS"):
-            Settings.from_env({"WEBHOOK_RETRY_SECONDS": bad})
+            Webhooks.from_env({"WEBHOOK_RETRY_SECONDS": bad})
 
 
 def test_later_attempts_have_smaller_places_so_the_list_is_newest_first():

@@ -28,7 +28,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 
 from common.platform import aws, metrics
 from common.platform.errors import Conflict, Unprocessable
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Idempotency
 
 # A claim whose request died is free again after this long at most (less on Lambda: the
 # invocation's own remaining time).
@@ -63,18 +63,18 @@ class Once:
     """Runs work once per key within `scope` (a route, a listener); a key's record lives
     IDEMPOTENCY_TTL_SECONDS, under an id starting `scope#`."""
 
-    def __init__(self, settings: Settings, scope: str, service: str):
+    def __init__(self, cloud: Cloud, idempotency: Idempotency, scope: str, service: str):
         self._scope, self._service = scope, service
         self._claim_time = _ClaimTime()
         config = IdempotencyConfig(
             event_key_jmespath="key",
-            expires_after_seconds=settings.idempotency_ttl_seconds,
+            expires_after_seconds=idempotency.idempotency_ttl_seconds,
             # Not a LambdaContext, but all Powertools asks of one (see _ClaimTime).
             lambda_context=self._claim_time,  # type: ignore[arg-type]
             response_hook=lambda stored, _record: Outcome(stored, replayed=True),
         )
         store = DynamoDBPersistenceLayer(
-            table_name=settings.table_name("IdempotencyTable"), boto3_client=aws.dynamodb(settings)
+            table_name=cloud.table_name("IdempotencyTable"), boto3_client=aws.dynamodb(cloud)
         )
         self._run = idempotent_function(
             data_keyword_argument="claim",

@@ -5,7 +5,7 @@ from chalice import Response
 
 from common.http.responses import ok
 from common.http.service_app import ServiceBlueprint
-from common.platform.settings import Settings
+from common.platform.settings import Http
 
 # The API's version: docs/openapi.yaml's info.version (tests/unit/test_openapi.py holds
 # the two together).
@@ -14,13 +14,13 @@ GATEWAY = "logistics-gateway"
 NOTIFICATIONS = "notification-service"
 
 
-def blueprint(name: str, settings: Settings, function: str) -> ServiceBlueprint:
+def blueprint(name: str, http: Http, function: str) -> ServiceBlueprint:
     """The root of API `name`, answered by `function` (the template routes it there)."""
     bp = ServiceBlueprint(__name__)
     bp.function = function
 
     @bp.route("/", methods=["GET"])
     def index() -> Response:
-        return ok({"name": name, "version": VERSION, "docs": settings.docs_url})
+        return ok({"name": name, "version": VERSION, "docs": http.docs_url})
 
     return bp

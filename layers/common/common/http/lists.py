@@ -13,7 +13,7 @@ from chalice.app import Request
 
 from common.http.responses import JSON_CONTENT_TYPE, api_json
 from common.platform import jsonio, keys
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Pages
 from common.storage.paging import MAX_LIMIT, Page, issue_token, parse_limit, read_token
 
 # How long a list without `limit` goes on reading pages before it answers with what it
@@ -35,8 +35,8 @@ class Lists:
     clock: Callable[[], float] = time.monotonic
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "Lists":
-        return cls(keys.page_token_keys(settings), settings.max_response_bytes)
+    def from_settings(cls, pages: Pages, cloud: Cloud) -> "Lists":
+        return cls(keys.page_token_keys(pages, cloud), pages.max_response_bytes)
 
     def answer(
         self,

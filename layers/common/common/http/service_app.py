@@ -22,7 +22,7 @@ from common.platform import aws
 from common.platform.errors import DomainError, Unavailable
 from common.platform.lambda_init import REHEARSAL
 from common.platform.logs import Logger, get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Http
 from common.platform.tracing import tracer
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -135,12 +135,12 @@ class _Failed(ChaliceUnhandledError):
 
 
 def create_app(
-    name: str, settings: Settings, *blueprints: ServiceBlueprint, cors: bool = True
+    name: str, http: Http, *blueprints: ServiceBlueprint, cors: bool = True
 ) -> PlatformApp:
     """A service's app: the platform's error format, body limit, CORS and request log."""
     app = PlatformApp(name, get_logger(name))
     cache_controls: dict[str, str] = {}  # route -> its blueprint's cache_control
-    origin = settings.cors_allow_origin if cors else None
+    origin = http.cors_allow_origin if cors else None
     if origin is not None:
         app.api.cors = CORSConfig(
             allow_origin=origin,

@@ -16,7 +16,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from common.identity.accounts import Revocations, revoke
 from common.platform import aws
 from common.platform.errors import Unavailable
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Pool
 
 RETRY_AFTER_SECONDS = 5
 GONE = "UserNotFoundException"
@@ -81,12 +81,12 @@ class NoPool:
         return None
 
 
-def ends_for(settings: Settings) -> AccountEnd | NoPool:
+def ends_for(cloud: Cloud, pool: Pool) -> AccountEnd | NoPool:
     """The pool's accounts' end, or NoPool where the settings name no pool."""
-    if settings.user_pool_id is None:
+    if pool.user_pool_id is None:
         return NoPool()
     return AccountEnd(
-        functools.partial(aws.cognito, settings),
-        settings.user_pool_id,
-        Revocations.for_function(settings),
+        functools.partial(aws.cognito, cloud),
+        pool.user_pool_id,
+        Revocations.for_function(cloud),
     )

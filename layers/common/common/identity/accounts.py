@@ -28,7 +28,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from common.platform import aws
-from common.platform.settings import REVOCATION_SECONDS, Settings
+from common.platform.settings import REVOCATION_SECONDS, Cloud
 
 # How long the pool's answer about an account is kept (both ways), unless told otherwise
 # (ACCOUNT_CHECK_SECONDS: tests that wait for a revocation keep it short).
@@ -53,8 +53,8 @@ class Revocations:
         self._client, self._table, self._clock = client, table, clock
 
     @classmethod
-    def for_function(cls, settings: Settings) -> "Revocations":
-        return cls(functools.partial(aws.dynamodb, settings), settings.table_name(REVOCATIONS))
+    def for_function(cls, cloud: Cloud) -> "Revocations":
+        return cls(functools.partial(aws.dynamodb, cloud), cloud.table_name(REVOCATIONS))
 
     def record(self, username: str) -> None:
         now = int(self._clock())

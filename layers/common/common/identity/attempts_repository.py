@@ -21,7 +21,7 @@ from common.identity.attempts import (
     too_many_requests,
 )
 from common.identity.attempts_model import AttemptsModel
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import tables as storage
 
 # A claim that keeps losing the race to other sign-ins for the same email (someone is
@@ -47,8 +47,8 @@ def saved(item: AttemptsModel, read: AttemptsModel | None) -> bool:
 
 
 class DynamoAttempts:
-    def __init__(self, settings: Settings, clock: Callable[[], float] = time.time):
-        storage.bind(settings, AttemptsModel)
+    def __init__(self, cloud: Cloud, clock: Callable[[], float] = time.time):
+        storage.bind(cloud, AttemptsModel)
         self._clock = clock
 
     def claim(self, key: str, step: Callable[[Attempts], Attempts]) -> None:

@@ -47,7 +47,7 @@ from botocore.exceptions import ClientError
 from common.identity.attempts import hashed_key
 from common.platform import aws
 from common.platform.errors import Conflict, Unavailable
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.platform.validation import normal_email
 
 TABLE = "UserIdsTable"
@@ -127,11 +127,11 @@ class UserIds:
         self._get_client, self._table, self._clock = client, table, clock
 
     @classmethod
-    def for_function(cls, settings: Settings) -> "UserIds":
+    def for_function(cls, cloud: Cloud) -> "UserIds":
         """The acting function's: its client is built at the first claim (a function that
         reads orders only never needs one; the orders function has built it at init
         already, for its breaker, so the first order pays nothing for it)."""
-        return cls(functools.partial(aws.dynamodb, settings), settings.table_name(TABLE))
+        return cls(functools.partial(aws.dynamodb, cloud), cloud.table_name(TABLE))
 
     @property
     def _client(self) -> Any:

@@ -18,7 +18,7 @@ from common.identity.attempts import hashed_key
 from common.identity.attempts_model import AttemptsModel
 from common.identity.attempts_repository import read, saved
 from common.platform.errors import TooManyRequests
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import tables as storage
 
 # Rounds of a request that keeps losing its address's item to others from the same
@@ -45,7 +45,7 @@ def next_in_window(
 class AddressWindow:
     def __init__(
         self,
-        settings: Settings,
+        cloud: Cloud,
         name: str,
         limit: int,
         window_seconds: float,
@@ -53,7 +53,7 @@ class AddressWindow:
         clock: Callable[[], float] = time.time,
     ):
         """`name`: what is counted (part of each item's key); `code`: the 429's."""
-        storage.bind(settings, AttemptsModel)
+        storage.bind(cloud, AttemptsModel)
         self._name, self._limit, self._window, self._code = name, limit, window_seconds, code
         self._clock = clock
 

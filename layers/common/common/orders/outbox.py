@@ -18,7 +18,7 @@ from common.orders.records import Order
 from common.platform import aws, jsonio, metrics
 from common.platform.clock import to_iso
 from common.platform.logs import Logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 from common.platform.tracing import tracer
 
 # Whose events these are: the dimension of their metrics (and of the orders' own),
@@ -81,11 +81,11 @@ def republish_pending(
 
 
 class LambdaPublisher:
-    def __init__(self, settings: Settings, logger: Logger, client: Any = None):
-        self._function = settings.order_events_function
+    def __init__(self, cloud: Cloud, peers: Peers, logger: Logger, client: Any = None):
+        self._function = peers.order_events_function
         self._logger = logger
         # The process's client, built at init; it never retries inline itself.
-        self._lambda = client or aws.lambda_client(settings)
+        self._lambda = client or aws.lambda_client(cloud, peers)
 
     @tracer.capture_method(capture_response=False)
     def publish(self, payload: dict) -> bool:

@@ -9,7 +9,7 @@ from pynamodb.exceptions import UpdateError
 from common.orders.model import PENDING, PENDING_SHARDS, STATUS_SHARDS, OrderModel
 from common.orders.records import Order, unknown_order
 from common.platform.logs import get_logger
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 from common.storage import tables as storage
 from common.storage.paging import Page
@@ -27,9 +27,9 @@ def item_of(order: Order) -> OrderModel:
 
 
 class OrderReader(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings, OrderModel, Order, counter=COUNTER, unknown=unknown_order, item_of=item_of
+            cloud, OrderModel, Order, counter=COUNTER, unknown=unknown_order, item_of=item_of
         )
 
     def page(self, after: int, limit: int, status: str | None = None) -> Page:

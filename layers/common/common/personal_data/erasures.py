@@ -13,7 +13,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from common.platform import aws, personal
 from common.platform.errors import Unavailable
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Erasures
 
 RETRY_AFTER_SECONDS = 5
 # An accepted erasure's progress (the record of its request).
@@ -34,10 +34,10 @@ class Erasure:
 
 
 class ErasureQueue:
-    def __init__(self, settings: Settings, client: Any = None):
+    def __init__(self, cloud: Cloud, erasures: Erasures, client: Any = None):
         # Built at init, as the acting function's (common.platform.aws).
-        self._sqs = client or aws.sqs(settings)
-        self._url = settings.erasure_queue
+        self._sqs = client or aws.sqs(cloud)
+        self._url = erasures.erasure_queue
 
     def send(self, request_id: int) -> None:
         try:

@@ -31,7 +31,7 @@ from common.personal_data.erasures import COMPLETED, IN_PROGRESS, Erasure
 from common.personal_data.requests_model import SHARDS, DataRequestModel
 from common.platform import personal
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import tables as storage
 from common.storage.counters import CounterModel
 from common.storage.paging import Page
@@ -139,18 +139,18 @@ SHIPMENTS = ShipmentKind(ShipmentModel, Shipment, personal.SHIPMENT)
 RETURNS = Kind(ReturnModel, Return, personal.RETURN)
 
 
-def bind(settings: Settings) -> None:
+def bind(cloud: Cloud) -> None:
     """The orders', shipments', tracking events' and returns' models bound to this
     stack's tables (before ORDERS, SHIPMENTS and RETURNS are read)."""
-    storage.bind(settings, OrderModel, ShipmentModel, TrackingEventModel, ReturnModel)
+    storage.bind(cloud, OrderModel, ShipmentModel, TrackingEventModel, ReturnModel)
 
 
 class ErasureProgress:
     """An accepted erasure's progress, on its request's item
     (common.personal_data.requests_model)."""
 
-    def __init__(self, settings: Settings):
-        storage.bind(settings, DataRequestModel, CounterModel)
+    def __init__(self, cloud: Cloud):
+        storage.bind(cloud, DataRequestModel, CounterModel)
 
     def erasure(self, request_id: int) -> Erasure | None:
         """The progress of the erasure request `request_id` records, if it was accepted."""

@@ -6,7 +6,7 @@ builds what its requests need while it starts, from one botocore session per pro
 and keeps it. The exception is a client few requests need: the page-token key's Secrets
 Manager client is built at the key's first read (common.platform.keys), by a list's pages only.
 (PynamoDB builds its models' clients itself, from sessions of its own: storage.bind
-gives it the settings.)
+gives it the Cloud slice.)
 
 Every client is built for a function (its logical id in infra/template.yaml) and tagged
 with it: `owner(client)` says whose role its calls are made under, and the tests check
@@ -28,7 +28,7 @@ from botocore.config import Config
 from botocore.credentials import CredentialResolver, EnvProvider
 from snapshot_restore_py import register_after_restore
 
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Peers
 
 # Every AWS operation the functions call, by service: PynamoDB's item calls, Powertools'
 # idempotency records, the Lambda invokes, the webhooks' queue, the keys' secrets and
@@ -128,12 +128,12 @@ def _new_session() -> botocore.session.Session:
     return session
 
 
-def _new_client(service: str, settings: Settings, config: Config | None = None) -> Any:
+def _new_client(service: str, cloud: Cloud, config: Config | None = None) -> Any:
     global _session
     with _building:
         if _session is None:
             _session = _new_session()
-        return _session.create_client(service, region_name=settings.region, config=config)
+        return _session.create_client(service, region_name=cloud.region, config=config)
 
 
 @contextmanager
@@ -189,52 +189,52 @@ def forget() -> None:
         _owners.clear()
 
 
-def _own(service: str, settings: Settings, config: Config | None = None) -> Any:
+def _own(service: str, cloud: Cloud, config: Config | None = None) -> Any:
     key = (acting_function(), service)
     with _building:
         if key not in _clients:
-            built = _new_client(service, settings, config)
+            built = _new_client(service, cloud, config)
             _clients[key], _owners[id(built)] = built, key[0]
         return _clients[key]
 
 
-def dynamodb(settings: Settings) -> Any:
+def dynamodb(cloud: Cloud) -> Any:
     """The acting function's DynamoDB client (Powertools' idempotency and ours)."""
-    return _own("dynamodb", settings, DYNAMODB_CONFIG)
+    return _own("dynamodb", cloud, DYNAMODB_CONFIG)
 
 
-def lambda_client(settings: Settings) -> Any:
+def lambda_client(cloud: Cloud, peers: Peers) -> Any:
     """The acting function's Lambda client: quick to give up and never retried inline
     (the stock check's breaker, and the events' sweep, decide what happens next).
     Publishing and the stock check share it, and so its open connection."""
-    timeout = settings.stock_check_timeout_seconds
+    timeout = peers.stock_check_timeout_seconds
     return _own(
         "lambda",
-        settings,
+        cloud,
         Config(
             connect_timeout=min(1, timeout), read_timeout=timeout, retries={"total_max_attempts": 1}
         ),
     )
 
 
-def sqs(settings: Settings) -> Any:
+def sqs(cloud: Cloud) -> Any:
     """The acting function's SQS client (the webhooks' delivery queue)."""
-    return _own("sqs", settings, Config(connect_timeout=2, read_timeout=10))
+    return _own("sqs", cloud, Config(connect_timeout=2, read_timeout=10))
 
 
-def kms(settings: Settings) -> Any:
+def kms(cloud: Cloud) -> Any:
     """The acting function's KMS client (the webhooks' secrets, common.webhooks.vault): a
     delivery or a create waits on it, so it gives up soon and retries once."""
     return _own(
         "kms",
-        settings,
+        cloud,
         Config(connect_timeout=2, read_timeout=5, retries={"total_max_attempts": 2}),
     )
 
 
-def secretsmanager(settings: Settings) -> Any:
+def secretsmanager(cloud: Cloud) -> Any:
     """The acting function's Secrets Manager client (keys.py reads the keys with it)."""
-    return _own("secretsmanager", settings)
+    return _own("secretsmanager", cloud)
 
 
 # A sign-in waits on the pool at most this long: an answer within API Gateway's 29 s, and a
@@ -245,9 +245,9 @@ COGNITO_CONFIG = Config(
 )
 
 
-def cognito(settings: Settings) -> Any:
+def cognito(cloud: Cloud) -> Any:
     """The acting function's Cognito user pools client (functions/auth, the authorizer)."""
-    return _own("cognito-idp", settings, COGNITO_CONFIG)
+    return _own("cognito-idp", cloud, COGNITO_CONFIG)
 
 
 # What DynamoDB (and the other services) answer a request over a table's or a key's

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from common.platform.settings import MIN_JWT_SECRET_BYTES, ConfigError, Settings
+from common.platform.env import MIN_JWT_SECRET_BYTES, ConfigError
+from common.platform.settings import Cloud, Pages, Tokens
 
 REFRESH_SECONDS = 300
 PROPAGATION_SECONDS = REFRESH_SECONDS + 60
@@ -147,21 +148,21 @@ class SecretRing(KeyRing):
         )
 
 
-def jwt_keys(settings: Settings) -> KeyRing:
+def jwt_keys(tokens: Tokens, cloud: Cloud) -> KeyRing:
     """Raises ConfigError when neither variable names a key: there is no default one."""
-    if settings.jwt_secret_id is None and settings.jwt_secret is None:
+    if tokens.jwt_secret_id is None and tokens.jwt_secret is None:
         raise ConfigError(
             "JWT_SECRET or JWT_SECRET_ID: one must give the key bearer tokens are signed "
             "with (none is built in; `make run` sets JWT_SECRET: docs/configuration.md)"
         )
-    return _ring(settings, settings.jwt_secret_id, settings.jwt_secret)
+    return _ring(cloud, tokens.jwt_secret_id, tokens.jwt_secret)
 
 
-def page_token_keys(settings: Settings) -> KeyRing:
-    return _ring(settings, settings.page_token_key_id, settings.page_token_key)
+def page_token_keys(pages: Pages, cloud: Cloud) -> KeyRing:
+    return _ring(cloud, pages.page_token_key_id, pages.page_token_key)
 
 
-def _ring(settings: Settings, secret_id: str | None, literal: bytes | None) -> KeyRing:
+def _ring(cloud: Cloud, secret_id: str | None, literal: bytes | None) -> KeyRing:
     if secret_id is None:
         assert literal is not None  # jwt_keys checks; the page key has a default
         return FixedRing(literal)
@@ -173,6 +174,6 @@ def _ring(settings: Settings, secret_id: str | None, literal: bytes | None) -> K
 
     def client() -> Any:
         with aws.acting_as(owner) if owner else contextlib.nullcontext():
-            return aws.secretsmanager(settings)
+            return aws.secretsmanager(cloud)
 
     return SecretRing(secret_id, client)

@@ -36,11 +36,13 @@ def collector_paused() -> Iterator[None]:
 
 
 def start(wiring: Any) -> Callable:
-    """A function's init, the same in every function: its settings read and checked, its
-    handler built by its package's `wiring.create(settings)` as `wiring.FUNCTION` (the
-    function's logical id in the template, whose role its AWS calls are made under),
-    then warmed up by `wiring.rehearse(handler, settings)` if it has one. Returns the
-    handler Lambda calls.
+    """A function's init, the same in every function: the slices of the settings its
+    `wiring.create` and `wiring.rehearse` take (their annotations say which:
+    common.platform.settings) read and checked, and the log level, nothing else; its
+    handler built by `wiring.create(**slices)` as `wiring.FUNCTION` (the function's
+    logical id in the template, whose role its AWS calls are made under), then warmed up
+    by `wiring.rehearse(handler, **slices)` if it has one. Returns the handler Lambda
+    calls.
 
     Only a function a client waits on has a warm-up (the APIs, the authorizer): a warm-up
     moves the first request's extra work (a connection, botocore's first call) into
@@ -50,17 +52,23 @@ def start(wiring: Any) -> Callable:
     instead: its first run pays those 10-20 ms, and nobody waits on it (bench/README.md,
     Cold start)."""
     from common.platform import aws
-    from common.platform.settings import ConfigError, Settings, stop_process
+    from common.platform.env import ConfigError, stop_process
+    from common.platform.settings import SLICES, Logs, arguments, load, taken_by
 
-    settings = Settings.load()
+    rehearse = getattr(wiring, "rehearse", None)
+    wanted = {**taken_by(wiring.create), **(taken_by(rehearse) if rehearse else {})}.values()
+    # In one order (a first bad value is always the same one's): the log level, then theirs.
+    slices: dict[type, Any] = {
+        kind: load(kind) for kind in SLICES if kind is Logs or kind in wanted
+    }
     aws.HOME = wiring.FUNCTION  # this process runs this function only
     try:
-        handler = wiring.create(settings)
+        handler = wiring.create(**arguments(wiring.create, slices.__getitem__))
     except ConfigError as exc:  # what this function needs is missing (the authorizer's key)
         stop_process(exc)
-    rehearse = getattr(wiring, "rehearse", None)
     if rehearse is not None:
-        warm_up(lambda: rehearse(handler, settings), handler.logger)
+        given = arguments(rehearse, slices.__getitem__)
+        warm_up(lambda: rehearse(handler, **given), handler.logger)
     return handler
 
 

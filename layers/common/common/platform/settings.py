@@ -1,28 +1,40 @@
-"""Every environment variable the platform reads, read and checked once at start.
+"""Every environment variable the platform reads, in slices, each read and checked once at
+start.
 
-A function builds its Settings during init (Lambda init, the local stack's start, a
-test's fixture) and hands it to what needs it; no code of ours reads the environment
-later (botocore reads its own endpoint and credential variables when a client is built).
-A value that cannot work stops the process there, in one line naming the variable and
-what it accepts, instead of turning into a 500 on some later request.
+A function takes the slices its code reads and nothing else: its wiring's `create`
+names them in its parameters' annotations (`create(cloud: Cloud, http: Http)`), and its
+init (common.platform.lambda_init) builds exactly those, from the environment, before
+anything else. No code of ours reads the environment later (botocore reads its own
+endpoint and credential variables when a client is built). A value that cannot work
+stops the process there, in one line naming the variable and what it accepts
+(common.platform.env), instead of turning into a 500 on some later request.
+
+The slices are cut by who reads them, not by what the variables look like:
+- Cloud: the region and the tables, read by every AWS client and table binding;
+- Logs: the log level, read by Powertools itself; checked by every function's init;
+- Http: what every API's app reads (its CORS origin, the docs its GET / names);
+- Idempotency: how long a create is remembered (the APIs that create, the order events);
+- Pages: a list's page tokens' key and its largest body (the APIs that list);
+- Tokens and Pool: the tokens' keys and issuer, and the user pool (the authorizer, sign-in,
+  the personal data);
+- Peers: where the other functions are and how long a call to one waits (the Lambda
+  client's timeout, so every caller's: the stock check, a shipment's order, the events);
+- Breaker: when the calls to the inventory give up (orders, shipping, the stock repair);
+- Repair, Webhooks, Erasures: what one or two functions read alone.
+A field keeps its variable's name, lowercased, in any slice.
 """
 
-import math
 import os
 import re
-import sys
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import NoReturn, TypeVar, overload
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from common.platform.ids import ascii_digits
+from common.platform.env import ConfigError, Env, stop_process
 
-# JWT_SECRET has no default: a published key would let anyone sign an operator's token.
-# On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
-# (infra/local/tokens.py); a function that verifies tokens without either stops at init.
-MIN_JWT_SECRET_BYTES = 32
 # The platform's promise: a deleted or disabled account's tokens stop working within it.
 REVOCATION_SECONDS = 60.0
 # Signs list page tokens locally; a cloud stage has its own (like the JWT key).
@@ -34,10 +46,6 @@ DEFAULT_REGION = "us-east-1"
 _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
 # DynamoDB's own rule for table names.
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
-# A Lambda function name, name:alias, or ARN.
-_FUNCTION = re.compile(r"[A-Za-z0-9_:.$-]{1,170}")
-# A Secrets Manager secret's name or ARN.
-_SECRET_ID = re.compile(r"[A-Za-z0-9/_+=.@:-]{1,2048}")
 # Cognito's own rules for a user pool's id and an app client's id.
 _USER_POOL_ID = re.compile(r"[\w-]+_[0-9a-zA-Z]+")
 _CLIENT_ID = re.compile(r"[\w+]{1,128}")
@@ -71,241 +79,13 @@ TABLES = (
 # A webhook delivery's retries (docs/api.md#webhooks): after about 5 s, 1 min, 10 min, 1 h
 # and 6 h, then a dead letter. As many as the delivery queue's maxReceiveCount less three
 # (infra/template.yaml: the first try, and two receives to spare); each at most SQS's
-# longest visibility timeout, 12 h.
+# longest visibility timeout (common.platform.env.MAX_VISIBILITY_SECONDS).
 WEBHOOK_RETRY_SECONDS = (5, 60, 600, 3600, 21600)
-MAX_VISIBILITY_SECONDS = 43200
-# The delivery queue: its URL on AWS; locally its name does (the emulator takes either).
+# An SQS queue: its URL on AWS; locally its name does (the emulator takes either).
 _QUEUE = re.compile(r"https?://\S+|[A-Za-z0-9_-]{1,80}")
+_QUEUE_ACCEPTS = "an SQS queue URL, or its name"
 # A KMS key: its id, its ARN, or an alias (locally the emulator's alias/<logical id>).
 _KMS_KEY = re.compile(r"[A-Za-z0-9:/_+=.@-]{1,2048}")
-# Values never echoed in an error line: it may end up in a log.
-_SECRETS = {"JWT_SECRET", "PAGE_TOKEN_KEY"}
-
-
-class ConfigError(ValueError):
-    """A variable holds a value the platform cannot run with; str() is the line to print."""
-
-
-N = TypeVar("N", int, float)
-
-
-class Env:
-    """Typed reads of one environment snapshot; an empty value counts as unset."""
-
-    def __init__(self, env: Mapping[str, str]):
-        self.env = env
-
-    # A default that is a str makes the value a str: what the type checker needs to know.
-    @overload
-    def text(self, name: str, default: str) -> str: ...
-    @overload
-    def text(self, name: str, default: None = None) -> str | None: ...
-
-    def text(self, name: str, default: str | None = None) -> str | None:
-        value = self.env.get(name, "").strip()
-        return value or default
-
-    def fail(self, name: str, accepts: str) -> NoReturn:
-        shown = "(hidden)" if name in _SECRETS else repr(self.env.get(name, ""))
-        raise ConfigError(f"{name}={shown}: must be {accepts}")
-
-    @overload
-    def number(
-        self, name: str, default: float, *, minimum: float, maximum: float = math.inf
-    ) -> float: ...
-    @overload
-    def number(
-        self, name: str, default: None, *, minimum: float, maximum: float = math.inf
-    ) -> float | None: ...
-
-    def number(
-        self, name: str, default: float | None, *, minimum: float, maximum: float = math.inf
-    ) -> float | None:
-        return self._parsed(name, default, minimum, float, maximum)
-
-    @overload
-    def integer(self, name: str, default: int, *, minimum: int) -> int: ...
-    @overload
-    def integer(self, name: str, default: None, *, minimum: int) -> int | None: ...
-
-    def integer(self, name: str, default: int | None, *, minimum: int) -> int | None:
-        return self._parsed(name, default, minimum, int)
-
-    def _parsed(
-        self,
-        name: str,
-        default: N | None,
-        minimum: float,
-        kind: type[N],
-        maximum: float = math.inf,
-    ) -> N | None:
-        raw = self.text(name)
-        if raw is None:
-            return default
-        accepts = f"{'an integer' if kind is int else 'a number'} >= {minimum}"
-        if maximum != math.inf:
-            accepts += f" and <= {maximum:g}"
-        try:
-            value = kind(raw)
-        except ValueError:
-            self.fail(name, accepts)
-        if not (math.isfinite(value) and minimum <= value <= maximum):
-            self.fail(name, accepts)
-        return value
-
-    def url(self, name: str) -> str | None:
-        raw = self.text(name)
-        if raw is None:
-            return None
-        parts = urlsplit(raw)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
-            self.fail(name, "an http(s) URL such as http://127.0.0.1:8000, or empty")
-        return raw.rstrip("/")
-
-    @overload
-    def secret(self, name: str, default: str) -> bytes: ...
-    @overload
-    def secret(self, name: str, default: None = None) -> bytes | None: ...
-
-    def secret(self, name: str, default: str | None = None) -> bytes | None:
-        text = self.text(name, default)
-        if text is None:
-            return None
-        value = text.encode("utf-8")
-        if len(value) < MIN_JWT_SECRET_BYTES:
-            self.fail(name, f"at least {MIN_JWT_SECRET_BYTES} bytes of UTF-8")
-        return value
-
-    def secret_id(self, name: str, literal: str) -> str | None:
-        """Where a key lives in Secrets Manager; never beside the key itself."""
-        value = self.matching(name, _SECRET_ID, None, "a Secrets Manager secret name or ARN")
-        if value is not None and self.text(literal) is not None:
-            self.fail(name, f"empty when {literal} is set (one place for the key)")
-        return value
-
-    def https_url(self, name: str) -> str | None:
-        """An https URL, exactly as given (an issuer is compared with the tokens' `iss`
-        character for character): keys and identities are not fetched in the clear,
-        except from this machine (a local identity provider, the tests)."""
-        raw = self.text(name)
-        if raw is None or self.url(name) is None:
-            return None
-        if not raw.startswith("https://") and urlsplit(raw).hostname not in (
-            "127.0.0.1",
-            "localhost",
-        ):
-            self.fail(name, "an https URL (http only on 127.0.0.1), or empty")
-        return raw
-
-    @overload
-    def matching(self, name: str, pattern: re.Pattern, default: str, accepts: str) -> str: ...
-    @overload
-    def matching(
-        self, name: str, pattern: re.Pattern, default: None, accepts: str
-    ) -> str | None: ...
-
-    def matching(
-        self, name: str, pattern: re.Pattern, default: str | None, accepts: str
-    ) -> str | None:
-        value = self.text(name, default)
-        if value is not None and not pattern.fullmatch(value):
-            self.fail(name, accepts)
-        return value
-
-    # -- the settings that need more than a type --------------------------------------------
-
-    def region(self) -> str:
-        # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
-        variable = "AWS_REGION" if self.text("AWS_REGION") else "AWS_DEFAULT_REGION"
-        return self.matching(variable, _REGION, DEFAULT_REGION, "an AWS region such as us-east-1")
-
-    def cors_origin(self) -> str:
-        origin = self.text("CORS_ALLOW_ORIGIN", "*")
-        if origin != "*":
-            parts = urlsplit(origin)
-            if (
-                parts.scheme not in ("http", "https")
-                or not parts.hostname
-                or origin != f"{parts.scheme}://{parts.netloc}"
-            ):
-                self.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
-        return origin
-
-    def log_level(self) -> str:
-        level = self.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
-        if level not in LOG_LEVELS:
-            self.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
-        return level
-
-    def issuer(self) -> tuple[str | None, str | None]:
-        """JWT_ISSUER and JWT_AUDIENCE: an issuer needs the client its tokens are for."""
-        issuer, audience = self.https_url("JWT_ISSUER"), self.text("JWT_AUDIENCE")
-        if issuer is not None and audience is None:
-            # Without it any token the issuer signs, for any of its clients, would pass.
-            self.fail("JWT_AUDIENCE", "the client id tokens are issued for, when JWT_ISSUER is set")
-        return issuer, audience
-
-    @overload
-    def function(self, name: str, default: str) -> str: ...
-    @overload
-    def function(self, name: str, default: None = None) -> str | None: ...
-
-    def function(self, name: str, default: str | None = None) -> str | None:
-        accepts = "a Lambda function name or ARN" + (", or empty" if default is None else "")
-        return self.matching(name, _FUNCTION, default, accepts)
-
-    def flag(self, name: str) -> bool:
-        value = self.text(name, "false").lower()
-        if value not in ("true", "false", "1", "0"):
-            self.fail(name, "true or false")
-        return value in ("true", "1")
-
-    def retry_schedule(self, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
-        """Whole seconds, as many as `default` has (the queue's redrive counts them)."""
-        raw = self.text(name)
-        if raw is None:
-            return default
-        accepts = (
-            f"{len(default)} whole numbers of seconds from 0 to {MAX_VISIBILITY_SECONDS}, "
-            "separated by commas (e.g. 1,2,4,8,16)"
-        )
-        parts = [part.strip() for part in raw.split(",")]
-        if len(parts) != len(default) or not all(map(ascii_digits, parts)):
-            self.fail(name, accepts)
-        seconds = tuple(int(part) for part in parts)
-        if max(seconds) > MAX_VISIBILITY_SECONDS:
-            self.fail(name, accepts)
-        return seconds
-
-    def webhooks(self) -> dict:
-        """The webhooks' settings, by their Settings names."""
-        queue = "an SQS queue URL, or its name"
-        return {
-            "webhook_queue": self.matching("WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", queue),
-            "webhook_dead_letter_queue": self.matching(
-                "WEBHOOK_DEAD_LETTER_QUEUE", _QUEUE, "WebhookDeliveryDeadLetterQueue", queue
-            ),
-            "webhook_retry_seconds": self.retry_schedule(
-                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
-            ),
-            "webhook_local_targets": self.flag("WEBHOOK_LOCAL_TARGETS"),
-            "webhook_secrets_key": self.matching(
-                "WEBHOOK_SECRETS_KEY",
-                _KMS_KEY,
-                "alias/WebhookSecretsKey",
-                "a KMS key id, key ARN or alias/name",
-            ),
-        }
-
-    def table_names(self) -> dict[str, str]:
-        """{"PRODUCTS_TABLE": name, ...}: only the variables that are set."""
-        return {
-            name: self.matching(
-                name, _TABLE_NAME, "", "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)"
-            )
-            for name in map(table_env_var, TABLES)
-            if self.text(name)
-        }
 
 
 def table_env_var(logical_id: str) -> str:
@@ -315,105 +95,17 @@ def table_env_var(logical_id: str) -> str:
     return f"{snake.upper()}_TABLE"
 
 
-# Every variable Settings.from_env reads (tests/unit/test_settings.py holds the two
-# together): the local runtime passes those a developer sets on to the functions.
-VARIABLES = (
-    "AWS_REGION",
-    "AWS_DEFAULT_REGION",
-    "CORS_ALLOW_ORIGIN",
-    "POWERTOOLS_LOG_LEVEL",
-    "JWT_SECRET",
-    "JWT_SECRET_ID",
-    "JWT_ISSUER",
-    "JWT_AUDIENCE",
-    "JWT_JWKS_URL",
-    "USER_POOL_ID",
-    "USER_POOL_CLIENT_ID",
-    "ACCOUNT_CHECK_SECONDS",
-    "PAGE_TOKEN_KEY",
-    "PAGE_TOKEN_KEY_ID",
-    "INVENTORY_SERVICE_URL",
-    "INVENTORY_FUNCTION",
-    "ORDERS_SERVICE_URL",
-    "ORDERS_FUNCTION",
-    "SHIPPING_SERVICE_URL",
-    "BREAKER_FAIL_MAX",
-    "BREAKER_RESET_SECONDS",
-    "STOCK_CHECK_TIMEOUT_SECONDS",
-    "NOTIFICATION_SERVICE_URL",
-    "ORDER_EVENTS_FUNCTION",
-    "MAX_RESPONSE_BYTES",
-    "IDEMPOTENCY_TTL_SECONDS",
-    "STOCK_REPAIR_GRACE_SECONDS",
-    "DOCS_URL",
-    "WEBHOOK_QUEUE",
-    "WEBHOOK_DEAD_LETTER_QUEUE",
-    "WEBHOOK_RETRY_SECONDS",
-    "WEBHOOK_LOCAL_TARGETS",
-    "WEBHOOK_SECRETS_KEY",
-    "ERASURE_QUEUE",
-    *map(table_env_var, TABLES),
-)
+def _reader(env: Mapping[str, str] | None) -> Env:
+    return Env(os.environ if env is None else env)
 
 
 @dataclass(frozen=True)
-class Settings:
-    """The configuration a function reads from its environment (Settings.load);
-    docs/configuration.md lists every variable."""
+class Cloud:
+    """The AWS region every client calls, and the names of the tables."""
+
+    VARIABLES: ClassVar = ("AWS_REGION", "AWS_DEFAULT_REGION", *map(table_env_var, TABLES))
 
     region: str = DEFAULT_REGION
-    cors_allow_origin: str = "*"
-    log_level: str = "INFO"
-    jwt_secret: bytes | None = field(default=None, repr=False)  # None: see JWT_SECRET_ID
-    # On AWS the keys live in Secrets Manager: these name the secrets (keys.py reads them).
-    jwt_secret_id: str | None = None
-    page_token_key_id: str | None = None
-    # Tokens from an OIDC issuer (RS256, its JWKS) instead of the shared HS256 key.
-    jwt_issuer: str | None = None
-    jwt_audience: str | None = None
-    jwt_jwks_url: str | None = None
-    # The user pool users sign in to (POST /api/auth/*), and its app client.
-    user_pool_id: str | None = None
-    user_pool_client_id: str | None = None
-    # The stock check: over HTTP at this URL; else by invoking this function; else over
-    # HTTP through the gateway the order came in on (see common.stock.client and orders.wiring).
-    inventory_service_url: str | None = None
-    inventory_function: str | None = None
-    # Whose order a new shipment fulfils, asked of the orders service the same ways.
-    orders_service_url: str | None = None
-    orders_function: str | None = None
-    # Where the dashboard asks whether the shipping service is up (over HTTP, as it asks
-    # the inventory and the orders: INVENTORY_SERVICE_URL, ORDERS_SERVICE_URL; else the
-    # gateway the request came in on).
-    shipping_service_url: str | None = None
-    breaker_fail_max: int = 5
-    # How long the authorizer keeps the pool's answer about a token's account: a disabled
-    # or deleted account's token is refused within it (docs/identity.md: at most 60 s).
-    account_check_seconds: float = 30.0
-    breaker_reset_seconds: float = 30.0
-    stock_check_timeout_seconds: float = 2.0
-    notification_service_url: str | None = None
-    order_events_function: str = "OrderEventsFunction"
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
-    idempotency_ttl_seconds: int = 86_400
-    # How old a stock move must be before the repair may take it for a crash's leftover
-    # rather than a move still on its way (stock_repair).
-    stock_repair_grace_seconds: float = 60.0
-    # Where the API's documentation is read: each API's GET / names it (None: nowhere).
-    docs_url: str | None = None
-    page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
-    # Webhooks: the queue deliveries wait in, their retries, and whether a target may be
-    # on this machine and over plain http (the local stack's; never on AWS).
-    webhook_queue: str = "WebhookDeliveryQueue"
-    # Where the delivery function puts a delivery given up (its dead letters).
-    webhook_dead_letter_queue: str = "WebhookDeliveryDeadLetterQueue"
-    webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
-    webhook_local_targets: bool = False
-    # The KMS key the endpoints' secrets are encrypted with (the stack's; locally the
-    # emulator's, by its alias).
-    webhook_secrets_key: str = "alias/WebhookSecretsKey"
-    # Where an accepted erasure waits for the erasure function (docs/personal-data.md).
-    erasure_queue: str = "ErasureQueue"
     # {"PRODUCTS_TABLE": name, ...}: only the variables that were set.
     table_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -426,70 +118,381 @@ class Settings:
         return self.table_names.get(table_env_var(logical_id), logical_id)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
-        """Every setting from `env`; raises ConfigError naming the first unusable one."""
-        env = os.environ if env is None else env
-        read = Env(env)
-        issuer, audience = read.issuer()
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Cloud":
+        read = _reader(env)
+        # botocore's order: AWS_REGION (set by Lambda) before AWS_DEFAULT_REGION.
+        variable = "AWS_REGION" if read.text("AWS_REGION") else "AWS_DEFAULT_REGION"
+        accepts = "a DynamoDB table name ([A-Za-z0-9_.-], 3-255)"
         return cls(
-            region=read.region(),
-            cors_allow_origin=read.cors_origin(),
-            log_level=read.log_level(),
+            region=read.matching(
+                variable, _REGION, DEFAULT_REGION, "an AWS region such as us-east-1"
+            ),
+            table_names=MappingProxyType(
+                {
+                    name: read.matching(name, _TABLE_NAME, "", accepts)
+                    for name in map(table_env_var, TABLES)
+                    if read.text(name)
+                }
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Logs:
+    """The structured logs' level: Powertools reads it itself; every function's init checks it."""
+
+    VARIABLES: ClassVar = ("POWERTOOLS_LOG_LEVEL",)
+
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Logs":
+        read = _reader(env)
+        level = read.text("POWERTOOLS_LOG_LEVEL", "INFO").upper()
+        if level not in LOG_LEVELS:
+            read.fail("POWERTOOLS_LOG_LEVEL", f"one of {', '.join(LOG_LEVELS)}")
+        return cls(log_level=level)
+
+
+@dataclass(frozen=True)
+class Http:
+    """What every API's app reads: the one origin CORS allows, and where its GET / says the
+    documentation is read (None: nowhere)."""
+
+    VARIABLES: ClassVar = ("CORS_ALLOW_ORIGIN", "DOCS_URL")
+
+    cors_allow_origin: str = "*"
+    docs_url: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Http":
+        read = _reader(env)
+        origin = read.text("CORS_ALLOW_ORIGIN", "*")
+        if origin != "*":
+            parts = urlsplit(origin)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or origin != f"{parts.scheme}://{parts.netloc}"
+            ):
+                read.fail("CORS_ALLOW_ORIGIN", "* or one origin such as https://ops.example.com")
+        return cls(cors_allow_origin=origin, docs_url=read.url("DOCS_URL"))
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """How long a successful create is remembered under its key (common.http.idempotency)."""
+
+    VARIABLES: ClassVar = ("IDEMPOTENCY_TTL_SECONDS",)
+
+    idempotency_ttl_seconds: int = 86_400
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Idempotency":
+        read = _reader(env)
+        return cls(read.integer("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1))
+
+
+@dataclass(frozen=True)
+class Pages:
+    """A list's pages: the key their tokens are signed with, and the largest body."""
+
+    VARIABLES: ClassVar = ("PAGE_TOKEN_KEY", "PAGE_TOKEN_KEY_ID", "MAX_RESPONSE_BYTES")
+
+    page_token_key: bytes = field(default=LOCAL_PAGE_TOKEN_KEY.encode(), repr=False)
+    # On AWS the key lives in Secrets Manager: this names the secret (keys.py reads it).
+    page_token_key_id: str | None = None
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Pages":
+        read = _reader(env)
+        return cls(
+            page_token_key=read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY),
+            page_token_key_id=read.secret_id("PAGE_TOKEN_KEY_ID", "PAGE_TOKEN_KEY"),
+            max_response_bytes=read.integer(
+                "MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, minimum=MIN_RESPONSE_BYTES
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """How a token is verified: the shared HS256 key (or the secret holding it), an OIDC
+    issuer's, and how long the authorizer keeps the pool's answer about an account."""
+
+    VARIABLES: ClassVar = (
+        "JWT_SECRET",
+        "JWT_SECRET_ID",
+        "JWT_ISSUER",
+        "JWT_AUDIENCE",
+        "JWT_JWKS_URL",
+        "ACCOUNT_CHECK_SECONDS",
+    )
+
+    # JWT_SECRET has no default: a published key would let anyone sign an operator's token.
+    # On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
+    # (infra/local/tokens.py); a function that verifies tokens without either stops at init.
+    jwt_secret: bytes | None = field(default=None, repr=False)
+    jwt_secret_id: str | None = None
+    # Tokens from an OIDC issuer (RS256, its JWKS) instead of the shared HS256 key.
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_jwks_url: str | None = None
+    # A disabled or deleted account's token is refused within it (docs/identity.md).
+    account_check_seconds: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Tokens":
+        read = _reader(env)
+        issuer, audience = read.https_url("JWT_ISSUER"), read.text("JWT_AUDIENCE")
+        if issuer is not None and audience is None:
+            # Without it any token the issuer signs, for any of its clients, would pass.
+            read.fail("JWT_AUDIENCE", "the client id tokens are issued for, when JWT_ISSUER is set")
+        return cls(
             jwt_secret=read.secret("JWT_SECRET"),
             jwt_secret_id=read.secret_id("JWT_SECRET_ID", "JWT_SECRET"),
-            page_token_key_id=read.secret_id("PAGE_TOKEN_KEY_ID", "PAGE_TOKEN_KEY"),
             jwt_issuer=issuer,
             jwt_audience=audience,
             jwt_jwks_url=read.https_url("JWT_JWKS_URL"),
+            # At most the 60 s within which a revoked account's tokens stop working.
+            account_check_seconds=read.number(
+                "ACCOUNT_CHECK_SECONDS", 30.0, minimum=0, maximum=REVOCATION_SECONDS
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The user pool users sign in to (POST /api/auth/*), and its app client."""
+
+    VARIABLES: ClassVar = ("USER_POOL_ID", "USER_POOL_CLIENT_ID")
+
+    user_pool_id: str | None = None
+    user_pool_client_id: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Pool":
+        read = _reader(env)
+        return cls(
             user_pool_id=read.matching(
                 "USER_POOL_ID", _USER_POOL_ID, None, "a Cognito user pool id (us-east-1_AbC123)"
             ),
             user_pool_client_id=read.matching(
                 "USER_POOL_CLIENT_ID", _CLIENT_ID, None, "a Cognito app client id"
             ),
+        )
+
+
+@dataclass(frozen=True)
+class Peers:
+    """How this function reaches the others: over HTTP at a URL, else by invoking a function,
+    else over HTTP through the gateway the request came in on (common.http.service_calls);
+    and how long an invoke waits (the Lambda client's timeout, whoever is called)."""
+
+    VARIABLES: ClassVar = (
+        "INVENTORY_SERVICE_URL",
+        "INVENTORY_FUNCTION",
+        "ORDERS_SERVICE_URL",
+        "ORDERS_FUNCTION",
+        "SHIPPING_SERVICE_URL",
+        "NOTIFICATION_SERVICE_URL",
+        "ORDER_EVENTS_FUNCTION",
+        "STOCK_CHECK_TIMEOUT_SECONDS",
+    )
+
+    inventory_service_url: str | None = None
+    inventory_function: str | None = None
+    # Whose order a new shipment fulfils, asked of the orders service the same ways.
+    orders_service_url: str | None = None
+    orders_function: str | None = None
+    # Where the dashboard asks whether the shipping service is up (over HTTP only).
+    shipping_service_url: str | None = None
+    notification_service_url: str | None = None
+    order_events_function: str = "OrderEventsFunction"
+    stock_check_timeout_seconds: float = 2.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Peers":
+        read = _reader(env)
+        return cls(
             inventory_service_url=read.url("INVENTORY_SERVICE_URL"),
             inventory_function=read.function("INVENTORY_FUNCTION"),
             orders_service_url=read.url("ORDERS_SERVICE_URL"),
             orders_function=read.function("ORDERS_FUNCTION"),
             shipping_service_url=read.url("SHIPPING_SERVICE_URL"),
-            breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
-            # At most the 60 s within which a revoked account's tokens stop working.
-            account_check_seconds=read.number(
-                "ACCOUNT_CHECK_SECONDS", 30.0, minimum=0, maximum=REVOCATION_SECONDS
-            ),
-            breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
+            notification_service_url=read.url("NOTIFICATION_SERVICE_URL"),
+            order_events_function=read.function("ORDER_EVENTS_FUNCTION", "OrderEventsFunction"),
             stock_check_timeout_seconds=read.number(
                 "STOCK_CHECK_TIMEOUT_SECONDS", 2.0, minimum=0.001
             ),
-            notification_service_url=read.url("NOTIFICATION_SERVICE_URL"),
-            order_events_function=read.function("ORDER_EVENTS_FUNCTION", "OrderEventsFunction"),
-            max_response_bytes=read.integer(
-                "MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES, minimum=MIN_RESPONSE_BYTES
-            ),
-            page_token_key=read.secret("PAGE_TOKEN_KEY", LOCAL_PAGE_TOKEN_KEY),
-            idempotency_ttl_seconds=read.integer("IDEMPOTENCY_TTL_SECONDS", 86_400, minimum=1),
-            stock_repair_grace_seconds=read.number(
-                "STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001
-            ),
-            docs_url=read.url("DOCS_URL"),
-            **read.webhooks(),
-            erasure_queue=read.matching(
-                "ERASURE_QUEUE", _QUEUE, "ErasureQueue", "an SQS queue URL, or its name"
-            ),
-            table_names=MappingProxyType(read.table_names()),
         )
 
+
+@dataclass(frozen=True)
+class Breaker:
+    """The inventory's breaker: failed calls that open it, and how long it stays open."""
+
+    VARIABLES: ClassVar = ("BREAKER_FAIL_MAX", "BREAKER_RESET_SECONDS")
+
+    breaker_fail_max: int = 5
+    breaker_reset_seconds: float = 30.0
+
     @classmethod
-    def load(cls, env: Mapping[str, str] | None = None) -> "Settings":
-        """from_env for a process's start: an unusable value ends the process with its line."""
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Breaker":
+        read = _reader(env)
+        return cls(
+            breaker_fail_max=read.integer("BREAKER_FAIL_MAX", 5, minimum=1),
+            breaker_reset_seconds=read.number("BREAKER_RESET_SECONDS", 30.0, minimum=0),
+        )
+
+
+@dataclass(frozen=True)
+class Repair:
+    """How old a stock move must be before the repair may take it for a crash's leftover
+    rather than a move still on its way (functions/stock_repair)."""
+
+    VARIABLES: ClassVar = ("STOCK_REPAIR_GRACE_SECONDS",)
+
+    stock_repair_grace_seconds: float = 60.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Repair":
+        read = _reader(env)
+        return cls(read.number("STOCK_REPAIR_GRACE_SECONDS", 60.0, minimum=0.001))
+
+
+@dataclass(frozen=True)
+class Webhooks:
+    """The queue deliveries wait in and the one they end in, their retries, whether a target
+    may be on this machine over plain http (the local stack's; never on AWS), and the KMS
+    key the endpoints' and the carriers' secrets are encrypted with."""
+
+    VARIABLES: ClassVar = (
+        "WEBHOOK_QUEUE",
+        "WEBHOOK_DEAD_LETTER_QUEUE",
+        "WEBHOOK_RETRY_SECONDS",
+        "WEBHOOK_LOCAL_TARGETS",
+        "WEBHOOK_SECRETS_KEY",
+    )
+
+    webhook_queue: str = "WebhookDeliveryQueue"
+    webhook_dead_letter_queue: str = "WebhookDeliveryDeadLetterQueue"
+    webhook_retry_seconds: tuple[int, ...] = WEBHOOK_RETRY_SECONDS
+    webhook_local_targets: bool = False
+    webhook_secrets_key: str = "alias/WebhookSecretsKey"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Webhooks":
+        read = _reader(env)
+        return cls(
+            webhook_queue=read.matching(
+                "WEBHOOK_QUEUE", _QUEUE, "WebhookDeliveryQueue", _QUEUE_ACCEPTS
+            ),
+            webhook_dead_letter_queue=read.matching(
+                "WEBHOOK_DEAD_LETTER_QUEUE",
+                _QUEUE,
+                "WebhookDeliveryDeadLetterQueue",
+                _QUEUE_ACCEPTS,
+            ),
+            webhook_retry_seconds=read.retry_schedule(
+                "WEBHOOK_RETRY_SECONDS", WEBHOOK_RETRY_SECONDS
+            ),
+            webhook_local_targets=read.flag("WEBHOOK_LOCAL_TARGETS"),
+            webhook_secrets_key=read.matching(
+                "WEBHOOK_SECRETS_KEY",
+                _KMS_KEY,
+                "alias/WebhookSecretsKey",
+                "a KMS key id, key ARN or alias/name",
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Erasures:
+    """Where an accepted erasure waits for the erasure function (docs/personal-data.md)."""
+
+    VARIABLES: ClassVar = ("ERASURE_QUEUE",)
+
+    erasure_queue: str = "ErasureQueue"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Erasures":
+        read = _reader(env)
+        return cls(read.matching("ERASURE_QUEUE", _QUEUE, "ErasureQueue", _QUEUE_ACCEPTS))
+
+
+SLICES: tuple[type, ...] = (
+    Cloud,
+    Logs,
+    Http,
+    Idempotency,
+    Pages,
+    Tokens,
+    Pool,
+    Peers,
+    Breaker,
+    Repair,
+    Webhooks,
+    Erasures,
+)
+# Every variable the slices read, each in one slice (tests/unit/test_settings.py holds
+# them to what from_env reads): the local runtime passes those a developer sets on to the
+# functions, and docs/configuration.md lists them all.
+VARIABLES: tuple[str, ...] = tuple(name for kind in SLICES for name in kind.VARIABLES)  # type: ignore[attr-defined]
+
+
+def load[S](kind: type[S], env: Mapping[str, str] | None = None) -> S:
+    """A slice for a process's start: an unusable value ends the process with its line."""
+    try:
+        return kind.from_env(env)  # type: ignore[attr-defined]
+    except ConfigError as exc:
+        stop_process(exc)
+
+
+def taken_by(function: Callable) -> dict[str, type]:
+    """The slices `function` takes, by parameter name: its annotations say which."""
+    hints = typing.get_type_hints(function)
+    return {name: kind for name, kind in hints.items() if name != "return" and kind in SLICES}
+
+
+def arguments(function: Callable, slice_of: Callable[[type], Any]) -> dict[str, Any]:
+    """The keyword arguments that give `function` the slices it takes."""
+    return {name: slice_of(kind) for name, kind in taken_by(function).items()}
+
+
+@dataclass(frozen=True)
+class AllSettings:
+    """Every slice at once, for what really reads every variable: the local stack checks
+    every function's environment at its start, and the in-process gateway (app.py) holds
+    every API's routes. A function never takes it (tests/unit/test_settings.py)."""
+
+    cloud: Cloud = Cloud()
+    logs: Logs = Logs()
+    http: Http = Http()
+    idempotency: Idempotency = Idempotency()
+    pages: Pages = Pages()
+    tokens: Tokens = Tokens()
+    pool: Pool = Pool()
+    peers: Peers = Peers()
+    breaker: Breaker = Breaker()
+    repair: Repair = Repair()
+    webhooks: Webhooks = Webhooks()
+    erasures: Erasures = Erasures()
+
+    def of[S](self, kind: type[S]) -> S:
+        return getattr(self, kind.__name__.lower())
+
+    def arguments(self, function: Callable) -> dict[str, Any]:
+        """What `function` (a wiring's create, say) takes of these: call function(**them)."""
+        return arguments(function, self.of)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "AllSettings":
+        """Every slice from `env`; raises ConfigError naming the first unusable variable."""
         env = os.environ if env is None else env
-        try:
-            return cls.from_env(env)
-        except ConfigError as exc:
-            stop_process(exc)
+        return cls(**{item.name: item.type.from_env(env) for item in fields(cls)})  # type: ignore[union-attr]
 
-
-def stop_process(error: ConfigError) -> NoReturn:
-    """End a process that cannot start: its one line on stderr, exit status 2."""
-    print(f"Configuration error: {error}", file=sys.stderr, flush=True)
-    raise SystemExit(2) from None
+    @classmethod
+    def load(cls, env: Mapping[str, str] | None = None) -> "AllSettings":
+        return load(cls, env)

@@ -26,7 +26,7 @@ from pynamodb.models import Model
 
 from common.platform.errors import NotFound
 from common.platform.ids import possible_id
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import counters, shards
 from common.storage import tables as storage
 from common.storage.counters import CounterModel
@@ -97,7 +97,7 @@ def _read(
 class Repository:
     def __init__(
         self,
-        settings: Settings,
+        cloud: Cloud,
         model: type[Model],
         entity: type,
         *,
@@ -110,7 +110,7 @@ class Repository:
         """`item_of(entity)`: the item a put stores for it, with every attribute an index
         derives from it; by default its fields and its place in the byShard index.
         `entity_of(item)`: the entity of a stored item; by default its fields."""
-        storage.bind(settings, model, CounterModel, *other_models)
+        storage.bind(cloud, model, CounterModel, *other_models)
         # Typed as any model: each one declares its own id and byShard index.
         self._model: Any = model
         self._entity = entity

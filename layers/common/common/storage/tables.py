@@ -18,7 +18,7 @@ from pynamodb.models import MetaProtocol, Model
 
 from common.platform import aws
 from common.platform.history import Entry
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import shards
 
 # The partitions of every table's byShard index: creates of one kind spread over them
@@ -41,7 +41,7 @@ def model_meta(logical_id: str) -> TableMeta:
     return cast(TableMeta, type("Meta", (), {"logical_id": logical_id, "table_name": logical_id}))
 
 
-def bind(settings: Settings, *models: type[Model]) -> None:
+def bind(cloud: Cloud, *models: type[Model]) -> None:
     """Point each model at its table as the settings name it, with the client settings of
     common.platform.aws.DYNAMODB_CONFIG (PynamoDB's Meta: the pool, timeouts, retries).
 
@@ -55,18 +55,18 @@ def bind(settings: Settings, *models: type[Model]) -> None:
     credentials = aws.environment_credentials()
     for model in models:
         meta = cast(TableMeta, model.Meta)  # every model of ours has model_meta's
-        meta.table_name = settings.table_name(meta.logical_id)
-        meta.region = settings.region
+        meta.table_name = cloud.table_name(meta.logical_id)
+        meta.region = cloud.region
         for name, value in {**aws.PYNAMODB_CLIENT, **credentials}.items():
             setattr(meta, name, value)
 
 
-def connection(settings: Settings) -> Connection:
+def connection(cloud: Cloud) -> Connection:
     """A PynamoDB connection of its own (transactions take one), as the models' are."""
     credentials = aws.environment_credentials()
     client = aws.PYNAMODB_CLIENT
     return Connection(
-        region=settings.region,
+        region=cloud.region,
         connect_timeout_seconds=client["connect_timeout_seconds"],
         read_timeout_seconds=client["read_timeout_seconds"],
         max_pool_connections=client["max_pool_connections"],

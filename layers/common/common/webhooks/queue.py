@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 from common.webhooks.messages import DeliveryMessage, encoded
 
 # SendMessageBatch's most entries per call.
@@ -19,11 +19,11 @@ class QueueRefused(Exception):
 
 
 class DeliveryQueue:
-    def __init__(self, settings: Settings, client: Any = None):
+    def __init__(self, cloud: Cloud, webhooks: Webhooks, client: Any = None):
         # Built at init, as the acting function's (common.platform.aws).
-        self._sqs = client or aws.sqs(settings)
-        self._url = settings.webhook_queue
-        self._dead_url = settings.webhook_dead_letter_queue
+        self._sqs = client or aws.sqs(cloud)
+        self._url = webhooks.webhook_queue
+        self._dead_url = webhooks.webhook_dead_letter_queue
 
     def send(self, messages: Sequence[DeliveryMessage]) -> None:
         """Every message, in batches; QueueRefused if any one was not taken."""

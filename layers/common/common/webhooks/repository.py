@@ -20,7 +20,7 @@ from pynamodb.expressions.update import Action
 
 from common.platform import personal
 from common.platform.clock import to_iso
-from common.platform.settings import Settings
+from common.platform.settings import Cloud
 from common.storage import tables as storage
 from common.storage.paging import Page
 from common.storage.repository import Repository
@@ -83,9 +83,9 @@ def endpoint_of(item: WebhookModel) -> Endpoint:
 
 
 class WebhookRepository(Repository):
-    def __init__(self, settings: Settings):
+    def __init__(self, cloud: Cloud):
         super().__init__(
-            settings,
+            cloud,
             WebhookModel,
             Endpoint,
             counter=COUNTER,
@@ -186,8 +186,8 @@ def _delivery_of(item: DeliveryModel) -> Delivery:
 class Deliveries:
     """Each event's delivery to each endpoint."""
 
-    def __init__(self, settings: Settings):
-        storage.bind(settings, DeliveryModel)
+    def __init__(self, cloud: Cloud):
+        storage.bind(cloud, DeliveryModel)
 
     def get(self, webhook_id: int, event_id: str) -> Delivery | None:
         try:
@@ -323,8 +323,8 @@ class Deliveries:
 class Attempts:
     """The attempts of every delivery to one endpoint, newest first."""
 
-    def __init__(self, settings: Settings):
-        storage.bind(settings, AttemptModel)
+    def __init__(self, cloud: Cloud):
+        storage.bind(cloud, AttemptModel)
 
     def add(self, webhook_id: int, attempt: Attempt, now: datetime) -> None:
         AttemptModel(

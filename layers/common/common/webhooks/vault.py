@@ -20,7 +20,7 @@ import contextlib
 from typing import Any
 
 from common.platform import aws
-from common.platform.settings import Settings
+from common.platform.settings import Cloud, Webhooks
 
 SEALED = "kms:"
 
@@ -35,10 +35,12 @@ WEBHOOK = "webhookId"
 
 
 class Vault:
-    def __init__(self, settings: Settings, client: Any = None, bound_to: str = WEBHOOK):
-        self._settings, self._client = settings, client
+    def __init__(
+        self, cloud: Cloud, webhooks: Webhooks, client: Any = None, bound_to: str = WEBHOOK
+    ):
+        self._cloud, self._client = cloud, client
         self._bound_to = bound_to
-        self._key = settings.webhook_secrets_key
+        self._key = webhooks.webhook_secrets_key
         # The client is built at the first use, as the function that built the vault:
         # the webhooks API needs it for a create or a rotation only, not in every cold
         # start (common.platform.aws: its clients are shared, so two first uses build one).
@@ -47,7 +49,7 @@ class Vault:
     def _kms(self) -> Any:
         if self._client is None:
             with aws.acting_as(self._owner) if self._owner else contextlib.nullcontext():
-                self._client = aws.kms(self._settings)
+                self._client = aws.kms(self._cloud)
         return self._client
 
     def _context(self, owner: int | str) -> dict[str, str]:

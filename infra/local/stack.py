@@ -37,8 +37,8 @@ from pathlib import Path
 from common.platform.keys import FixedRing
 from common.platform.logs import get_logger
 from common.platform.settings import ConfigError, Settings, stop_process
-from infra import template
-from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
+from infra import api_docs, template
+from infra.local import LOCAL_AWS_ENV, aws_client, console, event_sources
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
@@ -207,7 +207,7 @@ class LocalStack:
                 "GatewayApi",
                 gateway_socket,
                 self.local.gateway_throttle,
-                {**docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
+                {**api_docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
                 self.aws,
             )
 
@@ -224,7 +224,7 @@ class LocalStack:
         kept = {
             key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR") if key in os.environ
         }
-        docs_url = {"DOCS_URL": self.gateway_url + docs.PAGE_PATH} if self.gateway_url else {}
+        docs_url = {"DOCS_URL": self.gateway_url + api_docs.PAGE_PATH} if self.gateway_url else {}
         return {
             **kept,
             **LOCAL_AWS_ENV,
@@ -447,7 +447,8 @@ def _banner(stack: LocalStack) -> list[str]:
         lines += [
             f"Gateway:       {url}  (e.g. {url}/api/inventario)",
             f"Notifications: {stack.notification_url}/notificaciones",
-            f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
+            f"Docs:          {url}{api_docs.PAGE_PATH}  "
+            f"(the OpenAPI document: {url}{api_docs.SPEC_PATH})",
             f"Console:       {url}{console.PAGE_PATH}  "
             "(sign in with a user of `make seed`, or the token below)",
         ]

@@ -15,8 +15,8 @@ import logging
 import statistics
 import time
 
+from infra.api_docs import Page
 from infra.local.api_gateway import ApiGateway, api
-from infra.local.docs import Page
 from infra.local.throttle import TokenBucket
 
 PAGE = "/bench"

@@ -302,12 +302,9 @@ def _moto_kms_keys() -> None:
         raise Changed("a key's material no longer alone decrypts what it encrypted")
 
 
-def _moto_tables() -> None:
-    from moto.dynamodb.models import DynamoDBBackend
-    from moto.dynamodb.models.dynamo_type import DynamoType, Item
-
-    backend = DynamoDBBackend(_REGION, _ACCOUNT)
-    table = backend.create_table(
+def _canary_table(backend: Any) -> Any:
+    """A table of moto's own backend (apart from the emulator's): id, and an index."""
+    return backend.create_table(
         "Canary",
         schema=[{"AttributeName": "id", "KeyType": "HASH"}],
         throughput=None,
@@ -330,6 +327,14 @@ def _moto_tables() -> None:
         deletion_protection_enabled=False,
         warm_throughput=None,
     )
+
+
+def _moto_tables() -> None:
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item
+
+    backend = DynamoDBBackend(_REGION, _ACCOUNT)
+    table = _canary_table(backend)
     table.put_item({"id": {"N": "1"}, "shard": {"N": "1"}, "at": {"N": "5"}})
     has(table, "name", "hash_key_attr", "range_key_attr", "items", "global_indexes")
     (index,) = table.global_indexes
@@ -694,6 +699,97 @@ def _moto_streams() -> None:
         raise Changed("ShardIterator has a _born, or StreamShard a _dropped, of its own")
     takes_only(DynamoDBStreamsBackend.get_records, "self", "iterator_arn", "limit")
     sets(DynamoDBStreamsBackend, "shard_iterators")
+
+
+def _moto_update_expressions() -> None:
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item
+    from moto.dynamodb.parsing import ast_nodes, validators
+    from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
+    from moto.dynamodb.parsing.expressions import (  # type: ignore[attr-defined]
+        UpdateExpressionParser,
+    )
+
+    from infra.local import expressions
+
+    takes_only(UpdateExpressionParser.make, "expression_str")
+    calls(DynamoDBBackend.update_item, "UpdateExpressionParser.make(", "UpdateExpressionValidator(")
+    takes_only(
+        validators.Validator.__init__,
+        "self",
+        "expression",
+        "expression_attribute_names",
+        "expression_attribute_values",
+        "item",
+        "table",
+    )
+    # What our __init__ sets instead, and the loop our validate runs in its place.
+    calls(validators.Validator.__init__, "self.processors = self.get_ast_processors()")
+    calls(validators.Validator.validate, "processor.traverse(n)")
+    base = ast_nodes.DepthFirstTraverser  # type: ignore[attr-defined]  # moto: untyped
+    calls(base.traverse, "self.traverse_node_recursively(node)")
+    text = "SET #a[1].b = if_not_exists(#a, :v) + :n, c = list_append(c, :l) REMOVE d ADD e :s"
+    tree = UpdateExpressionParser.make(text)
+    kinds = {type(leaf) for leaf in _leaves(tree, ast_nodes.Node)}  # type: ignore[attr-defined]
+    if not kinds <= {str, int, bool, type(None)}:
+        raise Changed(f"a parsed update expression holds {kinds}: not leaves to share")
+    table = _canary_table(DynamoDBBackend(_REGION, _ACCOUNT))
+    empty: Any = None  # no item: the processors are built, not run
+    for processor in validators.UpdateExpressionValidator(tree, {}, {}, empty, table).processors:
+        for name in ("traverse", "traverse_node_recursively", "process", "nodes_to_be_processed"):
+            if getattr(type(processor), name) is not getattr(base, name):
+                raise Changed(f"{type(processor).__name__}.{name} is its own")
+    text = "SET #n = #n + :one, #m.#k = :one REMOVE #r"
+    names, values = {"#n": "n", "#m": "m", "#k": "k", "#r": "r"}, {":one": {"N": "1"}}
+    written = []
+    for validator in (validators.UpdateExpressionValidator, expressions._ValidatedOnCopy):
+        item = Item(
+            DynamoType({"N": "1"}), None, {"n": {"N": "2"}, "m": {"M": {}}, "r": {"S": "x"}}
+        )
+        for _ in range(2):  # ours skips the text's checks the second time
+            tree = validator(UpdateExpressionParser.make(text), names, values, item, table)
+            UpdateExpressionExecutor(tree.validate(), item, names).execute()
+        written.append(item.to_json())
+    if written[0] != written[1]:
+        raise Changed(f"moto's validation writes {written[0]}, ours {written[1]}")
+
+
+def _leaves(node: Any, node_class: type) -> list:
+    children = node.children or []
+    return [
+        leaf
+        for child in children
+        for leaf in (_leaves(child, node_class) if isinstance(child, node_class) else [child])
+    ]
+
+
+def _moto_conditions() -> None:
+    from moto.dynamodb.comparisons import ConditionExpressionParser
+
+    takes_only(ConditionExpressionParser.parse, "self")
+    takes_only(
+        ConditionExpressionParser.__init__,
+        "self",
+        "condition_expression",
+        "expression_attribute_names",
+        "expression_attribute_values",
+    )
+    # Its only effects besides the answer, which ours sets again from what it kept.
+    calls(
+        ConditionExpressionParser.parse,
+        "self.expr_attr_names_found.extend(",
+        "self.expr_attr_values_found.extend(",
+    )
+    parser = ConditionExpressionParser(
+        "#a = :v AND b < :w", {"#a": "a"}, {":v": {"S": "x"}, ":w": {"N": "2"}}
+    )
+    op = parser.parse()
+    if parser.expr_attr_names_found != ["#a", "b"] or parser.expr_attr_values_found != [":v", ":w"]:
+        raise Changed("ConditionExpressionParser.parse no longer notes the names and values used")
+    before = vars(op).copy()
+    op.expr(None)
+    if vars(op) != before:
+        raise Changed("a parsed condition changes when evaluated: it cannot be kept")
 
 
 def _moto_message_received() -> None:
@@ -1068,6 +1164,33 @@ USES = (
             "moto.dynamodb.models.table",
             "moto.dynamodbstreams.models",
         ),
+    ),
+    PrivateUse(
+        "moto update expressions: UpdateExpressionParser.make cached, the models' "
+        "UpdateExpressionValidator replaced (its passes run on a copy, the text's checks once)",
+        "moto",
+        ("infra/local/expressions.py",),
+        "moto parses and validates an update expression afresh for every item, on a deep "
+        "copy, by passes that walk the tree again at every node; nothing keeps a parse",
+        _moto_update_expressions,
+        (
+            "UpdateExpressionParser.make",
+            "models.UpdateExpressionValidator",
+            "processor._processing_map",
+            "moto.dynamodb.models",
+            "moto.dynamodb.parsing.ast_nodes",
+            "moto.dynamodb.parsing.expressions",
+            "moto.dynamodb.parsing.validators",
+        ),
+    ),
+    PrivateUse(
+        "moto ConditionExpressionParser.parse, replaced (kept by text, names and values)",
+        "moto",
+        ("infra/local/expressions.py",),
+        "moto parses every item's condition from its text, twice in a transaction; nothing "
+        "keeps a parse",
+        _moto_conditions,
+        ("ConditionExpressionParser.parse", "moto.dynamodb.comparisons"),
     ),
     PrivateUse(
         "moto SQS Message.mark_received, wrapped (slowed) in a test",

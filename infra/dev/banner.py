@@ -5,8 +5,9 @@ import os
 import socket
 
 from common.platform.keys import FixedRing
+from infra import api_docs
 from infra.dev.migrations import said
-from infra.local import console, docs
+from infra.local import console
 from infra.local.reload import WATCHED
 from infra.local.running import RunningStack
 from infra.local.settings import DEFAULT_PORTS, PARTITION_WRITES_PATH
@@ -26,7 +27,8 @@ def banner(stack: LocalStack) -> list[str]:
         lines += [
             f"Gateway:       {url}  (e.g. {url}/api/inventario)",
             f"Notifications: {stack.notification_url}/notificaciones",
-            f"Docs:          {url}{docs.PAGE_PATH}  (the OpenAPI document: {url}{docs.SPEC_PATH})",
+            f"Docs:          {url}{api_docs.PAGE_PATH}  "
+            f"(the OpenAPI document: {url}{api_docs.SPEC_PATH})",
             f"Console:       {url}{console.PAGE_PATH}  "
             "(sign in with a user of `make seed`, or the token below)",
         ]

@@ -37,8 +37,8 @@ from common.http.gateway_events import rest_event
 from common.http.service_app import log_request
 from common.platform.logs import get_logger
 from infra import template
+from infra.api_docs import Page
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
-from infra.local.docs import Page
 from infra.local.http_server import platform_error, request_headers, respond
 from infra.local.lambdas import LambdaService
 from infra.local.throttle import TOO_MANY_BODY, TokenBucket

@@ -2,7 +2,7 @@
 `/console` without a token: the page is static; every API call it makes carries the
 signed-in user's bearer token, and is answered by the gateway as any other.
 
-Like /docs (infra/local/docs.py), these are pages of the local server, not Chalice
+Like /docs (infra/api_docs.py), these are pages of the local server, not Chalice
 routes. On AWS the same files are served by CloudFront from S3 (infra/template.yaml,
 the Console* resources).
 """
@@ -10,7 +10,7 @@ the Console* resources).
 import json
 from pathlib import Path
 
-from infra.local.docs import Page
+from infra.api_docs import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ROOT / "console"

@@ -82,7 +82,7 @@ from moto.moto_server.werkzeug_app import (
 from moto.sqs.models import sqs_backends
 from werkzeug.serving import make_server
 
-from infra.local import streams, user_pool
+from infra.local import expressions, streams, user_pool
 from infra.local.persistence import DataDir, Snapshots
 from infra.local.servers import BackgroundServer, json_answer
 from infra.local.settings import PARTITION_WRITES_PATH
@@ -729,6 +729,7 @@ def emulator(
     access_tokens_run_the_trigger()
     sign_with(signing_key or user_pool.signing_key(None))
     streams.install()
+    expressions.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()

@@ -36,8 +36,8 @@ from pathlib import Path
 
 from common.platform.logs import get_logger
 from common.platform.settings import AllSettings
-from infra import template
-from infra.local import LOCAL_AWS_ENV, aws_client, console, docs, event_sources
+from infra import api_docs, template
+from infra.local import LOCAL_AWS_ENV, aws_client, console, event_sources
 from infra.local.api_gateway import ApiGateway, api
 from infra.local.aws_process import OnRestored
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
@@ -210,7 +210,7 @@ class LocalStack:
                 "GatewayApi",
                 gateway_socket,
                 self.local.gateway_throttle,
-                {**docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
+                {**api_docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
                 self.aws,
             )
 
@@ -227,7 +227,7 @@ class LocalStack:
         kept = {
             key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR") if key in os.environ
         }
-        docs_url = {"DOCS_URL": self.gateway_url + docs.PAGE_PATH} if self.gateway_url else {}
+        docs_url = {"DOCS_URL": self.gateway_url + api_docs.PAGE_PATH} if self.gateway_url else {}
         return {
             **kept,
             **LOCAL_AWS_ENV,

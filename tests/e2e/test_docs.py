@@ -9,7 +9,7 @@ import pytest
 import requests
 import yaml
 
-from infra.local.docs import DOCUMENT
+from infra.api_docs import DOCUMENT
 
 
 class References(HTMLParser):

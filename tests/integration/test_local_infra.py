@@ -294,6 +294,75 @@ def test_a_transaction_answers_each_items_reason_and_refuses_two_operations_on_o
     assert sorted(items, key=lambda item: item["id"]["N"]) == [old, {"id": {"N": "2"}}]
 
 
+def _alike(ident: int, step: int, was: int) -> dict:
+    """One update as PynamoDB sends items alike: the same text, each its own values."""
+    return {
+        "Update": {
+            "TableName": "ProductsTable",
+            "Key": {"id": {"N": str(ident)}},
+            "UpdateExpression": "SET #n = #n + :d, #m = :d",
+            "ConditionExpression": "#n = :was",
+            "ExpressionAttributeNames": {"#n": "n", "#m": "m"},
+            "ExpressionAttributeValues": {":d": {"N": str(step)}, ":was": {"N": str(was)}},
+        }
+    }
+
+
+def test_forty_items_alike_are_each_written_by_their_own_values_or_none_is(tables):
+    """infra/local/expressions.py keeps what moto parses of an expression's text: 20 puts
+    and 20 updates of one text, the 40th failing its condition, write nothing; the same
+    40 then write each item by its own values."""
+    for ident in range(21, 41):
+        tables.put_item(TableName="ProductsTable", Item={"id": {"N": str(ident)}, "n": {"N": "0"}})
+    puts = [
+        {"Put": {"TableName": "ProductsTable", "Item": {"id": {"N": str(i)}}}} for i in range(1, 21)
+    ]
+    updates = [_alike(ident, ident, 0) for ident in range(21, 41)]
+    with pytest.raises(tables.exceptions.TransactionCanceledException) as err:
+        tables.transact_write_items(TransactItems=[*puts, *updates[:-1], _alike(40, 40, 1)])
+    assert [r["Code"] for r in err.value.response["CancellationReasons"]][-2:] == [
+        "None",
+        "ConditionalCheckFailed",
+    ]
+    items = tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"]
+    assert sorted(int(item["id"]["N"]) for item in items) == list(range(21, 41))
+    assert all(item["n"] == {"N": "0"} and "m" not in item for item in items)
+    tables.transact_write_items(TransactItems=[*puts, *updates])
+    items = tables.scan(TableName="ProductsTable", ConsistentRead=True)["Items"]
+    written = {int(item["id"]["N"]): item for item in items}
+    assert sorted(written) == list(range(1, 41))
+    assert all(
+        written[i] == {"id": {"N": str(i)}, "n": {"N": str(i)}, "m": {"N": str(i)}}
+        for i in range(21, 41)
+    )
+
+
+def test_an_update_expression_refused_is_refused_every_time(tables):
+    """What moto checks of an expression's text alone passes once per text, names and
+    table: a key set through a name is refused each time, the same text naming another
+    attribute is not."""
+    tables.put_item(TableName="ProductsTable", Item={"id": {"N": "1"}})
+    update = {
+        "TableName": "ProductsTable",
+        "Key": {"id": {"N": "1"}},
+        "UpdateExpression": "SET #a = :v",
+        "ExpressionAttributeValues": {":v": {"N": "2"}},
+    }
+    for _ in range(2):
+        tables.update_item(**update, ExpressionAttributeNames={"#a": "other"})
+        with pytest.raises(tables.exceptions.ClientError) as refused:
+            tables.update_item(**update, ExpressionAttributeNames={"#a": "id"})
+        assert refused.value.response["Error"]["Code"] == "ValidationException"
+        with pytest.raises(tables.exceptions.ClientError) as twice:
+            tables.update_item(
+                **{**update, "UpdateExpression": "SET #a = :v SET #a = :v"},
+                ExpressionAttributeNames={"#a": "other"},
+            )
+        assert twice.value.response["Error"]["Code"] == "ValidationException"
+    item = tables.get_item(TableName="ProductsTable", Key={"id": {"N": "1"}}, ConsistentRead=True)
+    assert item["Item"] == {"id": {"N": "1"}, "other": {"N": "2"}}
+
+
 def test_an_index_query_sees_every_write_made_before_it(tables):
     """The emulator groups an index's partitions once and keeps them until the table is
     next written: a put, an update that moves an item to another partition, and a

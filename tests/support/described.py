@@ -10,7 +10,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from infra.local.docs import DOCUMENT
+from infra.api_docs import DOCUMENT
 
 DESCRIBED = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))
 

@@ -25,7 +25,7 @@ from common.orders import return_records
 from common.platform import ids, validation
 from common.platform.settings import AllSettings, Http
 from common.storage import paging
-from infra.local.docs import DOCUMENT
+from infra.api_docs import DOCUMENT
 
 METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 DESCRIBED = yaml.safe_load(DOCUMENT.read_text(encoding="utf-8"))

@@ -1,4 +1,5 @@
-"""The API described, served by the local gateway: `/openapi.json` and a page at `/docs`.
+"""The API described, served by the local gateway (infra/local/api_gateway.py):
+`/openapi.json` and a page at `/docs`; no emulation of AWS, so not in infra/local.
 
 They are pages of the local server, not Chalice routes: the deployed API does not serve
 them, and the template's API events stay exactly the Chalice routes. The page is
@@ -16,7 +17,7 @@ import yaml
 
 from infra.local.settings import DEFAULT_PORTS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = ROOT / "docs" / "openapi.yaml"
 SPEC_PATH = "/openapi.json"
 PAGE_PATH = "/docs"

@@ -145,6 +145,7 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
             "Token",
             "Try",
             "Data",
+            "Migrations",
             "Reload",
         ]
         gateway = out.wait_for(r"^Gateway:\s+(http\S+)")[1]

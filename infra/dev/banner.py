@@ -6,7 +6,6 @@ import socket
 
 from common.platform.keys import FixedRing
 from infra import api_docs
-from infra.dev.migrations import said
 from infra.local import console
 from infra.local.reload import WATCHED
 from infra.local.running import RunningStack
@@ -107,6 +106,13 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def said(migrated: dict[str, int]) -> str:
+    """What the migrations changed: "3 shard keys, 1 stock into warehouses", or that none
+    was needed."""
+    changed = [f"{count} {name}" for name, count in migrated.items() if count]
+    return ", ".join(changed) if changed else "none needed"
 
 
 def restored(counts: dict[str, int]) -> str:

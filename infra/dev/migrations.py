@@ -96,16 +96,8 @@ def migrate(url: str, region: str, pool_id: str, restored: dict[str, int]) -> di
     return done
 
 
-def _total(counts: Counter | int | None) -> int:
-    if isinstance(counts, Counter):
-        return sum(counts.values())
-    return int(counts or 0)
-
-
-def said(migrated: dict[str, int]) -> str:
-    """The banner's words: "3 shard keys, 1 stock into warehouses", or that none was needed."""
-    changed = [f"{count} {name}" for name, count in migrated.items() if count]
-    return ", ".join(changed) if changed else "none needed"
+def _total(counts: Counter) -> int:
+    return sum(counts.values())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The metrics operators alarm on, read from the lines the handlers print (CloudWatch's
 embedded metric format, namespace Logistics)."""
 
+import time
+
 import pytest
 
 from common.platform.settings import Http
@@ -35,15 +37,18 @@ def product(orders_api):
 
 
 def test_a_placed_order_and_its_stock_check_are_measured(orders_api, product, capsys):
-    assert (
-        orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]}).status_code == 201
-    )
+    started = time.perf_counter()
+    placed_answer = orders_api.post("/api/pedidos", {**ORDER, "productoId": product["id"]})
+    took_ms = (time.perf_counter() - started) * 1000
+    assert placed_answer.status_code == 201
     out = capsys.readouterr().out
     (placed,) = named(out, "OrdersPlaced")
     assert (placed.namespace, placed.unit, placed.value) == ("Logistics", "Count", 1)
     assert placed.dimensions == {"service": "orders"}
     (latency,) = named(out, "StockCheckLatency")
-    assert latency.unit == "Milliseconds" and 0 < latency.value < 10_000
+    # A part of the request it was measured in: relative to that, not to a fixed bound
+    # a loaded machine stretches.
+    assert latency.unit == "Milliseconds" and 0 < latency.value <= took_ms
     assert all(metric.namespace == "Logistics" for metric in metrics_in(out))
 
 

@@ -113,13 +113,21 @@ def test_a_lookup_that_outlasts_the_deadline_ends_the_attempt_at_it(monkeypatch)
     """The lookup's own answer (a failure, after a minute) is never waited for: the
     attempt ends as out of time, and says that the name did not resolve."""
 
+    released, answered = threading.Event(), threading.Event()
+
     def hangs(host, port, *args, **kwargs):
-        time.sleep(60)
+        released.wait(60)
+        answered.set()
         raise socket.gaierror("never")
 
     monkeypatch.setattr(socket, "getaddrinfo", hangs)
-    sent = sender.deliver("https://hooks.example.com/x", False, {}, b"{}", seconds=1)
+    try:
+        sent = sender.deliver("https://hooks.example.com/x", False, {}, b"{}", seconds=1)
+        # The witness is that the lookup had not answered yet when the attempt ended, not
+        # a bound in seconds, which a loaded machine stretches.
+        assert not answered.is_set()
+    finally:
+        released.set()
     assert sent.status is None
     assert sent.error == "no answer within 1 s (its host's name did not resolve)"
-    # Not the lookup's minute: a hang detector, far above any machine's second and a bit.
-    assert 1000 <= sent.duration_ms < 30_000, sent.duration_ms
+    assert sent.duration_ms >= 1000  # it waited out its deadline

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from tests.support.partition_meter import counted, zeroed
+from tests.support.partition_meter import settled, zeroed
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess
 
@@ -34,7 +34,9 @@ def throttled():
 
 
 def report(stack: StackProcess) -> dict:
-    return counted(stack, top=5)
+    """The count once the burst's last writes have landed: the events' listener and the
+    outbox finish after the answers."""
+    return settled(stack, top=5)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +75,6 @@ def burst(throttled):
     started = time.monotonic()
     with ThreadPoolExecutor(CLIENTS) as pool:
         answers = list(pool.map(place, range(ORDERS)))
-    # The events' listener and the outbox finish after the answers: let them land.
-    time.sleep(2)
     return answers, started
 
 

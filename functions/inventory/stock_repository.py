@@ -31,7 +31,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.operand import Path
 from pynamodb.transactions import TransactWrite
 
-from common.platform.errors import Conflict, invalid_fields
+from common.platform.errors import Conflict, NotFound, invalid_fields
 from common.platform.settings import Cloud
 from common.stock.moves import (
     FROM,
@@ -459,7 +459,7 @@ class StockRepository(StockItems):
         in the ledger, in one transaction on the condition that the record is not there:
         True when this call made it, False when it was made before with the same units (a
         retry); RESTOCK_DIFFERS when it was made with other units. An unknown warehouse is
-        400 and nothing moves."""
+        400, a product deleted since 404 naming every such line, and nothing moves."""
         known = self.warehouses(line.bodega_id for line in lines)
         unknown = [
             {
@@ -482,10 +482,18 @@ class StockRepository(StockItems):
                     )
                 return False
             products = self.products(line.producto_id for line in lines)
+            gone = [
+                {
+                    "field": f"lineas[{index}].productoId",
+                    "message": f"product {line.producto_id} does not exist",
+                }
+                for index, line in enumerate(lines)
+                if line.producto_id not in products
+            ]
+            if gone:
+                raise NotFound("PRODUCT_NOT_FOUND", "Products not found", details=gone)
             changes: dict[int, ProductChange] = {}
             for line in lines:
-                if line.producto_id not in products:
-                    raise rules.unknown_product(line.producto_id)
                 change = changes.setdefault(
                     line.producto_id, ProductChange(products[line.producto_id])
                 )

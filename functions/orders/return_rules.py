@@ -2,6 +2,7 @@
 of a line may still be returned, the states' moves, and what a reception does to each
 line. The return's shape is the layer's (common.orders.return_records)."""
 
+import re
 from dataclasses import dataclass, replace
 
 from common.identity.callers import Caller
@@ -21,7 +22,7 @@ from common.orders.return_records import (
     Return,
     ReturnLine,
 )
-from common.platform.errors import Conflict, Forbidden
+from common.platform.errors import Conflict, DomainError, Forbidden
 from common.platform.validation import Checker, query_choice, required_query_choice
 from common.stock.moves import MAX_LINES
 
@@ -239,6 +240,41 @@ def restocked(lines: tuple[ReturnLine, ...]) -> list[dict]:
         for line in lines
         if line.reingresada > 0
     ]
+
+
+# A reception that would put back units of a product deleted since the order (409).
+PRODUCT_DELETED = "PRODUCT_DELETED"
+_RESTOCK_LINE = re.compile(r"lineas\[(\d+)\]")
+
+
+def products_deleted(body: dict, lines: tuple[ReturnLine, ...], gone: DomainError) -> Conflict:
+    """The 409 of a reception whose restock the inventory refused for products deleted
+    since the order (`gone`: its details name the restock's lines, `restocked(lines)`):
+    each line of the reception that would put their units back, which may only be
+    discarded now."""
+    back = [line for line in lines if line.reingresada > 0]
+    products = {
+        back[int(found.group(1))].producto_id
+        for detail in gone.details or []
+        if (found := _RESTOCK_LINE.match(str(detail.get("field", ""))))
+        and int(found.group(1)) < len(back)
+    }
+    sent = [entry.get("linea") for entry in body.get("lineas", [])]
+    details = [
+        {
+            "field": f"lineas[{sent.index(line.linea)}].reingresar",
+            "message": f"product {line.producto_id} no longer exists: its units can only be "
+            "discarded (descartar)",
+        }
+        for line in back
+        if line.producto_id in products and line.linea in sent
+    ]
+    return Conflict(
+        PRODUCT_DELETED,
+        "Units of products deleted since the order cannot go back into stock; "
+        "receive them as discarded",
+        details=details,
+    )
 
 
 def parse_carrier_return(body: dict) -> tuple[int, int, tuple[tuple[int, int], ...]]:

@@ -29,7 +29,14 @@ from common.orders.return_records import (
     unknown_return,
 )
 from common.platform.clock import to_iso
-from common.platform.errors import Conflict, Forbidden, Invalid, Unavailable, invalid_field
+from common.platform.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Unavailable,
+    invalid_field,
+)
 from common.platform.history import SYSTEM, Entry
 from common.stock.client import Inventory, InventoryUnavailable
 from common.stock.moves import RESTOCK_DIFFERS
@@ -271,6 +278,9 @@ def receive(
         except Invalid:
             returns.release_reception(ret, mark)  # nothing went back: another may be decided
             raise
+        except NotFound as gone:  # products deleted since: nothing went back either
+            returns.release_reception(ret, mark)
+            raise return_rules.products_deleted(body, lines, gone) from None
         except InventoryUnavailable as exc:
             raise Unavailable(
                 "INVENTORY_UNAVAILABLE",

@@ -236,6 +236,31 @@ def test_a_reception_checks_every_line_and_an_unknown_warehouse_changes_nothing(
     assert shop.returned(order) == [0]
 
 
+def test_units_of_a_product_deleted_since_cannot_go_back_and_may_be_discarded(shop):
+    """A 409 that says which line and what to do, not a 503 to retry for ever: the
+    product is gone, so its units can only be discarded; nothing changes until then."""
+    caja, cinta = shop.product("CAJA"), shop.product("CINTA")
+    order = shop.delivered([(caja, 3), (cinta, 1)])
+    ret = body(shop.ask(order, [(1, 2), (2, 1)]))
+    shop.move(ret, "APROBADA")
+    assert shop.api.delete(f"/api/inventario/{caja['id']}").status_code == 204
+    lines = [
+        {"linea": 1, "reingresar": 2, "descartar": 0, "bodegaId": 1},
+        {"linea": 2, "reingresar": 1, "descartar": 0, "bodegaId": 1},
+    ]
+    refused = shop.receive(ret, lines)
+    assert refused.status_code == 409, refused.body
+    assert body(refused)["error"] == "PRODUCT_DELETED"
+    assert [d["field"] for d in body(refused)["details"]] == ["lineas[0].reingresar"]
+    assert body(shop.api.get(f"/api/devoluciones/{ret['id']}"))["estado"] == "APROBADA"
+    assert shop.stock(cinta) == {1: 19}  # nothing went back
+    lines[0] = {"linea": 1, "reingresar": 0, "descartar": 2}
+    received = shop.receive(ret, lines)
+    assert received.status_code == 200, received.body
+    assert shop.stock(cinta) == {1: 20}
+    assert shop.returned(order) == [2, 1]
+
+
 def test_concurrent_receptions_restock_exactly_once(shop):
     caja = shop.product("CAJA")
     order = shop.delivered([(caja, 5)])

@@ -6,7 +6,7 @@ import pytest
 from common.identity.callers import Caller
 from common.orders.records import Order, OrderLine, ReturnCount
 from common.orders.return_records import Return, ReturnLine
-from common.platform.errors import Conflict, Forbidden, Invalid
+from common.platform.errors import Conflict, Forbidden, Invalid, NotFound
 from orders import return_rules
 
 OPERATOR = Caller(sub="op", role="operator")
@@ -152,3 +152,23 @@ def test_a_reception_decides_every_line_and_its_units_add_up():
     ):
         with pytest.raises(Invalid):
             return_rules.parse_reception({"lineas": sent}, ret)
+
+
+def test_a_deleted_products_units_are_named_where_the_reception_sent_them():
+    """The inventory names the restock's lines; the 409 names the reception's own fields,
+    in the order the client sent its lines, and only the lines of the deleted product."""
+    lines = (
+        ReturnLine(linea=1, producto_id=11, cantidad=2, reingresada=2, bodega_id=1),
+        ReturnLine(linea=2, producto_id=12, cantidad=1, descartada=1),
+        ReturnLine(linea=3, producto_id=13, cantidad=1, reingresada=1, bodega_id=1),
+    )
+    body = {"lineas": [{"linea": 3}, {"linea": 2}, {"linea": 1}]}
+    gone = NotFound(
+        "PRODUCT_NOT_FOUND",
+        "Products not found",
+        details=[{"field": "lineas[1].productoId", "message": "product 13 does not exist"}],
+    )
+    refused = return_rules.products_deleted(body, lines, gone)
+    assert refused.code == "PRODUCT_DELETED"
+    assert [d["field"] for d in refused.details] == ["lineas[0].reingresar"]
+    assert "product 13" in refused.details[0]["message"]

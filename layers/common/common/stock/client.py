@@ -39,7 +39,7 @@ import pybreaker
 from common.http.service_calls import CallFailed, CannotAsk, OnBehalf, Routes
 from common.identity.callers import service_caller
 from common.platform import jsonio, metrics
-from common.platform.errors import Conflict, Invalid, Unavailable
+from common.platform.errors import Conflict, Invalid, NotFound, Unavailable
 from common.platform.logs import Logger, get_logger
 from common.platform.tracing import tracer
 from common.stock import moves as stock
@@ -179,8 +179,14 @@ class Inventory(Protocol):
     def restock(self, devolucion_id: int, lines: list[dict], request_id: str | None = None) -> bool:
         """A return's units back into stock ([{"productoId", "bodegaId", "cantidad"}]),
         once whatever the retries: True when this call made it. Invalid (400) for an
-        unknown warehouse; the inventory's Conflict (RESTOCK_DIFFERS: made before with
-        other units); InventoryUnavailable when it cannot be asked."""
+        unknown warehouse; NotFound (PRODUCT_NOT_FOUND) for products deleted since, its
+        details naming each such line (`lineas[i].productoId`, i in `lines`); the
+        inventory's Conflict (RESTOCK_DIFFERS: made before with other units);
+        InventoryUnavailable when it cannot be asked."""
+
+
+# The inventory's answer to a restock of a product deleted since (docs/api.md#returns).
+PRODUCT_GONE = "PRODUCT_NOT_FOUND"
 
 
 class _Opened(pybreaker.CircuitBreakerListener):
@@ -433,8 +439,10 @@ class StockClient:
         )
         if status == 200 and isinstance(body, dict):
             return bool(body.get("aplicada"))
-        if status in (400, 409) and isinstance(body, dict):
-            kind = Invalid if status == 400 else Conflict
+        # A 404 of another code is a route that is not there: configuration, not the return.
+        gone = status == 404 and isinstance(body, dict) and body.get("error") == PRODUCT_GONE
+        if (status in (400, 409) or gone) and isinstance(body, dict):
+            kind = {400: Invalid, 404: NotFound, 409: Conflict}[status]
             raise kind(
                 str(body.get("error")), str(body.get("message")), details=body.get("details")
             )

@@ -93,7 +93,8 @@ def routes_for(
     services_here: Routes | None = None,
 ) -> ServiceBlueprint:
     """`lambda_client`: another Lambda client than the process's own (a recording one);
-    `services_here`: the inventory's routes in the same app (the local gateway's)."""
+    `services_here`: the inventory's and the orders' internal routes in the same app (the
+    local gateway's), for the calls `parts_for` makes when no function is named."""
     with aws.acting_as(FUNCTION):
         shipments = ShipmentRepository(cloud)
         blueprint = routes.blueprint(

@@ -93,6 +93,15 @@ def _kept_changing(what: str) -> Conflict:
     return Conflict("CONCURRENT_UPDATE", f"{what} kept changing; retry")
 
 
+def _absent(ids: list[int], field: str, noun: str, present) -> list[dict]:
+    """The error details naming each line (by its place) whose id is not `present`."""
+    return [
+        {"field": f"lineas[{index}].{field}", "message": f"{noun} {id_} does not exist"}
+        for index, id_ in enumerate(ids)
+        if id_ not in present
+    ]
+
+
 def _as_read(line: HeldLine) -> Condition:
     """The condition that a line is still as it was read."""
     m = LedgerModel
@@ -461,14 +470,7 @@ class StockRepository(StockItems):
         retry); RESTOCK_DIFFERS when it was made with other units. An unknown warehouse is
         400, a product deleted since 404 naming every such line, and nothing moves."""
         known = self.warehouses(line.bodega_id for line in lines)
-        unknown = [
-            {
-                "field": f"lineas[{index}].bodegaId",
-                "message": f"warehouse {line.bodega_id} does not exist",
-            }
-            for index, line in enumerate(lines)
-            if line.bodega_id not in known
-        ]
+        unknown = _absent([line.bodega_id for line in lines], "bodegaId", "warehouse", known)
         if unknown:
             raise invalid_fields(unknown)
         mark = rules.restock_mark(lines)
@@ -482,14 +484,7 @@ class StockRepository(StockItems):
                     )
                 return False
             products = self.products(line.producto_id for line in lines)
-            gone = [
-                {
-                    "field": f"lineas[{index}].productoId",
-                    "message": f"product {line.producto_id} does not exist",
-                }
-                for index, line in enumerate(lines)
-                if line.producto_id not in products
-            ]
+            gone = _absent([line.producto_id for line in lines], "productoId", "product", products)
             if gone:
                 raise NotFound("PRODUCT_NOT_FOUND", "Products not found", details=gone)
             changes: dict[int, ProductChange] = {}

@@ -142,30 +142,6 @@ def test_an_orders_history_from_outside(http):
     assert (hidden.status_code, hidden.json()["error"]) == (404, "ORDER_NOT_FOUND")
 
 
-def test_a_shipments_history_is_bounded_at_a_hundred(http):
-    shipment = http.gateway(
-        "POST",
-        "/api/envios",
-        json={"pedidoId": 1, "tipoEnvio": "EXPRESS", "transportista": "DHL", "destino": "Lima"},
-    ).json()
-    path = f"/api/envios/{shipment['id']}"
-    # 102 changes: with its creation, three entries past the bound (130 showed no more, for
-    # a quarter more of the requests).
-    for n in range(102):
-        status = ("ASIGNADO", "EN_RUTA")[n % 2]
-        assert http.gateway("PATCH", f"{path}/status?status={status}").status_code == 200
-    history = http.gateway("GET", f"{path}/historial").json()
-    assert len(history) == 100
-    assert history[0] == {"status": "CREADO", "fecha": shipment["creadoEn"], "rol": "operator"}
-    assert history[-1]["status"] == "EN_RUTA"  # the 102nd change
-    # Then the 4th and 5th: the first three changes are the ones left out.
-    assert [entry["status"] for entry in history[1:3]] == ["EN_RUTA", "ASIGNADO"]
-    # A PATCH moves a shipment either way (tracking events only forward) and its tracking
-    # state with it (docs/api.md#tracking): the last one's.
-    moved = http.gateway("GET", path).json()
-    assert (moved["status"], moved["estadoSeguimiento"]) == ("EN_RUTA", "EN_RUTA")
-
-
 def test_an_order_of_two_lines_shipped_in_two_parts_ends_delivered(http):
     """Shipments of parts (docs/api.md#shipments-of-parts) through the stack's own
     functions: each part's units leave with it, the order follows by itself."""

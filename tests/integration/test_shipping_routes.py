@@ -405,3 +405,24 @@ def test_patches_racing_another_writer_never_undo_its_change(api, tables):
     assert set(codes) <= {200}
     final = body(api.get(f"/api/envios/{shipment['id']}"))
     assert final == moved(shipment, "EN_RUTA", transportista="T-39")
+
+
+def test_a_shipments_history_is_bounded_at_a_hundred(api):
+    """Through the routes (moved down from the stack's tests: 102 PATCHes there were 32 s
+    of CPU); the trimming itself is the repository's contract (test_repository_contracts)."""
+    shipment = create(api)
+    # 102 changes: with its creation, three entries past the bound (130 showed no more, for
+    # a quarter more of the requests).
+    for n in range(102):
+        status = ("ASIGNADO", "EN_RUTA")[n % 2]
+        assert patch_status(api, shipment["id"], f"?status={status}").status_code == 200
+    history = body(api.get(f"/api/envios/{shipment['id']}/historial"))
+    assert len(history) == 100
+    assert history[0] == {"status": "CREADO", "fecha": shipment["creadoEn"], "rol": "operator"}
+    assert history[-1]["status"] == "EN_RUTA"  # the 102nd change
+    # Then the 4th and 5th: the first three changes are the ones left out.
+    assert [entry["status"] for entry in history[1:3]] == ["EN_RUTA", "ASIGNADO"]
+    # A PATCH moves a shipment either way (tracking events only forward) and its tracking
+    # state with it (docs/api.md#tracking): the last one's.
+    shown = body(api.get(f"/api/envios/{shipment['id']}"))
+    assert (shown["status"], shown["estadoSeguimiento"]) == ("EN_RUTA", "EN_RUTA")

@@ -8,19 +8,34 @@ export class PagedList {
     this.api = api;
     this.items = [];
     this.next = null;
+    this.asked = 0;  // loads asked for: only the latest one's answer is kept
+    this.paging = false;
   }
 
+  /** The first page; an answer that comes after a later load was asked (another filter
+   * chosen meanwhile: a busy gateway answers in any order) is dropped, and false. */
   async load(path, query = {}) {
+    const asked = ++this.asked;
     const page = await this.api.list(path, {...query, limit: PAGE_SIZE});
+    if (asked !== this.asked) return false;
     this.items = page.items;
     this.next = page.next;
+    return true;
   }
 
+  /** The next page, unless the list was loaded anew meanwhile or a page is on its way. */
   async more() {
-    if (!this.next) return;
-    const page = await this.api.page(this.next);
-    this.items = this.items.concat(page.items);
-    this.next = page.next;
+    if (!this.next || this.paging) return;
+    const asked = this.asked;
+    this.paging = true;
+    try {
+      const page = await this.api.page(this.next);
+      if (asked !== this.asked) return;
+      this.items = this.items.concat(page.items);
+      this.next = page.next;
+    } finally {
+      this.paging = false;
+    }
   }
 
   replace(item) {

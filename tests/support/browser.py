@@ -6,7 +6,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # Headless as root on a machine whose only network is loopback: no sandbox (root), and
@@ -22,6 +22,10 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# How long an `expect` waits for what it expects before it fails: Playwright's 5 s is
+# a loaded machine's single slow answer (CI shares two cores with a whole suite), and
+# every expect returns as soon as what it waits for is there, so only a failure waits.
+expect.set_options(timeout=30_000)
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 375, "height": 812}
 

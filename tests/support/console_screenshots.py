@@ -236,7 +236,7 @@ def take(out: Path = OUT) -> list[Path]:
             public = Console.open(browser, stack.gateway, PHONE)
             public.page.goto(f"{stack.gateway}/console/seguimiento.html?codigo={code}")
             # Its one look-up on a loaded machine (make test runs this beside everything).
-            expect(public.page.locator("#events li")).to_have_count(3, timeout=30_000)
+            expect(public.page.locator("#events li")).to_have_count(3)
             shoot(public, "phone-tracking", rows=False)
             public.close()
     finally:

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from chalice.app import MultiDict
 
-from common.http.lists import Lists
+from common.http.lists import FIRST_READ, Lists
 from common.platform.keys import FixedRing
-from common.storage.paging import Page, read_token
+from common.storage.paging import MAX_LIMIT, Page, read_token
 
 RING = FixedRing(b"a-page-token-key-of-32-bytes-ok!")
 
@@ -62,19 +62,31 @@ def test_a_whole_list_holds_every_item_when_it_is_read_in_time():
     fetch, reads = pages_of(2500, 1000, clock)
     ids, headers = answer(Lists(RING, 5_000_000, clock=clock), fetch)
     assert ids == list(range(1, 2501)) and "X-Next-Token" not in headers
-    assert len(reads) == 3
+    # Small first, then twice as many each time, up to the most a read asks for.
+    assert [limit for _, limit in reads] == [FIRST_READ, 2 * FIRST_READ, MAX_LIMIT, MAX_LIMIT]
 
 
 def test_a_whole_list_that_takes_too_long_ends_where_it_got_to_with_a_token():
-    clock = Clock(per_page=0.8)  # the third page would end past READ_SECONDS (2 s)
+    clock = Clock(per_page=0.8)  # the third read would end past READ_SECONDS (2 s)
     fetch, reads = pages_of(5000, 1000, clock)
     lists = Lists(RING, 5_000_000, clock=clock)
     ids, headers = answer(lists, fetch)
-    assert ids == list(range(1, 3001)) and len(reads) == 3
-    assert read_token(RING, headers["X-Next-Token"], "/api/things", {}) == 3000
+    read = FIRST_READ + 2 * FIRST_READ + MAX_LIMIT
+    assert ids == list(range(1, read + 1)) and len(reads) == 3
+    assert read_token(RING, headers["X-Next-Token"], "/api/things", {}) == read
     # Walking on from there returns the rest, each item once.
     rest, _ = answer(lists, fetch, {"nextToken": headers["X-Next-Token"]})
-    assert rest[0] == 3001
+    assert rest[0] == read + 1
+
+
+def test_a_whole_list_on_a_slow_host_answers_after_one_small_read():
+    """A host so busy that one read takes the whole budget: the answer holds that read's
+    few items and a token, not a read of the most a page may hold."""
+    clock = Clock(per_page=3)
+    fetch, reads = pages_of(5000, 1000, clock)
+    ids, headers = answer(Lists(RING, 5_000_000, clock=clock), fetch)
+    assert ids == list(range(1, FIRST_READ + 1)) and len(reads) == 1
+    assert read_token(RING, headers["X-Next-Token"], "/api/things", {}) == FIRST_READ
 
 
 def test_a_page_with_a_limit_is_one_read_whatever_the_time():

@@ -120,7 +120,7 @@ def test_with_its_data_in_memory_a_killed_emulator_stops_the_stack_saying_why():
     try:
         kill_emulator(stack)
         assert stack.proc.wait(timeout=NOTICED_WITHIN_SECONDS + 15) != 0
-        said = stack.wait_for_line(lambda line: line.startswith("Stopped:"), timeout=5)
+        said = stack.wait_for_line(lambda line: line.startswith("Stopped:"))
         assert DIED in said and "in memory only" in said, said
     finally:
         stack.stop()
@@ -196,7 +196,7 @@ def test_an_event_whose_dead_lettering_meets_a_dead_emulator_is_kept_and_dead_le
         # is back and sent there.
         stack.wait_for_line(lambda line: "sent to its dead-letter queue" in line, timeout=60)
         assert RefusingNotifications.tries >= 3
-        stack.wait_for_line(lambda line: DIED in line, timeout=1)
+        stack.wait_for_line(lambda line: DIED in line)
         listed = [json.loads(line) for line in dead_letters(stack, "list").stdout.splitlines()]
         assert [letter["event"]["pedidoId"] for letter in listed] == [order.json()["id"]]
         assert listed[0]["attempts"] == 3

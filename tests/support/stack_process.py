@@ -48,6 +48,11 @@ A_STACK_OF_ITS_OWN = {
 }
 
 
+# How long a test waits for a line it expects: a ceiling only a failure reaches (each wait
+# returns with the line), so it is what a loaded CI host may take (an event's function
+# invoked asynchronously behind a whole suite on two cores), not what a quiet one does.
+LINE_WITHIN_SECONDS = 60.0
+
 # What a stack's log says when something went wrong: a gateway answer with its reason (a
 # 502 names the function and its error), a warning, an error, a traceback.
 TROUBLE = re.compile(r'"reason"|"level": ?"(WARNING|ERROR|CRITICAL)"|Traceback|Error:')
@@ -124,11 +129,13 @@ class StackProcess:
         with self._lock:
             return "\n".join(self.lines)
 
-    def wait_for_line(self, predicate, timeout: float = 10.0) -> str:
+    def wait_for_line(self, predicate, timeout: float = LINE_WITHIN_SECONDS) -> str:
         lines = self.wait_for_lines(lambda lines: any(predicate(line) for line in lines), timeout)
         return next(line for line in lines if predicate(line))
 
-    def wait_for_lines(self, done, timeout: float = 10.0, since: int = 0) -> list[str]:
+    def wait_for_lines(
+        self, done, timeout: float = LINE_WITHIN_SECONDS, since: int = 0
+    ) -> list[str]:
         """The lines from `since` on, once `done` holds of them. Each function's lines
         reach this output through its own pipe, so lines of different functions can
         arrive in any order: wait for every line a test needs, not for the last one

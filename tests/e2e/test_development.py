@@ -154,7 +154,7 @@ def test_make_run_ends_with_the_urls_a_token_the_docs_and_where_the_data_is_and_
         assert out.wait_for(r"^Data:\s+(\S+)")[1] == str(tmp_path)
         created = requests.post(
             f"{gateway}/api/inventario",
-            timeout=10,
+            timeout=60,
             headers={"Authorization": f"Bearer {token}"},
             json={
                 "sku": "CTRL-C",
@@ -271,7 +271,7 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
             created = requests.post(
                 f"{base}/api/inventario",
                 headers=bearer,
-                timeout=10,
+                timeout=60,
                 json={
                     "sku": f"PAIR-{n}",
                     "nombre": "Caja",
@@ -291,11 +291,11 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     assert failed == [], served.text()
     assert (clone / ".local-data" / "dynamodb.json").exists()  # in the checkout, watched
     refused = requests.get(
-        f"{base}/api/inventario", timeout=10, headers={"Authorization": "Bearer not-a-token"}
+        f"{base}/api/inventario", timeout=60, headers={"Authorization": "Bearer not-a-token"}
     )
     assert (refused.status_code, refused.json()) == (401, {"message": "Unauthorized"})
     # The root needs no token here either (no /docs page under chalice local).
-    root = requests.get(f"{base}/", timeout=10)
+    root = requests.get(f"{base}/", timeout=60)
     assert (root.status_code, root.json()["name"], root.json()["docs"]) == (
         200,
         "logistics-gateway",
@@ -304,7 +304,7 @@ def test_chalice_local_and_make_emulators_on_ports_set_only_by_environment_varia
     order = requests.post(
         f"{base}/api/pedidos",
         headers=bearer,
-        timeout=10,
+        timeout=60,
         json={
             "userId": 1,
             "userEmail": "ana@example.com",

@@ -22,7 +22,7 @@ and that each warehouse has the units on hand: a recount may leave fewer than th
 hold, and no count goes below zero (INSUFFICIENT_STOCK; the order stays APROBADO).
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -93,7 +93,7 @@ def _kept_changing(what: str) -> Conflict:
     return Conflict("CONCURRENT_UPDATE", f"{what} kept changing; retry")
 
 
-def _absent(ids: list[int], field: str, noun: str, present) -> list[dict]:
+def _absent(ids: list[int], field: str, noun: str, present: Container[int]) -> list[dict]:
     """The error details naming each line (by its place) whose id is not `present`."""
     return [
         {"field": f"lineas[{index}].{field}", "message": f"{noun} {id_} does not exist"}

@@ -219,7 +219,7 @@ def seed(products: int = 200, orders: int = 400, shipments: int = 100) -> None:
     404s): products, some in alert; orders in every state; shipments. Written through the
     AWS path (tests.support.recorded_aws), as the functions would write them."""
     from common.platform.settings import AllSettings
-    from infra.local.tokens import local_token
+    from infra.dev.tokens import local_token
     from tests.support.recorded_aws import RecordedAws
 
     settings = AllSettings.from_env(
@@ -398,7 +398,7 @@ def main() -> None:
     args = parser.parse_args()
     for key, value in LOCAL_AWS_ENV.items():
         os.environ.setdefault(key, value)
-    from infra.local.tokens import new_key
+    from infra.local.signing_key import new_key
 
     os.environ.setdefault("JWT_SECRET", new_key())  # none is built in: this run's own
     build = Path(tempfile.mkdtemp()) / "build"
@@ -446,7 +446,7 @@ def main() -> None:
         "POWERTOOLS_TRACE_DISABLED": "true" if args.no_tracing else "false",
     }
     from common.platform.keys import Key
-    from infra.local.tokens import LOCAL_SUBJECT, issue
+    from infra.dev.tokens import LOCAL_SUBJECT, issue
 
     functions = template.resources("AWS::Serverless::Function", template_file)
     # The keys as on AWS: secrets, read at init by the functions the template tells.

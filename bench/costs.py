@@ -23,9 +23,10 @@ import boto3
 
 from common.platform.settings import AllSettings, Cloud
 from infra import template
+from infra.dev.tokens import local_token
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.tokens import local_token, new_key
+from infra.local.signing_key import new_key
 from shipping.repository import TRIM_SLACK
 from tests.support.metering import item_bytes, metered
 from tests.support.recorded_aws import RecordedAws

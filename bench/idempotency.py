@@ -21,10 +21,11 @@ from app import create_gateway
 from common.platform.logs import get_logger
 from common.platform.settings import AllSettings
 from infra import template
+from infra.dev.tokens import local_token
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
 from infra.local.http_server import AppServer
-from infra.local.tokens import local_token, new_key
+from infra.local.signing_key import new_key
 from tests.support.fake_lambda import LocalLambda
 from tests.support.metering import metered
 from tests.support.served_app import ChaliceWsgi

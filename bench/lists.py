@@ -24,9 +24,10 @@ from common.platform.settings import AllSettings
 from common.storage.counters import CounterModel
 from common.storage.paging import issue_token
 from infra import template
+from infra.dev.tokens import local_token
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.tokens import local_token, new_key
+from infra.local.signing_key import new_key
 from inventory import repository as products
 from inventory.model import ProductModel
 from inventory.rules import Product

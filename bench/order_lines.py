@@ -30,9 +30,10 @@ import boto3
 
 from common.platform.settings import AllSettings
 from infra import template
+from infra.dev.tokens import local_token
 from infra.local import LOCAL_AWS_ENV
 from infra.local.emulator import emulator
-from infra.local.tokens import local_token, new_key
+from infra.local.signing_key import new_key
 from tests.support.metering import item_bytes, metered
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import PRODUCT

@@ -12,7 +12,7 @@ chalice.test in the tests), answering as API Gateway does.
   (DYNAMODB_PORT, LAMBDA_PORT), and the calls one service makes to another go to the
   port `chalice local` serves on (`--port`): no tracked file names a port. Its tokens are
   verified with the emulators' key (JWT_SECRET, or the one kept in LOCAL_DATA_DIR:
-  infra/local/tokens.py). The `local` stage of .chalice/config.json adds dummy
+  infra/local/signing_key.py). The `local` stage of .chalice/config.json adds dummy
   credentials, so nothing reaches real AWS.
 - Chalice's reloader restarts the server when any file of the checkout changes, the
   emulators' data (.local-data/) and the .pyc files Python writes included: here it
@@ -144,9 +144,9 @@ def local_environment(env, served_port: int) -> dict[str, str]:
     """Where the gateway served on `served_port` finds the emulators (the ports `make
     emulators` was given, in `env`) and itself: the stock check and a shipment's order
     lookup call the gateway the request came in on. And the key `make emulators` signs
-    tokens with: JWT_SECRET, or the one kept with its data (infra/local/tokens.py)."""
+    tokens with: JWT_SECRET, or the one kept with its data (infra/local/signing_key.py)."""
     from infra.local.settings import LocalSettings
-    from infra.local.tokens import NO_KEY_IN_MEMORY, local_jwt_secret
+    from infra.local.signing_key import NO_KEY_IN_MEMORY, local_jwt_secret
 
     local = LocalSettings.from_env(env)
     key = local_jwt_secret(local.data_dir, env)

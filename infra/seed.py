@@ -6,7 +6,7 @@ every state of the lifecycle, shipments of both types. It is safe to run again: 
 there already is looked up first by what names it (a product by its sku, an order by
 its customer's email, a shipment by its order) and left as it is, so a second run adds
 nothing. The gateway is GATEWAY_URL, else 127.0.0.1 on GATEWAY_PORT (`make run`'s, or
-`chalice local --port`'s), with an operator's token for the stack (infra/local/tokens.py).
+`chalice local --port`'s), with an operator's token for the stack (infra/dev/tokens.py).
 Then the demo's users, in the local pool (the emulator on DYNAMODB_PORT): an operator and
 two customers whose userIds are those of demo orders, and how to sign in as each.
 """
@@ -22,8 +22,8 @@ import urllib3
 
 from common.identity.callers import CUSTOMER, OPERATOR
 from common.platform.env import ConfigError, stop_process
+from infra.dev.tokens import local_settings, local_token
 from infra.local.running import url_of
-from infra.local.tokens import local_settings, local_token
 from infra.users import Refused as NotMade
 from infra.users import existing, local_pool, make_user
 

@@ -2,7 +2,7 @@
 
 `ROLE=customer USER_ID=42` makes it a customer's (docs/api.md#who-may-do-what); `SUB=`
 sets its subject. Without STAGE, for the local stack: signed with its key, JWT_SECRET or
-the one kept in LOCAL_DATA_DIR (infra/local/tokens.py); when a stack runs on that
+the one kept in LOCAL_DATA_DIR (infra/local/signing_key.py); when a stack runs on that
 LOCAL_DATA_DIR (infra/local/running.py) and signs with another key, it says so instead.
 With STAGE=dev|prod, for that deployed stack: signed with the key its template generated
 in Secrets Manager (`<stack name>/jwt-signing-key`), in the version the stack's own
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common.identity.callers import CUSTOMER, OPERATOR, ROLES
 from common.platform.ids import ascii_digits
-from infra.local.tokens import LOCAL_SUBJECT, issue, local_settings, local_token
+from infra.dev.tokens import LOCAL_SUBJECT, issue, local_settings, local_token
 
 ROOT = Path(__file__).resolve().parent.parent
 # The template names the secret <stack name>/<this> (tests/release holds them together).

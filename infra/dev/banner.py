@@ -6,12 +6,12 @@ import socket
 
 from common.platform.keys import FixedRing
 from infra import api_docs
+from infra.dev.tokens import local_token
 from infra.local import console
 from infra.local.reload import WATCHED
 from infra.local.running import RunningStack
 from infra.local.settings import DEFAULT_PORTS, PARTITION_WRITES_PATH
 from infra.local.stack import LocalStack
-from infra.local.tokens import local_token
 
 # What a user creates, by the table that holds it, for the banner's count of what was
 # restored; the other tables hold the platform's own records (sku claims, counters,

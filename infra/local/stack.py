@@ -21,7 +21,7 @@ glue (the migrations of restored data, the banner, the code watcher).
 
 Settings are read and checked once, at start: a bad value stops it there, before anything
 starts. Tokens are signed with JWT_SECRET, or a random key kept in LOCAL_DATA_DIR (one of
-this start's alone, with the data in memory): infra/local/tokens.py. The banner prints a
+this start's alone, with the data in memory): infra/local/signing_key.py. The banner prints a
 token, never the key. A code change replaces the environments of the functions whose code
 changed (the data and the ports stay).
 """
@@ -51,8 +51,8 @@ from infra.local.settings import (
     Throttle,
 )
 from infra.local.sign_in import CLIENT_NAME, POOL_NAME
+from infra.local.signing_key import local_jwt_secret, new_key
 from infra.local.throttle import TokenBucket
-from infra.local.tokens import local_jwt_secret, new_key
 
 LOG_LOCK = threading.Lock()
 

@@ -54,7 +54,7 @@ from moto.cognitoidp.utils import flatten_attrs
 from moto.core import DEFAULT_ACCOUNT_ID
 
 from infra.local.persistence import DataDir, DataError, write_atomically
-from infra.local.tokens import create_once
+from infra.local.signing_key import create_once
 from token_claims.claims import with_user_id
 
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
@@ -88,7 +88,7 @@ _READS = {
 _SCRYPT = {"n": 2**10, "r": 8, "p": 1, "dklen": 32}
 
 
-# The pools' signing key, in the data directory (beside infra/local/tokens.py's KEY_FILE).
+# The pools' signing key, in the data directory (beside infra/local/signing_key.py's KEY_FILE).
 SIGNING_KEY_FILE = "user-pool-signing-key.pem"
 SIGNING_KEY_BITS = 2048
 # The key id moto's tokens name (its create_jwt writes it): the key is ours, the name moto's.

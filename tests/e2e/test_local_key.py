@@ -9,7 +9,7 @@ import subprocess
 import jwt
 import requests
 
-from infra.local.tokens import KEY_FILE
+from infra.local.signing_key import KEY_FILE
 from tests.support.stack_process import ROOT, StackProcess
 from tests.support.tokens import make_token
 

@@ -12,7 +12,7 @@ from common.http.service_calls import ByInvoke, OnBehalf
 from common.identity.callers import CUSTOMER, Caller
 from common.platform.settings import AllSettings
 from common.stock.client import InventoryUnavailable, StockAnswer, StockClient
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.support.recorded_aws import RecordedAws
 from tests.support.samples import ORDER
 from tests.support.tokens import SECRET

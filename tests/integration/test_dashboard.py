@@ -17,7 +17,7 @@ from dashboard import wiring as dashboard_wiring
 from dashboard_figures.wiring import FUNCTION as FIGURES
 from dashboard_figures.wiring import create as figures_function
 from infra import figures_backfill
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.support.api import body
 from tests.support.dashboard import (
     CONTEXT,

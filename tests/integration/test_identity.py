@@ -23,8 +23,8 @@ from common.platform import aws
 from common.platform.env import ConfigError
 from common.platform.keys import PROPAGATION_SECONDS, SecretRing, jwt_keys, page_token_keys
 from common.platform.settings import Cloud, Tokens
+from infra.dev.tokens import issue
 from infra.local.servers import BackgroundServer
-from infra.local.tokens import issue
 from key_rotation.rotation import STEPS, rotate
 from tests.support.api import body
 from tests.support.endpoints import point

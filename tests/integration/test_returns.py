@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from common.platform.settings import Tokens
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.support.api import Api, body
 from tests.support.samples import ORDER, PRODUCT
 from tests.support.settings import built

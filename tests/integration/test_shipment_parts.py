@@ -11,7 +11,7 @@ import pytest
 from common.http.service_app import InProcess
 from common.platform import aws
 from common.platform.settings import Cloud, Tokens
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.integration.test_order_lines import Depot
 from tests.integration.test_stock_follows_orders import repair_of
 from tests.support.api import body, error_code

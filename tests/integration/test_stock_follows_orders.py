@@ -17,7 +17,7 @@ from common.platform.clock import utcnow
 from common.platform.logs import get_logger
 from common.platform.settings import Cloud, Tokens
 from common.stock.client import StockClient
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from orders.commands import ChangeStatus
 from orders.repository import OrderRepository
 from orders.service import change_status

@@ -10,7 +10,7 @@ import boto3
 from common.identity.callers import SYSTEM as OPERATOR
 from common.platform import jsonio
 from common.platform.settings import Cloud, Tokens
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from shipping import rules, service
 from shipping.repository import ShipmentRepository
 from tests.support.api import body, error_code

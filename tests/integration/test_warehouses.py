@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from common.platform.settings import Tokens
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.support.api import body
 from tests.support.samples import PRODUCT
 

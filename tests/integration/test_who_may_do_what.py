@@ -5,7 +5,7 @@ are 404, exactly like ids that do not exist; lists hold only the caller's own.""
 import pytest
 
 from common.platform.settings import Tokens
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 from tests.support.api import body, error_code
 
 PRODUCT = {

@@ -959,8 +959,8 @@ def runs(build_dir, emulator, local_lambda):
     alone, in a clean interpreter, against the emulator."""
     import boto3
 
+    from infra.dev.tokens import local_token
     from infra.local import LOCAL_AWS_ENV
-    from infra.local.tokens import local_token
     from tests.support.tokens import SECRET
 
     client = boto3.client("dynamodb")

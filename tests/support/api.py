@@ -6,7 +6,7 @@ from chalice.test import TestHTTPClient
 
 from common.platform import jsonio
 from infra.chalice_local import ApiGatewayLocalGateway, chalice_config
-from infra.local.tokens import local_token
+from infra.dev.tokens import local_token
 
 
 class ApiGatewayTestClient(TestHTTPClient):

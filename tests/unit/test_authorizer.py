@@ -12,7 +12,7 @@ from common.identity.callers import CUSTOMER, OPERATOR, Caller
 from common.platform.env import ConfigError
 from common.platform.keys import FixedRing
 from common.platform.settings import Tokens
-from infra.local.tokens import issue
+from infra.dev.tokens import issue
 from tests.support.fake_lambda import lambda_context
 from tests.support.tokens import BAD_HEADERS, SECRET, make_token
 

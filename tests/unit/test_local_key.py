@@ -1,4 +1,4 @@
-"""The local stack's signing key (infra/local/tokens.py): JWT_SECRET if set, else a random
+"""The local stack's signing key (infra/local/signing_key.py): JWT_SECRET if set, else a random
 key kept in the data directory, found the same way by `make run`, `make token`, `make
 seed` and `chalice local --stage local`. The stacks themselves: tests/e2e/test_local_key.py."""
 
@@ -11,7 +11,7 @@ from common.platform.env import ConfigError
 from infra import tokens
 from infra.chalice_local import local_environment
 from infra.local.persistence import DataDir
-from infra.local.tokens import KEY_FILE, local_jwt_secret
+from infra.local.signing_key import KEY_FILE, local_jwt_secret
 
 GIVEN = "a-key-given-in-JWT_SECRET-of-40-bytes-xx"
 

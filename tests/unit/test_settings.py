@@ -160,7 +160,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_no_key_is_published():
     """No code of the platform holds a key anyone could sign with: a function without
     JWT_SECRET or JWT_SECRET_ID has none (common.platform.keys), and the local stack makes its own
-    (infra/local/tokens.py)."""
+    (infra/local/signing_key.py)."""
     code = [
         path
         for folder in ("layers", "functions", "infra", "bench", "console")

@@ -232,7 +232,7 @@ class Tokens:
 
     # JWT_SECRET has no default: a published key would let anyone sign an operator's token.
     # On AWS the key is a secret (JWT_SECRET_ID); the local stack makes one of its own
-    # (infra/local/tokens.py); a function that verifies tokens without either stops at init.
+    # (infra/local/signing_key.py); a function that verifies tokens without either stops at init.
     jwt_secret: bytes | None = field(default=None, repr=False)
     jwt_secret_id: str | None = None
     # Tokens from an OIDC issuer (RS256, its JWKS) instead of the shared HS256 key.

@@ -85,8 +85,9 @@ MAX_PRIVATE_USES = 37
 # issue 53: a sign-in for no one costs a hash (as for someone); the gateway names itself;
 # issue 55: the backfills of restored data moved to infra/dev/migrations.py;
 # issue 56: a freed environment is the oldest waiter's (a carrier's burst starved one: 504s).
-# issue 54: make run's banner, main loop and migrations moved out to infra/dev/.
-MAX_LOCAL_LINES = 6120
+# issue 54: make run's banner, main loop and migrations moved out to infra/dev/;
+# issue 58: the local tokens' minting moved out to infra/dev/tokens.py.
+MAX_LOCAL_LINES = 6071
 
 
 def _imports(path: Path, package: str) -> set[str]:
@@ -139,6 +140,49 @@ def test_private_uses_and_the_local_stacks_lines_do_not_grow():
     )
     assert len(USES) <= MAX_PRIVATE_USES, f"{len(USES)} private uses (at most {MAX_PRIVATE_USES})"
     assert lines <= MAX_LOCAL_LINES, f"infra/local holds {lines} lines (at most {MAX_LOCAL_LINES})"
+
+
+# -- the emulation's ties to the product (issue 58): a ratchet that only goes down -----
+
+# Each (module of infra/local, product module it imports): the layer, a function's code,
+# the root app, the rest of infra. Each is something the emulation should be handed (a
+# hook, the template) rather than know. Lower it when a change takes some away; issue
+# 58's end is none. issue 58: the local tokens' minting moved to infra/dev/tokens.py.
+MAX_PRODUCT_IMPORTS = 24
+
+
+def _product_imports(path: Path) -> set[str]:
+    functions = {p.name for p in (ROOT / "functions").iterdir() if (p / "__init__.py").exists()}
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+            if node.module == "infra":
+                names = [f"infra.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            ours = top in ("common", "app") or top in functions
+            if ours or (top == "infra" and not name.startswith("infra.local")):
+                found.add(name)
+    return found
+
+
+def test_the_emulation_knows_no_more_of_the_product_than_it_did():
+    ties = sorted(
+        f"{path.name} -> {name}"
+        for path in (ROOT / "infra" / "local").glob("*.py")
+        for name in _product_imports(path)
+    )
+    assert len(ties) <= MAX_PRODUCT_IMPORTS, (
+        f"infra/local imports {len(ties)} product modules (at most {MAX_PRODUCT_IMPORTS}):\n"
+        + "\n".join(ties)
+    )
+    # None of the authorizer's: the tokens a developer is given are made outside it.
+    assert not [tie for tie in ties if "-> authorizer" in tie], ties
 
 
 # -- functions never import each other (issue 48) ------------------------------------

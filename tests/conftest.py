@@ -23,8 +23,9 @@ os.environ["JWT_SECRET"] = SECRET.decode()
 @pytest.fixture(scope="session")
 def emulator():
     from infra.local.emulator import emulator
+    from token_claims.claims import with_user_id
 
-    emu = emulator().start()
+    emu = emulator(token_trigger=with_user_id).start()
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = emu.url
     os.environ["AWS_ENDPOINT_URL_KMS"] = emu.url  # the webhooks' secrets (the `tables` key)
     yield emu

@@ -11,8 +11,11 @@ import threading
 
 from common.platform.env import ConfigError, stop_process
 from common.platform.logs import get_logger
-from infra.dev import migrations
+from infra import api_docs
+from infra.api_docs import Page
+from infra.dev import console, migrations
 from infra.dev.banner import banner, running
+from infra.local.aws_process import Hooks
 from infra.local.persistence import DataError
 from infra.local.reload import POLL_SECONDS, CodeWatcher
 from infra.local.running import announce, withdraw
@@ -20,10 +23,21 @@ from infra.local.settings import ROOT, LocalSettings
 from infra.local.stack import LocalStack
 
 
+def pages(gateway: str, notifications: str) -> dict[str, Page]:
+    """The local gateway's pages beside its routes: /docs and /console."""
+    return {**api_docs.pages(gateway, notifications), **console.pages()}
+
+
+# The template's pool runs this function's code on every access token (its
+# PreTokenGenerationConfig: TokenClaimsFunction); the emulated pool runs the same code.
+TOKEN_TRIGGER = "token_claims.claims:with_user_id"
+
+
 def main(argv: list[str]) -> None:
     try:
         local = LocalSettings.from_env()
-        stack = LocalStack(local, with_gateway=argv != ["--emulators"], on_restored=migrations.run)
+        hooks = Hooks(migrations.run, TOKEN_TRIGGER, pages)
+        stack = LocalStack(local, with_gateway=argv != ["--emulators"], hooks=hooks)
         stack.start()
     except ConfigError as exc:
         stop_process(exc)

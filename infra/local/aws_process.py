@@ -5,11 +5,12 @@ their data in LOCAL_DATA_DIR.
 Every DynamoDB call of every function is answered here, as is every request of the stack
 process (its gateways, its Lambda service): in one process they would share one
 interpreter lock, and concurrency would add little. Started by the stack as
-`python -m infra.local.aws_process <port> <region> [<data dir>]`, with the stack's
+`python -m infra.local.aws_process <port> <region> <token trigger or ""> [<data dir>]`
+(Hooks below), with the stack's
 DYNAMODB_PARTITION_* variables (infra/local/settings.py: whether it counts, and
 throttles, the writes of each partition key); it prints one JSON line when its data is
 in (its URL, and what it restored or why it could not), waits for the stack to say
-`streams` on its stdin (the stack's `on_restored` hook, the product's migrations of data
+`streams` on its stdin (the product's `on_restored` hook, its migrations of data
 an earlier version saved, runs between the two: what it writes makes no stream record),
 and serves until SIGTERM, when it saves the data and stops; or when the stack is gone
 (its stdin, a pipe from the stack, ends: a stack killed outright leaves no emulator
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,22 +42,35 @@ if TYPE_CHECKING:
 WRITE_THROUGH = {"CountersTable"}
 # The count of users restored, beside the tables' counts.
 USERS = "users"
-READY_TIMEOUT_SECONDS = 60
 STREAMS = "streams"
 # What the stack runs on the data restored before the streams start: (url, region, user
 # pool id, the items restored by table) to what it changed, by name.
 OnRestored = Callable[[str, str, str, dict[str, int]], dict[str, int]]
 
 
+@dataclass(frozen=True)
+class Hooks:
+    """What the product hands the emulation, which knows none of its code: `on_restored`
+    runs on the data restored, at every start of the emulator (the product's migrations);
+    `token_trigger` ("module:function") runs on every access token the user pool issues,
+    as its pre token generation trigger (infra/local/user_pool.py token_trigger); `pages`
+    are served by the local gateway without a token (the docs, the console)."""
+
+    on_restored: OnRestored | None = None
+    token_trigger: str | None = None
+    # (the gateway's URL, the notification API's) to the gateway's pages beside its routes.
+    pages: Callable[[str, str], dict] | None = None
+
+
+NO_HOOKS = Hooks()
+
+
 class AwsProcess:
     """The emulator's process, as the stack sees it."""
 
-    def __init__(
-        self, port: int, region: str, data_dir: Path | None, on_restored: OnRestored | None = None
-    ):
+    def __init__(self, port: int, region: str, data_dir: Path | None, hooks: Hooks = NO_HOOKS):
         args = [sys.executable, "-m", "infra.local.aws_process", str(port), region]
-        if data_dir is not None:
-            args.append(str(data_dir))
+        args += [hooks.token_trigger or "", *([str(data_dir)] if data_dir else [])]
         self.process = subprocess.Popen(
             args,
             cwd=Path(__file__).resolve().parents[2],
@@ -79,9 +94,9 @@ class AwsProcess:
         pool = ready["userPool"]
         self.user_pool = UserPool(region, self.url, pool["id"], pool["clientId"])
         self.migrated: dict[str, int] = {}
-        if on_restored is not None and any(self.restored.values()):
+        if hooks.on_restored is not None and any(self.restored.values()):
             try:
-                self.migrated = on_restored(self.url, region, pool["id"], self.restored)
+                self.migrated = hooks.on_restored(self.url, region, pool["id"], self.restored)
             except Exception:
                 self.stop()
                 raise
@@ -146,15 +161,15 @@ def main(argv: list[str]) -> None:
 
     from infra.local.emulator import emulator
     from infra.local.kms_keys import keep_keys
-    from infra.local.user_pool import HASH_IDS, signing_key
+    from infra.local.user_pool import HASH_IDS, signing_key, token_trigger
 
-    port, region = int(argv[0]), argv[1]
-    data = DataDir(Path(argv[2])) if len(argv) > 2 else None
+    port, region, trigger = int(argv[0]), argv[1], token_trigger(argv[2]) if argv[2] else None
+    data = DataDir(Path(argv[3])) if len(argv) > 3 else None
     stopped, streams = _stop_requested()
     try:
         if data is not None:
             data.hold()
-        aws = emulator(port, _partition_writes(), signing_key(data)).start()
+        aws = emulator(port, _partition_writes(), signing_key(data), trigger).start()
     except DataError as exc:
         _say({"error": str(exc), "kind": "data"})
         return

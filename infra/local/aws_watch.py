@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common.platform.logs import get_logger
-from infra.local.aws_process import AwsProcess, OnRestored
+from infra.local.aws_process import NO_HOOKS, AwsProcess, Hooks
 from infra.local.persistence import DataError
 
 WATCH_SECONDS = 0.2
@@ -58,11 +58,11 @@ class WatchedAws:
         region: str,
         data_dir: Path | None,
         on_gone: Callable[[str], None],
-        on_restored: OnRestored | None = None,
+        hooks: Hooks = NO_HOOKS,
     ):
         self._region, self._data_dir, self._on_gone = region, data_dir, on_gone
-        self._on_restored = on_restored  # at every start: a restart restores the data too
-        self._current = AwsProcess(port, region, data_dir, on_restored)
+        self._hooks = hooks  # at every start: a restart restores the data too
+        self._current = AwsProcess(port, region, data_dir, hooks)
         self.url = self._current.url
         self.restored = self._current.restored
         self.migrated = self._current.migrated
@@ -135,7 +135,7 @@ class WatchedAws:
         began = time.monotonic()
         try:
             process = AwsProcess(
-                int(self.url.rsplit(":", 1)[1]), self._region, self._data_dir, self._on_restored
+                int(self.url.rsplit(":", 1)[1]), self._region, self._data_dir, self._hooks
             )
         except (OSError, DataError) as exc:
             self._give_up(f"the AWS emulator could not be restarted: {exc}")

@@ -89,6 +89,7 @@ from infra.local.settings import PARTITION_WRITES_PATH
 from infra.local.user_pool import (
     COGNITO_TARGET,
     PoolUsers,
+    TokenTrigger,
     access_tokens_run_the_trigger,
     changes_users,
     refused_flow,
@@ -716,17 +717,19 @@ def emulator(
     port: int = 0,
     partitions: "PartitionWrites | None" = None,
     signing_key: jwk.RSAKey | None = None,
+    token_trigger: TokenTrigger | None = None,
 ) -> Emulator:
     """`partitions`: count the writes of every partition key, and throttle them if it has
     a rate (infra/local/partition_writes.py). `signing_key`: what its user pools sign
     their tokens with (infra/local/user_pool.py signing_key: the data directory's); a
-    new one of its own without."""
+    new one of its own without. `token_trigger`: what its pools run on every access
+    token, as the pool's pre token generation trigger (the product's code: none here)."""
     # Patching moto is the point (see the functions' texts).
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     Table.query = query_one_partition  # type: ignore[method-assign]
     _stop_tracking_dynamodb_models()
     _exact_numbers()
-    access_tokens_run_the_trigger()
+    access_tokens_run_the_trigger(token_trigger)
     sign_with(signing_key or user_pool.signing_key(None))
     streams.install()
     expressions.install()

@@ -27,7 +27,7 @@ from infra import template
 ROOT = template.TEMPLATE.parent.parent
 # Parameters whose local value is not their default: order events go to the local
 # notification service (on AWS, forwarding is a deployment's choice); the console is a
-# page of the local gateway (infra/local/console.py), not a bucket and its deployer.
+# page of the local gateway (infra/dev/console.py), not a bucket and its deployer.
 # And users sign in to the template's pool, held by the emulator (infra/local/user_pool.py).
 # A failed webhook delivery is retried within seconds, not hours, so a developer sees
 # retries and dead letters happen (WEBHOOK_RETRY_SECONDS set for `make run` wins).

@@ -37,9 +37,9 @@ from pathlib import Path
 from common.platform.logs import get_logger
 from common.platform.settings import AllSettings
 from infra import api_docs, template
-from infra.local import LOCAL_AWS_ENV, aws_client, console, event_sources
+from infra.local import LOCAL_AWS_ENV, aws_client, event_sources
 from infra.local.api_gateway import ApiGateway, api
-from infra.local.aws_process import OnRestored
+from infra.local.aws_process import NO_HOOKS, Hooks
 from infra.local.aws_watch import WAIT_SECONDS, WatchedAws
 from infra.local.functions import FunctionSpec, functions
 from infra.local.http_server import AppServer
@@ -88,13 +88,12 @@ class LocalStack:
         self,
         local: LocalSettings,
         with_gateway: bool = True,
-        on_restored: OnRestored | None = None,
+        hooks: Hooks = NO_HOOKS,
     ):
-        """`on_restored`: what runs on the data restored before the streams start (the
-        product's migrations, infra/dev/migrations.py), at every start of the emulator."""
+        """`hooks`: the product's code the emulator runs (infra/dev/__main__.py)."""
         self.local = local
         self.with_gateway = with_gateway
-        self.on_restored = on_restored
+        self.hooks = hooks
         self.data: DataDir | None = None
         self.restored: dict[str, int] = {}
         self.migrated: dict[str, int] = {}
@@ -159,7 +158,7 @@ class LocalStack:
         self.settings = AllSettings.from_env(self.environ)  # checked before anything starts
         region, data_dir = self.settings.cloud.region, self.local.data_dir
         aws = WatchedAws(
-            self.local.dynamodb_port, region, data_dir, self._emulator_gone, self.on_restored
+            self.local.dynamodb_port, region, data_dir, self._emulator_gone, self.hooks
         )
         self.aws = aws.watch()
         self._stoppers.append(aws.stop)
@@ -206,11 +205,12 @@ class LocalStack:
         # functions reads or writes a table, so the gateway waits for a restarting emulator.
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
+            pages = self.hooks.pages or (lambda *_: {})
             self._serve(
                 "GatewayApi",
                 gateway_socket,
                 self.local.gateway_throttle,
-                {**api_docs.pages(_url(gateway_socket), self.notification_url), **console.pages()},
+                pages(_url(gateway_socket), self.notification_url),
                 self.aws,
             )
 

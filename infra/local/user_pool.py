@@ -6,8 +6,8 @@ Corrections to moto's Cognito, where the platform can tell:
 
 - The pre token generation trigger. moto runs no Lambda trigger, so its access tokens
   lacked `userId` and a customer's token was refused. Here every access token the pool
-  issues is given the claims the template's own trigger code returns
-  (functions/token_claims/claims.py `with_user_id`), as Cognito does on AWS. Its
+  issues is given the claims the template's own trigger code returns (handed in by
+  `make run`'s glue and the tests: `token_trigger`), as Cognito does on AWS. Its
   `username` is the account's username, by which AdminGetUser finds it, as Cognito's
   is (moto wrote the sub there, which it cannot look up: the authorizer asks the pool
   about each token's account, common/identity/accounts.py).
@@ -37,9 +37,11 @@ Corrections to moto's Cognito, where the platform can tell:
 import contextlib
 import hashlib
 import hmac
+import importlib
 import json
 import secrets
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from joserfc import jwk
@@ -55,7 +57,6 @@ from moto.core import DEFAULT_ACCOUNT_ID
 
 from infra.local.persistence import DataDir, DataError, write_atomically
 from infra.local.signing_key import create_once
-from token_claims.claims import with_user_id
 
 COGNITO_TARGET = "AWSCognitoIdentityProviderService."
 # moto's own environment variables: ids that are hashes of the declarations, not random.
@@ -210,9 +211,21 @@ def cost_a_hash(operation: str, body: bytes, response: list[bytes]) -> None:
             _ = str(password or "") == _NOTHING
 
 
-def access_tokens_run_the_trigger() -> None:
-    """Every access token moto issues carries the claims the template's trigger adds."""
-    if getattr(CognitoIdpUserPool.create_access_token, "runs_trigger", False):
+# A pre token generation trigger (version 2): Cognito's event in, with its `response` out.
+TokenTrigger = Callable[[dict], dict]
+
+
+def token_trigger(path: str) -> TokenTrigger:
+    """The trigger at `path` ("module:function"): the product's code, named by the product."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def access_tokens_run_the_trigger(trigger: TokenTrigger | None) -> None:
+    """Every access token moto issues carries the claims `trigger` adds, as Cognito runs
+    the pool's on AWS. moto's pools are this process's: the last trigger given is run,
+    and none leaves them as they are (another emulator of this process may have one)."""
+    if trigger is None:
         return
 
     def create_access_token(
@@ -220,7 +233,7 @@ def access_tokens_run_the_trigger() -> None:
     ) -> tuple[str, int]:
         user = self._get_user(username)
         event = {"request": {"userAttributes": flatten_attrs(user.attributes)}}
-        details = with_user_id(event)["response"]["claimsAndScopeOverrideDetails"]
+        details = trigger(event)["response"]["claimsAndScopeOverrideDetails"]
         extra: dict[str, Any] = {
             "origin_jti": origin_jti,
             "scope": "aws.cognito.signin.user.admin",
@@ -235,7 +248,6 @@ def access_tokens_run_the_trigger() -> None:
         self.access_tokens[token] = (client_id, username)
         return token, expires_in
 
-    create_access_token.runs_trigger = True  # type: ignore[attr-defined]
     CognitoIdpUserPool.create_access_token = create_access_token  # type: ignore[method-assign]
 
 

@@ -14,7 +14,7 @@ import yaml
 from moto import mock_aws
 
 from infra import template
-from infra.local import console
+from infra.dev import console
 from tests.release.test_release import ROOT, TEMPLATE, run, sam_tool
 
 

@@ -188,11 +188,11 @@ def _user_pool(emulator: str, env) -> dict[str, str]:
 def _reload_on_code_changes_only() -> None:
     """Chalice's reloader (its stat() watcher: watchdog is not installed) looks at every
     file of the checkout; from now on it looks at what `make run`'s does
-    (infra/local/reload.py). It may have looked once already: its first look here
+    (infra/dev/reload.py). It may have looked once already: its first look here
     starts afresh."""
     from chalice.cli.filewatch.stat import StatFileWatcher
 
-    from infra.local.reload import CodeWatcher
+    from infra.dev.reload import CodeWatcher
 
     def seed(watcher, root_dir):
         watcher.code = CodeWatcher(Path(root_dir))

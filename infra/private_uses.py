@@ -190,6 +190,7 @@ def _moto_answers() -> None:
 
     from moto.core import responses
     from moto.dynamodb import responses as dynamodb
+    from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 
     takes_only(dynamodb.DynamoResult.execute_result, "self", "context")
     item = {"Item": {"id": {"N": "1"}}}
@@ -197,6 +198,9 @@ def _moto_answers() -> None:
         raise Changed("DynamoResult(...).result is no longer the answer as DynamoDB JSON")
     calls(dynamodb.DynamoHandler.get_item, "DynamoResult(")
     calls(responses.BaseResponse, ".execute_result(context)")
+    takes_only(DynamoDBStreamsHandler.get_records, "self")
+    calls(DynamoDBStreamsHandler.get_records, "self.backend.get_records(", '"ShardIterator"')
+    has(DynamoDBStreamsHandler, "_get_param")
     if "operation_model" not in {field.name for field in fields(responses.ActionContext)}:
         raise Changed("ActionContext has no operation_model")
 
@@ -827,7 +831,8 @@ USES = (
         ("Table.query", "Table.all_items", "table._index_partitions"),
     ),
     PrivateUse(
-        "moto DynamoResult.execute_result, replaced (plain_answer)",
+        "moto DynamoResult.execute_result, replaced (plain_answer), and the streams' "
+        "GetRecords answered through it",
         "moto",
         _EMULATOR,
         "moto writes every answer through a serializer that walks each value against the "
@@ -835,7 +840,10 @@ USES = (
         _moto_answers,
         (
             "dynamodb_responses.DynamoResult.execute_result",
+            "DynamoDBStreamsHandler.get_records",
+            "DynamoDBStreamsHandler._get_param",
             "moto.dynamodb.responses",
+            "moto.dynamodbstreams.responses",
             "moto.core.responses",
         ),
     ),

@@ -15,9 +15,9 @@ from infra import api_docs
 from infra.api_docs import Page
 from infra.dev import console, migrations
 from infra.dev.banner import banner, running
+from infra.dev.reload import POLL_SECONDS, CodeWatcher
 from infra.local.aws_process import Hooks
 from infra.local.persistence import DataError
-from infra.local.reload import POLL_SECONDS, CodeWatcher
 from infra.local.running import announce, withdraw
 from infra.local.settings import ROOT, LocalSettings
 from infra.local.stack import LocalStack

@@ -7,8 +7,8 @@ import socket
 from common.platform.keys import FixedRing
 from infra import api_docs
 from infra.dev import console
+from infra.dev.reload import WATCHED
 from infra.dev.tokens import local_token
-from infra.local.reload import WATCHED
 from infra.local.running import RunningStack
 from infra.local.settings import DEFAULT_PORTS, PARTITION_WRITES_PATH
 from infra.local.stack import LocalStack

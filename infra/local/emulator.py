@@ -51,6 +51,7 @@ import functools
 import json
 import re
 import threading
+from datetime import UTC, datetime
 from decimal import Decimal
 from io import BytesIO
 from typing import TYPE_CHECKING, Any, cast
@@ -74,6 +75,7 @@ from moto.dynamodb.exceptions import (
 from moto.dynamodb.models import DynamoDBBackend, dynamo_type, dynamodb_backends
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
+from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
     MotoRequestHandler,
@@ -350,8 +352,10 @@ def query_one_partition(self: Table, *args, **kwargs):
         del self.all_items
 
 
-# Item operations, whose answers are DynamoDB's JSON as moto already holds it.
+# Item operations, and a stream's records, whose answers are DynamoDB's JSON as moto
+# already holds it (a page of 400 shipments' records: 1 s through moto's serializer).
 _PLAIN_ANSWERS = {"GetItem", "Query", "Scan", "BatchGetItem", "PutItem", "UpdateItem", "DeleteItem"}
+_PLAIN_ANSWERS |= {"GetRecords"}
 _generic_answer = dynamodb_responses.DynamoResult.execute_result
 
 
@@ -360,6 +364,8 @@ def _plain_json(value: object) -> object:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, Decimal):  # consumed capacity
         return float(value)
+    if isinstance(value, datetime):  # a stream record's creation (UTC): epoch s, to the ms
+        return int(value.replace(tzinfo=UTC).timestamp() * 1000) / 1000
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
@@ -373,6 +379,13 @@ def plain_answer(
         return _generic_answer(self, context)
     body = json.dumps(self.result, default=_plain_json)
     return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
+
+
+def _records(self: DynamoDBStreamsHandler) -> ActionResult:
+    """GetRecords, answered as the item operations are (plain_answer)."""
+    limit = self._get_param("Limit") or 1000
+    iterator = self._get_param("ShardIterator")
+    return dynamodb_responses.DynamoResult(self.backend.get_records(iterator, limit))
 
 
 class _ExactDeserializer(TypeDeserializer):
@@ -734,6 +747,7 @@ def emulator(
     streams.install()
     expressions.install()
     dynamodb_responses.DynamoResult.execute_result = plain_answer  # type: ignore[method-assign]
+    DynamoDBStreamsHandler.get_records = _records  # type: ignore[method-assign]
     if not hasattr(moto_responses.method_names_from_class, "cache_info"):
         _method_names_once()
     app = AtomicPerTable(_ByTarget(DomainDispatcherApplication(create_backend_app)), partitions)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from infra.local.reload import POLL_SECONDS
+from infra.dev.reload import POLL_SECONDS
 from tests.support.checkout import copy_checkout
 from tests.support.stack_client import token
 from tests.support.stack_process import StackClient, StackProcess

@@ -9,32 +9,45 @@ export class PagedList {
     this.items = [];
     this.next = null;
     this.asked = 0;  // loads asked for: only the latest one's answer is kept
-    this.paging = false;
+    this.paging = null;  // the load whose next page is on its way
   }
 
-  /** The first page; an answer that comes after a later load was asked (another filter
-   * chosen meanwhile: a busy gateway answers in any order) is dropped, and false. */
+  /** The first page; an answer (or a failure) that comes after a later load was asked
+   * (another filter chosen meanwhile: a busy gateway answers in any order) is dropped,
+   * and false. The list being replaced goes on no further meanwhile. */
   async load(path, query = {}) {
     const asked = ++this.asked;
-    const page = await this.api.list(path, {...query, limit: PAGE_SIZE});
+    this.next = null;
+    let page;
+    try {
+      page = await this.api.list(path, {...query, limit: PAGE_SIZE});
+    } catch (error) {
+      if (asked !== this.asked) return false;
+      throw error;
+    }
     if (asked !== this.asked) return false;
     this.items = page.items;
     this.next = page.next;
     return true;
   }
 
-  /** The next page, unless the list was loaded anew meanwhile or a page is on its way. */
+  /** The next page of the latest load, once (a second ask while it is on its way adds
+   * nothing); true when it added one. */
   async more() {
-    if (!this.next || this.paging) return;
     const asked = this.asked;
-    this.paging = true;
+    if (!this.next || this.paging === asked) return false;
+    this.paging = asked;
     try {
       const page = await this.api.page(this.next);
-      if (asked !== this.asked) return;
+      if (asked !== this.asked) return false;  // loaded anew meanwhile
       this.items = this.items.concat(page.items);
       this.next = page.next;
+      return true;
+    } catch (error) {
+      if (asked !== this.asked) return false;
+      throw error;
     } finally {
-      this.paging = false;
+      if (this.paging === asked) this.paging = null;
     }
   }
 

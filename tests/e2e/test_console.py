@@ -256,17 +256,22 @@ def test_a_filters_late_answer_does_not_replace_the_one_chosen_after_it(consoles
         re.compile(r".*/api/pedidos\?.*status=PENDIENTE.*"), lambda route: held.append(route)
     )
     page.get_by_label("Status").select_option("PENDIENTE")
+    deadline = time.monotonic() + 30
     while not held:  # the request reaches the route (Playwright's own events, pumped)
+        assert time.monotonic() < deadline, "the PENDIENTE list was never asked for"
         page.wait_for_timeout(20)
-    page.get_by_label("Status").select_option("CANCELADO")
+    with page.expect_response(lambda r: "status=CANCELADO" in r.url):
+        page.get_by_label("Status").select_option("CANCELADO")
     statuses = page.locator("tbody td[data-label='Status']")
     expect(statuses.first).to_have_text("CANCELADO")
 
     with page.expect_event("requestfinished", lambda r: "status=PENDIENTE" in r.url):
         held[0].continue_()
-    # The late answer's body is in; the page's own tasks that read it run before these.
+    # The late answer's body is in; the page's own tasks that read it run before these,
+    # and before the answer to a request it makes after it.
     for _ in range(3):
         page.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done)))")
+    page.evaluate("() => fetch('/console/config.json').then((answer) => answer.json())")
     assert set(statuses.all_inner_texts()) == {"CANCELADO"}
     assert page.get_by_label("Status").input_value() == "CANCELADO"
 

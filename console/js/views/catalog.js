@@ -104,7 +104,7 @@ export function render(main, ctx, params) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
       ctx.say(`${list.items.length} products loaded.`);
     } catch (error) {

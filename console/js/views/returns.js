@@ -207,7 +207,7 @@ export function render(main, ctx, params) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
     } catch (error) {
       ctx.fail(error, "Loading more returns");

@@ -100,7 +100,7 @@ export function render(main, ctx, params) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
       ctx.say(`${list.items.length} shipments loaded.`);
     } catch (error) {

@@ -132,7 +132,7 @@ export function render(main, ctx) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
     } catch (error) {
       ctx.fail(error, "Loading more warehouses");

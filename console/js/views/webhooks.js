@@ -118,7 +118,7 @@ export function render(main, ctx, params) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
       ctx.say(`${list.items.length} webhooks loaded.`);
     } catch (error) {
@@ -194,7 +194,7 @@ function renderAttempts(section, ctx, webhookId) {
 
   more.addEventListener("click", async () => {
     try {
-      await list.more();
+      if (!(await list.more())) return;
       draw();
     } catch (error) {
       ctx.fail(error, "Loading more attempts");

@@ -364,7 +364,7 @@ def _plain_json(value: object) -> object:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, Decimal):  # consumed capacity
         return float(value)
-    if isinstance(value, datetime):  # a stream record's creation (UTC): epoch s, to the ms
+    if isinstance(value, datetime):  # a record's creation (moto's naive UTC): epoch s, to ms
         return int(value.replace(tzinfo=UTC).timestamp() * 1000) / 1000
     raise TypeError(f"{type(value).__name__} is not JSON")
 

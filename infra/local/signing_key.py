@@ -1,5 +1,5 @@
-"""The key the local stack's tokens are signed with, kept with its data (the tokens
-themselves are make run's glue: infra/dev/tokens.py).
+"""The key the local stack's tokens are signed with, kept with its data (the tokens are
+made outside the emulation, for make run and every other tool: infra/dev/tokens.py).
 
 The key: JWT_SECRET when set; else a random one kept in the data directory
 (LOCAL_DATA_DIR/KEY_FILE, readable by its owner alone), made on first use by whichever

@@ -97,7 +97,7 @@ def test_a_killed_emulator_is_restarted_from_its_data_on_the_same_port(tmp_path)
 
         assert str(tmp_path) in died  # where it restarts from
         unexpected = [(status, body) for status, body in answers if status not in (200, 503)]
-        assert not unexpected, unexpected[:3]
+        assert not unexpected, (unexpected[:3], stack.trouble())  # the stack stops below
         for status, body in answers:
             if status == 503:
                 assert json.loads(body)["error"] == "AWS_EMULATOR_UNAVAILABLE", body

@@ -8,14 +8,16 @@ from tests.support.stack_process import PATIENT_STOCK_CHECK, StackClient, StackP
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failed test is shown what the logs of the stacks running in this process said
-    went wrong: a 502's body says nothing, the gateway's line names the function and why
-    (an init past its limit, a timeout, a traceback)."""
+    """A failed test is shown what the logs of this process's stacks said went wrong: a
+    502's body says nothing, the gateway's line names the function and why (an init past
+    its limit, a timeout, a traceback). A stack the test stopped in its `finally` is
+    still held by the failure's traceback: its lines are shown too, marked stopped."""
     report = yield
     if report.failed and call.when == "call":
         for running in list(StackProcess.running):
-            if running.proc.poll() is None and (lines := running.trouble()):
-                report.sections.append((f"stack on {running.gateway}: trouble", "\n".join(lines)))
+            if lines := running.trouble():
+                state = "trouble" if running.proc.poll() is None else "trouble (stopped)"
+                report.sections.append((f"stack on {running.gateway}: {state}", "\n".join(lines)))
     return report
 
 

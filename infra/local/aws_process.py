@@ -59,7 +59,7 @@ class Hooks:
     on_restored: OnRestored | None = None
     token_trigger: str | None = None
     # (the gateway's URL, the notification API's) to the gateway's pages beside its routes.
-    pages: Callable[[str, str], dict] | None = None
+    pages: Callable[[str, str], dict] = lambda gateway, notifications: {}
 
 
 NO_HOOKS = Hooks()

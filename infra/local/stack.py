@@ -205,12 +205,11 @@ class LocalStack:
         # functions reads or writes a table, so the gateway waits for a restarting emulator.
         self._serve("NotificationApi", notification_socket, self.local.notification_throttle)
         if gateway_socket is not None:
-            pages = self.hooks.pages or (lambda *_: {})
             self._serve(
                 "GatewayApi",
                 gateway_socket,
                 self.local.gateway_throttle,
-                pages(_url(gateway_socket), self.notification_url),
+                self.hooks.pages(_url(gateway_socket), self.notification_url),
                 self.aws,
             )
 
